@@ -1,0 +1,174 @@
+package chaos
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/internal/dist"
+)
+
+// OutageMode says how a service that is down answers.
+type OutageMode uint8
+
+// Outage modes.
+const (
+	NoOutage    OutageMode = iota
+	Unavailable            // up but answering 503 at once (a load balancer with no healthy backend)
+	Refuse                 // not listening: connections are refused
+	Reset                  // crashed: in-flight and new connections are reset
+)
+
+var outageNames = [...]string{NoOutage: "none", Unavailable: "503", Refuse: "refuse", Reset: "reset"}
+
+func (m OutageMode) String() string {
+	if int(m) < len(outageNames) {
+		return outageNames[m]
+	}
+	return fmt.Sprintf("OutageMode(%d)", uint8(m))
+}
+
+// Crashes reports whether entering this mode drops all in-flight work.
+func (m OutageMode) Crashes() bool { return m == Refuse || m == Reset }
+
+// Effect is what the active faults do to the target at one instant. The zero
+// value is not "no fault"; use Healthy.
+type Effect struct {
+	Outage      OutageMode
+	Blackhole   bool        // requests are accepted and never answered
+	Delays      []dist.Dist // added before the request reaches the server, summed
+	ErrorRate   float64     // probability of an immediate error answer
+	ErrorStatus int         // the status of that answer
+	Capacity    float64     // fraction of the target's concurrency available (brownout)
+	// RecoveredAt is the end of the most recent outage before this instant
+	// (the target is cold-starting from then on), or -1 if there was none.
+	RecoveredAt time.Duration
+	// Active names the faults active at this instant, for progress displays.
+	Active []string
+}
+
+// Healthy returns the effect of no fault at all.
+func Healthy() Effect { return Effect{Capacity: 1, RecoveredAt: -1} }
+
+// ActiveNames returns the active fault names joined by "+", or "" when none.
+func (e *Effect) ActiveNames() string { return strings.Join(e.Active, "+") }
+
+// Fault is one kind of misbehaviour. Apply folds the fault's effect into e
+// while the fault is active; it is called once per plan segment at compile
+// time, never on the request path.
+type Fault interface {
+	Apply(e *Effect)
+}
+
+// Outage makes the target unavailable in the given mode.
+type Outage struct{ Mode OutageMode }
+
+// Apply implements Fault.
+func (o Outage) Apply(e *Effect) {
+	// When outages overlap, the harsher mode wins: reset > refuse > 503.
+	if o.Mode > e.Outage {
+		e.Outage = o.Mode
+	}
+}
+
+// Blip is a network blip: added latency, or a blackhole that accepts
+// requests and never answers, so they hang until the client's timeout.
+type Blip struct {
+	Blackhole bool
+	Delay     dist.Dist
+}
+
+// Apply implements Fault.
+func (b Blip) Apply(e *Effect) {
+	if b.Blackhole {
+		e.Blackhole = true
+		return
+	}
+	e.Delays = append(e.Delays, b.Delay)
+}
+
+// ErrorRate answers a fraction of requests at once with an error status.
+type ErrorRate struct {
+	Rate   float64
+	Status int
+}
+
+// Apply implements Fault.
+func (f ErrorRate) Apply(e *Effect) {
+	// Independent error sources combine: 1-(1-p)(1-q).
+	e.ErrorRate = 1 - (1-e.ErrorRate)*(1-f.Rate)
+	if e.ErrorStatus == 0 {
+		e.ErrorStatus = f.Status
+	}
+}
+
+// Brownout cuts the target's capacity to a fraction of its concurrency.
+type Brownout struct{ Capacity float64 }
+
+// Apply implements Fault.
+func (b Brownout) Apply(e *Effect) { e.Capacity *= b.Capacity }
+
+var (
+	_ Fault = Outage{}
+	_ Fault = Blip{}
+	_ Fault = ErrorRate{}
+	_ Fault = Brownout{}
+)
+
+// Timed is a fault with its window, relative to the start of the run.
+type Timed struct {
+	Name  string // shown while active; defaults to the fault's kind
+	Kind  string
+	At    time.Duration
+	For   time.Duration
+	Fault Fault
+}
+
+// End returns the end of the fault's window.
+func (t Timed) End() time.Duration { return t.At + t.For }
+
+// ParamError is a problem with one parameter of a fault, reported by a Spec.
+type ParamError struct {
+	Field string // the YAML key, e.g. "rate"
+	Msg   string
+}
+
+func (e *ParamError) Error() string { return e.Field + ": " + e.Msg }
+
+// Spec is the YAML-shaped parameters of one fault kind. The scenario loader
+// decodes a fault's parameters (everything but kind, name, at and for) into
+// a fresh Spec from the registry, then compiles it.
+type Spec interface {
+	Compile() (Fault, []*ParamError)
+}
+
+var registry = map[string]func() Spec{}
+
+// Register makes a fault kind available to scenarios. It panics if kind is
+// already registered, so two kinds can never silently shadow each other.
+func Register(kind string, newSpec func() Spec) {
+	if _, dup := registry[kind]; dup {
+		panic("chaos: fault kind registered twice: " + kind)
+	}
+	registry[kind] = newSpec
+}
+
+// NewSpec returns a fresh Spec for kind.
+func NewSpec(kind string) (Spec, bool) {
+	f, ok := registry[kind]
+	if !ok {
+		return nil, false
+	}
+	return f(), true
+}
+
+// Kinds returns the registered fault kinds, sorted.
+func Kinds() []string {
+	out := make([]string, 0, len(registry))
+	for k := range registry {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

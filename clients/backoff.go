@@ -1,0 +1,92 @@
+package clients
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Shape is the shape of a backoff.
+type Shape uint8
+
+// Backoff shapes, with v(n) = min(cap, base * multiplier^n):
+const (
+	None         Shape = iota // 0: retry at once
+	Constant                  // base
+	Exponential               // v(n): no jitter, the stampede
+	Full                      // U(0, v(n)): full jitter
+	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter
+	Decorrelated              // min(cap, U(base, 3*prev)), prev starting at base
+)
+
+var shapeNames = [...]string{None: "none", Constant: "constant", Exponential: "exponential", Full: "full", Equal: "equal", Decorrelated: "decorrelated"}
+
+// String returns the shape's name as written in scenarios.
+func (s Shape) String() string {
+	if int(s) < len(shapeNames) {
+		return shapeNames[s]
+	}
+	return fmt.Sprintf("Shape(%d)", uint8(s))
+}
+
+// ParseShape reads a shape name.
+func ParseShape(name string) (Shape, bool) {
+	for i, n := range shapeNames {
+		if n == name {
+			return Shape(i), true
+		}
+	}
+	return 0, false
+}
+
+// ShapeNames lists the valid shape names.
+func ShapeNames() []string { return shapeNames[:] }
+
+// Backoff is an immutable backoff policy.
+type Backoff struct {
+	Shape      Shape
+	Base       time.Duration
+	Cap        time.Duration
+	Multiplier float64 // growth per failed attempt; 2 when zero
+}
+
+// Ceiling returns v(n) = min(cap, base * multiplier^n), the exponential
+// ceiling after n failed attempts.
+func (b Backoff) Ceiling(n int) time.Duration {
+	m := b.Multiplier
+	if m == 0 {
+		m = 2
+	}
+	v := float64(b.Base) * math.Pow(m, float64(n))
+	if c := float64(b.Cap); v > c || math.IsInf(v, 0) || math.IsNaN(v) {
+		return b.Cap
+	}
+	return time.Duration(v)
+}
+
+// Next returns the wait before the next attempt, after n ≥ 1 failed
+// attempts. prev is the previous wait (0 before the first retry) and u a
+// uniform draw in [0, 1). Next is pure: the same arguments give the same
+// wait.
+func (b Backoff) Next(n int, prev time.Duration, u float64) time.Duration {
+	switch b.Shape {
+	case Constant:
+		return b.Base
+	case Exponential:
+		return b.Ceiling(n)
+	case Full:
+		return time.Duration(u * float64(b.Ceiling(n)))
+	case Equal:
+		v := float64(b.Ceiling(n))
+		return time.Duration(v/2 + u*v/2)
+	case Decorrelated:
+		if prev <= 0 {
+			prev = b.Base
+		}
+		hi := 3 * float64(prev)
+		w := float64(b.Base) + u*(hi-float64(b.Base))
+		return min(b.Cap, time.Duration(w))
+	default:
+		return 0
+	}
+}

@@ -1,0 +1,51 @@
+package clients
+
+import (
+	"time"
+
+	"github.com/herdbench/herdbench/internal/dist"
+)
+
+// Strategy is a client retry policy. It is immutable and shared by every
+// client of a cohort.
+type Strategy struct {
+	Name        string
+	Backoff     Backoff
+	MaxAttempts int           // attempts per request, first try included; 0 means no limit
+	Timeout     time.Duration // per attempt; 0 means none
+}
+
+// WorkloadKind says how clients generate requests.
+type WorkloadKind uint8
+
+// Workload kinds.
+const (
+	Closed  WorkloadKind = iota // N clients, each: a request (with its retries), think, repeat
+	OneShot                     // N clients, one request each, all starting at t = 0
+	Open                        // requests arrive at a rate, each one a logical request with its retries
+)
+
+var workloadNames = [...]string{Closed: "closed", OneShot: "oneshot", Open: "open"}
+
+func (k WorkloadKind) String() string { return workloadNames[k] }
+
+// ParseWorkloadKind reads a workload kind name.
+func ParseWorkloadKind(name string) (WorkloadKind, bool) {
+	for i, n := range workloadNames {
+		if n == name {
+			return WorkloadKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// WorkloadNames lists the valid workload kind names.
+func WorkloadNames() []string { return workloadNames[:] }
+
+// Workload is the shape of the load.
+type Workload struct {
+	Kind    WorkloadKind
+	Clients int       // Closed, OneShot: number of clients
+	Think   dist.Dist // Closed: pause between a request's end and the next one's start
+	Rate    float64   // Open: arrivals per second (Poisson)
+}

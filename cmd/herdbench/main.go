@@ -1,0 +1,98 @@
+// Command herdbench is a load-test and chaos harness for retry storms: it
+// runs scenarios that compare client retry strategies against a
+// fault-injecting target and measures the synchronized retry waves.
+//
+// The command is thin: it parses flags, calls the packages that do the work,
+// draws progress, and maps errors to exit codes.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// Exit codes, documented in the README and in --help.
+const (
+	exitOK     = 0 // success
+	exitFailed = 1 // the run failed (could not start, could not write results)
+	exitUsage  = 2 // bad flags, or an invalid scenario: nothing ran
+	exitSignal = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func herdbenchVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "v0.1.0-dev"
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second interrupt exits at once.
+		<-ctx.Done()
+		stop()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		<-again
+		fmt.Fprintln(os.Stderr, "herdbench: interrupted again, exiting now")
+		os.Exit(exitSignal)
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `herdbench: a load-test and chaos harness for retry storms.
+
+Plain exponential backoff makes clients that failed together retry together:
+a synchronized wave that knocks down the service that was recovering.
+herdbench runs a swarm of clients with different retry strategies against a
+fault-injecting target and shows the waves, side by side, measured.
+
+Usage:
+  herdbench scenario NAME|FILE [flags]   run a scenario and compare its strategies
+  herdbench validate FILE...             check scenario files without running them
+  herdbench list                         list the built-in scenarios
+  herdbench version                      print the version
+
+Start here:
+  herdbench scenario outage              the stampede, in about 30 seconds
+
+Run 'herdbench COMMAND --help' for a command's flags.
+
+Exit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario.
+`
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "scenario", "run":
+		return runScenario(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return runValidate(args[1:], stdout, stderr)
+	case "list":
+		return runList(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "herdbench", herdbenchVersion())
+		return exitOK
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "herdbench: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

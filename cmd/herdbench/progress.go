@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/engine"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// rates turns successive snapshots into per-cohort attempts per second.
+type rates struct {
+	prev  engine.Snapshot
+	perS  []float64
+	ratio []float64
+}
+
+func (r *rates) update(s engine.Snapshot) {
+	if len(r.perS) != len(s.Cohorts) {
+		r.perS = make([]float64, len(s.Cohorts))
+		r.ratio = make([]float64, len(s.Cohorts))
+	}
+	dt := (s.Elapsed - r.prev.Elapsed).Seconds()
+	for i, c := range s.Cohorts {
+		var p int64
+		var pOK int64
+		if i < len(r.prev.Cohorts) {
+			p, pOK = r.prev.Cohorts[i].Attempts, r.prev.Cohorts[i].OK
+		}
+		if dt > 0 {
+			r.perS[i] = float64(c.Attempts-p) / dt
+		}
+		if n := c.Attempts - p; n > 0 {
+			r.ratio[i] = float64(c.OK-pOK) / float64(n)
+		}
+	}
+	r.prev = s
+}
+
+// showProgress draws progress until the run ends: one mpb bar per cohort
+// on a terminal, a plain line every few seconds otherwise.
+func showProgress(ctx context.Context, r *engine.Run, w io.Writer) {
+	if isTerminal(w) {
+		showBars(r, w)
+		return
+	}
+	tick := time.NewTicker(5 * time.Second)
+	defer tick.Stop()
+	var rt rates
+	for {
+		select {
+		case <-r.Done():
+			return
+		case <-tick.C:
+			s := r.Snapshot()
+			rt.update(s)
+			var b strings.Builder
+			fmt.Fprintf(&b, "t=%5.1fs", s.Elapsed.Seconds())
+			if s.Faults != "" {
+				fmt.Fprintf(&b, " [%s]", s.Faults)
+			}
+			for i, c := range s.Cohorts {
+				fmt.Fprintf(&b, "  %s: %.0f attempts/s, %.0f%% ok", c.Strategy, rt.perS[i], 100*rt.ratio[i])
+			}
+			fmt.Fprintln(w, b.String())
+		}
+	}
+}
+
+func showBars(r *engine.Run, w io.Writer) {
+	total := r.Plan.Duration.Milliseconds()
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
+	var rt rates
+	snap := r.Snapshot()
+	rt.update(snap)
+	bars := make([]*mpb.Bar, len(snap.Cohorts))
+	for i, c := range snap.Cohorts {
+		i := i
+		bars[i] = p.AddBar(total,
+			mpb.PrependDecorators(
+				decor.Name(c.Strategy, decor.WCSyncSpaceR),
+				decor.Any(func(decor.Statistics) string {
+					return fmt.Sprintf("%5.1fs", rt.prev.Elapsed.Seconds())
+				}),
+			),
+			mpb.AppendDecorators(
+				decor.Any(func(decor.Statistics) string {
+					return fmt.Sprintf("%6.0f attempts/s %5.1f%% ok", rt.perS[i], 100*rt.ratio[i])
+				}, decor.WCSyncSpace),
+				decor.Any(func(decor.Statistics) string {
+					if rt.prev.Faults == "" {
+						return ""
+					}
+					return "fault: " + rt.prev.Faults
+				}),
+			),
+		)
+	}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-r.Done():
+			done = true
+		case <-tick.C:
+		}
+		s := r.Snapshot()
+		rt.update(s)
+		for _, b := range bars {
+			b.SetCurrent(s.Elapsed.Milliseconds())
+		}
+	}
+	for _, b := range bars {
+		b.SetTotal(-1, true)
+	}
+	p.Wait()
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/spf13/pflag"
+)
+
+const scenarioHelp = `Usage: herdbench scenario NAME|FILE [flags]
+
+Runs a scenario: every strategy it lists runs as a cohort of clients against
+its own fresh fault-injecting target on 127.0.0.1, all cohorts at once, with
+the same seed and the same chaos plan, so they differ only by strategy.
+
+NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
+file on disk wins over a built-in of the same name.
+
+At the end it prints a comparison table and a sparkline of attempts per
+cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
+summary.json (the figures), timeline.csv (counts per 10 ms),
+timeline_1s.csv and scenario.yaml (the scenario as run).
+
+Examples:
+  herdbench scenario outage
+  herdbench scenario outage --strategies no-jitter,full-jitter --seed 7
+  herdbench scenario my-service.yaml --duration 1m --out /tmp/results
+
+Flags:
+`
+
+type scenarioFlags struct {
+	out        string
+	seed       uint64
+	strategies []string
+	duration   time.Duration
+	quiet      bool
+}
+
+func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f scenarioFlags
+	fs := pflag.NewFlagSet("scenario", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVarP(&f.out, "out", "o", "runs", "folder to write the results folder into")
+	fs.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's seed, or a random one, recorded in summary.json)")
+	fs.StringSliceVar(&f.strategies, "strategies", nil, "run only these strategies, comma-separated, in this order")
+	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), scenarioHelp)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario (nothing ran).\n")
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
+		return exitUsage
+	}
+	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies}
+	if fs.Changed("seed") {
+		o.Seed = &f.seed
+	}
+	if fs.Changed("duration") && f.duration <= 0 {
+		fmt.Fprintf(stderr, "herdbench scenario: --duration %s: a run must last more than 0s\n", f.duration)
+		return exitUsage
+	}
+	plan, err := scenarios.Load(fs.Arg(0), o)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+
+	names := make([]string, len(plan.Strategies))
+	for i, s := range plan.Strategies {
+		names[i] = s.Name
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, cohorts: %s\n",
+			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, strings.Join(names, ", "))
+	}
+	r, err := engine.Start(ctx, plan, herdbenchVersion())
+	if err != nil {
+		fmt.Fprintln(stderr, "herdbench:", err)
+		return exitFailed
+	}
+	if !f.quiet {
+		showProgress(ctx, r, stderr)
+	}
+	out := r.Wait()
+	dir := filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started))
+	werr := results.Write(dir, out)
+
+	fmt.Fprintln(stdout)
+	_ = results.RenderTable(stdout, out.Summary)
+	fmt.Fprintln(stdout)
+	timelines := make([]results.Timeline, len(out.Cohorts))
+	for i, c := range out.Cohorts {
+		timelines[i] = c.Rec.Timeline(results.Bucket)
+	}
+	_ = results.RenderSparklines(stdout, out.Summary, timelines, 100)
+	fmt.Fprintln(stdout)
+	for _, line := range results.Explain(out.Summary) {
+		fmt.Fprintln(stdout, "- "+line)
+	}
+	fmt.Fprintln(stdout)
+	if out.Summary.Partial {
+		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
+	}
+	if werr != nil {
+		fmt.Fprintln(stderr, "herdbench:", werr)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, "results:", dir)
+	return exitOK
+}

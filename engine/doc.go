@@ -1,0 +1,10 @@
+// Package engine runs a compiled scenario in real time.
+//
+// Start gives every cohort (one strategy) its own fresh embedded target on
+// 127.0.0.1 and its own swarm, all with the same seed and chaos plan and one
+// shared origin on the wall clock, so cohorts differ only by strategy. The
+// run stops by itself at the scenario's duration, or early when its context
+// is cancelled (the summary is then marked partial). While it runs, Snapshot
+// gives cheap running totals for progress displays; Wait returns the summary
+// and the per-cohort recorders for writing results. The engine never prints.
+package engine

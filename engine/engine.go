@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/target"
+)
+
+// lead is the time between setting up and the run's t = 0, so that every
+// cohort's goroutines are ready when the clock starts.
+const lead = 200 * time.Millisecond
+
+// Run is a scenario running in real time.
+type Run struct {
+	Plan    *scenarios.Plan
+	Origin  time.Time
+	Version string
+
+	cohorts []*cohort
+	cancel  context.CancelFunc
+	done    chan struct{}
+	partial bool
+	summary *results.Summary
+}
+
+type cohort struct {
+	strategy clients.Strategy
+	rec      *results.Recorder
+	target   *target.Server
+}
+
+// Start starts every cohort of p. Cancelling ctx stops the run early; it
+// still ends normally through Wait, marked partial.
+func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error) {
+	if p.Chaos == nil {
+		plan, err := chaos.NewPlan(nil, p.Duration)
+		if err != nil {
+			return nil, err
+		}
+		p.Chaos = plan
+	}
+	origin := time.Now().Add(lead)
+	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
+	shards := 4 * runtime.GOMAXPROCS(0)
+	for i := range p.Strategies {
+		rec := results.NewRecorder(p.Duration, shards)
+		srv, err := target.Start(p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
+		if err != nil {
+			r.closeTargets()
+			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
+		}
+		r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: srv})
+	}
+	ctx, r.cancel = context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, c := range r.cohorts {
+		sw := &clients.Swarm{
+			URL: c.target.URL() + "/", Strategy: &c.strategy, Workload: &p.Workload,
+			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec,
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sw.Run(ctx)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		r.partial = time.Since(origin) < p.Duration
+		r.closeTargets()
+		r.cancel()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+func (r *Run) closeTargets() {
+	for _, c := range r.cohorts {
+		_ = c.target.Close()
+	}
+}
+
+// Stop ends the run early; Wait then returns a partial summary.
+func (r *Run) Stop() { r.cancel() }
+
+// Done is closed when every cohort has stopped.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Snapshot is the progress of a run.
+type Snapshot struct {
+	Elapsed time.Duration
+	Faults  string // names of the faults active now, "" if none
+	Cohorts []CohortSnapshot
+}
+
+// CohortSnapshot is one cohort's running totals.
+type CohortSnapshot struct {
+	Strategy string
+	results.Live
+}
+
+// Snapshot returns the run's progress now.
+func (r *Run) Snapshot() Snapshot {
+	el := min(max(0, time.Since(r.Origin)), r.Plan.Duration)
+	s := Snapshot{Elapsed: el, Faults: r.Plan.Chaos.ActiveAt(el).ActiveNames()}
+	for _, c := range r.cohorts {
+		s.Cohorts = append(s.Cohorts, CohortSnapshot{Strategy: c.strategy.Name, Live: c.rec.Live()})
+	}
+	return s
+}
+
+// Wait waits for the run to end and returns its results.
+func (r *Run) Wait() results.Output {
+	<-r.done
+	s := &results.Summary{
+		Scenario: r.Plan.Name, Description: r.Plan.Description, Mode: "real",
+		Seed: r.Plan.Seed, Version: r.Version, Started: r.Origin.UTC().Truncate(time.Millisecond),
+		DurationS: r.Plan.Duration.Seconds(), Partial: r.partial,
+		Workload: r.Plan.Workload.Kind.String(), Faults: []results.FaultWindow{},
+	}
+	var w results.Window
+	if first, last, ok := r.Plan.Chaos.Span(); ok {
+		w = results.Window{FirstStart: first, LastEnd: last}
+	}
+	for _, f := range r.Plan.Chaos.Faults() {
+		s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+	}
+	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
+	for _, c := range r.cohorts {
+		rc := results.Cohort{Strategy: c.strategy.Name, Rec: c.rec}
+		s.Runs = append(s.Runs, results.Summarize(rc, w))
+		out.Cohorts = append(out.Cohorts, rc)
+	}
+	return out
+}

@@ -1,0 +1,45 @@
+package results
+
+import "fmt"
+
+// Outcome classifies one attempt. Transport errors are classified once, when
+// the attempt is recorded, never by matching error text later.
+type Outcome uint8
+
+// Outcomes of an attempt.
+const (
+	OK      Outcome = iota // 2xx
+	HTTP5xx                // a 5xx answer (503 from an outage, a full queue, ...)
+	HTTP429                // Too Many Requests
+	HTTP4xx                // another 4xx answer
+	Timeout                // the per-attempt timeout passed
+	Refused                // the connection was refused
+	Reset                  // the connection was reset or closed mid-request
+	Error                  // any other transport error
+	NumOutcomes
+)
+
+var outcomeNames = [NumOutcomes]string{"ok", "http_5xx", "http_429", "http_4xx", "timeout", "refused", "reset", "error"}
+
+// String returns the outcome's name as used in summary.json and timeline.csv.
+func (o Outcome) String() string {
+	if o < NumOutcomes {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// FromStatus classifies an HTTP status code.
+func FromStatus(code int) Outcome {
+	switch {
+	case code >= 200 && code < 300:
+		return OK
+	case code == 429:
+		return HTTP429
+	case code >= 500:
+		return HTTP5xx
+	case code >= 400:
+		return HTTP4xx
+	}
+	return Error
+}

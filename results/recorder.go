@@ -1,0 +1,221 @@
+package results
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Bucket is the timeline's finest resolution.
+const Bucket = 10 * time.Millisecond
+
+// Histogram range: 1 µs to one hour, 3 significant figures.
+const (
+	histMin  = 1
+	histMax  = int64(time.Hour / time.Microsecond)
+	histSigF = 3
+)
+
+// Series is one column of the timeline.
+type Series int
+
+// Timeline series. The first NumOutcomes are attempts by outcome, counted in
+// the bucket of their send time.
+const (
+	SeriesFirst     Series = Series(NumOutcomes) + iota // attempts that were first tries
+	SeriesRetry1                                        // attempts that were the first retry
+	SeriesRetry2                                        // the second retry
+	SeriesRetry3up                                      // the third retry or later
+	SeriesRequests                                      // logical requests started (intended start)
+	SeriesSucceeded                                     // requests that ended in success (end time)
+	SeriesFailed                                        // requests that gave up (end time)
+	NumSeries
+)
+
+var seriesNames = [NumSeries]string{
+	"ok", "http_5xx", "http_429", "http_4xx", "timeout", "refused", "reset", "error",
+	"first", "retry1", "retry2", "retry3up", "requests", "succeeded", "failed",
+}
+
+// String returns the series' column name in timeline.csv.
+func (s Series) String() string { return seriesNames[s] }
+
+// Attempt is one call that went to the target.
+type Attempt struct {
+	Sent    time.Duration // elapsed time the attempt was sent
+	Latency time.Duration
+	Number  int // 1 for the first try, 2 for the first retry, ...
+	Outcome Outcome
+}
+
+// Request is one logical request that ended.
+type Request struct {
+	Start     time.Duration // intended start of its first attempt
+	End       time.Duration // its final outcome
+	Succeeded bool
+}
+
+// Sink takes a client's records. *Shard implements it.
+type Sink interface {
+	Started(at time.Duration)
+	Attempt(a Attempt)
+	Request(q Request)
+}
+
+// Recorder records one cohort.
+type Recorder struct {
+	buckets int
+	counts  []int64 // buckets*NumSeries, updated atomically
+	shards  []Shard
+
+	attempts, ok, requests, succeeded, failed atomic.Int64
+}
+
+// Shard records for a group of clients: its histograms sit behind their own
+// lock, so groups never contend with each other.
+type Shard struct {
+	rec     *Recorder
+	mu      sync.Mutex
+	attempt *hdrhistogram.Histogram
+	request *hdrhistogram.Histogram
+}
+
+var _ Sink = (*Shard)(nil)
+
+// NewRecorder returns a recorder for a run of the given duration with the
+// given number of shards (at least 1).
+func NewRecorder(duration time.Duration, shards int) *Recorder {
+	n := int((duration + Bucket - 1) / Bucket)
+	r := &Recorder{buckets: max(1, n), shards: make([]Shard, max(1, shards))}
+	r.counts = make([]int64, r.buckets*int(NumSeries))
+	for i := range r.shards {
+		r.shards[i] = Shard{rec: r, attempt: newHist(), request: newHist()}
+	}
+	return r
+}
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigF) }
+
+// Shard returns the shard for client id.
+func (r *Recorder) Shard(id int) *Shard { return &r.shards[id%len(r.shards)] }
+
+func (r *Recorder) add(at time.Duration, s Series) {
+	b := int(at / Bucket)
+	if b >= r.buckets {
+		b = r.buckets - 1
+	} else if b < 0 {
+		b = 0
+	}
+	atomic.AddInt64(&r.counts[b*int(NumSeries)+int(s)], 1)
+}
+
+// Started records the intended start of a logical request.
+func (s *Shard) Started(at time.Duration) {
+	s.rec.requests.Add(1)
+	s.rec.add(at, SeriesRequests)
+}
+
+// Attempt records one attempt.
+func (s *Shard) Attempt(a Attempt) {
+	r := s.rec
+	r.attempts.Add(1)
+	if a.Outcome == OK {
+		r.ok.Add(1)
+	}
+	r.add(a.Sent, Series(a.Outcome))
+	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
+	s.mu.Lock()
+	_ = s.attempt.RecordValue(micros(a.Latency))
+	s.mu.Unlock()
+}
+
+// Request records the end of a logical request.
+func (s *Shard) Request(q Request) {
+	r := s.rec
+	if q.Succeeded {
+		r.succeeded.Add(1)
+		r.add(q.End, SeriesSucceeded)
+	} else {
+		r.failed.Add(1)
+		r.add(q.End, SeriesFailed)
+	}
+	s.mu.Lock()
+	_ = s.request.RecordValue(micros(q.End - q.Start))
+	s.mu.Unlock()
+}
+
+func micros(d time.Duration) int64 {
+	return min(max(int64(d/time.Microsecond), histMin), histMax)
+}
+
+// Live is a snapshot of a recorder's running totals, cheap to take while
+// the run goes on.
+type Live struct {
+	Attempts, OK, Requests, Succeeded, Failed int64
+}
+
+// Live returns the running totals.
+func (r *Recorder) Live() Live {
+	return Live{
+		Attempts: r.attempts.Load(), OK: r.ok.Load(), Requests: r.requests.Load(),
+		Succeeded: r.succeeded.Load(), Failed: r.failed.Load(),
+	}
+}
+
+// Timeline returns a copy of the counts at resolution res (a multiple of
+// Bucket): one row per bucket, one column per Series. Call it once the
+// cohort has stopped.
+func (r *Recorder) Timeline(res time.Duration) Timeline {
+	per := max(1, int(res/Bucket))
+	rows := (r.buckets + per - 1) / per
+	t := Timeline{Resolution: time.Duration(per) * Bucket, Rows: make([][NumSeries]int64, rows)}
+	for b := 0; b < r.buckets; b++ {
+		row := &t.Rows[b/per]
+		for s := 0; s < int(NumSeries); s++ {
+			row[s] += atomic.LoadInt64(&r.counts[b*int(NumSeries)+s])
+		}
+	}
+	return t
+}
+
+// Histograms returns the merged attempt and request latency histograms (in
+// microseconds). Call it once the cohort has stopped.
+func (r *Recorder) Histograms() (attempt, request *hdrhistogram.Histogram) {
+	attempt, request = newHist(), newHist()
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		attempt.Merge(s.attempt)
+		request.Merge(s.request)
+		s.mu.Unlock()
+	}
+	return attempt, request
+}
+
+// Timeline is counts per bucket and series.
+type Timeline struct {
+	Resolution time.Duration
+	Rows       [][NumSeries]int64
+}
+
+// Column returns one series as a slice.
+func (t Timeline) Column(s Series) []int64 {
+	out := make([]int64, len(t.Rows))
+	for i := range t.Rows {
+		out[i] = t.Rows[i][s]
+	}
+	return out
+}
+
+// Attempts returns the attempts per bucket (all outcomes).
+func (t Timeline) Attempts() []int64 {
+	out := make([]int64, len(t.Rows))
+	for i := range t.Rows {
+		for o := 0; o < int(NumOutcomes); o++ {
+			out[i] += t.Rows[i][o]
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// RenderTable writes the comparison table: one row per cohort.
+func RenderTable(w io.Writer, s *Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\trequests\tsuccess\tattempts\tamplif.\tpeak/s\therd factor\tfailed after fault\trecovery\treq p50\treq p99\t")
+	for _, r := range s.Runs {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%.2f\t%d\t%.1f\t%d\t%s\t%s\t%s\t\n",
+			r.Strategy, r.Requests, 100*r.SuccessRatio, r.Attempts, r.Amplification,
+			r.PeakAttemptsPerS, r.HerdFactor, r.FailedAfterFault, recoveryText(r.RecoveryS),
+			msText(r.LatencyMS.Request.P50), msText(r.LatencyMS.Request.P99))
+	}
+	return tw.Flush()
+}
+
+func recoveryText(r *float64) string {
+	if r == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%.2fs", *r)
+}
+
+func msText(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2fs", ms/1000)
+	}
+	return fmt.Sprintf("%.1fms", ms)
+}
+
+var sparks = []rune("▁▂▃▄▅▆▇█")
+
+// RenderSparklines writes one sparkline per cohort of its attempts over the
+// run, on a shared scale, about width columns wide, with a row marking the
+// fault windows underneath.
+func RenderSparklines(w io.Writer, s *Summary, timelines []Timeline, width int) error {
+	if len(timelines) == 0 || len(timelines[0].Rows) == 0 {
+		return nil
+	}
+	fine := timelines[0].Resolution
+	per := max(1, (len(timelines[0].Rows)+width-1)/width)
+	res := time.Duration(per) * fine
+	cols := make([][]int64, len(timelines))
+	var top int64
+	for i, t := range timelines {
+		a := t.Attempts()
+		for b := 0; b < len(a); b += per {
+			var sum int64
+			for _, v := range a[b:min(b+per, len(a))] {
+				sum += v
+			}
+			cols[i] = append(cols[i], sum)
+			top = max(top, sum)
+		}
+	}
+	nameW := len("faults")
+	for _, r := range s.Runs {
+		nameW = max(nameW, len(r.Strategy))
+	}
+	if _, err := fmt.Fprintf(w, "attempts per %s, one scale for all (tallest = %d)\n", res, top); err != nil {
+		return err
+	}
+	for i, r := range s.Runs {
+		var b strings.Builder
+		for _, v := range cols[i] {
+			if v == 0 {
+				b.WriteRune(' ')
+				continue
+			}
+			b.WriteRune(sparks[min(len(sparks)-1, int(float64(v)/float64(top)*float64(len(sparks)-1)+0.5))])
+		}
+		if _, err := fmt.Fprintf(w, "%-*s %s\n", nameW, r.Strategy, b.String()); err != nil {
+			return err
+		}
+	}
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for c := range cols[0] {
+		t0, t1 := (time.Duration(c) * res).Seconds(), (time.Duration(c+1) * res).Seconds()
+		mark := '·'
+		for _, f := range s.Faults {
+			if f.AtS < t1 && f.AtS+f.ForS > t0 {
+				mark = '▀'
+			}
+		}
+		b.WriteRune(mark)
+	}
+	var legend []string
+	for _, f := range s.Faults {
+		legend = append(legend, fmt.Sprintf("%s %s–%ss", f.Name, trimFloat(f.AtS), trimFloat(f.AtS+f.ForS)))
+	}
+	_, err := fmt.Fprintf(w, "%-*s %s\n%-*s %s\n", nameW, "faults", b.String(), nameW, "", strings.Join(legend, ", "))
+	return err
+}
+
+func trimFloat(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+}
+
+// Explain returns a few sentences that read the table: what each headline
+// metric means and how the cohorts compare on it.
+func Explain(s *Summary) []string {
+	if len(s.Runs) == 0 {
+		return nil
+	}
+	list := func(f func(r Run) string) string {
+		parts := make([]string, len(s.Runs))
+		for i, r := range s.Runs {
+			parts[i] = r.Strategy + " " + f(r)
+		}
+		return strings.Join(parts, ", ")
+	}
+	out := []string{
+		"herd factor: how bunched attempts are inside each second from the first fault on (1 = independent arrivals, higher = synchronized waves): " +
+			list(func(r Run) string { return fmt.Sprintf("%.1f", r.HerdFactor) }) + ".",
+	}
+	if len(s.Faults) > 0 {
+		out = append(out,
+			"failed after fault: attempts that failed after the last fault ended, i.e. the recovering service knocked down again: "+
+				list(func(r Run) string { return fmt.Sprint(r.FailedAfterFault) })+".",
+			"recovery: time from the end of the last fault until every later 1 s window succeeds at least 95%: "+
+				list(func(r Run) string {
+					if r.RecoveryS == nil {
+						return "never (within the run)"
+					}
+					return fmt.Sprintf("%.2fs", *r.RecoveryS)
+				})+".")
+	}
+	out = append(out, "amplification: attempts per request; jitter spreads retries over time, it does not remove them: "+
+		list(func(r Run) string { return fmt.Sprintf("%.2f", r.Amplification) })+".")
+	return out
+}

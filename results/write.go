@@ -1,0 +1,127 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// DirName returns the results folder name for a run of scenario started at
+// t: "<scenario>-<UTC timestamp>".
+func DirName(scenario string, t time.Time) string {
+	return scenario + "-" + t.UTC().Format("20060102T150405Z")
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader (or a killed run) never sees half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		_ = os.Remove(tmp.Name())
+		if werr != nil {
+			return werr
+		}
+		return cerr
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// EncodeSummary returns summary.json's bytes.
+func EncodeSummary(s *Summary) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// TimelineColumns are timeline.csv's columns after strategy and t_s.
+func TimelineColumns() []string {
+	cols := []string{"attempts"}
+	for s := Series(0); s < NumSeries; s++ {
+		cols = append(cols, s.String())
+	}
+	return cols
+}
+
+// EncodeTimeline returns a timeline CSV: one row per cohort per bucket, with
+// the bucket's start in seconds, the attempts of all outcomes, then every
+// series.
+func EncodeTimeline(names []string, timelines []Timeline) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(append([]string{"strategy", "t_s"}, TimelineColumns()...))
+	for i, t := range timelines {
+		for b, row := range t.Rows {
+			rec := make([]string, 0, 3+int(NumSeries))
+			var attempts int64
+			for o := 0; o < int(NumOutcomes); o++ {
+				attempts += row[o]
+			}
+			rec = append(rec, names[i], strconv.FormatFloat((time.Duration(b)*t.Resolution).Seconds(), 'f', 2, 64), strconv.FormatInt(attempts, 10))
+			for _, v := range row {
+				rec = append(rec, strconv.FormatInt(v, 10))
+			}
+			_ = w.Write(rec)
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// Output is everything a run writes to its results folder.
+type Output struct {
+	Summary  *Summary
+	Cohorts  []Cohort
+	Scenario []byte // the resolved scenario YAML
+}
+
+// Write writes the run's files into dir (created if needed): summary.json,
+// timeline.csv (10 ms), timeline_1s.csv and scenario.yaml. Each file is
+// written atomically; the first error stops and is returned.
+func Write(dir string, o Output) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	names := make([]string, len(o.Cohorts))
+	fine := make([]Timeline, len(o.Cohorts))
+	coarse := make([]Timeline, len(o.Cohorts))
+	for i, c := range o.Cohorts {
+		names[i] = c.Strategy
+		fine[i] = c.Rec.Timeline(Bucket)
+		coarse[i] = c.Rec.Timeline(time.Second)
+	}
+	files := []struct {
+		name   string
+		encode func() ([]byte, error)
+	}{
+		{"timeline.csv", func() ([]byte, error) { return EncodeTimeline(names, fine) }},
+		{"timeline_1s.csv", func() ([]byte, error) { return EncodeTimeline(names, coarse) }},
+		{"scenario.yaml", func() ([]byte, error) { return o.Scenario, nil }},
+		{"summary.json", func() ([]byte, error) { return EncodeSummary(o.Summary) }},
+	}
+	for _, f := range files {
+		data, err := f.encode()
+		if err != nil {
+			return fmt.Errorf("results: encoding %s: %w", f.name, err)
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, f.name), data); err != nil {
+			return fmt.Errorf("results: writing %s: %w", f.name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package scenarios
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed builtin/*.yaml
+var builtin embed.FS
+
+// Builtin is a scenario shipped inside the binary.
+type Builtin struct {
+	Name        string // file name without .yaml
+	Description string // first line of its description
+}
+
+// Builtins lists the built-in scenarios by name.
+func Builtins() ([]Builtin, error) {
+	entries, err := fs.ReadDir(builtin, "builtin")
+	if err != nil {
+		return nil, err
+	}
+	var out []Builtin
+	for _, e := range entries {
+		data, err := builtin.ReadFile(path.Join("builtin", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		s, err := Parse(e.Name(), data)
+		if err != nil {
+			return nil, fmt.Errorf("built-in scenario %s: %w", e.Name(), err)
+		}
+		desc, _, _ := strings.Cut(strings.TrimSpace(s.File.Description), "\n")
+		out = append(out, Builtin{Name: strings.TrimSuffix(e.Name(), ".yaml"), Description: desc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ErrNotFound is wrapped by Find when neither a file nor a built-in matches.
+var ErrNotFound = errors.New("scenario not found")
+
+// Find resolves a scenario argument: a file on disk wins; otherwise a
+// built-in scenario by name, with or without ".yaml". It returns the name to
+// report problems under and the file's bytes.
+func Find(arg string) (string, []byte, error) {
+	data, err := os.ReadFile(arg)
+	if err == nil {
+		return arg, data, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("reading scenario %s: %w", arg, err)
+	}
+	name := strings.TrimSuffix(path.Base(arg), ".yaml")
+	if path.Base(arg) == arg || arg == name {
+		if data, err := builtin.ReadFile(path.Join("builtin", name+".yaml")); err == nil {
+			return name + ".yaml (built-in)", data, nil
+		}
+	}
+	var names []string
+	if bs, err := Builtins(); err == nil {
+		for _, b := range bs {
+			names = append(names, b.Name)
+		}
+	}
+	return "", nil, fmt.Errorf("%w: no file %q and no built-in scenario of that name; built-in scenarios: %s (herdbench list describes them)", ErrNotFound, arg, strings.Join(names, ", "))
+}
+
+// Load finds, parses and compiles a scenario in one step.
+func Load(arg string, o Overrides) (*Plan, error) {
+	name, data, err := Find(arg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	return s.Compile(o)
+}

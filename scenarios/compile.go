@@ -1,0 +1,402 @@
+package scenarios
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/target"
+	"go.yaml.in/yaml/v3"
+)
+
+// Defaults for fields a scenario leaves out.
+const (
+	DefaultDuration     = 30 * time.Second
+	DefaultConcurrency  = 64
+	DefaultQueue        = 128
+	DefaultQueueTimeout = time.Second
+	DefaultServiceTime  = "exponential(5ms)"
+	DefaultClients      = 100
+	DefaultThink        = "exponential(100ms)"
+	DefaultBase         = 100 * time.Millisecond
+	DefaultCap          = 30 * time.Second
+	DefaultMaxAttempts  = 5
+	DefaultTimeout      = 5 * time.Second
+)
+
+// Overrides are command-line values that win over the file's.
+type Overrides struct {
+	Seed       *uint64
+	Duration   time.Duration // 0: keep
+	Clients    int           // 0: keep
+	Strategies []string      // run only these cohorts, in this order
+}
+
+// Plan is a compiled scenario, ready to run in either engine.
+type Plan struct {
+	Name        string
+	Description string
+	Duration    time.Duration
+	Seed        uint64
+	Target      target.Config
+	Chaos       *chaos.Plan
+	Workload    clients.Workload
+	Strategies  []clients.Strategy
+	// Resolved is the scenario as run: the file with overrides and defaults
+	// filled in, as YAML.
+	Resolved []byte
+}
+
+// compiler accumulates problems while reading values.
+type compiler struct {
+	s    *Scenario
+	errs *Error
+}
+
+func (c *compiler) fail(path []step, format string, args ...any) {
+	c.errs.Problems = append(c.errs.Problems, Problem{Line: c.s.lineOf(path), Path: pathOf(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+// duration reads a duration field; def is used when it is empty.
+func (c *compiler) duration(v *string, def time.Duration, path []step) time.Duration {
+	if *v == "" {
+		*v = def.String()
+		return def
+	}
+	d, err := time.ParseDuration(*v)
+	if err != nil {
+		c.fail(path, "%q is not a duration; write a number with a unit, e.g. 250ms, 1.5s or 2m", *v)
+		return def
+	}
+	if d < 0 {
+		c.fail(path, "%s is negative; durations are 0 or more", *v)
+		return def
+	}
+	return d
+}
+
+func (c *compiler) dist(v *string, def string, path []step) dist.Dist {
+	if *v == "" {
+		*v = def
+	}
+	d, err := dist.Parse(*v)
+	if err != nil {
+		c.fail(path, "%v", strings.TrimPrefix(err.Error(), dist.ErrSyntax.Error()+" "))
+	}
+	return d
+}
+
+// Compile checks the scenario's values, applies overrides, and returns the
+// plan, or an *Error listing every problem.
+func (s *Scenario) Compile(o Overrides) (*Plan, error) {
+	f := s.File // a copy: defaults and overrides are filled into it
+	f.Strategies = append([]StrategyFile(nil), s.File.Strategies...)
+	c := &compiler{s: s, errs: &Error{File: s.Filename}}
+	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
+
+	if f.Name == "" {
+		c.fail([]step{key("name")}, "missing; give the scenario a name (it names the results folder)")
+	} else if strings.ContainsAny(f.Name, `/\ `) {
+		c.fail([]step{key("name")}, "%q has a slash or a space; the name is used in file names, write e.g. my-outage", f.Name)
+	}
+
+	p.Duration = c.duration(&f.Duration, DefaultDuration, []step{key("duration")})
+	if o.Duration > 0 {
+		p.Duration = o.Duration
+		f.Duration = o.Duration.String()
+	}
+	if p.Duration == 0 {
+		c.fail([]step{key("duration")}, "the run lasts 0s; write how long it runs, e.g. duration: 30s")
+	}
+
+	switch {
+	case o.Seed != nil:
+		p.Seed = *o.Seed
+	case f.Seed != nil:
+		p.Seed = *f.Seed
+	default:
+		p.Seed = rand.Uint64() >> 11 // recorded in the results, so the run can be repeated
+	}
+	f.Seed = &p.Seed
+
+	p.Target = c.target(&f.Target)
+	p.Chaos = c.chaos(f.Chaos, p.Duration)
+	p.Workload = c.workload(&f.Workload, o.Clients)
+	p.Strategies = c.strategies(&f, o.Strategies)
+
+	if p.Chaos != nil {
+		for _, t := range p.Chaos.Faults() {
+			if b, ok := t.Fault.(chaos.Blip); ok && b.Blackhole {
+				for i, st := range p.Strategies {
+					if st.Timeout == 0 {
+						c.fail([]step{key("strategies"), index(i), key("timeout")}, "strategy %q has no per-attempt timeout, but the chaos plan has a blackhole that holds requests until the client gives up; set e.g. timeout: 2s", st.Name)
+					}
+				}
+				break
+			}
+		}
+	}
+	if len(c.errs.Problems) > 0 {
+		c.errs.sort()
+		return nil, c.errs
+	}
+	out, err := yaml.Marshal(&f)
+	if err != nil {
+		return nil, fmt.Errorf("scenarios: writing the resolved scenario: %w", err)
+	}
+	p.Resolved = out
+	return p, nil
+}
+
+func (c *compiler) target(t *TargetFile) target.Config {
+	at := func(k string) []step { return []step{key("target"), key(k)} }
+	cfg := target.Config{Concurrency: t.Concurrency, ServeAbandoned: t.ServeAbandoned}
+	if t.Concurrency == 0 {
+		t.Concurrency, cfg.Concurrency = DefaultConcurrency, DefaultConcurrency
+	} else if t.Concurrency < 0 {
+		c.fail(at("concurrency"), "%d requests at once is impossible; write 1 or more", t.Concurrency)
+	}
+	if t.Queue == nil {
+		q := DefaultQueue
+		t.Queue = &q
+	}
+	cfg.Queue = *t.Queue
+	if cfg.Queue < 0 {
+		c.fail(at("queue"), "a queue of %d; write 0 (no queue) or more", cfg.Queue)
+	}
+	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
+	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
+	if cs := t.ColdStart; cs != nil {
+		p := func(k string) []step { return []step{key("target"), key("cold_start"), key(k)} }
+		cfg.ColdStart.From = cs.From
+		if cs.From <= 0 || cs.From > 1 {
+			c.fail(p("from"), "%v is not a fraction of capacity; write the capacity right after an outage, in (0, 1], e.g. from: 0.1", cs.From)
+		}
+		cfg.ColdStart.Ramp = c.duration(&cs.Ramp, 0, p("ramp"))
+		if cfg.ColdStart.Ramp == 0 {
+			c.fail(p("ramp"), "missing or 0; write how long capacity takes to come back to full, e.g. ramp: 5s")
+		}
+	}
+	return cfg
+}
+
+func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
+	var timed []chaos.Timed
+	ok := true
+	for i := range faults {
+		f := &faults[i]
+		at := func(k string) []step { return []step{key("chaos"), index(i), key(k)} }
+		spec, found := chaos.NewSpec(f.Kind)
+		if !found {
+			ok = false
+			if f.Kind == "" {
+				c.fail(at("kind"), "missing; every fault needs a kind: %s", validList(chaos.Kinds()))
+			} else if m, near := closest(f.Kind, chaos.Kinds()); near {
+				c.fail(at("kind"), "unknown fault kind %q (did you mean %q?); valid kinds: %s", f.Kind, m, validList(chaos.Kinds()))
+			} else {
+				c.fail(at("kind"), "unknown fault kind %q; valid kinds: %s", f.Kind, validList(chaos.Kinds()))
+			}
+			continue
+		}
+		if f.At == "" {
+			c.fail(at("at"), "missing; write when the fault starts, relative to the run's start, e.g. at: 10s")
+			ok = false
+		}
+		if f.For == "" {
+			c.fail(at("for"), "missing; write how long the fault lasts, e.g. for: 3s")
+			ok = false
+		}
+		start := c.duration(&f.At, 0, at("at"))
+		length := c.duration(&f.For, 0, at("for"))
+		if f.For != "" && length == 0 {
+			c.fail(at("for"), "the fault lasts 0s; write how long it lasts, e.g. for: 3s")
+			ok = false
+		}
+		if run > 0 && start+length > run {
+			c.fail(at("for"), "the fault runs from %s to %s, past the end of the run at %s; shorten it or lengthen duration", start, start+length, run)
+			ok = false
+		}
+		if err := decodeParams(&f.Params, spec); err != nil {
+			c.fail([]step{key("chaos"), index(i)}, "%v", err)
+			ok = false
+			continue
+		}
+		fault, perrs := spec.Compile()
+		for _, pe := range perrs {
+			c.fail(at(pe.Field), "%s", pe.Msg)
+			ok = false
+		}
+		name := f.Name
+		if name == "" {
+			name = f.Kind
+		}
+		timed = append(timed, chaos.Timed{Name: name, Kind: f.Kind, At: start, For: length, Fault: fault})
+	}
+	if !ok {
+		return nil
+	}
+	plan, err := chaos.NewPlan(timed, run)
+	if err != nil {
+		c.fail([]step{key("chaos")}, "%v", err)
+		return nil
+	}
+	return plan
+}
+
+// decodeParams decodes a fault's mapping, minus the common fields, into spec.
+func decodeParams(n *yaml.Node, spec chaos.Spec) error {
+	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !contains(faultCommon, n.Content[i].Value) {
+			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	if err := rest.Decode(spec); err != nil {
+		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
+	}
+	return nil
+}
+
+func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Workload {
+	at := func(k string) []step { return []step{key("workload"), key(k)} }
+	if w.Kind == "" {
+		w.Kind = "closed"
+	}
+	kind, ok := clients.ParseWorkloadKind(w.Kind)
+	if !ok {
+		c.fail(at("kind"), "unknown workload kind %q; valid kinds: closed (N clients, request then think), open (arrivals at a rate), oneshot (N clients, one request each, all at t = 0)", w.Kind)
+	}
+	out := clients.Workload{Kind: kind, Clients: w.Clients, Rate: w.Rate}
+	if clientsOverride > 0 {
+		out.Clients, w.Clients = clientsOverride, clientsOverride
+	}
+	switch kind {
+	case clients.Open:
+		if w.Rate <= 0 {
+			c.fail(at("rate"), "an open workload needs its arrival rate in requests per second, e.g. rate: 200")
+		}
+		if w.Clients != 0 {
+			c.fail(at("clients"), "an open workload has arrivals, not clients; remove clients or use kind: closed")
+		}
+	default:
+		if w.Rate != 0 {
+			c.fail(at("rate"), "rate is for open workloads; a %s workload has clients", kind)
+		}
+		if w.Clients == 0 && clientsOverride == 0 {
+			if _, set := c.s.rootKey("workload", "clients"); set {
+				c.fail(at("clients"), "0 clients would send nothing; write 1 or more")
+			} else {
+				out.Clients, w.Clients = DefaultClients, DefaultClients
+			}
+		} else if out.Clients < 0 {
+			c.fail(at("clients"), "%d clients; write 1 or more", out.Clients)
+		}
+	}
+	if kind == clients.Closed {
+		out.Think = c.dist(&w.Think, DefaultThink, at("think"))
+	} else if w.Think != "" {
+		c.fail(at("think"), "think time is for closed workloads, where a client pauses between requests")
+	}
+	return out
+}
+
+// rootKey returns the value node at the given mapping keys.
+func (s *Scenario) rootKey(keys ...string) (*yaml.Node, bool) {
+	n := s.root
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil, false
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return nil, false
+		}
+		n = next
+	}
+	return n, true
+}
+
+func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
+	if len(f.Strategies) == 0 {
+		c.fail([]step{key("strategies")}, "no strategies; list at least one cohort, e.g.\n    strategies:\n      - name: full-jitter\n        backoff: full")
+		return nil
+	}
+	seen := map[string]int{}
+	var out []clients.Strategy
+	for i := range f.Strategies {
+		sf := &f.Strategies[i]
+		at := func(k string) []step { return []step{key("strategies"), index(i), key(k)} }
+		if sf.Name == "" {
+			c.fail(at("name"), "missing; every strategy needs a name (it labels its cohort)")
+		} else if j, dup := seen[sf.Name]; dup {
+			c.fail(at("name"), "%q is already the name of strategies[%d]; cohort names must be unique", sf.Name, j)
+		} else {
+			seen[sf.Name] = i
+		}
+		out = append(out, c.strategy(sf, at))
+	}
+	if len(only) == 0 {
+		return out
+	}
+	var picked []clients.Strategy
+	var kept []StrategyFile
+	for _, name := range only {
+		j, ok := seen[name]
+		if !ok {
+			names := make([]string, 0, len(f.Strategies))
+			for _, s := range f.Strategies {
+				names = append(names, s.Name)
+			}
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--strategies names %q, which is not a strategy of this scenario; its strategies: %s", name, validList(names))})
+			continue
+		}
+		picked = append(picked, out[j])
+		kept = append(kept, f.Strategies[j])
+	}
+	f.Strategies = kept
+	return picked
+}
+
+func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
+	s := clients.Strategy{Name: sf.Name}
+	shape, ok := clients.ParseShape(sf.Backoff)
+	switch {
+	case sf.Backoff == "":
+		c.fail(at("backoff"), "missing; choose a backoff: %s", validList(clients.ShapeNames()))
+	case !ok:
+		if m, near := closest(sf.Backoff, clients.ShapeNames()); near {
+			c.fail(at("backoff"), "unknown backoff %q (did you mean %q?); valid: %s", sf.Backoff, m, validList(clients.ShapeNames()))
+		} else {
+			c.fail(at("backoff"), "unknown backoff %q; valid: %s", sf.Backoff, validList(clients.ShapeNames()))
+		}
+	}
+	s.Backoff = clients.Backoff{Shape: shape, Multiplier: sf.Multiplier}
+	s.Backoff.Base = c.duration(&sf.Base, DefaultBase, at("base"))
+	s.Backoff.Cap = c.duration(&sf.Cap, DefaultCap, at("cap"))
+	if s.Backoff.Cap < s.Backoff.Base {
+		c.fail(at("cap"), "cap %s is below base %s; the cap bounds the longest wait, so it must be at least base", s.Backoff.Cap, s.Backoff.Base)
+	}
+	if sf.Multiplier == 0 {
+		sf.Multiplier = 2
+	}
+	s.Backoff.Multiplier = sf.Multiplier
+	if sf.Multiplier < 1 {
+		c.fail(at("multiplier"), "%v would shrink the wait after each failure; write 1 or more (2 doubles it)", sf.Multiplier)
+	}
+	if sf.MaxAttempts == nil {
+		l := Limit(DefaultMaxAttempts)
+		sf.MaxAttempts = &l
+	}
+	s.MaxAttempts = int(*sf.MaxAttempts)
+	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	return s
+}

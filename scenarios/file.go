@@ -1,0 +1,130 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is a scenario as written in YAML. Durations and distributions are
+// strings ("250ms", "exponential(1s)") and are checked by Compile.
+type File struct {
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description,omitempty"`
+	Duration    string         `yaml:"duration,omitempty"`
+	Seed        *uint64        `yaml:"seed,omitempty"`
+	Target      TargetFile     `yaml:"target,omitempty"`
+	Chaos       []FaultFile    `yaml:"chaos,omitempty"`
+	Workload    WorkloadFile   `yaml:"workload,omitempty"`
+	Strategies  []StrategyFile `yaml:"strategies"`
+}
+
+// TargetFile is the target's capacity model.
+type TargetFile struct {
+	Concurrency    int            `yaml:"concurrency,omitempty"`
+	Queue          *int           `yaml:"queue,omitempty"`
+	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
+	ServiceTime    string         `yaml:"service_time,omitempty"`
+	ColdStart      *ColdStartFile `yaml:"cold_start,omitempty"`
+	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
+}
+
+// ColdStartFile is the capacity ramp after an outage.
+type ColdStartFile struct {
+	From float64 `yaml:"from"`
+	Ramp string  `yaml:"ramp"`
+}
+
+// FaultFile is one fault: the common fields, and the kind's own parameters
+// kept as YAML until the kind is known.
+type FaultFile struct {
+	Name   string
+	Kind   string
+	At     string
+	For    string
+	Params yaml.Node // the whole mapping, decoded into the kind's Spec
+}
+
+var faultCommon = []string{"name", "kind", "at", "for"}
+
+// UnmarshalYAML reads the common fields and keeps the mapping for the
+// kind's parameters (two-phase decoding).
+func (f *FaultFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a fault must be a mapping with kind, at, for and the kind's parameters", n.Line)}}
+	}
+	f.Params = *n
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		var dst *string
+		switch k {
+		case "name":
+			dst = &f.Name
+		case "kind":
+			dst = &f.Kind
+		case "at":
+			dst = &f.At
+		case "for":
+			dst = &f.For
+		default:
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s must be a single value", v.Line, k)}}
+		}
+		*dst = v.Value
+	}
+	return nil
+}
+
+// MarshalYAML writes the fault back as it was written.
+func (f FaultFile) MarshalYAML() (any, error) { return &f.Params, nil }
+
+// WorkloadFile is the shape of the load.
+type WorkloadFile struct {
+	Kind    string  `yaml:"kind,omitempty"`
+	Clients int     `yaml:"clients,omitempty"`
+	Think   string  `yaml:"think,omitempty"`
+	Rate    float64 `yaml:"rate,omitempty"`
+}
+
+// StrategyFile is one cohort's retry strategy.
+type StrategyFile struct {
+	Name        string  `yaml:"name"`
+	Backoff     string  `yaml:"backoff"`
+	Base        string  `yaml:"base,omitempty"`
+	Cap         string  `yaml:"cap,omitempty"`
+	Multiplier  float64 `yaml:"multiplier,omitempty"`
+	MaxAttempts *Limit  `yaml:"max_attempts,omitempty"`
+	Timeout     string  `yaml:"timeout,omitempty"`
+}
+
+// Limit is a positive count or "unlimited" (stored as 0).
+type Limit int
+
+// UnmarshalYAML accepts a whole number or the word unlimited.
+func (l *Limit) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "unlimited" {
+			*l = 0
+			return nil
+		}
+		if v, err := strconv.Atoi(n.Value); err == nil {
+			if v < 1 {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts is %d; it counts attempts including the first, so write 1 or more, or unlimited", n.Line, v)}}
+			}
+			*l = Limit(v)
+			return nil
+		}
+	}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts must be a whole number of attempts (1 or more) or unlimited, not %q", n.Line, n.Value)}}
+}
+
+// MarshalYAML writes 0 as unlimited.
+func (l Limit) MarshalYAML() (any, error) {
+	if l == 0 {
+		return "unlimited", nil
+	}
+	return int(l), nil
+}

@@ -1,0 +1,278 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/herdbench/herdbench/chaos"
+	"go.yaml.in/yaml/v3"
+)
+
+// Scenario is a parsed scenario file: well-formed YAML with known fields of
+// the right types. Compile checks what the values mean.
+type Scenario struct {
+	Filename string
+	Source   []byte
+	File     File
+	root     *yaml.Node
+}
+
+// Parse reads a scenario. On any problem it returns an *Error listing all of
+// them, each with its line.
+func Parse(filename string, data []byte) (*Scenario, error) {
+	s := &Scenario{Filename: filename, Source: data}
+	e := &Error{File: filename}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			e.Problems = append(e.Problems, Problem{Msg: "the file is empty; a scenario needs at least name and strategies (see herdbench list, and the built-in scenarios)"})
+		} else {
+			e.Problems = append(e.Problems, syntaxProblem(err))
+		}
+		return nil, e
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		line := 0
+		if len(doc.Content) > 0 {
+			line = doc.Content[0].Line
+		}
+		e.Problems = append(e.Problems, Problem{Line: line, Msg: "a scenario is a mapping of fields (name, duration, target, chaos, workload, strategies, ...)"})
+		return nil, e
+	}
+	s.root = doc.Content[0]
+	checkKeys(s.root, reflect.TypeOf(File{}), nil, e)
+	if err := s.root.Decode(&s.File); err != nil {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			e.Problems = append(e.Problems, Problem{Msg: err.Error()})
+		} else {
+			for _, m := range te.Errors {
+				p := lineProblem(m)
+				p.Path = pathAtLine(s.root, p.Line)
+				e.Problems = append(e.Problems, p)
+			}
+		}
+	}
+	if len(e.Problems) > 0 {
+		e.sort()
+		return nil, e
+	}
+	return s, nil
+}
+
+var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// lineProblem splits the "line N: msg" form the YAML library uses.
+func lineProblem(msg string) Problem {
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return Problem{Line: n, Msg: m[2]}
+	}
+	return Problem{Msg: strings.TrimPrefix(msg, "yaml: ")}
+}
+
+func syntaxProblem(err error) Problem {
+	p := lineProblem(err.Error())
+	p.Msg = "YAML syntax: " + p.Msg
+	return p
+}
+
+// step is one element of a field path: a key or an index.
+type step struct {
+	key   string
+	index int
+}
+
+func key(k string) step { return step{key: k} }
+func index(i int) step  { return step{index: i, key: ""} }
+func pathOf(p []step) string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.key == "" {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	return b.String()
+}
+
+func with(p []step, s step) []step { return append(append([]step(nil), p...), s) }
+
+// yamlFields returns a struct type's YAML keys and field types.
+func yamlFields(t reflect.Type) ([]string, map[string]reflect.Type) {
+	var names []string
+	fields := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		names = append(names, name)
+		fields[name] = f.Type
+	}
+	return names, fields
+}
+
+var (
+	faultFileType = reflect.TypeOf(FaultFile{})
+	limitType     = reflect.TypeOf(Limit(0))
+)
+
+// checkKeys reports every mapping key that the target type does not have,
+// with the valid keys and a close match.
+func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch {
+	case t == faultFileType:
+		checkFault(n, path, e)
+	case t == limitType:
+	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+		names, fields := yamlFields(t)
+		checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
+			checkKeys(v, fields[k], with(path, key(k)), e)
+		})
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+		for i, item := range n.Content {
+			checkKeys(item, t.Elem(), with(path, index(i)), e)
+		}
+	}
+}
+
+// checkMapping walks a mapping's keys (following << merges), reporting those
+// not in names and calling known for the others.
+func checkMapping(n *yaml.Node, names []string, path []step, e *Error, known func(k string, v *yaml.Node)) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Value == "<<" {
+			continue // a YAML merge: the merged mapping is checked where it is defined
+		}
+		if !contains(names, k.Value) {
+			msg := fmt.Sprintf("unknown field %q; valid fields here: %s", k.Value, validList(names))
+			if c, ok := closest(k.Value, names); ok {
+				msg = fmt.Sprintf("unknown field %q (did you mean %q?); valid fields here: %s", k.Value, c, validList(names))
+			}
+			e.Problems = append(e.Problems, Problem{Line: k.Line, Path: pathOf(with(path, key(k.Value))), Msg: msg})
+			continue
+		}
+		known(k.Value, v)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// checkFault checks a fault's keys against its kind's parameters.
+func checkFault(n *yaml.Node, path []step, e *Error) {
+	if n.Kind != yaml.MappingNode {
+		return // reported by FaultFile.UnmarshalYAML
+	}
+	kind := ""
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" {
+			kind = n.Content[i+1].Value
+		}
+	}
+	spec, ok := chaos.NewSpec(kind)
+	if !ok {
+		return // Compile reports the unknown or missing kind with the valid ones
+	}
+	params, fields := yamlFields(reflect.TypeOf(spec).Elem())
+	names := append(append([]string(nil), faultCommon...), params...)
+	checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
+		if t, ok := fields[k]; ok {
+			checkKeys(v, t, with(path, key(k)), e)
+		}
+	})
+}
+
+// nodeAt returns the key node (or the item node) at path, or nil.
+func nodeAt(root *yaml.Node, path []step) *yaml.Node {
+	n, at := root, root
+	for _, s := range path {
+		if n == nil {
+			return nil
+		}
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		if s.key == "" {
+			if n.Kind != yaml.SequenceNode || s.index >= len(n.Content) {
+				return at
+			}
+			n = n.Content[s.index]
+			at = n
+			continue
+		}
+		if n.Kind != yaml.MappingNode {
+			return at
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == s.key {
+				at, next = n.Content[i], n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return at
+		}
+		n = next
+	}
+	return at
+}
+
+// lineOf returns the line of the field at path, or of its closest existing
+// parent.
+func (s *Scenario) lineOf(path []step) int {
+	if n := nodeAt(s.root, path); n != nil {
+		return n.Line
+	}
+	return 0
+}
+
+// pathAtLine returns the path of the deepest key on line, or "".
+func pathAtLine(root *yaml.Node, line int) string {
+	var found []step
+	var walk func(n *yaml.Node, path []step)
+	walk = func(n *yaml.Node, path []step) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := with(path, key(k.Value))
+				if k.Line == line || v.Line == line {
+					found = p
+				}
+				walk(v, p)
+			}
+		case yaml.SequenceNode:
+			for i, item := range n.Content {
+				walk(item, with(path, index(i)))
+			}
+		}
+	}
+	walk(root, nil)
+	return pathOf(found)
+}

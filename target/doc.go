@@ -1,0 +1,18 @@
+// Package target is the service under test: a capacity model and the HTTP
+// server that puts it on a socket.
+//
+// Model is the one definition of how the target behaves, shared by the
+// real-time server in this package and by the virtual-time simulator. It is
+// a pure state machine: every method takes the current elapsed time, nothing
+// sleeps, reads a clock or starts a goroutine. It holds bounded concurrency
+// (slots), a bounded FIFO queue with a queue timeout (then 503), a
+// service-time distribution, and a cold start: after an outage, capacity
+// ramps linearly from a fraction back to full. It consults the chaos plan for
+// what is active at each instant (outages, blips, error rates, brownouts).
+//
+// Server is the real-time driver: an HTTP server on 127.0.0.1 that asks the
+// model what to do with each request, holds it for the model's service time,
+// and applies the chaos plan's connection-level faults on the wall clock:
+// refusing connections (closing the listener), and resetting every connection
+// when a crash begins.
+package target

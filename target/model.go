@@ -1,0 +1,280 @@
+package target
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/dist"
+)
+
+// ColdStart is how capacity comes back after an outage: from the fraction
+// From of full capacity, linearly to full over Ramp.
+type ColdStart struct {
+	From float64
+	Ramp time.Duration
+}
+
+// Config is the capacity model of a target.
+type Config struct {
+	Concurrency  int           // requests served at once
+	Queue        int           // requests waiting for a slot; more are answered 503
+	QueueTimeout time.Duration // a request waiting longer is answered 503
+	ServiceTime  dist.Dist     // time a request holds its slot
+	ColdStart    ColdStart     // ramp after an outage; zero Ramp means none
+	// ServeAbandoned keeps queued work whose client has gone away: it is still
+	// served when its turn comes (wasted work), as most servers do.
+	ServeAbandoned bool
+}
+
+// Verdict is the model's first answer to a request, before capacity.
+type Verdict uint8
+
+// Verdicts.
+const (
+	Admit  Verdict = iota // go on to Arrive after Delay
+	Reject                // answer Status at once
+	Reset                 // reset the connection
+	Refuse                // the target is not listening
+	Hang                  // accept and never answer (blackhole)
+)
+
+// Ingress is the chaos decision for one request.
+type Ingress struct {
+	Verdict Verdict
+	Status  int           // for Reject
+	Delay   time.Duration // for Admit: added latency before the request reaches the server
+}
+
+// Admission is what capacity does with an arriving request.
+type Admission uint8
+
+// Admissions.
+const (
+	Started  Admission = iota // holds a slot now for Job.Service
+	Queued                    // waits for a slot until Job.Deadline
+	Rejected                  // queue full: answer 503
+)
+
+type jobState uint8
+
+const (
+	queued jobState = iota
+	running
+	finished
+	expired
+	dropped
+)
+
+// Job is one request inside the model. Drivers keep their own handle in
+// Owner.
+type Job struct {
+	Arrived  time.Duration
+	Deadline time.Duration // end of the queue timeout
+	Service  time.Duration // drawn when the job starts
+	Owner    any
+
+	state     jobState
+	abandoned bool
+	epoch     uint32
+}
+
+// Stats counts what the model did.
+type Stats struct {
+	Served    int64 // jobs that completed their service
+	Wasted    int64 // of those, jobs whose client had gone away
+	Rejected  int64 // 503 because the queue was full
+	Expired   int64 // 503 because the queue timeout passed
+	Faulted   int64 // answered by a fault (error rate, outage, reset)
+	Abandoned int64 // dropped from the queue because the client went away
+	Crashed   int64 // in-flight jobs lost to a crash
+}
+
+// Model is the target's behaviour as a pure state machine. It is not safe
+// for concurrent use; the real-time server guards it with a mutex.
+type Model struct {
+	cfg  Config
+	plan *chaos.Plan
+	rng  *rand.Rand
+
+	busy   int
+	queue  []*Job
+	head   int
+	queued int // live jobs in queue[head:]
+	epoch  uint32
+	out    []*Job // reused result buffer
+
+	Stats Stats
+}
+
+// NewModel returns a model of cfg under plan, drawing from rng.
+func NewModel(cfg Config, plan *chaos.Plan, rng *rand.Rand) *Model {
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	return &Model{cfg: cfg, plan: plan, rng: rng}
+}
+
+// Config returns the model's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Busy returns the slots in use; QueueLen the live jobs waiting.
+func (m *Model) Busy() int     { return m.busy }
+func (m *Model) QueueLen() int { return m.queued }
+
+// Ingress applies the faults active at now to a new request.
+func (m *Model) Ingress(now time.Duration) Ingress {
+	e := m.plan.ActiveAt(now)
+	switch e.Outage {
+	case chaos.Unavailable:
+		m.Stats.Faulted++
+		return Ingress{Verdict: Reject, Status: 503}
+	case chaos.Refuse:
+		return Ingress{Verdict: Refuse}
+	case chaos.Reset:
+		m.Stats.Faulted++
+		return Ingress{Verdict: Reset}
+	}
+	if e.Blackhole {
+		return Ingress{Verdict: Hang}
+	}
+	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
+		m.Stats.Faulted++
+		return Ingress{Verdict: Reject, Status: e.ErrorStatus}
+	}
+	var delay time.Duration
+	for _, d := range e.Delays {
+		delay += d.Sample(m.rng)
+	}
+	return Ingress{Verdict: Admit, Delay: delay}
+}
+
+// Capacity returns the number of slots available at now: the concurrency,
+// cut by brownouts and by the cold-start ramp after an outage, at least 1.
+func (m *Model) Capacity(now time.Duration) int {
+	e := m.plan.ActiveAt(now)
+	f := e.Capacity
+	if cs := m.cfg.ColdStart; cs.Ramp > 0 && e.RecoveredAt >= 0 {
+		if since := now - e.RecoveredAt; since < cs.Ramp {
+			f *= cs.From + (1-cs.From)*float64(since)/float64(cs.Ramp)
+		}
+	}
+	return max(1, int(math.Floor(float64(m.cfg.Concurrency)*f+1e-9)))
+}
+
+// Arrive admits a request that reached the server at now.
+func (m *Model) Arrive(now time.Duration) (*Job, Admission) {
+	j := &Job{Arrived: now, Deadline: now + m.cfg.QueueTimeout, epoch: m.epoch}
+	if m.busy < m.Capacity(now) && m.queued == 0 {
+		m.start(j)
+		return j, Started
+	}
+	if m.queued >= m.cfg.Queue {
+		m.Stats.Rejected++
+		j.state = dropped
+		return j, Rejected
+	}
+	m.queue = append(m.queue, j)
+	m.queued++
+	return j, Queued
+}
+
+func (m *Model) start(j *Job) {
+	j.state = running
+	j.Service = m.cfg.ServiceTime.Sample(m.rng)
+	m.busy++
+}
+
+// Finish ends j's service at now and returns the queued jobs that start in
+// the freed slots (and any added by a grown capacity). The returned slice is
+// reused by the next call.
+func (m *Model) Finish(now time.Duration, j *Job) []*Job {
+	m.out = m.out[:0]
+	if j.epoch != m.epoch || j.state != running {
+		return m.out
+	}
+	j.state = finished
+	m.busy--
+	m.Stats.Served++
+	if j.abandoned {
+		m.Stats.Wasted++
+	}
+	return m.pump(now)
+}
+
+// pump starts queued jobs while slots are free, dropping expired ones.
+func (m *Model) pump(now time.Duration) []*Job {
+	capacity := m.Capacity(now)
+	for m.busy < capacity && m.queued > 0 {
+		j := m.queue[m.head]
+		m.queue[m.head] = nil
+		m.head++
+		if j.state != queued {
+			continue
+		}
+		m.queued--
+		if now >= j.Deadline {
+			j.state = expired
+			m.Stats.Expired++
+			continue
+		}
+		m.start(j)
+		m.out = append(m.out, j)
+	}
+	if m.head > 1024 && m.head*2 > len(m.queue) {
+		m.queue = append(m.queue[:0], m.queue[m.head:]...)
+		m.head = 0
+	}
+	return m.out
+}
+
+// Expire is called at j's queue deadline. It reports whether j timed out in
+// the queue (answer 503); false means it already started or is gone.
+func (m *Model) Expire(now time.Duration, j *Job) bool {
+	if j.epoch != m.epoch {
+		return false
+	}
+	switch j.state {
+	case queued:
+		j.state = expired
+		m.queued--
+		m.Stats.Expired++
+		return true
+	case expired:
+		return true
+	}
+	return false
+}
+
+// Abandon tells the model that j's client has gone away. Unless the model
+// serves abandoned work, a queued j leaves the queue; a running j runs on.
+func (m *Model) Abandon(now time.Duration, j *Job) {
+	if j.epoch != m.epoch || j.abandoned {
+		return
+	}
+	j.abandoned = true
+	if j.state == queued && !m.cfg.ServeAbandoned {
+		j.state = dropped
+		m.queued--
+		m.Stats.Abandoned++
+	}
+}
+
+// Crash drops every running and queued job, as a process that dies does,
+// and returns them. Jobs from before the crash are ignored afterwards. The
+// returned slice is reused by the next call.
+func (m *Model) Crash() []*Job {
+	m.out = m.out[:0]
+	for _, j := range m.queue[m.head:] {
+		if j.state == queued {
+			j.state = dropped
+			m.out = append(m.out, j)
+		}
+	}
+	m.queue, m.head, m.queued = m.queue[:0], 0, 0
+	m.Stats.Crashed += int64(len(m.out) + m.busy)
+	m.busy = 0
+	m.epoch++
+	return m.out
+}

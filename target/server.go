@@ -1,0 +1,326 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+// Server is the real-time driver of a Model: an HTTP/1.1 server on a
+// loopback port. Every request is answered 200 "ok" once the model has
+// served it, or as the active faults say.
+type Server struct {
+	origin time.Time
+	plan   *chaos.Plan
+	addr   string
+	srv    *http.Server
+
+	mu      sync.Mutex
+	model   *Model
+	crashed chan struct{} // closed when a crash begins; replaced after
+	timers  map[*Job]*time.Timer
+	conns   map[net.Conn]struct{}
+	ln      net.Listener
+	closed  bool
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// Start starts a server for cfg on 127.0.0.1 at a random port. The chaos
+// plan's clock starts at origin (which may be in the future: the run starts
+// then). rng is the target's own random stream.
+func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("target: listen on 127.0.0.1: %w", err)
+	}
+	s := &Server{
+		origin:  origin,
+		plan:    plan,
+		addr:    ln.Addr().String(),
+		model:   NewModel(cfg, plan, rng),
+		crashed: make(chan struct{}),
+		timers:  map[*Job]*time.Timer{},
+		conns:   map[net.Conn]struct{}{},
+		stop:    make(chan struct{}),
+	}
+	s.srv = &http.Server{
+		Handler:   s,
+		ConnState: s.trackConn,
+		ErrorLog:  log.New(io.Discard, "", 0),
+	}
+	s.ln = ln
+	s.serve(ln)
+	s.wg.Add(1)
+	go s.runPlan()
+	return s, nil
+}
+
+// URL returns the server's base URL.
+func (s *Server) URL() string { return "http://" + s.addr }
+
+// Stats returns a copy of the model's counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model.Stats
+}
+
+// Close stops the server, its plan and every pending service timer, and
+// waits for its goroutines.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for j, t := range s.timers {
+		t.Stop()
+		delete(s.timers, j)
+	}
+	close(s.stop)
+	close(s.crashed) // wakes every waiting handler
+	s.crashed = make(chan struct{})
+	s.mu.Unlock()
+	err := s.srv.Close()
+	s.wg.Wait()
+	return err
+}
+
+func (s *Server) serve(ln net.Listener) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = s.srv.Serve(ln)
+	}()
+}
+
+func (s *Server) trackConn(c net.Conn, st http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		s.conns[c] = struct{}{}
+	case http.StateClosed, http.StateHijacked:
+		delete(s.conns, c)
+	}
+}
+
+func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
+
+// runPlan applies the plan's connection-level transitions on the wall clock:
+// a crash when a reset or refuse outage begins, the listener closed while
+// refusing and opened again after.
+func (s *Server) runPlan() {
+	defer s.wg.Done()
+	segs := s.plan.Segments()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	<-t.C
+	for i := 1; i < len(segs); i++ {
+		prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
+		if prev == next {
+			continue
+		}
+		t.Reset(time.Until(s.origin.Add(segs[i].Start)))
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if next.Crashes() {
+			s.crash()
+		}
+		if next == chaos.Refuse {
+			s.mu.Lock()
+			_ = s.ln.Close()
+			s.mu.Unlock()
+		}
+		if prev == chaos.Refuse {
+			s.reopen()
+		}
+	}
+}
+
+// crash drops all in-flight work and resets every connection.
+func (s *Server) crash() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model.Crash()
+	for j, t := range s.timers {
+		t.Stop()
+		delete(s.timers, j)
+	}
+	for c := range s.conns {
+		resetConn(c)
+	}
+	close(s.crashed) // wakes the handlers of the reset connections, which abort
+	s.crashed = make(chan struct{})
+}
+
+func (s *Server) reopen() {
+	for attempt := 0; ; attempt++ {
+		ln, err := net.Listen("tcp", s.addr)
+		if err == nil {
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				_ = ln.Close()
+				return
+			}
+			s.ln = ln
+			s.mu.Unlock()
+			s.serve(ln)
+			return
+		}
+		if attempt >= 50 {
+			return // the port was taken; the target stays down and the run shows it
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// resetConn closes c with an RST instead of a FIN, as a crashed process's
+// kernel does.
+func resetConn(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = c.Close()
+}
+
+func (s *Server) reset(w http.ResponseWriter) {
+	c, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	resetConn(c)
+}
+
+var okBody = []byte("ok\n")
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	s.mu.Lock()
+	in := s.model.Ingress(s.elapsed())
+	crashed := s.crashed
+	s.mu.Unlock()
+
+	switch in.Verdict {
+	case Reset, Refuse:
+		s.reset(w)
+		return
+	case Reject:
+		w.WriteHeader(in.Status)
+		return
+	case Hang:
+		select {
+		case <-ctx.Done():
+			return
+		case <-crashed:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if in.Delay > 0 && !sleep(ctx, crashed, in.Delay) {
+		panic(http.ErrAbortHandler)
+	}
+
+	done := make(chan struct{})
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	j, adm := s.model.Arrive(s.elapsed())
+	j.Owner = done
+	if adm == Started {
+		s.schedule(j)
+	}
+	s.mu.Unlock()
+
+	if adm == Rejected {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	var expire <-chan time.Time
+	if adm == Queued {
+		t := time.NewTimer(time.Until(s.origin.Add(j.Deadline)))
+		defer t.Stop()
+		expire = t.C
+	}
+	for {
+		select {
+		case <-done:
+			w.Header().Set("Content-Length", "3")
+			_, _ = w.Write(okBody)
+			return
+		case <-expire:
+			s.mu.Lock()
+			timedOut := s.model.Expire(s.elapsed(), j)
+			s.mu.Unlock()
+			if timedOut {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			expire = nil
+		case <-ctx.Done():
+			s.mu.Lock()
+			s.model.Abandon(s.elapsed(), j)
+			s.mu.Unlock()
+			panic(http.ErrAbortHandler)
+		case <-crashed:
+			// The connection was reset; make sure nothing is written.
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// schedule arms the timer that ends j's service. Called with s.mu held.
+func (s *Server) schedule(j *Job) {
+	s.timers[j] = time.AfterFunc(j.Service, func() { s.finish(j) })
+}
+
+func (s *Server) finish(j *Job) {
+	s.mu.Lock()
+	if _, ok := s.timers[j]; !ok {
+		s.mu.Unlock()
+		return // stopped by a crash or Close
+	}
+	delete(s.timers, j)
+	for _, next := range s.model.Finish(s.elapsed(), j) {
+		s.schedule(next)
+	}
+	s.mu.Unlock()
+	close(j.Owner.(chan struct{}))
+}
+
+// sleep waits d unless ctx ends or a crash begins; it reports whether d
+// passed.
+func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-crashed:
+	}
+	return false
+}
+
+var _ http.Handler = (*Server)(nil)
