@@ -74,12 +74,21 @@ func (c *Client) next(t time.Duration) Action {
 	return Action{Op: Send, At: t, Attempt: 1}
 }
 
-// Result takes the outcome of the attempt the client last sent (sent at
-// elapsed time sent, answered after latency) and returns the next action.
-func (c *Client) Result(sent, latency time.Duration, o results.Outcome) Action {
-	now := sent + latency
-	c.sink.Attempt(results.Attempt{Sent: sent, Latency: latency, Number: c.attempt, Outcome: o})
-	if o == results.OK {
+// Reply is what became of one attempt.
+type Reply struct {
+	Sent    time.Duration // elapsed time the attempt was sent
+	Latency time.Duration // until its answer (or error)
+	Outcome results.Outcome
+	// RetryAfter is the server's pushback (a Retry-After header), 0 if none.
+	RetryAfter time.Duration
+}
+
+// Result takes the reply to the attempt the client last sent and returns
+// the next action.
+func (c *Client) Result(r Reply) Action {
+	now := r.Sent + r.Latency
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome})
+	if r.Outcome == results.OK {
 		return c.finish(now, true)
 	}
 	s := c.strategy

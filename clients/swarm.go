@@ -97,7 +97,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, hc *http.Client)
 		if ctx.Err() != nil {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		a = c.Result(sent, time.Since(s.Origin)-sent, o)
+		a = c.Result(Reply{Sent: sent, Latency: time.Since(s.Origin) - sent, Outcome: o})
 	}
 }
 
