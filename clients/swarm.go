@@ -26,6 +26,9 @@ type Swarm struct {
 	Origin   time.Time     // the run's t = 0 on the wall clock
 	Duration time.Duration // the run's length: the swarm stops by itself then
 	Rec      *results.Recorder
+	// Dial opens connections; nil means the host's TCP stack. Tests pass
+	// an in-memory network's.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
@@ -44,7 +47,7 @@ func (s *Swarm) Run(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				tr := newTransport(1)
+				tr := s.newTransport(1)
 				defer tr.CloseIdleConnections()
 				s.drive(ctx, c, c.Begin(), &http.Client{Transport: tr})
 			}()
@@ -56,7 +59,7 @@ func (s *Swarm) Run(ctx context.Context) {
 // runOpen starts one client per Poisson arrival, all sharing a pool of
 // connections.
 func (s *Swarm) runOpen(ctx context.Context, wg *sync.WaitGroup) {
-	tr := newTransport(4096)
+	tr := s.newTransport(4096)
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
 	rng := Stream(s.Seed, StreamArrivals)
@@ -75,10 +78,14 @@ func (s *Swarm) runOpen(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
-func newTransport(conns int) *http.Transport {
+func (s *Swarm) newTransport(conns int) *http.Transport {
+	dial := s.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
+	}
 	return &http.Transport{
 		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		DialContext:         dial,
 		MaxIdleConns:        conns,
 		MaxIdleConnsPerHost: conns,
 		DisableCompression:  true,

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
 	"sync"
 	"time"
@@ -37,9 +38,28 @@ type cohort struct {
 	target   *target.Server
 }
 
+// Options are the less common settings of a run.
+type Options struct {
+	Version string
+	// Listen and Dial replace the host's TCP stack, e.g. with an in-memory
+	// network in tests. Both or neither.
+	Listen target.ListenFunc
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
 // Start starts every cohort of p. Cancelling ctx stops the run early; it
 // still ends normally through Wait, marked partial.
 func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error) {
+	return StartWith(ctx, p, Options{Version: version})
+}
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
+	version := o.Version
+	listen := o.Listen
+	if listen == nil {
+		listen = net.Listen
+	}
 	if p.Chaos == nil {
 		plan, err := chaos.NewPlan(nil, p.Duration)
 		if err != nil {
@@ -52,7 +72,7 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
-		srv, err := target.Start(p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
+		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
@@ -64,7 +84,7 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
 			URL: c.target.URL() + "/", Strategy: &c.strategy, Workload: &p.Workload,
-			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec,
+			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: o.Dial,
 		}
 		wg.Add(1)
 		go func() {

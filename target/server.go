@@ -18,6 +18,7 @@ import (
 // loopback port. Every request is answered 200 "ok" once the model has
 // served it, or as the active faults say.
 type Server struct {
+	listen ListenFunc
 	origin time.Time
 	plan   *chaos.Plan
 	addr   string
@@ -35,15 +36,26 @@ type Server struct {
 	wg   sync.WaitGroup
 }
 
+// ListenFunc opens a listener, like net.Listen. Tests pass an in-memory
+// network's; the default is the host's TCP stack.
+type ListenFunc func(network, addr string) (net.Listener, error)
+
 // Start starts a server for cfg on 127.0.0.1 at a random port. The chaos
 // plan's clock starts at origin (which may be in the future: the run starts
 // then). rng is the target's own random stream.
 func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return StartOn(net.Listen, "127.0.0.1:0", cfg, plan, rng, origin)
+}
+
+// StartOn is Start with the listener opened by listen at addr; the same
+// address is listened on again after a refuse outage.
+func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
+	ln, err := listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("target: listen on 127.0.0.1: %w", err)
+		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
 	}
 	s := &Server{
+		listen:  listen,
 		origin:  origin,
 		plan:    plan,
 		addr:    ln.Addr().String(),
@@ -127,8 +139,9 @@ func (s *Server) runPlan() {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	<-t.C
-	for i := 1; i < len(segs); i++ {
-		prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
+	prev := chaos.NoOutage
+	for i := range segs {
+		next := segs[i].Effect.Outage
 		if prev == next {
 			continue
 		}
@@ -149,6 +162,7 @@ func (s *Server) runPlan() {
 		if prev == chaos.Refuse {
 			s.reopen()
 		}
+		prev = next
 	}
 }
 
@@ -170,7 +184,7 @@ func (s *Server) crash() {
 
 func (s *Server) reopen() {
 	for attempt := 0; ; attempt++ {
-		ln, err := net.Listen("tcp", s.addr)
+		ln, err := s.listen("tcp", s.addr)
 		if err == nil {
 			s.mu.Lock()
 			if s.closed {
