@@ -1,0 +1,164 @@
+package clients
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/results"
+)
+
+// fakeSink keeps every record.
+type fakeSink struct {
+	started  []time.Duration
+	attempts []results.Attempt
+	requests []results.Request
+}
+
+func (f *fakeSink) Started(at time.Duration)  { f.started = append(f.started, at) }
+func (f *fakeSink) Attempt(a results.Attempt) { f.attempts = append(f.attempts, a) }
+func (f *fakeSink) Request(q results.Request) { f.requests = append(f.requests, q) }
+
+func TestClientRetriesOnTheBackoffScheduleThenGivesUp(t *testing.T) {
+	s := &Strategy{Name: "x", Backoff: Backoff{Shape: Exponential, Base: 100 * ms, Cap: time.Second}, MaxAttempts: 3}
+	w := &Workload{Kind: OneShot, Clients: 1}
+	sink := &fakeSink{}
+	c := NewClient(0, s, w, time.Minute, Stream(1, 0), sink)
+
+	a := c.Begin()
+	if a != (Action{Op: Send, At: 0, Attempt: 1}) {
+		t.Fatalf("Begin = %+v", a)
+	}
+	// Fails after 10 ms; the first retry waits 100ms*2^1.
+	a = c.Result(Reply{Sent: 0, Latency: 10 * ms, Outcome: results.HTTP5xx})
+	if a != (Action{Op: Send, At: 210 * ms, Attempt: 2}) {
+		t.Fatalf("after the first failure: %+v", a)
+	}
+	a = c.Result(Reply{Sent: 210 * ms, Latency: 5 * ms, Outcome: results.Reset})
+	if a != (Action{Op: Send, At: 615 * ms, Attempt: 3}) {
+		t.Fatalf("after the second failure: %+v", a)
+	}
+	a = c.Result(Reply{Sent: 615 * ms, Latency: 1 * ms, Outcome: results.Timeout})
+	if a.Op != Stop {
+		t.Fatalf("after max_attempts failures: %+v, want Stop", a)
+	}
+	if len(sink.attempts) != 3 || sink.attempts[2].Number != 3 || sink.attempts[1].Sent != 210*ms {
+		t.Errorf("attempts recorded: %+v", sink.attempts)
+	}
+	if len(sink.requests) != 1 || sink.requests[0] != (results.Request{Start: 0, End: 616 * ms, Succeeded: false}) {
+		t.Errorf("requests recorded: %+v", sink.requests)
+	}
+}
+
+func TestClosedClientThinksBetweenRequestsAndStopsAtTheEnd(t *testing.T) {
+	s := &Strategy{Backoff: Backoff{Shape: None}, MaxAttempts: 2}
+	w := &Workload{Kind: Closed, Clients: 1, Think: dist.Const(50 * ms)}
+	sink := &fakeSink{}
+	c := NewClient(0, s, w, 200*ms, Stream(1, 0), sink)
+	a := c.Begin()
+	if a.At != 50*ms {
+		t.Fatalf("a closed client first thinks: %+v", a)
+	}
+	a = c.Result(Reply{Sent: 50 * ms, Latency: 10 * ms, Outcome: results.OK})
+	if a != (Action{Op: Send, At: 110 * ms, Attempt: 1}) {
+		t.Fatalf("after a success the next request starts after think time: %+v", a)
+	}
+	a = c.Result(Reply{Sent: 110 * ms, Latency: 10 * ms, Outcome: results.HTTP429})
+	if a != (Action{Op: Send, At: 120 * ms, Attempt: 2}) {
+		t.Fatalf("backoff none retries at once: %+v", a)
+	}
+	a = c.Result(Reply{Sent: 120 * ms, Latency: 40 * ms, Outcome: results.OK})
+	if a.Op != Stop {
+		t.Fatalf("the next request would start at 210ms, after the run's end: %+v", a)
+	}
+	if len(sink.started) != 2 || len(sink.requests) != 2 || !sink.requests[1].Succeeded || sink.requests[1].Start != 110*ms {
+		t.Errorf("started %v, requests %+v", sink.started, sink.requests)
+	}
+}
+
+func TestSameSeedSameDraws(t *testing.T) {
+	s := &Strategy{Backoff: Backoff{Shape: Full, Base: 10 * ms, Cap: time.Second}}
+	w := &Workload{Kind: Closed, Think: dist.Dist{Kind: dist.Exponential, A: 100 * ms}}
+	run := func() []Action {
+		c := NewClient(3, s, w, time.Hour, Stream(99, 3), &fakeSink{})
+		out := []Action{c.Begin()}
+		for i := 0; i < 20; i++ {
+			a := out[len(out)-1]
+			o := results.HTTP5xx
+			if i%4 == 3 {
+				o = results.OK
+			}
+			out = append(out, c.Result(Reply{Sent: a.At, Latency: ms, Outcome: o}))
+		}
+		return out
+	}
+	a, b := run(), run()
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("step %d differs: %+v vs %+v", i, a[i], b[i])
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	// Refused: a port nobody listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := ln.Addr().String()
+	ln.Close()
+
+	// Reset: a server that answers every connection with an RST.
+	rst, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rst.Close()
+	go func() {
+		for {
+			c, err := rst.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 1024)
+			_, _ = c.Read(buf)
+			_ = c.(*net.TCPConn).SetLinger(0)
+			_ = c.Close()
+		}
+	}()
+
+	post := func(ctx context.Context, addr string) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", http.NoBody)
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+
+	cases := []struct {
+		name string
+		err  error
+		want results.Outcome
+	}{
+		{"nil", nil, results.OK},
+		{"refused", post(context.Background(), closedAddr), results.Refused},
+		{"reset", post(context.Background(), rst.Addr().String()), results.Reset},
+		{"deadline", post(expired, rst.Addr().String()), results.Timeout},
+		{"other", errors.New("something else"), results.Error},
+	}
+	for _, c := range cases {
+		if got := Classify(c.err); got != c.want {
+			t.Errorf("%s: Classify(%v) = %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+}

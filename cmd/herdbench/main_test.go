@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"scenario", "--help"}, {"validate", "-h"}, {"list", "--help"}} {
+		code, out, _ := runCLI(t, args...)
+		if code != exitOK || !strings.Contains(out, "Usage") {
+			t.Errorf("%v: code %d, stdout %q", args, code, out)
+		}
+	}
+	code, out, _ := runCLI(t, "scenario", "--help")
+	for _, want := range []string{"--strategies", "--seed", "--duration", "--out", "--quiet", "Exit codes", "herdbench scenario outage"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scenario --help does not mention %s", want)
+		}
+	}
+	if code, out, _ = runCLI(t, "--version"); code != exitOK || !strings.HasPrefix(out, "herdbench ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	cases := [][]string{
+		{},
+		{"frobnicate"},
+		{"scenario"},
+		{"scenario", "a", "b"},
+		{"scenario", "outage", "--bogus"},
+		{"scenario", "outage", "--duration", "-3s"},
+		{"scenario", "no-such-scenario"},
+		{"scenario", "outage", "--strategies", "nope"},
+		{"validate"},
+	}
+	for _, args := range cases {
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || stderr == "" {
+			t.Errorf("%v: code %d, stderr %q; want 2 and a message", args, code, stderr)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := runCLI(t, "list")
+	if code != exitOK || !strings.Contains(out, "outage") {
+		t.Errorf("list: %d %q", code, out)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: x\nstrategies:\n  - name: a\n    backoff: jittery\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "validate", bad)
+	if code != exitUsage || !strings.Contains(stderr, "bad.yaml:4:") || !strings.Contains(stderr, `unknown backoff "jittery"`) {
+		t.Errorf("validate bad: %d %q", code, stderr)
+	}
+	code, out, _ := runCLI(t, "validate", "outage")
+	if code != exitOK || !strings.Contains(out, "ok") {
+		t.Errorf("validate outage: %d %q", code, out)
+	}
+	// A file on disk wins over the built-in of the same name.
+	if err := os.WriteFile(filepath.Join(dir, "outage.yaml"), []byte("name: mine\nstrategies: [{name: x, backoff: full}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, out, _ = runCLI(t, "validate", "outage.yaml")
+	if code != exitOK || !strings.Contains(out, "1 strategies") {
+		t.Errorf("a local outage.yaml should win over the built-in: %d %q", code, out)
+	}
+}
+
+// A short real run end to end through the CLI: results folder, table,
+// exit 0.
+func TestScenarioRunWritesResults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 1.5 s scenario")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(file, []byte(`name: tiny
+duration: 1500ms
+seed: 3
+chaos:
+  - {kind: outage, at: 500ms, for: 300ms}
+workload: {kind: closed, clients: 5, think: 20ms}
+strategies:
+  - {name: full-jitter, backoff: full, base: 10ms, cap: 100ms}
+  - {name: no-jitter, backoff: exponential, base: 10ms, cap: 100ms}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "scenario", file, "--out", dir, "--quiet", "--strategies", "no-jitter")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "no-jitter") || strings.Contains(out, "full-jitter") || !strings.Contains(out, "results:") {
+		t.Errorf("output:\n%s", out)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "tiny-*", "summary.json"))
+	if len(matches) != 1 {
+		t.Fatalf("summary.json files: %v", matches)
+	}
+	data, _ := os.ReadFile(matches[0])
+	for _, want := range []string{`"mode": "real"`, `"seed": 3`, `"strategy": "no-jitter"`, `"herd_factor"`, `"recovery_s"`, `"p999"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("summary.json lacks %s", want)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package dist
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	ms := time.Millisecond
+	good := map[string]Dist{
+		"10ms":                 Const(10 * ms),
+		"0":                    Const(0),
+		"constant(1s)":         Const(time.Second),
+		"uniform(5ms, 15ms)":   {Kind: Uniform, A: 5 * ms, B: 15 * ms},
+		" exponential(100ms) ": {Kind: Exponential, A: 100 * ms},
+		"normal(10ms,2ms)":     {Kind: Normal, A: 10 * ms, B: 2 * ms},
+	}
+	for in, want := range good {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, got, err, want)
+		}
+		back, err := Parse(got.String())
+		if err != nil || back != got {
+			t.Errorf("round trip of %q via %q: %v, %v", in, got.String(), back, err)
+		}
+	}
+	for _, in := range []string{"", "fast", "-5ms", "uniform(5ms)", "uniform(15ms, 5ms)", "gaussian(1ms)", "normal(1ms, 2ms", "exponential(x)"} {
+		if _, err := Parse(in); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%q) = %v, want ErrSyntax", in, err)
+		}
+	}
+}
+
+func TestSampleMoments(t *testing.T) {
+	const n = 100000
+	r := rand.New(rand.NewPCG(7, 7))
+	ms := float64(time.Millisecond)
+	cases := []struct {
+		d        Dist
+		mean, sd float64 // in ms
+		lo, hi   time.Duration
+	}{
+		{Const(3 * time.Millisecond), 3, 0, 3 * time.Millisecond, 3 * time.Millisecond},
+		{Dist{Kind: Uniform, A: 10 * time.Millisecond, B: 20 * time.Millisecond}, 15, 10 / math.Sqrt(12), 10 * time.Millisecond, 20 * time.Millisecond},
+		{Dist{Kind: Exponential, A: 50 * time.Millisecond}, 50, 50, 0, -1},
+		{Dist{Kind: Normal, A: 10 * time.Millisecond, B: 2 * time.Millisecond}, 10, 2, 0, -1},
+	}
+	for _, c := range cases {
+		var sum, sq float64
+		for i := 0; i < n; i++ {
+			v := c.d.Sample(r)
+			if v < c.lo || (c.hi >= 0 && v > c.hi) {
+				t.Fatalf("%v: sample %v outside [%v, %v]", c.d, v, c.lo, c.hi)
+			}
+			x := float64(v) / ms
+			sum += x
+			sq += x * x
+		}
+		mean := sum / n
+		sd := math.Sqrt(sq/n - mean*mean)
+		if math.Abs(mean-c.mean) > 0.01*c.mean+1e-9 || math.Abs(sd-c.sd) > 0.02*c.sd+1e-6 {
+			t.Errorf("%v: mean %.3f sd %.3f, want %.3f and %.3f", c.d, mean, sd, c.mean, c.sd)
+		}
+		if c.d.Mean() != time.Duration(c.mean*ms) {
+			t.Errorf("%v: Mean() = %v", c.d, c.d.Mean())
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
+)
+
+const good = `name: good
+duration: 10s
+seed: 5
+target:
+  concurrency: 4
+chaos:
+  - kind: outage
+    mode: reset
+    at: 2s
+    for: 1s
+workload:
+  kind: closed
+  clients: 10
+strategies:
+  - name: a
+    backoff: full
+    base: 10ms
+    cap: 1s
+  - name: b
+    backoff: exponential
+`
+
+func load(t *testing.T, src string, o Overrides) (*Plan, error) {
+	t.Helper()
+	s, err := Parse("test.yaml", []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	return s.Compile(o)
+}
+
+func TestGoodScenarioCompiles(t *testing.T) {
+	p, err := load(t, good, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Duration != 10*time.Second || p.Seed != 5 || p.Target.Concurrency != 4 || p.Target.Queue != DefaultQueue {
+		t.Errorf("plan: %+v", p)
+	}
+	if len(p.Strategies) != 2 || p.Strategies[1].Backoff.Base != DefaultBase || p.Strategies[1].MaxAttempts != DefaultMaxAttempts {
+		t.Errorf("strategies: %+v", p.Strategies)
+	}
+	if e := p.Chaos.ActiveAt(2500 * time.Millisecond); e.Outage != chaos.Reset {
+		t.Errorf("effect at 2.5s: %+v", e)
+	}
+	if p.Workload.Kind != clients.Closed || p.Workload.Clients != 10 {
+		t.Errorf("workload: %+v", p.Workload)
+	}
+	// The resolved scenario is itself a valid scenario with the same plan.
+	again, err := load(t, string(p.Resolved), Overrides{})
+	if err != nil {
+		t.Fatalf("the resolved scenario does not load: %v\n%s", err, p.Resolved)
+	}
+	if fmt.Sprint(again.Strategies) != fmt.Sprint(p.Strategies) || again.Seed != p.Seed {
+		t.Errorf("resolved scenario differs:\n%+v\n%+v", again.Strategies, p.Strategies)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	seed := uint64(99)
+	p, err := load(t, good, Overrides{Seed: &seed, Duration: 20 * time.Second, Strategies: []string{"b"}, Clients: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Seed != 99 || p.Duration != 20*time.Second || len(p.Strategies) != 1 || p.Strategies[0].Name != "b" || p.Workload.Clients != 3 {
+		t.Errorf("overrides not applied: %+v", p)
+	}
+	if !strings.Contains(string(p.Resolved), "seed: 99") || strings.Contains(string(p.Resolved), "name: a") {
+		t.Errorf("resolved scenario does not show the overrides:\n%s", p.Resolved)
+	}
+	_, err = load(t, good, Overrides{Strategies: []string{"c"}})
+	if err == nil || !strings.Contains(err.Error(), `"c"`) || !strings.Contains(err.Error(), "a, b") {
+		t.Errorf("unknown --strategies name: %v", err)
+	}
+	// A shorter duration that cuts a fault is caught.
+	_, err = load(t, good, Overrides{Duration: 2500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "past the end of the run") {
+		t.Errorf("duration override cutting a fault: %v", err)
+	}
+}
+
+// Each bad scenario must be refused with a message that names the line and
+// says what is wrong.
+func TestBadScenarios(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		line int
+		want string // a part of the message
+	}{
+		{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
+		{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
+		{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
+		{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, "cannot unmarshal"},
+		{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
+		{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
+		{"cap below base", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: 1s\n    cap: 100ms\n", 6, "below base"},
+		{"unknown backoff", "name: x\nstrategies:\n  - name: a\n    backoff: jitter\n", 4, `unknown backoff "jitter"`},
+		{"zero clients", "name: x\nworkload:\n  clients: 0\nstrategies:\n  - {name: a, backoff: full}\n", 3, "0 clients"},
+		{"fault outside the run", "name: x\nduration: 10s\nchaos:\n  - kind: outage\n    at: 8s\n    for: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 6, "past the end of the run"},
+		{"no strategies", "name: x\nduration: 10s\n", 1, "no strategies"},
+		{"duplicate cohort names", "name: x\nstrategies:\n  - {name: a, backoff: full}\n  - {name: a, backoff: equal}\n", 4, "already the name of strategies[0]"},
+		{"unknown fault kind", "name: x\nchaos:\n  - kind: outtage\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 3, `did you mean "outage"`},
+		{"unknown fault parameter", "name: x\nchaos:\n  - kind: blip\n    at: 1s\n    for: 1s\n    delay: 5ms\n    jitter: 2ms\n", 7, `unknown field "jitter"`},
+		{"bad outage mode", "name: x\nchaos:\n  - kind: outage\n    mode: crash\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, `unknown outage mode "crash"`},
+		{"error rate above 1", "name: x\nchaos:\n  - kind: error-rate\n    rate: 1.5\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, "not a fraction"},
+		{"max attempts zero", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    max_attempts: 0\n", 5, "1 or more, or unlimited"},
+		{"bad distribution", "name: x\ntarget:\n  service_time: gaussian(5ms)\nstrategies:\n  - {name: a, backoff: full}\n", 3, `unknown kind "gaussian"`},
+		{"blackhole without timeout", "name: x\nchaos:\n  - {kind: blip, mode: blackhole, at: 1s, for: 1s}\nstrategies:\n  - {name: a, backoff: full, timeout: 0}\n", 5, "no per-attempt timeout"},
+		{"missing name", "strategies:\n  - {name: a, backoff: full}\n", 1, "name: missing"},
+		{"empty file", "", 0, "the file is empty"},
+		{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
+		{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := load(t, c.src, Overrides{})
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("got %v, want an *Error", err)
+			}
+			var found *Problem
+			for i, p := range e.Problems {
+				if strings.Contains(p.String(), c.want) {
+					found = &e.Problems[i]
+				}
+			}
+			if found == nil {
+				t.Fatalf("no problem mentions %q:\n%v", c.want, err)
+			}
+			if found.Line != c.line {
+				t.Errorf("problem %q is on line %d, want %d", found, found.Line, c.line)
+			}
+			if c.line > 0 && !strings.Contains(err.Error(), fmt.Sprintf("test.yaml:%d:", c.line)) {
+				t.Errorf("the message does not name the line:\n%v", err)
+			}
+		})
+	}
+}
+
+// Every problem is reported at once, not only the first.
+func TestAllProblemsAtOnce(t *testing.T) {
+	src := `name: x
+duration: -1s
+duraton: 5s
+workload: {clients: 0}
+strategies:
+  - {name: a, backoff: jitter}
+  - {name: a, backoff: full, base: 2s, cap: 1s}
+`
+	_, err := load(t, src, Overrides{})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatal(err)
+	}
+	// The unknown key stops the parse; fix it and the semantic problems show.
+	if len(e.Problems) != 1 || e.Problems[0].Line != 3 {
+		t.Fatalf("parse problems: %v", err)
+	}
+	_, err = load(t, strings.Replace(src, "duraton: 5s\n", "", 1), Overrides{})
+	if !errors.As(err, &e) || len(e.Problems) < 5 {
+		t.Fatalf("want at least 5 problems, got: %v", err)
+	}
+	for i := 1; i < len(e.Problems); i++ {
+		if e.Problems[i].Line < e.Problems[i-1].Line {
+			t.Errorf("problems are not in line order: %v", err)
+		}
+	}
+}
+
+func TestBuiltinsAreValid(t *testing.T) {
+	bs, err := Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) == 0 {
+		t.Fatal("no built-in scenarios")
+	}
+	for _, b := range bs {
+		if b.Description == "" {
+			t.Errorf("%s has no description", b.Name)
+		}
+		for _, arg := range []string{b.Name, b.Name + ".yaml"} {
+			if _, err := Load(arg, Overrides{}); err != nil {
+				t.Errorf("%s: %v", arg, err)
+			}
+		}
+	}
+	if _, err := Load("no-such-scenario", Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "outage") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestOutageHasTheCohortsTheStoryNeeds(t *testing.T) {
+	p, err := Load("outage.yaml", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]clients.Shape{}
+	for _, s := range p.Strategies {
+		names[s.Name] = s.Backoff.Shape
+	}
+	if names["no-jitter"] != clients.Exponential || names["full-jitter"] != clients.Full {
+		t.Errorf("outage cohorts: %v", names)
+	}
+}
+
+func FuzzParseCompile(f *testing.F) {
+	f.Add(good)
+	for _, b := range []string{"outage"} {
+		_, data, err := Find(b)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
+	f.Add("name: x\nstrategies: [{name: a, backoff: full, max_attempts: unlimited}]\n")
+	f.Add("name: x\nchaos: [{kind: blip, at: 1s, for: 1s, delay: 'uniform(1ms, 2ms)'}]\nstrategies: [{name: a, backoff: full}]\n")
+	f.Add("a: &x {b: 1}\nc: *x\n<<: *x\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := Parse("fuzz.yaml", []byte(src))
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("Parse error is not a non-empty *Error: %v", err)
+			}
+			return
+		}
+		p, err := s.Compile(Overrides{})
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("Compile error is not a non-empty *Error: %v", err)
+			}
+			return
+		}
+		if p.Duration <= 0 || len(p.Strategies) == 0 || p.Chaos == nil {
+			t.Fatalf("a valid plan without duration, strategies or chaos plan: %+v", p)
+		}
+		for _, st := range p.Strategies {
+			if st.Backoff.Cap < st.Backoff.Base {
+				t.Fatalf("cap below base passed validation: %+v", st)
+			}
+		}
+	})
+}
