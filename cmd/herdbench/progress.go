@@ -14,10 +14,15 @@ import (
 	"golang.org/x/term"
 )
 
-// isTerminal reports whether w is an interactive terminal.
+// isTerminal reports whether w is an interactive terminal with a known
+// width (bars need one).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	return err == nil && width > 0
 }
 
 // rates turns successive snapshots into per-cohort attempts per second.
@@ -103,7 +108,7 @@ func showBars(r *engine.Run, w io.Writer) {
 					if rt.prev.Faults == "" {
 						return ""
 					}
-					return "fault: " + rt.prev.Faults
+					return "  fault: " + rt.prev.Faults
 				}),
 			),
 		)
