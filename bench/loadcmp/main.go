@@ -1,0 +1,276 @@
+// Command loadcmp measures herdbench's swarm against wrk, hey and vegeta,
+// side by side and interleaved in one run, against one trivial target on
+// 127.0.0.1 in its own process.
+//
+// Each tool runs as its own process for the same duration with the same
+// number of connections; rounds rotate the order so machine noise falls on
+// every tool alike. For each run it measures the client's CPU time (user +
+// system, from the kernel's accounting of the child process), the requests
+// the target served (the target counts them), and the p99 latency the tool
+// reports. The table gives medians over rounds and herdbench's ratios to
+// each peer. CPU per request is the stable figure on a shared machine;
+// requests per second is a ceiling set by client and target together.
+//
+//	go run ./bench/loadcmp -rounds 5 -duration 5s -conns 64
+//
+// Tools that are not installed are skipped with a note: wrk is the Debian
+// package wrk; hey is go install github.com/rakyll/hey@v0.1.5; vegeta is
+// go install github.com/tsenart/vegeta/v12@v12.13.0.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+func main() {
+	serve := flag.String("serve", "", "internal: run the trivial target on this address")
+	swarm := flag.String("swarm", "", "internal: run herdbench's swarm against this URL")
+	rounds := flag.Int("rounds", 3, "rounds; each runs every tool once, in rotating order")
+	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
+	conns := flag.Int("conns", 64, "connections (clients) per tool")
+	tools := flag.String("tools", "herdbench,hey,vegeta,wrk", "tools to compare, comma-separated")
+	flag.Parse()
+	switch {
+	case *serve != "":
+		runTarget(*serve)
+	case *swarm != "":
+		if err := runSwarm(*swarm, *conns, *duration, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadcmp:", err)
+			os.Exit(1)
+		}
+	default:
+		if err := compare(*rounds, *duration, *conns, strings.Split(*tools, ",")); err != nil {
+			fmt.Fprintln(os.Stderr, "loadcmp:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// runTarget serves 200 "ok" on / and the count of requests served on
+// /_count.
+func runTarget(addr string) {
+	var n atomic.Int64
+	ok := []byte("ok\n")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/_count", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, n.Load())
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Length", "3")
+		_, _ = w.Write(ok)
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadcmp:", err)
+		os.Exit(1)
+	}
+	fmt.Println(ln.Addr().String())
+	_ = http.Serve(ln, mux)
+}
+
+type measure struct {
+	tool     string
+	requests int64
+	cpu      time.Duration
+	wall     time.Duration
+	p99      time.Duration
+	rss      int64 // KiB
+}
+
+func (m measure) cpuPerReq() float64 {
+	if m.requests == 0 {
+		return 0
+	}
+	return float64(m.cpu.Microseconds()) / float64(m.requests)
+}
+
+func compare(rounds int, d time.Duration, conns int, tools []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	target := exec.Command(self, "-serve", "127.0.0.1:0")
+	out, err := target.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := target.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = target.Process.Kill(); _ = target.Wait() }()
+	line := make([]byte, 64)
+	n, err := out.Read(line)
+	if err != nil {
+		return fmt.Errorf("target did not start: %w", err)
+	}
+	addr := strings.TrimSpace(string(line[:n]))
+	url := "http://" + addr + "/"
+
+	var avail []string
+	for _, t := range tools {
+		if t == "herdbench" {
+			avail = append(avail, t)
+			continue
+		}
+		if _, err := exec.LookPath(t); err != nil {
+			fmt.Fprintf(os.Stderr, "loadcmp: %s is not installed; skipping it\n", t)
+			continue
+		}
+		avail = append(avail, t)
+	}
+	results := map[string][]measure{}
+	for r := 0; r < rounds; r++ {
+		for i := range avail {
+			tool := avail[(i+r)%len(avail)]
+			m, err := runTool(self, tool, url, addr, d, conns)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", r+1, tool, err)
+			}
+			fmt.Fprintf(os.Stderr, "round %d %-9s %8d requests %6.1f µs CPU/request p99 %v\n", r+1, tool, m.requests, m.cpuPerReq(), m.p99)
+			results[tool] = append(results[tool], m)
+		}
+	}
+	return report(os.Stdout, avail, results, d, conns, rounds)
+}
+
+func count(addr string) (int64, error) {
+	resp, err := http.Get("http://" + addr + "/_count")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+func runTool(self, tool, url, addr string, d time.Duration, conns int) (measure, error) {
+	secs := strconv.Itoa(int(d.Seconds()))
+	var cmd *exec.Cmd
+	switch tool {
+	case "herdbench":
+		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
+	case "hey":
+		cmd = exec.Command("hey", "-z", d.String(), "-c", strconv.Itoa(conns), "-disable-compression", url)
+	case "wrk":
+		cmd = exec.Command("wrk", "-t", "2", "-c", strconv.Itoa(conns), "-d", secs+"s", "--latency", url)
+	case "vegeta":
+		cmd = exec.Command("sh", "-c", fmt.Sprintf("echo 'GET %s' | vegeta attack -rate=0 -max-workers=%d -workers=%d -duration=%s | vegeta report", url, conns, conns, d))
+	default:
+		return measure{}, fmt.Errorf("unknown tool %q", tool)
+	}
+	before, err := count(addr)
+	if err != nil {
+		return measure{}, err
+	}
+	start := time.Now()
+	out, err := cmd.Output()
+	wall := time.Since(start)
+	if err != nil {
+		return measure{}, fmt.Errorf("%v: %w", cmd.Args, err)
+	}
+	after, err := count(addr)
+	if err != nil {
+		return measure{}, err
+	}
+	st := cmd.ProcessState
+	m := measure{tool: tool, requests: after - before, cpu: st.UserTime() + st.SystemTime(), wall: wall}
+	m.rss = maxRSS(st)
+	m.p99, err = p99(tool, string(out))
+	return m, err
+}
+
+var (
+	heyP99    = regexp.MustCompile(`99%+ in ([0-9.]+) secs`)
+	wrkP99    = regexp.MustCompile(`\s99%\s+([0-9.]+)(us|ms|s)`)
+	vegetaLat = regexp.MustCompile(`Latencies\s+\[[^\]]*\]\s+(.*)`)
+)
+
+// p99 reads the p99 latency from a tool's own report.
+func p99(tool, out string) (time.Duration, error) {
+	switch tool {
+	case "herdbench":
+		var r struct{ P99Micros int64 }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			return 0, err
+		}
+		return time.Duration(r.P99Micros) * time.Microsecond, nil
+	case "hey":
+		if m := heyP99.FindStringSubmatch(out); m != nil {
+			f, _ := strconv.ParseFloat(m[1], 64)
+			return time.Duration(f * float64(time.Second)), nil
+		}
+	case "wrk":
+		if m := wrkP99.FindStringSubmatch(out); m != nil {
+			return time.ParseDuration(m[1] + m[2])
+		}
+	case "vegeta":
+		if m := vegetaLat.FindStringSubmatch(out); m != nil {
+			f := strings.Split(m[1], ", ")
+			if len(f) == 7 {
+				return time.ParseDuration(strings.TrimSpace(f[5]))
+			}
+		}
+	}
+	return 0, fmt.Errorf("no p99 in %s's output:\n%s", tool, out)
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func report(w io.Writer, tools []string, res map[string][]measure, d time.Duration, conns, rounds int) error {
+	type row struct{ cpu, rps, p99, rss float64 }
+	rows := map[string]row{}
+	for _, t := range tools {
+		var cpu, rps, p, rss []float64
+		for _, m := range res[t] {
+			cpu = append(cpu, m.cpuPerReq())
+			rps = append(rps, float64(m.requests)/m.wall.Seconds())
+			p = append(p, float64(m.p99.Microseconds())/1000)
+			rss = append(rss, float64(m.rss)/1024)
+		}
+		rows[t] = row{median(cpu), median(rps), median(p), median(rss)}
+	}
+	fmt.Fprintf(w, "\n%d rounds, %s each, %d connections, medians; ratios are herdbench / tool\n\n", rounds, d, conns)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tool\tclient CPU µs/request\treq/s\tp99 ms\tclient RSS MiB\tCPU ratio\treq/s ratio\tp99 ratio\t")
+	h := rows["herdbench"]
+	for _, t := range tools {
+		r := rows[t]
+		ratio := func(a, b float64) string {
+			if b == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.2f", a/b)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t\n", t, r.cpu, r.rps, r.p99, r.rss, ratio(h.cpu, r.cpu), ratio(h.rps, r.rps), ratio(h.p99, r.p99))
+	}
+	return tw.Flush()
+}
