@@ -94,7 +94,9 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 	}
 	go func() {
 		wg.Wait()
-		r.partial = time.Since(origin) < p.Duration
+		// Interrupted, as opposed to every client having finished early
+		// (a oneshot workload) or the duration having passed.
+		r.partial = ctx.Err() != nil
 		r.closeTargets()
 		r.cancel()
 		close(r.done)

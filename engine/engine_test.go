@@ -157,3 +157,34 @@ strategies:
 		t.Errorf("refused during the outage: %d, succeeded after it: %d; want both > 0", refused, okAfter)
 	}
 }
+
+func TestOneshotFinishingEarlyIsNotPartialButStopIs(t *testing.T) {
+	p := compile(t, `
+name: oneshot
+duration: 10s
+workload: {kind: oneshot, clients: 20}
+strategies:
+  - {name: once, backoff: none, max_attempts: 1}
+`)
+	out := runInBubble(t, p)
+	if out.Summary.Partial || out.Summary.Runs[0].Succeeded != 20 {
+		t.Errorf("oneshot: partial %v, %+v", out.Summary.Partial, out.Summary.Runs[0])
+	}
+	synctest.Test(t, func(t *testing.T) {
+		n := memnet.New()
+		p := compile(t, stallThenCrash)
+		r, err := StartWith(context.Background(), p, Options{Listen: n.Listen, Dial: n.DialContext})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		r.Stop()
+		out := r.Wait()
+		if !out.Summary.Partial {
+			t.Error("a stopped run is not marked partial")
+		}
+		if el := time.Since(r.Origin); el > 1100*time.Millisecond {
+			t.Errorf("the run took %v to stop", el)
+		}
+	})
+}
