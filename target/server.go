@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"time"
 
@@ -31,6 +32,15 @@ type Server struct {
 	ln      net.Listener
 	closed  bool
 
+	// listen opens the listener at addr (again after a refuse outage).
+	listen func(addr string) (net.Listener, error)
+	// next, when set, takes admitted requests instead of the capacity model:
+	// the chaos proxy forwards them to its upstream.
+	next     http.Handler
+	clock    planClock     // guarded by mu; see control.go
+	replan   chan struct{} // wakes runPlan when the plan is replaced
+	counters Counters
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -43,26 +53,42 @@ func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Ser
 	if err != nil {
 		return nil, fmt.Errorf("target: listen on 127.0.0.1: %w", err)
 	}
+	s := newServer(cfg, plan, rng, origin, listenTCP)
+	s.srv.Handler = s
+	s.run(ln)
+	return s, nil
+}
+
+func listenTCP(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+
+// newServer returns a server whose plan runs from origin; run starts it.
+func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen func(string) (net.Listener, error)) *Server {
 	s := &Server{
 		origin:  origin,
 		plan:    plan,
-		addr:    ln.Addr().String(),
 		model:   NewModel(cfg, plan, rng),
 		crashed: make(chan struct{}),
 		timers:  map[*Job]*time.Timer{},
 		conns:   map[net.Conn]struct{}{},
 		stop:    make(chan struct{}),
+		listen:  listen,
+		clock:   planClock{sched: plan, running: true},
+		replan:  make(chan struct{}, 1),
 	}
 	s.srv = &http.Server{
-		Handler:   s,
 		ConnState: s.trackConn,
 		ErrorLog:  log.New(io.Discard, "", 0),
 	}
+	return s
+}
+
+// run serves on ln and starts applying the plan.
+func (s *Server) run(ln net.Listener) {
+	s.addr = ln.Addr().String()
 	s.ln = ln
 	s.serve(ln)
 	s.wg.Add(1)
 	go s.runPlan()
-	return s, nil
 }
 
 // URL returns the server's base URL.
@@ -120,36 +146,59 @@ func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
 
 // runPlan applies the plan's connection-level transitions on the wall clock:
 // a crash when a reset or refuse outage begins, the listener closed while
-// refusing and opened again after.
+// refusing and opened again after. It wakes at every segment edge, and when
+// the plan is replaced (a standalone target's control calls).
 func (s *Server) runPlan() {
 	defer s.wg.Done()
-	segs := s.plan.Segments()
 	t := time.NewTimer(0)
 	defer t.Stop()
-	<-t.C
-	for i := 1; i < len(segs); i++ {
-		prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
-		if prev == next {
-			continue
-		}
-		t.Reset(time.Until(s.origin.Add(segs[i].Start)))
+	cur := chaos.NoOutage
+	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.replan:
 		}
-		if next.Crashes() {
-			s.crash()
+		s.mu.Lock()
+		plan := s.plan
+		s.mu.Unlock()
+		now := s.elapsed()
+		if next := plan.ActiveAt(now).Outage; next != cur {
+			s.transition(cur, next)
+			cur = next
 		}
-		if next == chaos.Refuse {
-			s.mu.Lock()
-			_ = s.ln.Close()
-			s.mu.Unlock()
-		}
-		if prev == chaos.Refuse {
-			s.reopen()
+		if edge, ok := nextEdge(plan, now); ok {
+			t.Reset(time.Until(s.origin.Add(edge)))
+		} else {
+			t.Stop()
 		}
 	}
+}
+
+// transition acts on the connections when the outage mode changes.
+func (s *Server) transition(prev, next chaos.OutageMode) {
+	if next.Crashes() {
+		s.crash()
+	}
+	if next == chaos.Refuse {
+		s.mu.Lock()
+		_ = s.ln.Close()
+		s.mu.Unlock()
+	}
+	if prev == chaos.Refuse {
+		s.reopen()
+	}
+}
+
+// nextEdge returns the start of the first segment after now.
+func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
+	segs := p.Segments()
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Start > now })
+	if i == len(segs) {
+		return 0, false
+	}
+	return segs[i].Start, true
 }
 
 // crash drops all in-flight work and resets every connection.
@@ -170,7 +219,7 @@ func (s *Server) crash() {
 
 func (s *Server) reopen() {
 	for attempt := 0; ; attempt++ {
-		ln, err := net.Listen("tcp", s.addr)
+		ln, err := s.listen(s.addr)
 		if err == nil {
 			s.mu.Lock()
 			if s.closed {
@@ -226,6 +275,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reset(w)
 		return
 	case Reject:
+		if in.RetryAfter > 0 {
+			w.Header().Set("Retry-After", RetryAfterValue(in.RetryAfter))
+		}
 		w.WriteHeader(in.Status)
 		return
 	case Hang:
@@ -238,6 +290,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.Delay > 0 && !sleep(ctx, crashed, in.Delay) {
 		panic(http.ErrAbortHandler)
+	}
+	if s.next != nil {
+		s.forward(w, r, crashed)
+		return
 	}
 
 	done := make(chan struct{})
