@@ -43,7 +43,7 @@ type Effect struct {
 	// RetryAfter is sent as a Retry-After header with the error answers of
 	// 503 outages and error rates; 0 for none. Overlapping faults: the longest.
 	RetryAfter time.Duration
-	Capacity    float64     // fraction of the target's concurrency available (brownout)
+	Capacity   float64 // fraction of the target's concurrency available (brownout)
 	// RecoveredAt is the end of the most recent outage before this instant
 	// (the target is cold-starting from then on), or -1 if there was none.
 	RecoveredAt time.Duration
