@@ -40,15 +40,15 @@ type Effect struct {
 	Delays      []dist.Dist // added before the request reaches the server, summed
 	ErrorRate   float64     // probability of an immediate error answer
 	ErrorStatus int         // the status of that answer
-	// RetryAfter is sent as a Retry-After header with the error answers of
-	// 503 outages and error rates; 0 for none. Overlapping faults: the longest.
-	RetryAfter time.Duration
-	Capacity   float64 // fraction of the target's concurrency available (brownout)
+	Capacity    float64     // fraction of the target's concurrency available (brownout)
 	// RecoveredAt is the end of the most recent outage before this instant
 	// (the target is cold-starting from then on), or -1 if there was none.
 	RecoveredAt time.Duration
 	// Active names the faults active at this instant, for progress displays.
 	Active []string
+	// RetryAfter is sent as a Retry-After header with the error answers of
+	// 503 outages and error rates; 0 for none. Overlapping faults: the longest.
+	RetryAfter time.Duration
 }
 
 // Healthy returns the effect of no fault at all.
