@@ -158,4 +158,3 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 }
-
