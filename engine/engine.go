@@ -47,11 +47,21 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 		}
 		p.Chaos = plan
 	}
+	if p.TargetURL != "" {
+		if err := CheckTarget(p.TargetURL, p.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
 	origin := time.Now().Add(lead)
 	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		if p.TargetURL != "" {
+			// An external target: no embedded one, and the chaos plan is not applied.
+			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
+			continue
+		}
 		srv, err := target.Start(p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
 		if err != nil {
 			r.closeTargets()
@@ -63,7 +73,7 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 	var wg sync.WaitGroup
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
-			URL: c.target.URL() + "/", Strategy: &c.strategy, Workload: &p.Workload,
+			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec,
 		}
 		wg.Add(1)
@@ -84,7 +94,9 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 
 func (r *Run) closeTargets() {
 	for _, c := range r.cohorts {
-		_ = c.target.Close()
+		if c.target != nil {
+			_ = c.target.Close()
+		}
 	}
 }
 
@@ -125,6 +137,7 @@ func (r *Run) Wait() results.Output {
 		Seed: r.Plan.Seed, Version: r.Version, Started: r.Origin.UTC().Truncate(time.Millisecond),
 		DurationS: r.Plan.Duration.Seconds(), Partial: r.partial,
 		Workload: r.Plan.Workload.Kind.String(), Faults: []results.FaultWindow{},
+		Target: r.Plan.TargetURL,
 	}
 	var w results.Window
 	if first, last, ok := r.Plan.Chaos.Span(); ok {
