@@ -31,7 +31,7 @@ type serverCollector struct {
 	upstreamErrors func() int64 // the proxy's; nil for a target
 
 	requests, inFlight, activeFault, planRunning, planElapsed *prometheus.Desc
-	queue, busy, capacity, events, upstream                  *prometheus.Desc
+	queue, busy, capacity, events, upstream                   *prometheus.Desc
 }
 
 func newServerCollector(role string, status func() target.Status) *serverCollector {
@@ -192,4 +192,3 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
-
