@@ -84,7 +84,11 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 	}
 	go func() {
 		wg.Wait()
-		r.partial = time.Since(origin) < p.Duration
+		// Partial means stopped early (interrupted or Stop), not ended
+		// early: every client of a cohort may stop before the run's end
+		// because its next step would fall after it (a oneshot workload
+		// always does).
+		r.partial = ctx.Err() != nil
 		r.closeTargets()
 		r.cancel()
 		close(r.done)

@@ -96,3 +96,37 @@ func TestExternalTarget(t *testing.T) {
 	}
 	srv.CloseClientConnections()
 }
+
+// TestEarlyEndIsNotPartial: a run whose clients all stop before its end
+// (a oneshot workload) ended normally; only a stopped run is partial.
+func TestEarlyEndIsNotPartial(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	s, err := scenarios.Parse("oneshot.yaml", []byte("name: oneshot\nduration: 5s\nworkload:\n  kind: oneshot\n  clients: 3\nstrategies:\n  - name: a\n    backoff: full\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Compile(scenarios.Overrides{Target: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Start(context.Background(), p, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := r.Wait()
+	if out.Summary.Partial || out.Summary.Runs[0].Succeeded != 3 {
+		t.Errorf("oneshot run: partial %v, succeeded %d; want complete, 3", out.Summary.Partial, out.Summary.Runs[0].Succeeded)
+	}
+	// Stopped early: partial.
+	r, err = Start(context.Background(), externalPlan(t, srv.URL, scenarios.Overrides{}), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Stop()
+	if out := r.Wait(); !out.Summary.Partial {
+		t.Error("a stopped run is not marked partial")
+	}
+	srv.CloseClientConnections()
+}
