@@ -177,6 +177,11 @@ func (c *SwarmCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
+var (
+	_ prometheus.Collector = (*serverCollector)(nil)
+	_ prometheus.Collector = (*SwarmCollector)(nil)
+)
+
 func boolValue(b bool) float64 {
 	if b {
 		return 1
