@@ -48,17 +48,19 @@ type api struct{ Options }
 
 // Status is the JSON answer of every control call.
 type Status struct {
-	Role         string           `json:"role"` // "target" or "proxy"
-	Listen       string           `json:"listen"`
-	PlanRunning  bool             `json:"plan_running"`
-	PlanStarted  *time.Time       `json:"plan_started"`   // the plan's t = 0; null when not running
-	PlanElapsedS *float64         `json:"plan_elapsed_s"` // null when not running
-	PlanDone     bool             `json:"plan_done"`      // running, and every planned fault has ended
-	ActiveFaults []string         `json:"active_faults"`
-	Faults       []Fault          `json:"faults"`
-	InFlight     int64            `json:"in_flight"`
-	Requests     map[string]int64 `json:"requests"` // answers by outcome, as requests_total
-	Model        *Model           `json:"model,omitempty"`
+	Role         string     `json:"role"` // "target" or "proxy"
+	Listen       string     `json:"listen"`
+	PlanRunning  bool       `json:"plan_running"`
+	PlanStarted  *time.Time `json:"plan_started"`   // the plan's t = 0; null when not running
+	PlanElapsedS *float64   `json:"plan_elapsed_s"` // null when not running
+	PlanDone     bool       `json:"plan_done"`      // running, and every planned fault has ended
+	ActiveFaults []string   `json:"active_faults"`
+	Faults       []Fault    `json:"faults"` // planned (while running) and injected, relative to now
+	// Plan is the scenario's chaos plan as written, relative to its t = 0.
+	Plan     []PlannedFault   `json:"plan"`
+	InFlight int64            `json:"in_flight"`
+	Requests map[string]int64 `json:"requests"` // answers by outcome, as requests_total
+	Model    *Model           `json:"model,omitempty"`
 }
 
 // Fault is a planned or injected fault, relative to now.
@@ -69,6 +71,14 @@ type Fault struct {
 	StartsInS float64 `json:"starts_in_s"` // negative once started
 	EndsInS   float64 `json:"ends_in_s"`   // negative once ended
 	Active    bool    `json:"active"`
+}
+
+// PlannedFault is one fault of the scenario's plan.
+type PlannedFault struct {
+	Name string  `json:"name"`
+	Kind string  `json:"kind"`
+	AtS  float64 `json:"at_s"`
+	ForS float64 `json:"for_s"`
 }
 
 // Model is the standalone target's capacity model now.
@@ -90,7 +100,12 @@ func StatusOf(s *target.Server) Status {
 	st := s.Status()
 	out := Status{
 		Role: "target", Listen: s.Addr(), PlanRunning: st.PlanRunning, PlanDone: st.PlanDone,
-		ActiveFaults: st.Active, Faults: []Fault{}, InFlight: st.InFlight, Requests: map[string]int64{},
+		ActiveFaults: st.Active, Faults: []Fault{}, Plan: []PlannedFault{}, InFlight: st.InFlight, Requests: map[string]int64{},
+	}
+	if p := s.Plan(); p != nil {
+		for _, f := range p.Faults() {
+			out.Plan = append(out.Plan, PlannedFault{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+		}
 	}
 	if st.PlanRunning {
 		t, e := st.PlanStart.UTC(), st.PlanElapsed.Seconds()

@@ -46,7 +46,8 @@ func TestControlAPI(t *testing.T) {
 		h := Handler(Options{Server: srv, Notify: func(m string) { log = append(log, m) }})
 
 		code, st, _ := call(t, h, "GET", "/control/status", "")
-		if code != 200 || st.Role != "target" || st.PlanRunning || st.PlanElapsedS != nil || len(st.Faults) != 0 || st.Model == nil || st.Model.Capacity != 8 {
+		if code != 200 || st.Role != "target" || st.PlanRunning || st.PlanElapsedS != nil || len(st.Faults) != 0 || st.Model == nil || st.Model.Capacity != 8 ||
+			len(st.Plan) != 1 || st.Plan[0] != (PlannedFault{Name: "down", Kind: "outage", AtS: 2, ForS: 3}) {
 			t.Fatalf("status before start: %d %+v", code, st)
 		}
 		time.Sleep(time.Second)
