@@ -46,6 +46,9 @@ type Effect struct {
 	RecoveredAt time.Duration
 	// Active names the faults active at this instant, for progress displays.
 	Active []string
+	// RetryAfter is sent as a Retry-After header with the error answers of
+	// 503 outages and error rates; 0 for none. Overlapping faults: the longest.
+	RetryAfter time.Duration
 }
 
 // Healthy returns the effect of no fault at all.
@@ -61,8 +64,12 @@ type Fault interface {
 	Apply(e *Effect)
 }
 
-// Outage makes the target unavailable in the given mode.
-type Outage struct{ Mode OutageMode }
+// Outage makes the target unavailable in the given mode. RetryAfter is the
+// pushback sent with the 503 answers of mode Unavailable.
+type Outage struct {
+	Mode       OutageMode
+	RetryAfter time.Duration
+}
 
 // Apply implements Fault.
 func (o Outage) Apply(e *Effect) {
@@ -70,6 +77,7 @@ func (o Outage) Apply(e *Effect) {
 	if o.Mode > e.Outage {
 		e.Outage = o.Mode
 	}
+	e.RetryAfter = max(e.RetryAfter, o.RetryAfter)
 }
 
 // Blip is a network blip: added latency, or a blackhole that accepts
@@ -88,10 +96,12 @@ func (b Blip) Apply(e *Effect) {
 	e.Delays = append(e.Delays, b.Delay)
 }
 
-// ErrorRate answers a fraction of requests at once with an error status.
+// ErrorRate answers a fraction of requests at once with an error status,
+// with a Retry-After header when RetryAfter is set (pushback).
 type ErrorRate struct {
-	Rate   float64
-	Status int
+	Rate       float64
+	Status     int
+	RetryAfter time.Duration
 }
 
 // Apply implements Fault.
@@ -101,6 +111,7 @@ func (f ErrorRate) Apply(e *Effect) {
 	if e.ErrorStatus == 0 {
 		e.ErrorStatus = f.Status
 	}
+	e.RetryAfter = max(e.RetryAfter, f.RetryAfter)
 }
 
 // Brownout cuts the target's capacity to a fraction of its concurrency.

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
 )
@@ -14,22 +15,44 @@ func init() {
 }
 
 // OutageSpec is the YAML form of an outage: mode is "503" (default),
-// "refuse" or "reset".
+// "refuse" or "reset". retry_after, for mode 503, is sent as a Retry-After
+// header with the 503 answers.
 type OutageSpec struct {
-	Mode string `yaml:"mode"`
+	Mode       string `yaml:"mode"`
+	RetryAfter string `yaml:"retry_after"`
 }
 
 // Compile implements Spec.
 func (s *OutageSpec) Compile() (Fault, []*ParamError) {
+	ra, perr := retryAfter(s.RetryAfter)
+	if perr != nil {
+		return nil, []*ParamError{perr}
+	}
 	switch s.Mode {
 	case "", "503":
-		return Outage{Mode: Unavailable}, nil
-	case "refuse":
-		return Outage{Mode: Refuse}, nil
-	case "reset":
+		return Outage{Mode: Unavailable, RetryAfter: ra}, nil
+	case "refuse", "reset":
+		if ra > 0 {
+			return nil, []*ParamError{{Field: "retry_after", Msg: fmt.Sprintf("an outage in mode %s sends no answer to carry a Retry-After header; remove retry_after or use mode: 503", s.Mode)}}
+		}
+		if s.Mode == "refuse" {
+			return Outage{Mode: Refuse}, nil
+		}
 		return Outage{Mode: Reset}, nil
 	}
 	return nil, []*ParamError{{Field: "mode", Msg: fmt.Sprintf("unknown outage mode %q; valid modes are 503 (answer 503 at once), refuse (refuse connections), reset (reset in-flight and new connections)", s.Mode)}}
+}
+
+// retryAfter reads an optional retry_after duration.
+func retryAfter(v string) (time.Duration, *ParamError) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is not a positive duration; write how long clients should wait, e.g. retry_after: 2s (sent in whole seconds, rounded up)", v)}
+	}
+	return d, nil
 }
 
 // BlipSpec is the YAML form of a network blip: mode "latency" (default) adds
@@ -61,10 +84,12 @@ func (s *BlipSpec) Compile() (Fault, []*ParamError) {
 }
 
 // ErrorRateSpec is the YAML form of an error rate: a fraction of requests,
-// answered at once with status (default 503).
+// answered at once with status (default 503), and a Retry-After header when
+// retry_after is set (pushback).
 type ErrorRateSpec struct {
-	Rate   float64 `yaml:"rate"`
-	Status int     `yaml:"status"`
+	Rate       float64 `yaml:"rate"`
+	Status     int     `yaml:"status"`
+	RetryAfter string  `yaml:"retry_after"`
 }
 
 // Compile implements Spec.
@@ -80,10 +105,14 @@ func (s *ErrorRateSpec) Compile() (Fault, []*ParamError) {
 	if st < 400 || st > 599 {
 		errs = append(errs, &ParamError{Field: "status", Msg: fmt.Sprintf("%d is not an error status; write one in 400..599", s.Status)})
 	}
+	ra, perr := retryAfter(s.RetryAfter)
+	if perr != nil {
+		errs = append(errs, perr)
+	}
 	if errs != nil {
 		return nil, errs
 	}
-	return ErrorRate{Rate: s.Rate, Status: st}, nil
+	return ErrorRate{Rate: s.Rate, Status: st, RetryAfter: ra}, nil
 }
 
 // BrownoutSpec is the YAML form of a brownout: capacity is the fraction of

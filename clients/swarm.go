@@ -95,12 +95,15 @@ func (s *Swarm) newTransport(conns int) *http.Transport {
 
 // drive runs one client's step function on the wall clock.
 func (s *Swarm) drive(ctx context.Context, c *Client, a Action, hc *http.Client) {
+	sh := s.Rec.Shard(c.ID)
 	for a.Op == Send {
 		if !sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
 		}
 		sent := time.Since(s.Origin)
+		sh.InFlight(1)
 		o := s.attempt(ctx, hc)
+		sh.InFlight(-1)
 		if ctx.Err() != nil {
 			return // the run ended mid-attempt: not an outcome of the target
 		}

@@ -7,4 +7,10 @@
 // is cancelled (the summary is then marked partial). While it runs, Snapshot
 // gives cheap running totals for progress displays; Wait returns the summary
 // and the per-cohort recorders for writing results. The engine never prints.
+//
+// With an external target (Plan.TargetURL) no embedded target starts: every
+// cohort's swarm sends to that URL, which must be on loopback unless the
+// plan allows remote targets (CheckTarget, checked before any traffic). The
+// chaos plan is then only the expected fault times the figures are
+// measured against.
 package engine

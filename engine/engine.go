@@ -67,11 +67,21 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		}
 		p.Chaos = plan
 	}
+	if p.TargetURL != "" {
+		if err := CheckTarget(p.TargetURL, p.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
 	origin := time.Now().Add(lead)
 	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		if p.TargetURL != "" {
+			// An external target: no embedded one, and the chaos plan is not applied.
+			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
+			continue
+		}
 		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
 		if err != nil {
 			r.closeTargets()
@@ -83,7 +93,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 	var wg sync.WaitGroup
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
-			URL: c.target.URL() + "/", Strategy: &c.strategy, Workload: &p.Workload,
+			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: o.Dial,
 		}
 		wg.Add(1)
@@ -94,8 +104,10 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 	}
 	go func() {
 		wg.Wait()
-		// Interrupted, as opposed to every client having finished early
-		// (a oneshot workload) or the duration having passed.
+		// Partial means stopped early (interrupted or Stop), not ended
+		// early: every client of a cohort may stop before the run's end
+		// because its next step would fall after it (a oneshot workload
+		// always does).
 		r.partial = ctx.Err() != nil
 		r.closeTargets()
 		r.cancel()
@@ -106,7 +118,9 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 
 func (r *Run) closeTargets() {
 	for _, c := range r.cohorts {
-		_ = c.target.Close()
+		if c.target != nil {
+			_ = c.target.Close()
+		}
 	}
 }
 
@@ -147,6 +161,7 @@ func (r *Run) Wait() results.Output {
 		Seed: r.Plan.Seed, Version: r.Version, Started: r.Origin.UTC().Truncate(time.Millisecond),
 		DurationS: r.Plan.Duration.Seconds(), Partial: r.partial,
 		Workload: r.Plan.Workload.Kind.String(), Faults: []results.FaultWindow{},
+		Target: r.Plan.TargetURL,
 	}
 	var w results.Window
 	if first, last, ok := r.Plan.Chaos.Span(); ok {

@@ -53,8 +53,8 @@ func runInBubble(t *testing.T, p *scenarios.Plan) results.Output {
 	t.Helper()
 	var out results.Output
 	synctest.Test(t, func(t *testing.T) {
-		n := memnet.New()
-		r, err := StartWith(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.DialContext})
+		n := &memnet.Network{}
+		r, err := StartWith(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,9 +171,9 @@ strategies:
 		t.Errorf("oneshot: partial %v, %+v", out.Summary.Partial, out.Summary.Runs[0])
 	}
 	synctest.Test(t, func(t *testing.T) {
-		n := memnet.New()
+		n := &memnet.Network{}
 		p := compile(t, stallThenCrash)
-		r, err := StartWith(context.Background(), p, Options{Listen: n.Listen, Dial: n.DialContext})
+		r, err := StartWith(context.Background(), p, Options{Listen: n.Listen, Dial: n.Dial})
 		if err != nil {
 			t.Fatal(err)
 		}

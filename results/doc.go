@@ -13,4 +13,8 @@
 // summary documents them. Summarize turns recorders into a Summary; writers
 // put a Summary and its timelines on disk atomically; renderers draw the
 // terminal table and sparklines. Nothing here prints on its own.
+//
+// Thresholds (thresholds.go) are release gates on a run's figures, written
+// "metric op value" with the metric named as in summary.json; they are
+// checked against a Summary and recorded in it.
 package results

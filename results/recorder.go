@@ -80,6 +80,9 @@ type Shard struct {
 	mu      sync.Mutex
 	attempt *hdrhistogram.Histogram
 	request *hdrhistogram.Histogram
+	// Live counters for dashboards, per shard so clients do not contend.
+	live     [NumOutcomes][AttemptGroups]atomic.Int64
+	inFlight atomic.Int64
 }
 
 var _ Sink = (*Shard)(nil)
@@ -126,6 +129,7 @@ func (s *Shard) Attempt(a Attempt) {
 	}
 	r.add(a.Sent, Series(a.Outcome))
 	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
+	s.live[a.Outcome][min(max(a.Number, 1), AttemptGroups)-1].Add(1)
 	s.mu.Lock()
 	_ = s.attempt.RecordValue(micros(a.Latency))
 	s.mu.Unlock()
@@ -154,14 +158,28 @@ func micros(d time.Duration) int64 {
 // the run goes on.
 type Live struct {
 	Attempts, OK, Requests, Succeeded, Failed int64
+	// InFlight is the attempts on the wire now.
+	InFlight int64
+	// ByAttempt is the attempts by outcome and attempt number (AttemptGroups).
+	ByAttempt [NumOutcomes][AttemptGroups]int64
 }
 
 // Live returns the running totals.
 func (r *Recorder) Live() Live {
-	return Live{
+	l := Live{
 		Attempts: r.attempts.Load(), OK: r.ok.Load(), Requests: r.requests.Load(),
 		Succeeded: r.succeeded.Load(), Failed: r.failed.Load(),
 	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		l.InFlight += s.inFlight.Load()
+		for o := range s.live {
+			for n := range s.live[o] {
+				l.ByAttempt[o][n] += s.live[o][n].Load()
+			}
+		}
+	}
+	return l
 }
 
 // Timeline returns a copy of the counts at resolution res (a multiple of

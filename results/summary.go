@@ -21,6 +21,11 @@ type Summary struct {
 	Workload    string        `json:"workload"`
 	Faults      []FaultWindow `json:"faults"`
 	Runs        []Run         `json:"runs"`
+	// Target is the external target's URL; empty for the embedded target.
+	Target string `json:"target,omitempty"`
+	// Thresholds are the scenario's release gates checked against the runs;
+	// absent when the scenario has none.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }
 
 // FaultWindow is one fault of the chaos plan.

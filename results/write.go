@@ -25,6 +25,9 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp's 0600 would hide results from other readers
+	}
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil {
 		_ = os.Remove(tmp.Name())

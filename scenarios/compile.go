@@ -9,6 +9,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/target"
 	"go.yaml.in/yaml/v3"
 )
@@ -34,6 +35,10 @@ type Overrides struct {
 	Duration   time.Duration // 0: keep
 	Clients    int           // 0: keep
 	Strategies []string      // run only these cohorts, in this order
+	// Target sends the swarm to this URL instead of the file's target.
+	Target string
+	// AllowRemote lets the swarm send to a target that is not on loopback.
+	AllowRemote bool
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -46,6 +51,13 @@ type Plan struct {
 	Chaos       *chaos.Plan
 	Workload    clients.Workload
 	Strategies  []clients.Strategy
+	// TargetURL is the external target; "" for the embedded one. Target
+	// then still holds the file's capacity model, for herdbench target.
+	TargetURL string
+	// AllowRemote lets the engine send to a TargetURL off loopback.
+	AllowRemote bool
+	// Thresholds are the release gates, per cohort or ("" cohort) for all.
+	Thresholds []results.Threshold
 	// Resolved is the scenario as run: the file with overrides and defaults
 	// filled in, as YAML.
 	Resolved []byte
@@ -124,9 +136,11 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f.Seed = &p.Seed
 
 	p.Target = c.target(&f.Target)
+	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	p.Strategies = c.strategies(&f, o.Strategies)
+	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 
 	if p.Chaos != nil {
 		for _, t := range p.Chaos.Faults() {

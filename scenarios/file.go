@@ -18,10 +18,15 @@ type File struct {
 	Chaos       []FaultFile    `yaml:"chaos,omitempty"`
 	Workload    WorkloadFile   `yaml:"workload,omitempty"`
 	Strategies  []StrategyFile `yaml:"strategies"`
+	// Thresholds are release gates checked against every cohort.
+	Thresholds []string `yaml:"thresholds,omitempty"`
 }
 
 // TargetFile is the target's capacity model.
 type TargetFile struct {
+	// URL is an external target: the swarm sends there instead of to an
+	// embedded target; the capacity fields are then for herdbench target.
+	URL            string         `yaml:"url,omitempty"`
 	Concurrency    int            `yaml:"concurrency,omitempty"`
 	Queue          *int           `yaml:"queue,omitempty"`
 	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
@@ -98,6 +103,8 @@ type StrategyFile struct {
 	Multiplier  float64 `yaml:"multiplier,omitempty"`
 	MaxAttempts *Limit  `yaml:"max_attempts,omitempty"`
 	Timeout     string  `yaml:"timeout,omitempty"`
+	// Thresholds are release gates checked against this cohort only.
+	Thresholds []string `yaml:"thresholds,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).

@@ -15,4 +15,13 @@
 // and applies the chaos plan's connection-level faults on the wall clock:
 // refusing connections (closing the listener), and resetting every connection
 // when a crash begins.
+//
+// Listen makes a standalone Server, for herdbench target and the chaos
+// proxy: it binds the address given, counts every answer (Counters), and
+// keeps the chaos plan on a clock of its own that can start at once or
+// later (StartPlan), be stopped (StopPlan) and take faults by hand
+// (Inject); each change compiles a new chaos.Plan on the server's clock and
+// swaps it into the model, so "what is active at t" stays a pure lookup.
+// With Options.Next, requests the plan lets through go to another handler
+// (the proxy's upstream) instead of the capacity model.
 package target

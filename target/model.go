@@ -45,6 +45,8 @@ type Ingress struct {
 	Verdict Verdict
 	Status  int           // for Reject
 	Delay   time.Duration // for Admit: added latency before the request reaches the server
+	// RetryAfter is the pushback sent with a Reject (a Retry-After header), 0 for none.
+	RetryAfter time.Duration
 }
 
 // Admission is what capacity does with an arriving request.
@@ -119,6 +121,11 @@ func NewModel(cfg Config, plan *chaos.Plan, rng *rand.Rand) *Model {
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
+// SetPlan replaces the chaos plan from now on. The plan is on the model's
+// clock; a standalone target swaps in a new one when its plan is started,
+// stopped or given a fault by hand.
+func (m *Model) SetPlan(p *chaos.Plan) { m.plan = p }
+
 // Busy returns the slots in use; QueueLen the live jobs waiting.
 func (m *Model) Busy() int     { return m.busy }
 func (m *Model) QueueLen() int { return m.queued }
@@ -129,7 +136,7 @@ func (m *Model) Ingress(now time.Duration) Ingress {
 	switch e.Outage {
 	case chaos.Unavailable:
 		m.Stats.Faulted++
-		return Ingress{Verdict: Reject, Status: 503}
+		return Ingress{Verdict: Reject, Status: 503, RetryAfter: e.RetryAfter}
 	case chaos.Refuse:
 		return Ingress{Verdict: Refuse}
 	case chaos.Reset:
@@ -141,7 +148,7 @@ func (m *Model) Ingress(now time.Duration) Ingress {
 	}
 	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
 		m.Stats.Faulted++
-		return Ingress{Verdict: Reject, Status: e.ErrorStatus}
+		return Ingress{Verdict: Reject, Status: e.ErrorStatus, RetryAfter: e.RetryAfter}
 	}
 	var delay time.Duration
 	for _, d := range e.Delays {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 // loopback port. Every request is answered 200 "ok" once the model has
 // served it, or as the active faults say.
 type Server struct {
+	// listen opens the listener at addr (again after a refuse outage).
 	listen ListenFunc
 	origin time.Time
 	plan   *chaos.Plan
@@ -31,6 +33,13 @@ type Server struct {
 	conns   map[net.Conn]struct{}
 	ln      net.Listener
 	closed  bool
+
+	// next, when set, takes admitted requests instead of the capacity model:
+	// the chaos proxy forwards them to its upstream.
+	next     http.Handler
+	clock    planClock     // guarded by mu; see control.go
+	replan   chan struct{} // wakes runPlan when the plan is replaced
+	counters Counters
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -54,27 +63,40 @@ func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *
 	if err != nil {
 		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
 	}
+	s := newServer(cfg, plan, rng, origin, listen)
+	s.srv.Handler = s
+	s.run(ln)
+	return s, nil
+}
+
+// newServer returns a server whose plan runs from origin; run starts it.
+func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc) *Server {
 	s := &Server{
-		listen:  listen,
 		origin:  origin,
 		plan:    plan,
-		addr:    ln.Addr().String(),
 		model:   NewModel(cfg, plan, rng),
 		crashed: make(chan struct{}),
 		timers:  map[*Job]*time.Timer{},
 		conns:   map[net.Conn]struct{}{},
 		stop:    make(chan struct{}),
+		listen:  listen,
+		clock:   planClock{sched: plan, running: true},
+		replan:  make(chan struct{}, 1),
 	}
 	s.srv = &http.Server{
-		Handler:   s,
 		ConnState: s.trackConn,
 		ErrorLog:  log.New(io.Discard, "", 0),
 	}
+	return s
+}
+
+// run serves on ln and starts applying the plan.
+func (s *Server) run(ln net.Listener) {
+	s.addr = ln.Addr().String()
 	s.ln = ln
 	s.serve(ln)
 	s.wg.Add(1)
 	go s.runPlan()
-	return s, nil
 }
 
 // URL returns the server's base URL.
@@ -132,38 +154,59 @@ func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
 
 // runPlan applies the plan's connection-level transitions on the wall clock:
 // a crash when a reset or refuse outage begins, the listener closed while
-// refusing and opened again after.
+// refusing and opened again after. It wakes at every segment edge, and when
+// the plan is replaced (a standalone target's control calls).
 func (s *Server) runPlan() {
 	defer s.wg.Done()
-	segs := s.plan.Segments()
 	t := time.NewTimer(0)
 	defer t.Stop()
-	<-t.C
-	prev := chaos.NoOutage
-	for i := range segs {
-		next := segs[i].Effect.Outage
-		if prev == next {
-			continue
-		}
-		t.Reset(time.Until(s.origin.Add(segs[i].Start)))
+	cur := chaos.NoOutage
+	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-s.replan:
 		}
-		if next.Crashes() {
-			s.crash()
+		s.mu.Lock()
+		plan := s.plan
+		s.mu.Unlock()
+		now := s.elapsed()
+		if next := plan.ActiveAt(now).Outage; next != cur {
+			s.transition(cur, next)
+			cur = next
 		}
-		if next == chaos.Refuse {
-			s.mu.Lock()
-			_ = s.ln.Close()
-			s.mu.Unlock()
+		if edge, ok := nextEdge(plan, now); ok {
+			t.Reset(time.Until(s.origin.Add(edge)))
+		} else {
+			t.Stop()
 		}
-		if prev == chaos.Refuse {
-			s.reopen()
-		}
-		prev = next
 	}
+}
+
+// transition acts on the connections when the outage mode changes.
+func (s *Server) transition(prev, next chaos.OutageMode) {
+	if next.Crashes() {
+		s.crash()
+	}
+	if next == chaos.Refuse {
+		s.mu.Lock()
+		_ = s.ln.Close()
+		s.mu.Unlock()
+	}
+	if prev == chaos.Refuse {
+		s.reopen()
+	}
+}
+
+// nextEdge returns the start of the first segment after now.
+func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
+	segs := p.Segments()
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Start > now })
+	if i == len(segs) {
+		return 0, false
+	}
+	return segs[i].Start, true
 }
 
 // crash drops all in-flight work and resets every connection.
@@ -240,6 +283,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reset(w)
 		return
 	case Reject:
+		if in.RetryAfter > 0 {
+			w.Header().Set("Retry-After", RetryAfterValue(in.RetryAfter))
+		}
 		w.WriteHeader(in.Status)
 		return
 	case Hang:
@@ -252,6 +298,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if in.Delay > 0 && !sleep(ctx, crashed, in.Delay) {
 		panic(http.ErrAbortHandler)
+	}
+	if s.next != nil {
+		s.forward(w, r, crashed)
+		return
 	}
 
 	done := make(chan struct{})

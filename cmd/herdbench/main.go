@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 )
 
 // Exit codes, documented in the README and in --help.
@@ -21,6 +19,11 @@ const (
 	exitOK     = 0 // success
 	exitFailed = 1 // the run failed (could not start, could not write results)
 	exitUsage  = 2 // bad flags, or an invalid scenario: nothing ran
+	// exitThresholds: the run completed, its results are written, and at
+	// least one of the scenario's thresholds failed.
+	exitThresholds = 3
+	// exitSignal: interrupted (Ctrl-C or SIGTERM); the results written are
+	// marked partial. Also a second interrupt's immediate exit.
 	exitSignal = 130
 )
 
@@ -38,18 +41,10 @@ func herdbenchVersion() string {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// A second interrupt exits at once.
-		<-ctx.Done()
-		stop()
-		again := make(chan os.Signal, 1)
-		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-		<-again
-		fmt.Fprintln(os.Stderr, "herdbench: interrupted again, exiting now")
-		os.Exit(exitSignal)
-	}()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	ctx, release := interruptible(context.Background(), os.Stderr, os.Exit)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	release()
+	os.Exit(code)
 }
 
 const usage = `herdbench: a load-test and chaos harness for retry storms.
@@ -63,6 +58,8 @@ Usage:
   herdbench scenario NAME|FILE [flags]   run a scenario and compare its strategies
   herdbench validate FILE...             check scenario files without running them
   herdbench list                         list the built-in scenarios
+  herdbench target [flags]               run the fault-injecting target on its own (game days)
+  herdbench proxy --upstream URL [flags] put a chaos proxy in front of a real service
   herdbench version                      print the version
 
 Start here:
@@ -70,7 +67,8 @@ Start here:
 
 Run 'herdbench COMMAND --help' for a command's flags.
 
-Exit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario.
+Exit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario;
+3 a threshold failed; 130 interrupted (results written, marked partial).
 `
 
 // run is main without the process: it returns the exit code.
@@ -86,6 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runValidate(args[1:], stdout, stderr)
 	case "list":
 		return runList(args[1:], stdout, stderr)
+	case "target":
+		return runTarget(ctx, args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "herdbench", herdbenchVersion())
 		return exitOK

@@ -28,10 +28,21 @@ cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
 summary.json (the figures), timeline.csv (counts per 10 ms),
 timeline_1s.csv and scenario.yaml (the scenario as run).
 
+Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
+"latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
+cohort, or under a strategy for it alone) are checked at the end, printed as
+a pass/fail table and recorded in summary.json; any failure exits with 3.
+
+With --target (or target.url in the file) the swarm sends to that service
+instead; one off loopback needs --allow-remote. Ctrl-C or SIGTERM stops the
+run within about a second and still writes the results, marked partial
+(exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
+
 Examples:
   herdbench scenario outage
   herdbench scenario outage --strategies no-jitter,full-jitter --seed 7
   herdbench scenario my-service.yaml --duration 1m --out /tmp/results
+  herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091 --metrics-addr 127.0.0.1:9100
 
 Flags:
 `
@@ -42,6 +53,7 @@ type scenarioFlags struct {
 	strategies []string
 	duration   time.Duration
 	quiet      bool
+	game       gameDayFlags
 }
 
 func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -53,11 +65,12 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.StringSliceVar(&f.strategies, "strategies", nil, "run only these strategies, comma-separated, in this order")
 	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
+	f.game.add(fs)
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), scenarioHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario (nothing ran).\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 the run failed; 2 bad usage, an invalid scenario or a refused target (nothing ran);\n3 a threshold failed (results written); 130 interrupted (results written, marked partial).\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -66,7 +79,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return exitUsage
 	}
-	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies}
+	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
 	}
@@ -88,17 +101,29 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, cohorts: %s\n",
 			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, strings.Join(names, ", "))
 	}
+	gd, code := f.game.prepare(ctx, plan, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer gd.Close()
+	externalNote(stderr, plan, &f.game)
 	r, err := engine.Start(ctx, plan, herdbenchVersion())
 	if err != nil {
 		fmt.Fprintln(stderr, "herdbench:", err)
+		return exitFailed
+	}
+	if err := gd.started(ctx, r); err != nil {
+		r.Stop()
+		r.Wait()
+		fmt.Fprintln(stderr, "herdbench:", err, "\nThe run was stopped before its start; nothing was written.")
 		return exitFailed
 	}
 	if !f.quiet {
 		showProgress(ctx, r, stderr)
 	}
 	out := r.Wait()
-	dir := filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started))
-	werr := results.Write(dir, out)
+	out.Summary.Thresholds = results.CheckThresholds(out.Summary, plan.Thresholds)
+	dir, werr := results.WriteRun(filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started)), out)
 
 	fmt.Fprintln(stdout)
 	_ = results.RenderTable(stdout, out.Summary)
@@ -113,6 +138,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stdout, "- "+line)
 	}
 	fmt.Fprintln(stdout)
+	if len(out.Summary.Thresholds) > 0 {
+		_ = results.RenderThresholds(stdout, out.Summary.Thresholds)
+		fmt.Fprintln(stdout)
+	}
 	if out.Summary.Partial {
 		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
 	}
@@ -121,5 +150,5 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitFailed
 	}
 	fmt.Fprintln(stdout, "results:", dir)
-	return exitOK
+	return exitCodeOf(out.Summary, stderr)
 }

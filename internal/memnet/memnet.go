@@ -1,14 +1,7 @@
-// Package memnet is an in-memory network for tests: listeners and dialers
-// joined by net.Pipe, so the real HTTP server and swarm can run inside a
-// testing/synctest bubble, where time is virtual and every wait is exact.
-//
-// Dialing an address with no open listener fails with ECONNREFUSED, as TCP
-// does, so a target that stops listening refuses connections here too.
 package memnet
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -16,43 +9,48 @@ import (
 	"syscall"
 )
 
-// Network is a set of in-memory listeners by address.
+// Network is a set of in-memory listeners by address. The zero value is
+// ready to use.
 type Network struct {
 	mu        sync.Mutex
 	listeners map[string]*Listener
 	port      int
 }
 
-// New returns an empty network.
-func New() *Network { return &Network{listeners: map[string]*Listener{}, port: 40000} }
-
-// Listen opens a listener at addr; a port of 0 picks a free one.
-func (n *Network) Listen(network, addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
+// Listen starts listening at addr, with the signature of net.Listen (the
+// network is ignored). A port of 0 picks a free one. It fails with
+// EADDRINUSE while another listener holds addr.
+func (n *Network) Listen(_, addr string) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if port == "0" {
-		n.port++
-		port = strconv.Itoa(n.port)
+	if n.listeners == nil {
+		n.listeners = map[string]*Listener{}
 	}
-	a := &Addr{addr: net.JoinHostPort(host, port)}
-	if l, ok := n.listeners[a.addr]; ok && !l.isClosed() {
-		return nil, &net.OpError{Op: "listen", Net: network, Addr: a, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
+	if host, port, err := net.SplitHostPort(addr); err == nil && port == "0" {
+		for {
+			n.port++
+			addr = net.JoinHostPort(host, strconv.Itoa(40000+n.port))
+			if _, taken := n.listeners[addr]; !taken {
+				break
+			}
+		}
 	}
-	l := &Listener{addr: a, conns: make(chan net.Conn), done: make(chan struct{})}
-	n.listeners[a.addr] = l
+	if _, ok := n.listeners[addr]; ok {
+		return nil, &net.OpError{Op: "listen", Net: "mem", Addr: Addr(addr), Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
+	}
+	l := &Listener{net: n, addr: Addr(addr), conns: make(chan net.Conn), done: make(chan struct{})}
+	n.listeners[addr] = l
 	return l, nil
 }
 
-// DialContext connects to the listener at addr.
-func (n *Network) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+// Dial connects to the listener at addr; it has the signature of
+// net.Dialer.DialContext, so it fits http.Transport.DialContext. With no
+// listener at addr it fails with ECONNREFUSED.
+func (n *Network) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
 	n.mu.Lock()
 	l := n.listeners[addr]
 	n.mu.Unlock()
-	refused := &net.OpError{Op: "dial", Net: network, Addr: &Addr{addr: addr}, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	refused := &net.OpError{Op: "dial", Net: "mem", Addr: Addr(addr), Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	if l == nil {
 		return nil, refused
 	}
@@ -63,17 +61,20 @@ func (n *Network) DialContext(ctx context.Context, network, addr string) (net.Co
 	case <-l.done:
 		return nil, refused
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, &net.OpError{Op: "dial", Net: "mem", Addr: Addr(addr), Err: ctx.Err()}
 	}
 }
 
 // Listener is an in-memory listener.
 type Listener struct {
-	addr  *Addr
+	net   *Network
+	addr  Addr
 	conns chan net.Conn
-	once  sync.Once
 	done  chan struct{}
+	once  sync.Once
 }
+
+var _ net.Listener = (*Listener)(nil)
 
 // Accept waits for the next connection.
 func (l *Listener) Accept() (net.Conn, error) {
@@ -81,31 +82,31 @@ func (l *Listener) Accept() (net.Conn, error) {
 	case c := <-l.conns:
 		return c, nil
 	case <-l.done:
-		return nil, fmt.Errorf("memnet: accept on %s: %w", l.addr, net.ErrClosed)
+		return nil, &net.OpError{Op: "accept", Net: "mem", Addr: l.addr, Err: net.ErrClosed}
 	}
 }
 
-// Close stops the listener; later dials are refused.
+// Close stops listening and frees the address.
 func (l *Listener) Close() error {
-	l.once.Do(func() { close(l.done) })
+	l.once.Do(func() {
+		close(l.done)
+		l.net.mu.Lock()
+		if l.net.listeners[string(l.addr)] == l {
+			delete(l.net.listeners, string(l.addr))
+		}
+		l.net.mu.Unlock()
+	})
 	return nil
-}
-
-func (l *Listener) isClosed() bool {
-	select {
-	case <-l.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // Addr returns the listener's address.
 func (l *Listener) Addr() net.Addr { return l.addr }
 
 // Addr is an in-memory address.
-type Addr struct{ addr string }
+type Addr string
 
 // Network implements net.Addr.
-func (a *Addr) Network() string { return "memnet" }
-func (a *Addr) String() string  { return a.addr }
+func (a Addr) Network() string { return "mem" }
+
+// String implements net.Addr.
+func (a Addr) String() string { return string(a) }

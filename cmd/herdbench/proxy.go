@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/telemetry"
+	"github.com/spf13/pflag"
+)
+
+const proxyHelp = `Usage: herdbench proxy --upstream URL [--scenario NAME|FILE] [flags]
+
+Puts a chaos proxy in front of a real service: every request to --listen is
+forwarded to --upstream (and only there: it is not an open relay), and the
+scenario's chaos plan is applied on the way, on the plan's clock:
+  outage 503      answered 503 at once (Retry-After with retry_after)
+  outage reset    the client's connection is reset (RST); when it begins,
+                  every request in flight through the proxy is reset
+  outage refuse   the proxy stops listening: new connections are refused
+  blip latency    the request waits the delay before it is forwarded
+  blip blackhole  the request is held until the client gives up
+  error-rate      that fraction is answered at once with the status
+Brownouts cut herdbench's own target model and are refused here; the
+upstream's real capacity and recovery apply.
+
+The plan starts with the proxy, or with --hold when asked. The control API
+and metrics (herdbench_proxy_*) are on --control-addr, as for herdbench
+target. Point the swarm at the proxy (a loopback address, so no
+--allow-remote is needed even when the upstream is remote):
+  herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
+  herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091
+
+Ctrl-C stops it (exit 0).
+
+Flags:
+`
+
+func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f serveFlags
+	var upstream string
+	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
+	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091")
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), proxyHelp)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "herdbench proxy: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
+		return exitUsage
+	}
+	if upstream == "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --upstream is required: the URL of the service to put the proxy in front of, e.g. --upstream http://127.0.0.1:9000")
+		return exitUsage
+	}
+	up, err := proxy.ParseUpstream(upstream)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream: %v\n", err)
+		return exitUsage
+	}
+	plan, err := f.loadServerPlan(fs)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if err := proxy.CheckPlan(plan.Chaos); err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: scenario %s: %v\n", plan.Name, err)
+		return exitUsage
+	}
+	p, err := proxy.Start(proxy.Options{
+		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold,
+		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)
+		return exitFailed
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s, seed %d)\n", p.Addr(), up.Redacted(), plan.Name, plan.Seed)
+	}
+	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, stderr)
+}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/control"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/telemetry"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/pflag"
+)
+
+// serveFlags are the flags of the target and proxy commands.
+type serveFlags struct {
+	listen      string
+	controlAddr string
+	scenario    string
+	hold        bool
+	seed        uint64
+	exitAfter   time.Duration
+	quiet       bool
+}
+
+func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string) {
+	fs.StringVar(&f.listen, "listen", listen, "address to serve the traffic on, host:port (0.0.0.0:PORT for every interface; port 0 for a free one)")
+	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic")
+	fs.StringVar(&f.scenario, "scenario", "", "scenario file or built-in name whose chaos plan to apply (default: none; faults only by POST /control/inject)")
+	fs.BoolVar(&f.hold, "hold", false, "do not start the chaos plan until POST /control/start (or herdbench scenario --chaos-control)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's)")
+	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop by itself after this long, e.g. 10m (default: run until Ctrl-C)")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log nothing but errors")
+}
+
+// loadServerPlan reads --scenario for a target or proxy; a nil plan with no
+// error means no scenario.
+func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) {
+	o := scenarios.Overrides{}
+	if fs.Changed("seed") {
+		o.Seed = &f.seed
+	}
+	if f.scenario == "" {
+		s, err := scenarios.Parse("(no scenario)", []byte("name: none\n"))
+		if err != nil {
+			return nil, err
+		}
+		return s.CompileServer(o)
+	}
+	return scenarios.LoadServer(f.scenario, o)
+}
+
+// describePlan writes a chaos plan's faults in one line.
+func describePlan(p *chaos.Plan) string {
+	if p == nil || len(p.Faults()) == 0 {
+		return "no faults"
+	}
+	var parts []string
+	for _, t := range p.Faults() {
+		parts = append(parts, fmt.Sprintf("%s (%s) %s–%s", t.Name, t.Kind, trimDuration(t.At), trimDuration(t.End())))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func trimDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
+}
+
+// serve runs a started target or proxy with its control API until ctx
+// ends or --exit-after passes, logging the faults as they come and go.
+func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collector prometheus.Collector, check func(chaos.Timed) error, closeServer func() error, stderr io.Writer) int {
+	logf := func(format string, args ...any) {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
+		}
+	}
+	ln, err := net.Listen("tcp", f.controlAddr)
+	if err != nil {
+		_ = closeServer()
+		fmt.Fprintf(stderr, "herdbench %s: control API: listen on %s: %v\nChoose another address with --control-addr.\n", role, f.controlAddr, err)
+		return exitFailed
+	}
+	h := control.Handler(control.Options{
+		Server: srv, Metrics: telemetry.Handler(collector), Check: check,
+		Notify: func(msg string) { logf("%s", msg) },
+	})
+	cs := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- cs.Serve(ln) }()
+
+	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject, GET /metrics)", ln.Addr())
+	if st := srv.Status(); st.PlanRunning {
+		logf("chaos plan: %s; started now", describePlan(srv.Plan()))
+	} else {
+		logf("chaos plan: %s; waiting for POST http://%s/control/start", describePlan(srv.Plan()), ln.Addr())
+	}
+	if f.exitAfter > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
+		defer cancel()
+	}
+
+	// Log the faults as they start and end (for the room at a game day).
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var active []string
+	code := exitOK
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case err := <-served:
+			fmt.Fprintf(stderr, "herdbench %s: control API stopped: %v\n", role, err)
+			code = exitFailed
+			break loop
+		case <-tick.C:
+		}
+		st := srv.Status()
+		for _, n := range st.Active {
+			if !slices.Contains(active, n) {
+				logf("fault on: %s%s", n, faultTime(st, n, true))
+			}
+		}
+		for _, n := range active {
+			if !slices.Contains(st.Active, n) {
+				logf("fault off: %s%s", n, faultTime(st, n, false))
+			}
+		}
+		active = st.Active
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		logf("--exit-after %s passed; stopping", f.exitAfter)
+	}
+	_ = cs.Close()
+	if err := closeServer(); err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+	}
+	st := srv.Status()
+	logf("stopped; answered %s", answersText(st.Answers))
+	return code
+}
+
+// faultTime says when fault name started (or ended) on the plan's clock:
+// the scheduled instant, not when the log noticed.
+func faultTime(st target.Status, name string, start bool) string {
+	for _, f := range st.Faults {
+		if f.Name != name || f.Active != start {
+			continue
+		}
+		if f.Injected || !st.PlanRunning {
+			return " (injected)"
+		}
+		at := st.PlanElapsed + f.StartsIn
+		if !start {
+			at = st.PlanElapsed + f.EndsIn
+		}
+		return fmt.Sprintf(" (plan t=%s)", trimDuration(at.Round(time.Millisecond)))
+	}
+	return ""
+}
+
+func answersText(a [target.NumAnswers]int64) string {
+	var parts []string
+	for i, n := range a {
+		parts = append(parts, fmt.Sprintf("%s %d", target.Answer(i), n))
+	}
+	return strings.Join(parts, ", ")
+}

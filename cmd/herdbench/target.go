@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/telemetry"
+	"github.com/spf13/pflag"
+)
+
+const targetHelp = `Usage: herdbench target [--scenario NAME|FILE] [flags]
+
+Runs herdbench's fault-injecting target on its own, for a swarm in another
+process (herdbench scenario X --target http://ADDR/) or any other client:
+the same capacity model (slots, queue, queue timeout, service time, cold
+start) and chaos plan as the embedded target, read from the scenario's
+target and chaos sections. Every request, on any path, is served by the
+model: 200 "ok", or as the active faults say.
+
+The chaos plan starts when the target starts, or with --hold when asked
+(POST /control/start, or herdbench scenario --chaos-control). The control
+API and the Prometheus metrics are on --control-addr, apart from the
+traffic, so no path clashes and an outage never cuts off the controls:
+  GET  /control/status    the plan's clock, faults, counters (JSON)
+  POST /control/start     (re)start the plan now, or at {"at": "<RFC 3339 time>"}
+  POST /control/stop      end every fault now
+  POST /control/inject    a fault now: {"kind":"outage","mode":"503","for":"5s"}
+  GET  /metrics           herdbench_target_* (docs/game-day.md lists them)
+
+Examples:
+  herdbench target --scenario outage --listen 127.0.0.1:8080
+  herdbench target --listen 127.0.0.1:9000 --control-addr 127.0.0.1:9001   # healthy, faults by hand
+  curl -X POST 127.0.0.1:8081/control/inject -d '{"kind":"outage","mode":"reset","for":"3s"}'
+
+It binds only the two addresses given. Ctrl-C stops it (exit 0).
+
+Flags:
+`
+
+func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var f serveFlags
+	fs := pflag.NewFlagSet("target", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.add(fs, "127.0.0.1:8080", "127.0.0.1:8081")
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), targetHelp)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "herdbench target: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
+		return exitUsage
+	}
+	plan, err := f.loadServerPlan(fs)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	srv, err := target.Listen(target.Options{
+		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold,
+		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench target: %v\nChoose another address with --listen.\n", err)
+		return exitFailed
+	}
+	if !f.quiet {
+		c := plan.Target
+		cold := ""
+		if c.ColdStart.Ramp > 0 {
+			cold = fmt.Sprintf(", cold start from %.0f%% over %s", 100*c.ColdStart.From, c.ColdStart.Ramp)
+		}
+		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
+			srv.Addr(), plan.Name, c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
+	}
+	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, stderr)
+}

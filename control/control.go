@@ -1,0 +1,254 @@
+package control
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/target"
+)
+
+// maxBody bounds a control call's body.
+const maxBody = 64 << 10
+
+// Options configure the control API.
+type Options struct {
+	Server  *target.Server
+	Metrics http.Handler // served at /metrics
+	// Check refuses faults the server cannot apply (the proxy's brownouts);
+	// nil accepts every fault.
+	Check func(chaos.Timed) error
+	// Notify, when set, is told of each change made through the API, for
+	// the command's log.
+	Notify func(msg string)
+}
+
+// Handler returns the control API.
+func Handler(o Options) http.Handler {
+	a := &api{Options: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /control/status", a.status)
+	mux.HandleFunc("POST /control/start", a.start)
+	mux.HandleFunc("POST /control/stop", a.stop)
+	mux.HandleFunc("POST /control/inject", a.inject)
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", o.Metrics)
+	}
+	mux.HandleFunc("GET /{$}", a.index)
+	return mux
+}
+
+type api struct{ Options }
+
+// Status is the JSON answer of every control call.
+type Status struct {
+	Role         string     `json:"role"` // "target" or "proxy"
+	Listen       string     `json:"listen"`
+	PlanRunning  bool       `json:"plan_running"`
+	PlanStarted  *time.Time `json:"plan_started"`   // the plan's t = 0; null when not running
+	PlanElapsedS *float64   `json:"plan_elapsed_s"` // null when not running
+	PlanDone     bool       `json:"plan_done"`      // running, and every planned fault has ended
+	ActiveFaults []string   `json:"active_faults"`
+	Faults       []Fault    `json:"faults"` // planned (while running) and injected, relative to now
+	// Plan is the scenario's chaos plan as written, relative to its t = 0.
+	Plan     []PlannedFault   `json:"plan"`
+	InFlight int64            `json:"in_flight"`
+	Requests map[string]int64 `json:"requests"` // answers by outcome, as requests_total
+	Model    *Model           `json:"model,omitempty"`
+}
+
+// Fault is a planned or injected fault, relative to now.
+type Fault struct {
+	Name      string  `json:"name"`
+	Kind      string  `json:"kind"`
+	Injected  bool    `json:"injected"`
+	StartsInS float64 `json:"starts_in_s"` // negative once started
+	EndsInS   float64 `json:"ends_in_s"`   // negative once ended
+	Active    bool    `json:"active"`
+}
+
+// PlannedFault is one fault of the scenario's plan.
+type PlannedFault struct {
+	Name string  `json:"name"`
+	Kind string  `json:"kind"`
+	AtS  float64 `json:"at_s"`
+	ForS float64 `json:"for_s"`
+}
+
+// Model is the standalone target's capacity model now.
+type Model struct {
+	Busy      int   `json:"busy"`
+	Queued    int   `json:"queued"`
+	Capacity  int   `json:"capacity"`
+	Served    int64 `json:"served"`
+	Wasted    int64 `json:"wasted"`
+	Rejected  int64 `json:"rejected"`
+	Expired   int64 `json:"expired"`
+	Faulted   int64 `json:"faulted"`
+	Abandoned int64 `json:"abandoned"`
+	Crashed   int64 `json:"crashed"`
+}
+
+// StatusOf returns s's state as the control API shows it.
+func StatusOf(s *target.Server) Status {
+	st := s.Status()
+	out := Status{
+		Role: "target", Listen: s.Addr(), PlanRunning: st.PlanRunning, PlanDone: st.PlanDone,
+		ActiveFaults: st.Active, Faults: []Fault{}, Plan: []PlannedFault{}, InFlight: st.InFlight, Requests: map[string]int64{},
+	}
+	if p := s.Plan(); p != nil {
+		for _, f := range p.Faults() {
+			out.Plan = append(out.Plan, PlannedFault{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+		}
+	}
+	if st.PlanRunning {
+		t, e := st.PlanStart.UTC(), st.PlanElapsed.Seconds()
+		out.PlanStarted, out.PlanElapsedS = &t, &e
+	}
+	for _, f := range st.Faults {
+		out.Faults = append(out.Faults, Fault{Name: f.Name, Kind: f.Kind, Injected: f.Injected,
+			StartsInS: f.StartsIn.Seconds(), EndsInS: f.EndsIn.Seconds(), Active: f.Active})
+	}
+	for a := target.Answer(0); a < target.NumAnswers; a++ {
+		out.Requests[a.String()] = st.Answers[a]
+	}
+	if st.Proxy {
+		out.Role = "proxy"
+	} else {
+		out.Model = &Model{Busy: st.Busy, Queued: st.Queued, Capacity: st.Capacity,
+			Served: st.Stats.Served, Wasted: st.Stats.Wasted, Rejected: st.Stats.Rejected, Expired: st.Stats.Expired,
+			Faulted: st.Stats.Faulted, Abandoned: st.Stats.Abandoned, Crashed: st.Stats.Crashed}
+	}
+	return out
+}
+
+func (a *api) status(w http.ResponseWriter, r *http.Request) { a.reply(w, http.StatusOK) }
+
+func (a *api) reply(w http.ResponseWriter, code int) {
+	writeJSON(w, code, StatusOf(a.Server))
+}
+
+func (a *api) notify(format string, args ...any) {
+	if a.Notify != nil {
+		a.Notify(fmt.Sprintf(format, args...))
+	}
+}
+
+// startRequest is the optional body of POST /control/start.
+type startRequest struct {
+	At time.Time `json:"at"` // the plan's t = 0; now when absent
+}
+
+func (a *api) start(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	var req startRequest
+	if len(strings.TrimSpace(string(body))) > 0 {
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			fail(w, http.StatusBadRequest, `the body of /control/start is empty (start now) or {"at": "<RFC 3339 time>"}: `+err.Error(), nil)
+			return
+		}
+	}
+	if err := a.Server.StartPlan(req.At); err != nil {
+		fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	when := "now"
+	if !req.At.IsZero() {
+		when = "at " + req.At.UTC().Format(time.RFC3339Nano)
+	}
+	a.notify("control: chaos plan started %s", when)
+	a.reply(w, http.StatusOK)
+}
+
+func (a *api) stop(w http.ResponseWriter, r *http.Request) {
+	if err := a.Server.StopPlan(); err != nil {
+		fail(w, http.StatusInternalServerError, err.Error(), nil)
+		return
+	}
+	a.notify("control: chaos stopped; every fault has ended")
+	a.reply(w, http.StatusOK)
+}
+
+func (a *api) inject(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
+		return
+	}
+	f, err := scenarios.ParseFault("fault", body)
+	if err != nil {
+		var se *scenarios.Error
+		if errors.As(err, &se) {
+			var problems []string
+			for _, p := range se.Problems {
+				problems = append(problems, p.String())
+			}
+			fail(w, http.StatusBadRequest, fmt.Sprintf("the fault has %d problem(s); send e.g. {\"kind\":\"outage\",\"mode\":\"503\",\"for\":\"5s\"}", len(problems)), problems)
+			return
+		}
+		fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	if a.Check != nil {
+		if err := a.Check(f); err != nil {
+			fail(w, http.StatusBadRequest, err.Error(), nil)
+			return
+		}
+	}
+	if err := a.Server.Inject(f); err != nil {
+		fail(w, http.StatusBadRequest, err.Error(), nil)
+		return
+	}
+	a.notify("control: injected %s (%s) in %s for %s", f.Name, f.Kind, f.At, f.For)
+	a.reply(w, http.StatusOK)
+}
+
+func (a *api) index(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = io.WriteString(w, `herdbench control API
+  GET  /control/status
+  POST /control/start    optional body {"at": "<RFC 3339 time>"}
+  POST /control/stop
+  POST /control/inject   body e.g. {"kind":"outage","mode":"503","for":"5s"}
+  GET  /metrics
+`)
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		fail(w, http.StatusBadRequest, "reading the body: "+err.Error(), nil)
+		return nil, false
+	}
+	return body, true
+}
+
+type errorBody struct {
+	Error    string   `json:"error"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+func fail(w http.ResponseWriter, code int, msg string, problems []string) {
+	writeJSON(w, code, errorBody{Error: msg, Problems: problems})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,16 @@
+// Package control is the HTTP control API of a standalone target or chaos
+// proxy, served with its Prometheus metrics on a separate address from the
+// traffic (--control-addr), so that no route can clash with the service's
+// paths and a refuse or reset outage never cuts off the controls:
+//
+//	GET  /control/status   the plan's clock, active and coming faults, counters (JSON)
+//	POST /control/start    (re)start the chaos plan now, or at {"at": "<RFC 3339 time>"}
+//	POST /control/stop     end the chaos now: the plan stops, active faults end
+//	POST /control/inject   add a fault now, e.g. {"kind":"outage","mode":"503","for":"5s"}
+//	GET  /metrics          Prometheus metrics
+//
+// Injected faults are read by scenarios.ParseFault, with the same fault
+// kinds, parameters and checks as a scenario's chaos list; their at is a
+// delay from now. Every answer is JSON; errors are {"error": "...",
+// "problems": [...]} with status 400.
+package control

@@ -1,0 +1,165 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/target"
+)
+
+// Options configure a proxy.
+type Options struct {
+	Addr     string   // where to listen, host:port; "127.0.0.1:0" when empty
+	Upstream *url.URL // the service; see ParseUpstream
+	Plan     *chaos.Plan
+	RNG      *rand.Rand // the chaos plan's draws (error rates, latency)
+	Hold     bool       // start the plan on StartPlan instead of at once
+	// Transport reaches the upstream; a fresh http.Transport when nil.
+	Transport http.RoundTripper
+	// Listen opens the listener; net.Listen("tcp", addr) when nil.
+	Listen target.ListenFunc
+}
+
+// Proxy is a running chaos proxy.
+type Proxy struct {
+	*target.Server
+	upstream       *url.URL
+	transport      http.RoundTripper
+	upstreamErrors atomic.Int64
+}
+
+// ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
+var ErrUnsupported = errors.New("not supported by the proxy")
+
+// CheckFault reports whether the proxy can apply f.
+func CheckFault(f chaos.Timed) error {
+	if _, ok := f.Fault.(chaos.Brownout); ok {
+		return fmt.Errorf("fault %q (brownout): %w: a brownout cuts the capacity of herdbench's target model, and the proxy cannot cut a real service's capacity; remove it, or use an error-rate or latency blip instead", f.Name, ErrUnsupported)
+	}
+	return nil
+}
+
+// CheckPlan reports every fault of p the proxy cannot apply.
+func CheckPlan(p *chaos.Plan) error {
+	if p == nil {
+		return nil
+	}
+	var errs []error
+	for _, f := range p.Faults() {
+		if err := CheckFault(f); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ParseUpstream reads the upstream's URL: http or https, a host, an
+// optional base path; no query or fragment.
+func ParseUpstream(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("upstream %q is not a URL: %w", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("upstream %q: write an http:// or https:// URL, e.g. http://127.0.0.1:9000", raw)
+	case u.Host == "":
+		return nil, fmt.Errorf("upstream %q has no host; write e.g. http://staging.internal:8080", raw)
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("upstream %q: remove the query and fragment; requests keep their own", raw)
+	case u.User != nil:
+		return nil, fmt.Errorf("upstream %q: remove the user name and password from the URL", raw)
+	}
+	return u, nil
+}
+
+// Start starts a proxy to o.Upstream.
+func Start(o Options) (*Proxy, error) {
+	if o.Upstream == nil {
+		return nil, errors.New("proxy: no upstream")
+	}
+	if err := CheckPlan(o.Plan); err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p := &Proxy{upstream: o.Upstream, transport: o.Transport}
+	if p.transport == nil {
+		p.transport = &http.Transport{
+			Proxy:               nil, // never through an environment proxy: the upstream is the only destination
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConns:        4096,
+			MaxIdleConnsPerHost: 4096,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true,
+		}
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			// Every request goes to the upstream, whatever its Host header or
+			// absolute URI says: the proxy is not an open relay.
+			pr.SetURL(p.upstream)
+			pr.SetXForwarded()
+		},
+		Transport:    p.transport,
+		ErrorLog:     log.New(io.Discard, "", 0),
+		ErrorHandler: p.upstreamError,
+	}
+	srv, err := target.Listen(target.Options{
+		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
+		Config: target.Config{Concurrency: 1},
+		Next:   refuseConnect(rp),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("proxy: %w", err)
+	}
+	p.Server = srv
+	return p, nil
+}
+
+// Upstream returns the upstream's URL.
+func (p *Proxy) Upstream() *url.URL { return p.upstream }
+
+// UpstreamErrors returns the requests answered 502 because the upstream
+// could not be reached or failed mid-answer.
+func (p *Proxy) UpstreamErrors() int64 { return p.upstreamErrors.Load() }
+
+// Close stops the proxy and drops its idle upstream connections.
+func (p *Proxy) Close() error {
+	err := p.Server.Close()
+	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
+		t.CloseIdleConnections()
+	}
+	return err
+}
+
+func (p *Proxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		// The client gave up, or a crash reset its connection: nothing to answer.
+		panic(http.ErrAbortHandler)
+	}
+	p.upstreamErrors.Add(1)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusBadGateway)
+	_, _ = io.WriteString(w, "herdbench proxy: upstream "+p.upstream.Redacted()+": "+strings.TrimSpace(err.Error())+"\n")
+}
+
+// refuseConnect answers CONNECT with 405: the proxy tunnels to nowhere.
+func refuseConnect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect {
+			w.Header().Set("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+			http.Error(w, "herdbench proxy: CONNECT is not supported; requests are forwarded to the configured upstream only", http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,70 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestWriteRunIsOneUnit(t *testing.T) {
+	out := t.TempDir()
+	rec := NewRecorder(time.Second, 1)
+	rec.Shard(0).Started(0)
+	rec.Shard(0).Attempt(Attempt{Sent: 0, Latency: time.Millisecond, Number: 1, Outcome: OK})
+	o := Output{
+		Summary:  &Summary{Scenario: "s", Partial: true, Runs: []Run{Summarize(Cohort{Strategy: "a", Rec: rec}, Window{})}},
+		Cohorts:  []Cohort{{Strategy: "a", Rec: rec}},
+		Scenario: []byte("name: s\n"),
+	}
+	dir := filepath.Join(out, "s-20250101T000000Z")
+	got, err := WriteRun(dir, o)
+	if err != nil || got != dir {
+		t.Fatalf("WriteRun = %q, %v; want %q", got, err, dir)
+	}
+	again, err := WriteRun(dir, o)
+	if err != nil || again != dir+"-2" {
+		t.Fatalf("second WriteRun = %q, %v; want %q", again, err, dir+"-2")
+	}
+	entries, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"s-20250101T000000Z", "s-20250101T000000Z-2"}) {
+		t.Errorf("results folder holds %v; want the two run folders and nothing hidden", names)
+	}
+	files, _ := os.ReadDir(dir)
+	var fileNames []string
+	for _, f := range files {
+		fileNames = append(fileNames, f.Name())
+	}
+	for _, want := range []string{"scenario.yaml", "summary.json", "timeline.csv", "timeline_1s.csv"} {
+		if !slices.Contains(fileNames, want) {
+			t.Errorf("run folder lacks %s: %v", want, fileNames)
+		}
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("run folder mode: %v, %v", st.Mode(), err)
+	}
+}
+
+func TestLiveCountsByAttempt(t *testing.T) {
+	rec := NewRecorder(time.Second, 4)
+	for id, n := range []int{1, 2, 3, 4, 7} {
+		rec.Shard(id).Attempt(Attempt{Number: n, Outcome: HTTP5xx})
+	}
+	rec.Shard(0).Attempt(Attempt{Number: 1, Outcome: OK})
+	rec.Shard(1).InFlight(1)
+	rec.Shard(2).InFlight(1)
+	rec.Shard(2).InFlight(-1)
+	l := rec.Live()
+	want := [AttemptGroups]int64{1, 1, 1, 2}
+	if l.ByAttempt[HTTP5xx] != want || l.ByAttempt[OK] != [AttemptGroups]int64{1} || l.InFlight != 1 || l.Attempts != 6 {
+		t.Errorf("Live = %+v", l)
+	}
+	if AttemptGroupName(0) != "1" || AttemptGroupName(3) != "4+" {
+		t.Errorf("group names %q %q", AttemptGroupName(0), AttemptGroupName(3))
+	}
+}

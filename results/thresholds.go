@@ -1,0 +1,377 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// A threshold is a release gate on one figure of a run: "metric op value",
+// e.g. "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 <
+// 2s", "success_ratio >= 99%". Grammar:
+//
+//	threshold = metric op value
+//	metric    = a numeric field of a run in summary.json, dotted:
+//	            amplification, recovery_s, latency_ms.request.p99,
+//	            outcomes.reset, ...
+//	          | "latency." ("attempt"|"request") "." percentile
+//	            (latency_ms with the value written as a duration)
+//	op        = "<" | "<=" | ">" | ">=" | "=="
+//	value     = number
+//	          | number "%"   (for *_ratio metrics: 99% is 0.99)
+//	          | duration     ("250ms", "2s": for latency metrics, in ms,
+//	                          and for *_s metrics, in seconds)
+//
+// A null figure (recovery_s when the target never recovered within the run)
+// counts as +∞: it fails every upper bound and == and passes lower bounds.
+// Thresholds compare the figures as summary.json records them (rounded).
+
+// Op is a threshold's comparison.
+type Op uint8
+
+// Comparisons.
+const (
+	Less Op = iota
+	LessEq
+	Greater
+	GreaterEq
+	Equal
+)
+
+var opNames = [...]string{Less: "<", LessEq: "<=", Greater: ">", GreaterEq: ">=", Equal: "=="}
+
+// String returns the operator as written.
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// Holds reports whether v op limit. A NaN v (a null figure) is +∞.
+func (o Op) Holds(v, limit float64) bool {
+	if math.IsNaN(v) {
+		v = math.Inf(1)
+	}
+	switch o {
+	case Less:
+		return v < limit
+	case LessEq:
+		return v <= limit
+	case Greater:
+		return v > limit
+	case GreaterEq:
+		return v >= limit
+	case Equal:
+		return v == limit
+	}
+	return false
+}
+
+// Threshold is one parsed gate.
+type Threshold struct {
+	Cohort string // the cohort it applies to; "" for every cohort
+	Expr   string // as written
+	Metric string // the summary.json path, e.g. "latency_ms.request.p99"
+	Op     Op
+	Limit  float64 // in the metric's unit (ms for latency_ms, s for *_s)
+}
+
+// ErrThreshold is matched (errors.Is) by ParseThreshold's errors.
+var ErrThreshold = errors.New("invalid threshold")
+
+// UnknownMetricError is ParseThreshold's error for a metric name that is
+// not a figure of summary.json.
+type UnknownMetricError struct{ Metric string }
+
+func (e *UnknownMetricError) Error() string {
+	return fmt.Sprintf("unknown metric %q; metrics: %s", e.Metric, MetricHelp())
+}
+
+// Is makes errors.Is(err, ErrThreshold) true.
+func (e *UnknownMetricError) Is(target error) bool { return target == ErrThreshold }
+
+// ParseThreshold reads "metric op value".
+func ParseThreshold(expr string) (Threshold, error) {
+	th := Threshold{Expr: strings.TrimSpace(expr)}
+	i := strings.IndexAny(th.Expr, "<>=!")
+	if i < 0 {
+		return th, fmt.Errorf("%w: %q has no comparison; write metric op value, e.g. amplification <= 1.5 (ops: < <= > >= ==)", ErrThreshold, th.Expr)
+	}
+	name, rest := strings.TrimSpace(th.Expr[:i]), th.Expr[i:]
+	opText := rest[:1]
+	if len(rest) > 1 && rest[1] == '=' {
+		opText = rest[:2]
+	}
+	op := -1
+	for j, n := range opNames {
+		if n == opText {
+			op = j
+		}
+	}
+	if op < 0 {
+		return th, fmt.Errorf("%w: %q: unknown comparison %q; use one of < <= > >= ==", ErrThreshold, th.Expr, opText)
+	}
+	th.Op = Op(op)
+	value := strings.TrimSpace(rest[len(opText):])
+	if name == "" {
+		return th, fmt.Errorf("%w: %q has no metric before %s; write e.g. amplification %s 1.5", ErrThreshold, th.Expr, opText, opText)
+	}
+	if value == "" {
+		return th, fmt.Errorf("%w: %q has no value after %s; write e.g. %s %s 1.5", ErrThreshold, th.Expr, opText, name, opText)
+	}
+	needUnit := false
+	th.Metric = name
+	if after, ok := strings.CutPrefix(name, "latency."); ok {
+		th.Metric, needUnit = "latency_ms."+after, true
+	}
+	if _, ok := metricIndex()[th.Metric]; !ok {
+		return th, &UnknownMetricError{Metric: name}
+	}
+	limit, err := parseLimit(th.Metric, value, needUnit)
+	if err != nil {
+		return th, fmt.Errorf("%w: %q: %s", ErrThreshold, th.Expr, err)
+	}
+	th.Limit = limit
+	return th, nil
+}
+
+// parseLimit reads a threshold's value in the unit of metric.
+func parseLimit(metric, v string, needUnit bool) (float64, error) {
+	last := metric[strings.LastIndexByte(metric, '.')+1:]
+	isLatency := strings.HasPrefix(metric, "latency_ms.")
+	if num, ok := strings.CutSuffix(v, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || !strings.HasSuffix(last, "_ratio") {
+			return 0, fmt.Errorf("%q: a percentage is for ratio metrics such as success_ratio; write a number", v)
+		}
+		return f / 100, nil
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		if needUnit {
+			return 0, fmt.Errorf("%q has no unit; write a duration such as 2s or 250ms (or use latency_ms.… with a number of milliseconds)", v)
+		}
+		return f, nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a number or a duration", v)
+	case isLatency:
+		return float64(d) / float64(time.Millisecond), nil
+	case strings.HasSuffix(last, "_s"):
+		return d.Seconds(), nil
+	}
+	return 0, fmt.Errorf("%q is a duration, but %s is not a time; write a plain number", v, metric)
+}
+
+// metric is how to read one figure from a Run.
+type metric struct {
+	field []int  // reflect field index path
+	key   string // map key, for outcomes.<name>
+}
+
+var metricIndex = sync.OnceValue(func() map[string]metric {
+	out := map[string]metric{}
+	var walk func(t reflect.Type, prefix string, index []int)
+	walk = func(t reflect.Type, prefix string, index []int) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			path, idx := prefix+name, append(append([]int(nil), index...), i)
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			switch {
+			case ft.Kind() == reflect.Struct:
+				walk(ft, path+".", idx)
+			case ft.Kind() == reflect.Map && isNumber(ft.Elem().Kind()) && name == "outcomes":
+				for o := Outcome(0); o < NumOutcomes; o++ {
+					out[path+"."+o.String()] = metric{field: idx, key: o.String()}
+				}
+			case isNumber(ft.Kind()):
+				out[path] = metric{field: idx}
+			}
+		}
+	}
+	walk(reflect.TypeOf(Run{}), "", nil)
+	return out
+})
+
+func isNumber(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint64, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// MetricNames returns every metric a threshold can name, sorted.
+func MetricNames() []string {
+	var out []string
+	for name := range metricIndex() {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MetricHelp describes the metric names compactly, for error messages.
+func MetricHelp() string {
+	var plain []string
+	groups := map[string][]string{}
+	var order []string
+	for _, n := range MetricNames() {
+		i := strings.LastIndexByte(n, '.')
+		if i < 0 {
+			plain = append(plain, n)
+			continue
+		}
+		g := n[:i]
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], n[i+1:])
+	}
+	for _, g := range order {
+		plain = append(plain, g+".{"+strings.Join(groups[g], ",")+"}")
+	}
+	return strings.Join(plain, ", ") + " (latency.… takes a duration: latency.request.p99 < 2s)"
+}
+
+// value reads a figure of r; NaN when it is null.
+func (m metric) value(r *Run) float64 {
+	v := reflect.ValueOf(r).Elem().FieldByIndex(m.field)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return math.NaN()
+		}
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Map {
+		e := v.MapIndex(reflect.ValueOf(m.key))
+		if !e.IsValid() {
+			return 0
+		}
+		v = e
+	}
+	switch {
+	case v.CanFloat():
+		return v.Float()
+	case v.CanInt():
+		return float64(v.Int())
+	case v.CanUint():
+		return float64(v.Uint())
+	}
+	return math.NaN()
+}
+
+// ThresholdResult is one threshold checked against one cohort, as
+// summary.json records it.
+type ThresholdResult struct {
+	Cohort     string   `json:"cohort"`
+	Expression string   `json:"expression"`
+	Metric     string   `json:"metric"`
+	Op         string   `json:"op"`
+	Limit      float64  `json:"limit"`
+	Value      *float64 `json:"value"` // null when the figure is null (never recovered)
+	Pass       bool     `json:"pass"`
+}
+
+// CheckThresholds checks every threshold against the cohorts it applies to:
+// for each run in order, the thresholds for all cohorts, then its own.
+func CheckThresholds(s *Summary, ths []Threshold) []ThresholdResult {
+	var out []ThresholdResult
+	check := func(r *Run, th Threshold) {
+		m, ok := metricIndex()[th.Metric]
+		res := ThresholdResult{Cohort: r.Strategy, Expression: th.Expr, Metric: th.Metric, Op: th.Op.String(), Limit: th.Limit}
+		v := math.NaN()
+		if ok {
+			v = m.value(r)
+		}
+		if !math.IsNaN(v) {
+			res.Value = &v
+		}
+		res.Pass = ok && th.Op.Holds(v, th.Limit)
+		out = append(out, res)
+	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		for _, th := range ths {
+			if th.Cohort == "" {
+				check(r, th)
+			}
+		}
+		for _, th := range ths {
+			if th.Cohort == r.Strategy {
+				check(r, th)
+			}
+		}
+	}
+	return out
+}
+
+// ThresholdsFailed counts the failed checks.
+func ThresholdsFailed(rs []ThresholdResult) int {
+	n := 0
+	for _, r := range rs {
+		if !r.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// RenderThresholds writes the pass/fail table of the checks.
+func RenderThresholds(w io.Writer, rs []ThresholdResult) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	failed := ThresholdsFailed(rs)
+	head := fmt.Sprintf("thresholds: all %d passed", len(rs))
+	if failed > 0 {
+		head = fmt.Sprintf("thresholds: %d of %d FAILED", failed, len(rs))
+	}
+	if _, err := fmt.Fprintln(w, head); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  cohort\tthreshold\tvalue\tresult")
+	for _, r := range rs {
+		result := "pass"
+		if !r.Pass {
+			result = "FAIL"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, valueText(r.Metric, r.Value), result)
+	}
+	return tw.Flush()
+}
+
+// valueText writes a figure in its metric's unit.
+func valueText(metric string, v *float64) string {
+	if v == nil {
+		if metric == "recovery_s" {
+			return "never"
+		}
+		return "null"
+	}
+	switch {
+	case strings.HasPrefix(metric, "latency_ms."):
+		return msText(*v)
+	case strings.HasSuffix(metric, "_s"):
+		return strconv.FormatFloat(*v, 'f', -1, 64) + "s"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
+}

@@ -1,0 +1,219 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// updateGolden is the -update flag: rewrite golden files. Another test file
+// of this package may already define it.
+var updateGolden = func() func() bool {
+	if f := flag.Lookup("update"); f != nil {
+		return func() bool { return f.Value.String() == "true" }
+	}
+	b := flag.Bool("update", false, "rewrite the golden files in testdata")
+	return func() bool { return *b }
+}()
+
+func TestParseThreshold(t *testing.T) {
+	for _, c := range []struct {
+		expr   string
+		metric string
+		op     Op
+		limit  float64
+	}{
+		{"amplification <= 1.5", "amplification", LessEq, 1.5},
+		{"  amplification<=1.5 ", "amplification", LessEq, 1.5},
+		{"recovery_s <= 5", "recovery_s", LessEq, 5},
+		{"recovery_s < 1500ms", "recovery_s", Less, 1.5},
+		{"latency.request.p99 < 2s", "latency_ms.request.p99", Less, 2000},
+		{"latency.attempt.p50 <= 250ms", "latency_ms.attempt.p50", LessEq, 250},
+		{"latency_ms.request.p999 < 800", "latency_ms.request.p999", Less, 800},
+		{"latency_ms.request.max < 1m", "latency_ms.request.max", Less, 60000},
+		{"success_ratio >= 0.99", "success_ratio", GreaterEq, 0.99},
+		{"success_ratio >= 99.5%", "success_ratio", GreaterEq, 0.995},
+		{"herd_factor < 3", "herd_factor", Less, 3},
+		{"failed_after_fault == 0", "failed_after_fault", Equal, 0},
+		{"peak_attempts_per_s > 10", "peak_attempts_per_s", Greater, 10},
+		{"outcomes.reset <= 100", "outcomes.reset", LessEq, 100},
+		{"requests >= 1e3", "requests", GreaterEq, 1000},
+	} {
+		th, err := ParseThreshold(c.expr)
+		if err != nil {
+			t.Errorf("ParseThreshold(%q): %v", c.expr, err)
+			continue
+		}
+		if th.Metric != c.metric || th.Op != c.op || math.Abs(th.Limit-c.limit) > 1e-9 || th.Expr != strings.TrimSpace(c.expr) {
+			t.Errorf("ParseThreshold(%q) = %+v; want %s %s %v", c.expr, th, c.metric, c.op, c.limit)
+		}
+	}
+}
+
+func TestParseThresholdErrors(t *testing.T) {
+	for _, c := range []struct{ expr, want string }{
+		{"amplification 1.5", "no comparison"},
+		{"amplification != 1.5", `unknown comparison "!="`},
+		{"amplification => 1.5", `unknown comparison "="`},
+		{"<= 1.5", "no metric"},
+		{"amplification <=", "no value"},
+		{"amplificaton <= 1.5", `unknown metric "amplificaton"`},
+		{"latency.request.p99 < 2000", "no unit"},
+		{"latency.request.p42 < 2s", "unknown metric"},
+		{"amplification <= 2s", "not a time"},
+		{"amplification <= 50%", "percentage"},
+		{"recovery_s <= soon", "not a number or a duration"},
+		{"outcomes.teapot > 0", "unknown metric"},
+		{"strategy == 1", "unknown metric"},
+	} {
+		_, err := ParseThreshold(c.expr)
+		if err == nil || !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseThreshold(%q): %v; want an ErrThreshold containing %q", c.expr, err, c.want)
+		}
+	}
+	var um *UnknownMetricError
+	if _, err := ParseThreshold("amplificaton < 1"); !errors.As(err, &um) || um.Metric != "amplificaton" {
+		t.Errorf("unknown metric: %v, want an *UnknownMetricError naming it", err)
+	}
+}
+
+func TestMetricNamesCoverTheSummary(t *testing.T) {
+	names := strings.Join(MetricNames(), " ")
+	for _, want := range []string{"requests", "succeeded", "failed", "success_ratio", "attempts", "amplification",
+		"peak_attempts_per_s", "herd_factor", "failed_after_fault", "recovery_s",
+		"latency_ms.attempt.p50", "latency_ms.request.p99", "latency_ms.request.p999", "latency_ms.request.max", "outcomes.http_5xx"} {
+		if !strings.Contains(" "+names+" ", " "+want+" ") {
+			t.Errorf("MetricNames lacks %s", want)
+		}
+	}
+	if strings.Contains(names, "strategy") {
+		t.Error("MetricNames lists strategy, which is not a number")
+	}
+}
+
+func TestOpHolds(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		op       Op
+		v, limit float64
+		want     bool
+	}{
+		{Less, 1, 2, true}, {Less, 2, 2, false},
+		{LessEq, 2, 2, true}, {LessEq, 2.001, 2, false},
+		{Greater, 3, 2, true}, {Greater, 2, 2, false},
+		{GreaterEq, 2, 2, true}, {GreaterEq, 1.999, 2, false},
+		{Equal, 0, 0, true}, {Equal, 1, 0, false},
+		// null (never recovered) is +∞
+		{Less, nan, 5, false}, {LessEq, nan, 1e300, false}, {Equal, nan, 0, false},
+		{Greater, nan, 5, true}, {GreaterEq, nan, 5, true},
+	} {
+		if got := c.op.Holds(c.v, c.limit); got != c.want {
+			t.Errorf("%v %s %v = %v, want %v", c.v, c.op, c.limit, got, c.want)
+		}
+	}
+}
+
+func thresholdSummary() *Summary {
+	rec := 1.25
+	return &Summary{Runs: []Run{
+		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: 0.94, Attempts: 2310, Amplification: 2.31,
+			HerdFactor: 14.2, FailedAfterFault: 410, RecoveryS: nil, Outcomes: map[string]int64{"reset": 512},
+			LatencyMS: Latencies{Request: Percentiles{P99: 5234.5}}},
+		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: 0.999, Attempts: 1210, Amplification: 1.21,
+			HerdFactor: 1.4, FailedAfterFault: 12, RecoveryS: &rec, Outcomes: map[string]int64{"reset": 480},
+			LatencyMS: Latencies{Request: Percentiles{P99: 812.25}}},
+	}}
+}
+
+func mustThresholds(t *testing.T, cohort string, exprs ...string) []Threshold {
+	t.Helper()
+	var out []Threshold
+	for _, e := range exprs {
+		th, err := ParseThreshold(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.Cohort = cohort
+		out = append(out, th)
+	}
+	return out
+}
+
+func TestCheckThresholds(t *testing.T) {
+	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s"),
+		mustThresholds(t, "full-jitter", "herd_factor < 3", "outcomes.reset < 400")...)
+	got := CheckThresholds(thresholdSummary(), ths)
+	type row struct {
+		cohort, expr string
+		value        float64 // NaN for null
+		pass         bool
+	}
+	want := []row{
+		{"no-jitter", "amplification <= 1.5", 2.31, false},
+		{"no-jitter", "recovery_s <= 5s", math.NaN(), false},
+		{"no-jitter", "latency.request.p99 < 2s", 5234.5, false},
+		{"full-jitter", "amplification <= 1.5", 1.21, true},
+		{"full-jitter", "recovery_s <= 5s", 1.25, true},
+		{"full-jitter", "latency.request.p99 < 2s", 812.25, true},
+		{"full-jitter", "herd_factor < 3", 1.4, true},
+		{"full-jitter", "outcomes.reset < 400", 480, false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		valueOK := (g.Value == nil && math.IsNaN(w.value)) || (g.Value != nil && *g.Value == w.value)
+		if g.Cohort != w.cohort || g.Expression != w.expr || g.Pass != w.pass || !valueOK {
+			t.Errorf("result %d = %+v (value %v); want %+v", i, g, g.Value, w)
+		}
+	}
+	if n := ThresholdsFailed(got); n != 4 {
+		t.Errorf("ThresholdsFailed = %d, want 4", n)
+	}
+}
+
+func TestRenderThresholdsGolden(t *testing.T) {
+	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s", "success_ratio >= 99%"),
+		mustThresholds(t, "full-jitter", "herd_factor < 3")...)
+	var b bytes.Buffer
+	if err := RenderThresholds(&b, CheckThresholds(thresholdSummary(), ths)); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "thresholds.golden")
+	if updateGolden() {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./results -run Golden -update to create it)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("RenderThresholds:\n%s\nwant (%s):\n%s", b.String(), golden, want)
+	}
+}
+
+func FuzzParseThreshold(f *testing.F) {
+	for _, s := range []string{"amplification <= 1.5", "latency.request.p99 < 2s", "success_ratio >= 99%", "recovery_s<=5s", "<", "a<=<=b", "outcomes.ok == 1e400"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		th, err := ParseThreshold(expr)
+		if err != nil {
+			if !errors.Is(err, ErrThreshold) {
+				t.Fatalf("ParseThreshold(%q): error %v does not match ErrThreshold", expr, err)
+			}
+			return
+		}
+		if _, ok := metricIndex()[th.Metric]; !ok || math.IsNaN(th.Limit) {
+			t.Fatalf("ParseThreshold(%q) = %+v: unknown metric or NaN limit", expr, th)
+		}
+	})
+}

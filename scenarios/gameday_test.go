@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+const gatedScenario = `name: gated
+duration: 10s
+target:
+  url: http://127.0.0.1:8000/work
+chaos:
+  - kind: outage
+    at: 2s
+    for: 1s
+strategies:
+  - name: a
+    backoff: full
+    thresholds:
+      - herd_factor < 3
+  - name: b
+    backoff: exponential
+    thresholds:
+      - recovery_s <= 5s
+thresholds:
+  - amplification <= 1.5
+  - latency.request.p99 < 2s
+`
+
+func compile(t *testing.T, src string, o Overrides) (*Plan, error) {
+	t.Helper()
+	s, err := Parse("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s.Compile(o)
+}
+
+func TestThresholdsCompile(t *testing.T) {
+	p, err := compile(t, gatedScenario, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, th := range p.Thresholds {
+		got = append(got, th.Cohort+"|"+th.Metric+th.Op.String())
+	}
+	want := "|amplification<=, |latency_ms.request.p99<, a|herd_factor<, b|recovery_s<="
+	if strings.Join(got, ", ") != want {
+		t.Errorf("thresholds %v, want %s", got, want)
+	}
+	// --strategies drops the gates of cohorts not run.
+	p, err = compile(t, gatedScenario, Overrides{Strategies: []string{"b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Thresholds) != 3 || p.Thresholds[2].Cohort != "b" {
+		t.Errorf("with --strategies b: %+v", p.Thresholds)
+	}
+	if !strings.Contains(string(p.Resolved), "amplification <= 1.5") {
+		t.Errorf("the resolved scenario lost its thresholds:\n%s", p.Resolved)
+	}
+}
+
+// TestThresholdProblems: each bad threshold is reported with its line and
+// path, all at once.
+func TestThresholdProblems(t *testing.T) {
+	src := `name: bad
+strategies:
+  - name: a
+    backoff: full
+    thresholds:
+      - herd_factr < 3
+thresholds:
+  - amplification 1.5
+  - latency.request.p99 < 2000
+`
+	_, err := compile(t, src, Overrides{})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Compile: %v, want an *Error", err)
+	}
+	want := []struct {
+		line       int
+		path, text string
+	}{
+		{6, "strategies[0].thresholds[0]", `unknown metric "herd_factr" (did you mean "herd_factor"?)`},
+		{8, "thresholds[0]", "no comparison"},
+		{9, "thresholds[1]", "no unit"},
+	}
+	if len(e.Problems) != len(want) {
+		t.Fatalf("problems:\n%v\nwant %d", err, len(want))
+	}
+	for i, w := range want {
+		p := e.Problems[i]
+		if p.Line != w.line || p.Path != w.path || !strings.Contains(p.Msg, w.text) {
+			t.Errorf("problem %d = %s; want line %d, %s, containing %q", i, p, w.line, w.path, w.text)
+		}
+	}
+}
+
+func TestTargetURL(t *testing.T) {
+	p, err := compile(t, gatedScenario, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TargetURL != "http://127.0.0.1:8000/work" || p.Target.Concurrency != DefaultConcurrency {
+		t.Errorf("TargetURL %q, concurrency %d", p.TargetURL, p.Target.Concurrency)
+	}
+	p, err = compile(t, gatedScenario, Overrides{Target: "http://localhost:9/", AllowRemote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TargetURL != "http://localhost:9/" || !p.AllowRemote || !strings.Contains(string(p.Resolved), "url: http://localhost:9/") {
+		t.Errorf("--target override: %q, allow %v, resolved:\n%s", p.TargetURL, p.AllowRemote, p.Resolved)
+	}
+	_, err = compile(t, strings.Replace(gatedScenario, "http://127.0.0.1:8000/work", "127.0.0.1:8000", 1), Overrides{})
+	if err == nil || !strings.Contains(err.Error(), "test.yaml:4: target.url:") {
+		t.Errorf("a URL with no scheme: %v", err)
+	}
+	_, err = compile(t, gatedScenario, Overrides{Target: "ftp://x/"})
+	if err == nil || !strings.Contains(err.Error(), "--target") {
+		t.Errorf("a bad --target: %v", err)
+	}
+}
+
+func TestParseFault(t *testing.T) {
+	f, err := ParseFault("inject", []byte(`{"kind":"outage","mode":"503","for":"5s","retry_after":"2s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "outage" || f.At != 0 || f.For != 5*time.Second || f.Fault != (chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 2 * time.Second}) {
+		t.Errorf("ParseFault = %+v", f)
+	}
+	f, err = ParseFault("inject", []byte("name: slow\nkind: blip\ndelay: 200ms\nat: 1s\nfor: 3s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "slow" || f.At != time.Second || f.For != 3*time.Second {
+		t.Errorf("ParseFault (YAML) = %+v", f)
+	}
+	for _, c := range []struct{ body, want string }{
+		{`{"kind":"outage","mode":"503"}`, "for: missing"},
+		{`{"kind":"outrage","for":"1s"}`, `did you mean "outage"`},
+		{`{"kind":"outage","mode":"down","for":"1s"}`, "unknown outage mode"},
+		{`{"kind":"outage","for":"1s","colour":"red"}`, `unknown field "colour"`},
+		{`{"kind":"blip","for":"-1s","delay":"1s"}`, "not a length of time"},
+		{`[1,2]`, "a fault is a mapping"},
+		{`{"kind":`, "YAML syntax"},
+	} {
+		_, err := ParseFault("inject", []byte(c.body))
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseFault(%s): %v; want an invalid-scenario error containing %q", c.body, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+// planClock is what a standalone target's control calls change: the
+// scenario's plan (as written, relative to its own start), whether and when
+// it was started, faults added by hand, and faults cut short by a stop. All
+// times are on the server's clock (elapsed since the server started).
+type planClock struct {
+	sched    *chaos.Plan
+	running  bool
+	start    time.Duration
+	injected []chaos.Timed
+	// past holds faults cut short by a stop: they no longer act, but an
+	// outage among them still starts the cold-start ramp where it ended.
+	past []chaos.Timed
+}
+
+// ErrControl is wrapped by the errors of the control methods.
+var ErrControl = errors.New("target control")
+
+// StartPlan (re)starts the scenario's chaos plan so that its t = 0 is at;
+// a zero at means now. A running plan is stopped first, its active faults
+// ending now. Faults injected by hand are kept.
+func (s *Server) StartPlan(at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.elapsed()
+	start := now
+	if !at.IsZero() {
+		start = at.Sub(s.origin)
+		if start < 0 {
+			return fmt.Errorf("%w: start time %s is before the server started (%s)", ErrControl, at.UTC().Format(time.RFC3339Nano), s.origin.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	if s.clock.running {
+		s.clock.past = append(s.clock.past, clip(s.scheduled(), now)...)
+	}
+	s.clock.running, s.clock.start = true, start
+	return s.replace()
+}
+
+// StopPlan ends the chaos now: the plan stops and every planned or injected
+// fault that is active ends at once; those still to come are dropped.
+func (s *Server) StopPlan() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.elapsed()
+	cut := clip(s.clock.injected, now)
+	if s.clock.running {
+		cut = append(cut, clip(s.scheduled(), now)...)
+	}
+	s.clock.past = append(s.clock.past, cut...)
+	s.clock.running, s.clock.injected = false, nil
+	return s.replace()
+}
+
+// Inject adds a fault by hand. Its At is a delay from now (0: at once); it
+// acts whether or not the plan runs.
+func (s *Server) Inject(f chaos.Timed) error {
+	if f.At < 0 || f.For <= 0 {
+		return fmt.Errorf("%w: a fault needs at >= 0 (a delay from now) and for > 0, got at %s, for %s", ErrControl, f.At, f.For)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.At += s.elapsed()
+	s.clock.injected = append(s.clock.injected, f)
+	if err := s.replace(); err != nil {
+		s.clock.injected = s.clock.injected[:len(s.clock.injected)-1]
+		return err
+	}
+	return nil
+}
+
+// scheduled returns the plan's faults on the server clock. Called with mu
+// held, while the plan runs.
+func (s *Server) scheduled() []chaos.Timed {
+	var out []chaos.Timed
+	if s.clock.sched == nil {
+		return nil
+	}
+	for _, f := range s.clock.sched.Faults() {
+		f.At += s.clock.start
+		out = append(out, f)
+	}
+	return out
+}
+
+// clip cuts faults at now: those not started are dropped, active ones end
+// now, past ones are kept as they were.
+func clip(faults []chaos.Timed, now time.Duration) []chaos.Timed {
+	var out []chaos.Timed
+	for _, f := range faults {
+		switch {
+		case f.At >= now:
+		case f.End() > now:
+			f.For = now - f.At
+			out = append(out, f)
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// replace compiles the effective plan from the clock and swaps it in.
+// Called with mu held.
+func (s *Server) replace() error {
+	faults := append([]chaos.Timed(nil), s.clock.past...)
+	if s.clock.running {
+		faults = append(faults, s.scheduled()...)
+	}
+	faults = append(faults, s.clock.injected...)
+	p, err := chaos.NewPlan(faults, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrControl, err)
+	}
+	s.plan = p
+	s.model.SetPlan(p)
+	select {
+	case s.replan <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+	return nil
+}
+
+// Status is a server's state at one instant, for the control API and
+// metrics.
+type Status struct {
+	PlanRunning bool
+	PlanStart   time.Time     // when the plan's t = 0 is (or was), if running
+	PlanElapsed time.Duration // time since the plan's t = 0, if running
+	PlanDone    bool          // running, and every planned fault has ended
+	Active      []string      // names of the faults active now
+	Faults      []FaultState  // planned and injected faults, by start
+	Proxy       bool          // a chaos proxy: the capacity figures do not apply
+	InFlight    int64
+	Answers     [NumAnswers]int64
+	Busy        int   // slots in use
+	Queued      int   // requests waiting for a slot
+	Capacity    int   // slots available now
+	Stats       Stats // the capacity model's counters
+}
+
+// FaultState is one planned or injected fault, relative to now.
+type FaultState struct {
+	Name, Kind string
+	Injected   bool
+	StartsIn   time.Duration // negative once started
+	EndsIn     time.Duration // negative once ended
+	Active     bool
+}
+
+// Status returns the server's state now.
+func (s *Server) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.elapsed()
+	st := Status{
+		PlanRunning: s.clock.running,
+		Proxy:       s.next != nil,
+		InFlight:    s.counters.InFlight(),
+		Answers:     s.counters.Answers(),
+		Busy:        s.model.Busy(),
+		Queued:      s.model.QueueLen(),
+		Capacity:    s.model.Capacity(now),
+		Stats:       s.model.Stats,
+		Active:      append([]string{}, s.plan.ActiveAt(now).Active...),
+	}
+	add := func(f chaos.Timed, injected bool) {
+		st.Faults = append(st.Faults, FaultState{
+			Name: f.Name, Kind: f.Kind, Injected: injected,
+			StartsIn: f.At - now, EndsIn: f.End() - now, Active: f.At <= now && now < f.End(),
+		})
+	}
+	if s.clock.running {
+		st.PlanStart = s.origin.Add(s.clock.start)
+		st.PlanElapsed = now - s.clock.start
+		st.PlanDone = true
+		for _, f := range s.scheduled() {
+			add(f, false)
+			st.PlanDone = st.PlanDone && f.End() <= now
+		}
+	}
+	for _, f := range s.clock.injected {
+		add(f, true)
+	}
+	return st
+}

@@ -1,0 +1,123 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+// Options configure a standalone server made by Listen.
+type Options struct {
+	// Addr is where to listen, host:port; "127.0.0.1:0" (a random loopback
+	// port) when empty. Listen binds exactly there: nothing else is opened.
+	Addr   string
+	Config Config
+	// Plan is the chaos plan, relative to its own start; nil for none.
+	Plan *chaos.Plan
+	RNG  *rand.Rand
+	// Hold keeps the plan from starting until StartPlan; otherwise it starts
+	// when the server does.
+	Hold bool
+	// Next, when set, takes every request the chaos plan lets through,
+	// instead of the capacity model: the chaos proxy forwards them to its
+	// upstream. Next should give up when the request's context ends, which
+	// happens when a crash resets the client's connection.
+	Next http.Handler
+	// Listen opens a listener at an address; net.Listen("tcp", addr) when
+	// nil. Tests pass an in-memory network.
+	Listen ListenFunc
+}
+
+// Listen starts a standalone server: a target with the capacity model (or a
+// chaos proxy, with Next) whose chaos plan starts now or, with Hold, when
+// StartPlan is called, and can be stopped and given faults by hand (see
+// StartPlan, StopPlan, Inject, Status). Every request is counted (Counters)
+// before anything else sees it.
+//
+// Composition order, outermost first: the counters; then the chaos plan's
+// ingress decision, in the order Model.Ingress makes it (a reset or refuse
+// outage resets the connection; a blackhole holds the request until the
+// client gives up; a 503 outage or an error rate answers at once, with
+// Retry-After when set; added latency waits); then the capacity model or
+// Next. A crash (a reset or refuse outage beginning) resets every
+// connection, whatever layer its request is in.
+func Listen(o Options) (*Server, error) {
+	listen := o.Listen
+	if listen == nil {
+		listen = net.Listen
+	}
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
+	}
+	plan := o.Plan
+	if plan == nil {
+		plan, _ = chaos.NewPlan(nil, 0)
+	}
+	rng := o.RNG
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0, 0))
+	}
+	s := newServer(o.Config, plan, rng, time.Now(), listen)
+	s.next = o.Next
+	s.srv.Handler = s.counters.Wrap(s)
+	if o.Hold {
+		s.clock.running = false
+		if err := s.replace(); err != nil {
+			_ = ln.Close()
+			return nil, err
+		}
+	}
+	s.run(ln)
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() string { return s.addr }
+
+// Counters returns the server's answer counters.
+func (s *Server) Counters() *Counters { return &s.counters }
+
+// Plan returns the scenario's chaos plan, relative to its own start.
+func (s *Server) Plan() *chaos.Plan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock.sched
+}
+
+// forward hands an admitted request to next, cancelling it if a crash
+// begins meanwhile.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, crashed <-chan struct{}) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-crashed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.next.ServeHTTP(w, r.WithContext(ctx))
+	select {
+	case <-crashed:
+		panic(http.ErrAbortHandler) // the connection was reset mid-request
+	default:
+	}
+}
+
+// RetryAfterValue writes d as a Retry-After header value: whole seconds,
+// rounded up, at least 1.
+func RetryAfterValue(d time.Duration) string {
+	secs := max(1, int64((d+time.Second-1)/time.Second))
+	return strconv.FormatInt(secs, 10)
+}

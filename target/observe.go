@@ -1,0 +1,128 @@
+package target
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+)
+
+// Answer is how the server answered one request, as its clients saw it.
+type Answer uint8
+
+// Answers.
+const (
+	AnswerOK      Answer = iota // a 2xx (or 3xx) answer
+	Answer4xx                   // a 4xx answer other than 429
+	Answer429                   // 429 Too Many Requests
+	Answer5xx                   // a 5xx answer
+	AnswerReset                 // the connection was reset (a fault); also a connection taken over, e.g. a WebSocket upgrade through the proxy
+	AnswerAborted               // no answer: the client gave up or a crash dropped the request
+	NumAnswers
+)
+
+var answerNames = [NumAnswers]string{"ok", "http_4xx", "http_429", "http_5xx", "reset", "aborted"}
+
+// String returns the answer's name, the outcome label of the
+// requests_total metric.
+func (a Answer) String() string {
+	if a < NumAnswers {
+		return answerNames[a]
+	}
+	return fmt.Sprintf("Answer(%d)", uint8(a))
+}
+
+// AnswerOf classifies an HTTP status code.
+func AnswerOf(status int) Answer {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return Answer429
+	case status >= 500:
+		return Answer5xx
+	case status >= 400:
+		return Answer4xx
+	}
+	return AnswerOK
+}
+
+// Counters counts a server's answers and the requests it is handling, with
+// atomic adds only.
+type Counters struct {
+	answers  [NumAnswers]atomic.Int64
+	inFlight atomic.Int64
+}
+
+// Answers returns the answers so far, by Answer.
+func (c *Counters) Answers() [NumAnswers]int64 {
+	var out [NumAnswers]int64
+	for i := range out {
+		out[i] = c.answers[i].Load()
+	}
+	return out
+}
+
+// InFlight returns the requests being handled now.
+func (c *Counters) InFlight() int64 { return c.inFlight.Load() }
+
+// Wrap returns h counted: each request is in flight while h runs and is then
+// counted by how it was answered. It is the outermost layer of a standalone
+// target or proxy, so it sees every fault's answer.
+func (c *Counters) Wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.inFlight.Add(1)
+		ow := &observedWriter{ResponseWriter: w}
+		defer func() {
+			c.inFlight.Add(-1)
+			p := recover()
+			switch {
+			case ow.hijacked:
+				c.answers[AnswerReset].Add(1)
+			case p != nil, ow.status == 0 && r.Context().Err() != nil:
+				c.answers[AnswerAborted].Add(1)
+			default:
+				c.answers[AnswerOf(ow.status)].Add(1)
+			}
+			if p != nil {
+				panic(p) // http.ErrAbortHandler: let net/http abort the connection
+			}
+		}()
+		h.ServeHTTP(ow, r)
+	})
+}
+
+// observedWriter notes the status written and whether the connection was
+// taken over.
+type observedWriter struct {
+	http.ResponseWriter
+	status   int
+	hijacked bool
+}
+
+func (w *observedWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *observedWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Hijack is found by http.ResponseController before Unwrap, so a reset is
+// seen here.
+func (w *observedWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.hijacked = true
+	}
+	return c, rw, err
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer (Flush,
+// deadlines).
+func (w *observedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,199 @@
+package telemetry
+
+import (
+	"net/http"
+	"sort"
+	"sync/atomic"
+
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/target"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Handler serves the collectors' metrics, with the Go runtime's and the
+// process's, in the Prometheus text format.
+func Handler(cs ...prometheus.Collector) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, c := range cs {
+		reg.MustRegister(c)
+	}
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// serverCollector exports a standalone target or a proxy.
+type serverCollector struct {
+	status         func() target.Status
+	upstreamErrors func() int64 // the proxy's; nil for a target
+
+	requests, inFlight, activeFault, planRunning, planElapsed *prometheus.Desc
+	queue, busy, capacity, events, upstream                   *prometheus.Desc
+}
+
+func newServerCollector(role string, status func() target.Status) *serverCollector {
+	name := func(n string) string { return "herdbench_" + role + "_" + n }
+	return &serverCollector{
+		status:      status,
+		requests:    prometheus.NewDesc(name("requests_total"), "Requests answered, by outcome: ok, http_4xx, http_429, http_5xx, reset (connection reset by a fault), aborted (no answer: the client gave up, or a crash dropped the request).", []string{"outcome"}, nil),
+		inFlight:    prometheus.NewDesc(name("in_flight"), "Requests being handled now.", nil, nil),
+		activeFault: prometheus.NewDesc(name("active_fault"), "1 while a fault of this name (planned or injected) is active, else 0.", []string{"fault"}, nil),
+		planRunning: prometheus.NewDesc(name("plan_running"), "1 while the scenario's chaos plan runs (started, not stopped).", nil, nil),
+		planElapsed: prometheus.NewDesc(name("plan_elapsed_seconds"), "Time since the chaos plan's t = 0 (negative before a scheduled start); 0 when not running.", nil, nil),
+		queue:       prometheus.NewDesc(name("queue_depth"), "Requests waiting for a slot in the capacity model.", nil, nil),
+		busy:        prometheus.NewDesc(name("busy_slots"), "Slots of the capacity model in use.", nil, nil),
+		capacity:    prometheus.NewDesc(name("capacity_slots"), "Slots available now (concurrency, cut by brownouts and the cold-start ramp).", nil, nil),
+		events:      prometheus.NewDesc(name("model_events_total"), "Capacity model events: served, wasted (served for a client that had gone), rejected (queue full), expired (queue timeout), faulted (answered by a fault), abandoned (left the queue), crashed (lost to a crash).", []string{"event"}, nil),
+		upstream:    prometheus.NewDesc(name("upstream_errors_total"), "Requests answered 502 because the upstream could not be reached or failed.", nil, nil),
+	}
+}
+
+// NewTargetCollector exports a standalone target as herdbench_target_*.
+func NewTargetCollector(s *target.Server) prometheus.Collector {
+	return newServerCollector("target", s.Status)
+}
+
+// NewProxyCollector exports a chaos proxy as herdbench_proxy_*.
+func NewProxyCollector(p *proxy.Proxy) prometheus.Collector {
+	c := newServerCollector("proxy", p.Status)
+	c.upstreamErrors = p.UpstreamErrors
+	return c
+}
+
+// Describe implements prometheus.Collector.
+func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs() {
+		ch <- d
+	}
+}
+
+func (c *serverCollector) descs() []*prometheus.Desc {
+	ds := []*prometheus.Desc{c.requests, c.inFlight, c.activeFault, c.planRunning, c.planElapsed}
+	if c.upstreamErrors != nil {
+		return append(ds, c.upstream)
+	}
+	return append(ds, c.queue, c.busy, c.capacity, c.events)
+}
+
+// Collect implements prometheus.Collector.
+func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
+	st := c.status()
+	for a := target.Answer(0); a < target.NumAnswers; a++ {
+		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(st.Answers[a]), a.String())
+	}
+	ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(st.InFlight))
+	active := map[string]bool{}
+	for _, f := range st.Faults {
+		active[f.Name] = active[f.Name] || f.Active
+	}
+	for _, n := range st.Active {
+		active[n] = true
+	}
+	for _, n := range sortedKeys(active) {
+		ch <- prometheus.MustNewConstMetric(c.activeFault, prometheus.GaugeValue, boolValue(active[n]), n)
+	}
+	ch <- prometheus.MustNewConstMetric(c.planRunning, prometheus.GaugeValue, boolValue(st.PlanRunning))
+	ch <- prometheus.MustNewConstMetric(c.planElapsed, prometheus.GaugeValue, st.PlanElapsed.Seconds())
+	if c.upstreamErrors != nil {
+		ch <- prometheus.MustNewConstMetric(c.upstream, prometheus.CounterValue, float64(c.upstreamErrors()))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Queued))
+	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.GaugeValue, float64(st.Busy))
+	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(st.Capacity))
+	for _, e := range []struct {
+		name string
+		n    int64
+	}{
+		{"served", st.Stats.Served}, {"wasted", st.Stats.Wasted}, {"rejected", st.Stats.Rejected},
+		{"expired", st.Stats.Expired}, {"faulted", st.Stats.Faulted}, {"abandoned", st.Stats.Abandoned},
+		{"crashed", st.Stats.Crashed},
+	} {
+		ch <- prometheus.MustNewConstMetric(c.events, prometheus.CounterValue, float64(e.n), e.name)
+	}
+}
+
+// SwarmCollector exports the cohorts of a running scenario as
+// herdbench_swarm_*. It exports nothing until Set gives it the run.
+type SwarmCollector struct {
+	run atomic.Pointer[engine.Run]
+
+	attempts, inFlight, started, succeeded, failed, elapsed, duration, fault *prometheus.Desc
+}
+
+// NewSwarmCollector returns a collector waiting for its run.
+func NewSwarmCollector() *SwarmCollector {
+	return &SwarmCollector{
+		attempts:  prometheus.NewDesc("herdbench_swarm_attempts_total", "Attempts that ended, by cohort, outcome (ok, http_5xx, http_429, http_4xx, timeout, refused, reset, error) and attempt number (1 = first try, 2, 3, 4+).", []string{"cohort", "outcome", "attempt"}, nil),
+		inFlight:  prometheus.NewDesc("herdbench_swarm_in_flight", "Attempts on the wire now, by cohort.", []string{"cohort"}, nil),
+		started:   prometheus.NewDesc("herdbench_swarm_requests_started_total", "Logical requests started, by cohort.", []string{"cohort"}, nil),
+		succeeded: prometheus.NewDesc("herdbench_swarm_requests_succeeded_total", "Logical requests that ended in success, by cohort.", []string{"cohort"}, nil),
+		failed:    prometheus.NewDesc("herdbench_swarm_requests_failed_total", "Logical requests that gave up, by cohort.", []string{"cohort"}, nil),
+		elapsed:   prometheus.NewDesc("herdbench_swarm_elapsed_seconds", "Time since the run's t = 0.", nil, nil),
+		duration:  prometheus.NewDesc("herdbench_swarm_duration_seconds", "The run's planned length.", nil, nil),
+		fault:     prometheus.NewDesc("herdbench_swarm_fault_active", "1 while the scenario's fault of this name is planned to be active (for an external target, the expected times), else 0.", []string{"fault"}, nil),
+	}
+}
+
+// Set gives the collector its run.
+func (c *SwarmCollector) Set(r *engine.Run) { c.run.Store(r) }
+
+// Describe implements prometheus.Collector.
+func (c *SwarmCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.attempts, c.inFlight, c.started, c.succeeded, c.failed, c.elapsed, c.duration, c.fault} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *SwarmCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.run.Load()
+	if r == nil {
+		return
+	}
+	snap := r.Snapshot()
+	for _, co := range snap.Cohorts {
+		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
+			for g := 0; g < results.AttemptGroups; g++ {
+				ch <- prometheus.MustNewConstMetric(c.attempts, prometheus.CounterValue, float64(co.ByAttempt[o][g]), co.Strategy, o.String(), results.AttemptGroupName(g))
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(co.InFlight), co.Strategy)
+		ch <- prometheus.MustNewConstMetric(c.started, prometheus.CounterValue, float64(co.Requests), co.Strategy)
+		ch <- prometheus.MustNewConstMetric(c.succeeded, prometheus.CounterValue, float64(co.Succeeded), co.Strategy)
+		ch <- prometheus.MustNewConstMetric(c.failed, prometheus.CounterValue, float64(co.Failed), co.Strategy)
+	}
+	ch <- prometheus.MustNewConstMetric(c.elapsed, prometheus.GaugeValue, snap.Elapsed.Seconds())
+	ch <- prometheus.MustNewConstMetric(c.duration, prometheus.GaugeValue, r.Plan.Duration.Seconds())
+	active := map[string]bool{}
+	for _, f := range r.Plan.Chaos.Faults() {
+		active[f.Name] = active[f.Name] || (f.At <= snap.Elapsed && snap.Elapsed < f.End())
+	}
+	for _, n := range sortedKeys(active) {
+		ch <- prometheus.MustNewConstMetric(c.fault, prometheus.GaugeValue, boolValue(active[n]), n)
+	}
+}
+
+var (
+	_ prometheus.Collector = (*serverCollector)(nil)
+	_ prometheus.Collector = (*SwarmCollector)(nil)
+)
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
