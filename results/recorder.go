@@ -71,6 +71,9 @@ type Recorder struct {
 	shards  []Shard
 
 	attempts, ok, requests, succeeded, failed atomic.Int64
+
+	imu       sync.Mutex // guards intervals
+	intervals []Interval // per second, packed (interval.go)
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -80,6 +83,7 @@ type Shard struct {
 	mu      sync.Mutex
 	attempt *hdrhistogram.Histogram
 	request *hdrhistogram.Histogram
+	iv      shardInterval // the current second's histograms (interval.go)
 }
 
 var _ Sink = (*Shard)(nil)
@@ -91,7 +95,7 @@ func NewRecorder(duration time.Duration, shards int) *Recorder {
 	r := &Recorder{buckets: max(1, n), shards: make([]Shard, max(1, shards))}
 	r.counts = make([]int64, r.buckets*int(NumSeries))
 	for i := range r.shards {
-		r.shards[i] = Shard{rec: r, attempt: newHist(), request: newHist()}
+		r.shards[i] = Shard{rec: r, attempt: newHist(), request: newHist(), iv: newShardInterval()}
 	}
 	return r
 }
@@ -128,6 +132,7 @@ func (s *Shard) Attempt(a Attempt) {
 	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
 	s.mu.Lock()
 	_ = s.attempt.RecordValue(micros(a.Latency))
+	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
 	s.mu.Unlock()
 }
 
@@ -143,6 +148,7 @@ func (s *Shard) Request(q Request) {
 	}
 	s.mu.Lock()
 	_ = s.request.RecordValue(micros(q.End - q.Start))
+	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
 }
 
