@@ -42,7 +42,7 @@ func (r *Recorder) intervalOf(t time.Duration) int {
 }
 
 func (r *Recorder) lastInterval() int {
-	return (r.buckets*int(Bucket) + int(IntervalLength) - 1) / int(IntervalLength) - 1
+	return (r.buckets*int(Bucket)+int(IntervalLength)-1)/int(IntervalLength) - 1
 }
 
 // recordInterval records v (microseconds) ending at elapsed time end into
