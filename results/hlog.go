@@ -143,3 +143,8 @@ func ScanHistogramLog(r io.Reader, start time.Time, fn func(LoggedInterval) erro
 		}
 	}
 }
+
+// NewHistogram returns an empty latency histogram of the recorder's range and
+// precision (microseconds, 1 µs to 1 h, 3 significant figures): the one to
+// merge a histogram log's intervals into.
+func NewHistogram() *hdrhistogram.Histogram { return newHist() }
