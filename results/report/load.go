@@ -41,7 +41,7 @@ type Cohort struct {
 
 // Second is one interval of a cohort's histogram log.
 type Second struct {
-	Attempts, Requests             int64   // values in the interval
+	Attempts, Requests                 int64   // values in the interval
 	AttemptP99, RequestP50, RequestP99 float64 // milliseconds
 }
 
