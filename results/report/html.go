@@ -296,7 +296,8 @@ th.key { font-weight: normal; font-family: "Liberation Mono", Menlo, Consolas, m
 th[title] { text-decoration: underline dotted #999; cursor: help; }
 caption { text-align: left; font-weight: bold; padding: .2rem 0; }
 .scroll { overflow-x: auto; }
-figure.chart { margin: 1.5rem 0 2.5rem; padding-top: 1rem; border-top: 1px solid #ddd; }
+figure.chart { margin: 1.5rem 0 2.5rem; }
+figure.chart + figure.chart { padding-top: 1rem; border-top: 1px solid #ddd; }
 figure.chart svg { width: 100%; height: auto; display: block; }
 figure.chart svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
 figcaption { color: #333; font-size: .9rem; margin: .3rem 0 0; }
