@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"sync"
 
 	"github.com/herdbench/herdbench/results"
 	"gonum.org/v1/plot/vg"
@@ -26,6 +28,8 @@ type Options struct {
 	Version string
 	// NoPNG skips the PNG copies (report.html only).
 	NoPNG bool
+	// DPI is the PNGs' resolution; 0 means PNGDPI.
+	DPI int
 }
 
 // PNGDPI is the resolution of the PNG copies: a 9 in chart is 1080 px wide.
@@ -37,30 +41,44 @@ func Render(runs []*Run, o Options) ([]File, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("report: no results to render")
 	}
+	if o.DPI <= 0 {
+		o.DPI = PNGDPI
+	}
 	v := newView(runs)
 	charts := v.charts()
 	svgs := make([][]byte, len(charts))
+	pngs := make([][]byte, len(charts))
+	errs := make([]error, len(charts))
+	// Charts are independent: draw them in parallel (rasterizing the PNGs
+	// is most of the work), each chart's SVG and PNG in one goroutine
+	// because they draw the same plot.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, c := range charts {
-		b, err := renderSVG(c)
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if svgs[i], errs[i] = renderSVG(c); errs[i] != nil || o.NoPNG {
+				return
+			}
+			pngs[i], errs[i] = renderPNG(c, o.DPI)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("report: chart %s: %w", c.ID, err)
+			return nil, fmt.Errorf("report: chart %s: %w", charts[i].ID, err)
 		}
-		svgs[i] = b
 	}
 	html, err := renderHTML(v, charts, svgs, o)
 	if err != nil {
 		return nil, err
 	}
 	files := []File{{Name: "report.html", Data: html}}
-	if o.NoPNG {
-		return files, nil
-	}
-	for _, c := range charts {
-		b, err := renderPNG(c)
-		if err != nil {
-			return nil, fmt.Errorf("report: chart %s: %w", c.ID, err)
+	if !o.NoPNG {
+		for i, c := range charts {
+			files = append(files, File{Name: c.ID + ".png", Data: pngs[i]})
 		}
-		files = append(files, File{Name: c.ID + ".png", Data: b})
 	}
 	return files, nil
 }
@@ -86,13 +104,13 @@ func renderSVG(c chart) (b []byte, err error) {
 	return xmlProlog.ReplaceAll(buf.Bytes(), nil), nil
 }
 
-func renderPNG(c chart) (b []byte, err error) {
+func renderPNG(c chart, dpi int) (b []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("drawing: %v", r)
 		}
 	}()
-	canvas := vgimg.NewWith(vgimg.UseWH(c.W, c.H), vgimg.UseDPI(PNGDPI))
+	canvas := vgimg.NewWith(vgimg.UseWH(c.W, c.H), vgimg.UseDPI(dpi))
 	c.draw(draw.New(canvas))
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(&buf); err != nil {
@@ -101,9 +119,9 @@ func renderPNG(c chart) (b []byte, err error) {
 	return buf.Bytes(), nil
 }
 
-// PNGSize returns the pixel size of a chart of w × h at PNGDPI.
-func PNGSize(w, h vg.Length) (int, int) {
-	return int(w.Dots(PNGDPI) + 0.5), int(h.Dots(PNGDPI) + 0.5)
+// PNGSize returns the pixel size of a chart of w × h at dpi.
+func PNGSize(w, h vg.Length, dpi int) (int, int) {
+	return int(w.Dots(float64(dpi)) + 0.5), int(h.Dots(float64(dpi)) + 0.5)
 }
 
 // WriteFiles writes files into dir atomically, creating dir if needed.
