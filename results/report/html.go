@@ -207,6 +207,7 @@ type scenarioText struct {
 
 type page struct {
 	Title, Subtitle string
+	Facts           []string // one line per run: mode, seed, version, start
 	Overlay         bool
 	Notes           []string
 	Fields          table
@@ -241,6 +242,13 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 			p.Explain = append(p.Explain, explanation{Label: r.Label, Lines: lines})
 		}
 		p.Scenarios = append(p.Scenarios, scenarioText{Label: r.Label, Dir: r.Dir, YAML: string(r.Scenario)})
+		sm := r.Summary
+		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s workload · %d cohorts",
+			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(sm.DurationS, 'f', -1, 64), sm.Workload, len(sm.Runs))
+		if len(v.runs) > 1 {
+			fact = r.Label + ": " + fact
+		}
+		p.Facts = append(p.Facts, fact)
 	}
 	p.Title = "herdbench: " + strings.Join(names, ", ")
 	if p.Overlay {
@@ -283,6 +291,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
 h1 { font-size: 1.6rem; margin: 0 0 .3rem; }
 h2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
 h3 { font-size: 1rem; margin: 1.6rem 0 .3rem; }
+.facts { color: #555; font-size: .85rem; margin: 0 0 .2rem; }
 .subtitle { color: #444; margin: 0 0 1rem; white-space: pre-line; }
 .notes { background: #fff6e0; border: 1px solid #f0d58c; padding: .5rem 1rem; border-radius: 4px; }
 nav ul { columns: 2; padding-left: 1.2rem; margin: .3rem 0; }
@@ -310,7 +319,8 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 <main>
 <header>
 <h1>{{.Title}}</h1>
-{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+{{range .Facts}}<p class="facts">{{.}}</p>
+{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
 </header>
 {{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 <nav aria-label="contents"><ul>
