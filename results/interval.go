@@ -12,8 +12,8 @@ const IntervalLength = time.Second
 
 // Interval is one second of a cohort's latencies: the attempts that ended in
 // it and the logical requests that ended in it, in microseconds. Interval i
-// covers elapsed time [i s, (i+1) s). Merging every interval gives the same
-// histograms as Recorder.Histograms.
+// covers elapsed time [i s, (i+1) s). Recorder.Histograms is the merge of
+// every interval: the recorder keeps latencies only this way.
 type Interval struct {
 	Attempt, Request *hdrhistogram.PackedHistogram
 }
@@ -22,10 +22,11 @@ type Interval struct {
 // A value lands in the interval of its end time (send + latency for an
 // attempt, end for a request). When a shard sees a later interval it moves
 // its counts into the recorder's packed slot for the old one and reuses the
-// same dense histograms, so recording allocates nothing and holds no lock
-// beyond the shard's own; the move happens at most once per second per
-// shard. Completed seconds are kept packed (a few KB each, not 184 KB) so a
-// long run or many cohorts stay small.
+// same dense histograms, so recording is one RecordValue, allocates nothing
+// and holds no lock beyond the shard's own; the move happens at most once
+// per second per shard. Completed seconds are kept packed (a few KB each,
+// not 184 KB), so memory is two dense histograms per shard plus the packed
+// seconds, whatever the number of clients.
 type shardInterval struct {
 	index            int
 	attempt, request *hdrhistogram.Histogram

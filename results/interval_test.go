@@ -13,14 +13,20 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
+// recorded is what record fed a recorder: the values ending in each second,
+// and reference histograms of all of them, built apart from the recorder.
+type recorded struct {
+	attempts, requests []int64
+	attempt, request   *hdrhistogram.Histogram
+}
+
 // record feeds rec n attempts and requests from a fixed stream, spread over
 // the run and across shards, some recorded late (after the shard moved on to
-// a later second). It returns how many attempt and request values end in
-// each second.
-func record(rec *Recorder, dur time.Duration, n int, seed uint64) (attempts, requests []int64) {
+// a later second).
+func record(rec *Recorder, dur time.Duration, n int, seed uint64) recorded {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	secs := int((dur + time.Second - 1) / time.Second)
-	attempts, requests = make([]int64, secs), make([]int64, secs)
+	want := recorded{attempts: make([]int64, secs), requests: make([]int64, secs), attempt: newHist(), request: newHist()}
 	type late struct {
 		shard int
 		a     Attempt
@@ -32,7 +38,8 @@ func record(rec *Recorder, dur time.Duration, n int, seed uint64) (attempts, req
 		lat := time.Duration(rng.ExpFloat64() * float64(20*time.Millisecond))
 		a := Attempt{Sent: sent, Latency: lat, Number: 1 + rng.IntN(4), Outcome: Outcome(rng.IntN(int(NumOutcomes)))}
 		end := min(int((sent+lat)/time.Second), secs-1)
-		attempts[end]++
+		want.attempts[end]++
+		_ = want.attempt.RecordValue(micros(lat))
 		shard := rng.IntN(len(rec.shards))
 		if rng.IntN(50) == 0 {
 			held = append(held, late{shard, a}) // recorded a while later
@@ -42,7 +49,8 @@ func record(rec *Recorder, dur time.Duration, n int, seed uint64) (attempts, req
 		if rng.IntN(3) == 0 {
 			start := max(0, sent-time.Duration(rng.IntN(int(time.Second))))
 			rec.Shard(shard).Request(Request{Start: start, End: sent + lat, Succeeded: a.Outcome == OK})
-			requests[end]++
+			want.requests[end]++
+			_ = want.request.RecordValue(micros(sent + lat - start))
 		}
 		if len(held) > 0 && i%97 == 0 {
 			for _, h := range held {
@@ -54,7 +62,7 @@ func record(rec *Recorder, dur time.Duration, n int, seed uint64) (attempts, req
 	for _, h := range held {
 		rec.Shard(h.shard).Attempt(h.a)
 	}
-	return attempts, requests
+	return want
 }
 
 func mergedIntervals(t *testing.T, ivs []Interval) (attempt, request *hdrhistogram.Histogram) {
@@ -74,30 +82,32 @@ func mergedIntervals(t *testing.T, ivs []Interval) (attempt, request *hdrhistogr
 func TestIntervalsAddUpToTheHistograms(t *testing.T) {
 	const dur = 7*time.Second + 500*time.Millisecond
 	rec := NewRecorder(dur, 3)
-	wantA, wantR := record(rec, dur, 20000, 7)
+	want := record(rec, dur, 20000, 7)
 	ivs := rec.Intervals()
 	if len(ivs) != 8 {
 		t.Fatalf("%d intervals for a %s run, want 8 (one per started second)", len(ivs), dur)
 	}
 	for k, iv := range ivs {
-		if got := iv.Attempt.TotalCount(); got != wantA[k] {
-			t.Errorf("second %d: %d attempt values, want %d", k, got, wantA[k])
+		if got := iv.Attempt.TotalCount(); got != want.attempts[k] {
+			t.Errorf("second %d: %d attempt values, want %d", k, got, want.attempts[k])
 		}
-		if got := iv.Request.TotalCount(); got != wantR[k] {
-			t.Errorf("second %d: %d request values, want %d", k, got, wantR[k])
+		if got := iv.Request.TotalCount(); got != want.requests[k] {
+			t.Errorf("second %d: %d request values, want %d", k, got, want.requests[k])
 		}
+	}
+	gotA, gotR := mergedIntervals(t, ivs)
+	if !gotA.Equals(want.attempt) {
+		t.Errorf("merged attempt intervals differ from every attempt recorded: %d values vs %d", gotA.TotalCount(), want.attempt.TotalCount())
+	}
+	if !gotR.Equals(want.request) {
+		t.Errorf("merged request intervals differ from every request recorded: %d values vs %d", gotR.TotalCount(), want.request.TotalCount())
 	}
 	fullA, fullR := rec.Histograms()
-	gotA, gotR := mergedIntervals(t, ivs)
-	if !gotA.Equals(fullA) {
-		t.Errorf("merged attempt intervals differ from the attempt histogram: %d values vs %d", gotA.TotalCount(), fullA.TotalCount())
-	}
-	if !gotR.Equals(fullR) {
-		t.Errorf("merged request intervals differ from the request histogram: %d values vs %d", gotR.TotalCount(), fullR.TotalCount())
+	if !fullA.Equals(want.attempt) || !fullR.Equals(want.request) {
+		t.Error("Histograms differ from every value recorded")
 	}
 	// Asking again moves nothing twice.
-	again := rec.Intervals()
-	if a2, _ := mergedIntervals(t, again); !a2.Equals(fullA) {
+	if a2, _ := mergedIntervals(t, rec.Intervals()); !a2.Equals(want.attempt) {
 		t.Error("a second call to Intervals changed the intervals")
 	}
 }
@@ -142,21 +152,21 @@ func TestIntervalsConcurrent(t *testing.T) {
 func TestHistogramLogRoundTrip(t *testing.T) {
 	const dur = 5 * time.Second
 	rec := NewRecorder(dur, 2)
-	record(rec, dur, 5000, 3)
+	want := record(rec, dur, 5000, 3)
 	start := time.Date(2026, 3, 1, 12, 0, 0, 123_000_000, time.UTC)
 	ivs := rec.Intervals()
 	data, err := EncodeHistogramLog("no-jitter", start, ivs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	for _, line := range []string{
 		"#[StartTime: 1772366400.123 (seconds since epoch), 2026-03-01T12:00:00.123Z]\n",
 		"#[BaseTime: 1772366400.123 (seconds since epoch)]\n",
 		"Tag=attempt,0.000000,1.000000,",
 		"Tag=request,4.000000,1.000000,",
 	} {
-		if !bytes.Contains(data, []byte(want)) {
-			t.Errorf("log lacks %q", want)
+		if !bytes.Contains(data, []byte(line)) {
+			t.Errorf("log lacks %q", line)
 		}
 	}
 
@@ -164,12 +174,12 @@ func TestHistogramLogRoundTrip(t *testing.T) {
 	var seen []string
 	err = ScanHistogramLog(bytes.NewReader(data), start, func(li LoggedInterval) error {
 		seen = append(seen, li.Tag+"@"+string(rune('0'+li.Index)))
-		want := ivs[li.Index].Attempt
+		written := ivs[li.Index].Attempt
 		if li.Tag == TagRequest {
-			want = ivs[li.Index].Request
+			written = ivs[li.Index].Request
 		}
-		if li.Hist.TotalCount() != want.TotalCount() {
-			t.Errorf("%s interval %d: %d values read back, %d written", li.Tag, li.Index, li.Hist.TotalCount(), want.TotalCount())
+		if li.Hist.TotalCount() != written.TotalCount() {
+			t.Errorf("%s interval %d: %d values read back, %d written", li.Tag, li.Index, li.Hist.TotalCount(), written.TotalCount())
 		}
 		got[li.Tag].Merge(li.Hist)
 		return nil
@@ -177,12 +187,12 @@ func TestHistogramLogRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "attempt@0 request@0 attempt@1 request@1 attempt@2 request@2 attempt@3 request@3 attempt@4 request@4"; strings.Join(seen, " ") != want {
-		t.Errorf("intervals read back: %s\nwant %s", strings.Join(seen, " "), want)
+	if order := "attempt@0 request@0 attempt@1 request@1 attempt@2 request@2 attempt@3 request@3 attempt@4 request@4"; strings.Join(seen, " ") != order {
+		t.Errorf("intervals read back: %s\nwant %s", strings.Join(seen, " "), order)
 	}
-	fullA, fullR := rec.Histograms()
+	fullA, fullR := want.attempt, want.request
 	if !got[TagAttempt].Equals(fullA) || !got[TagRequest].Equals(fullR) {
-		t.Error("the histograms read back from the log differ from the recorder's")
+		t.Error("the histograms read back from the log differ from the values recorded")
 	}
 	if a, b := PercentilesOf(got[TagAttempt]), PercentilesOf(fullA); a != b {
 		t.Errorf("attempt percentiles from the log %+v, from the recorder %+v", a, b)

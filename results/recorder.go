@@ -79,11 +79,9 @@ type Recorder struct {
 // Shard records for a group of clients: its histograms sit behind their own
 // lock, so groups never contend with each other.
 type Shard struct {
-	rec     *Recorder
-	mu      sync.Mutex
-	attempt *hdrhistogram.Histogram
-	request *hdrhistogram.Histogram
-	iv      shardInterval // the current second's histograms (interval.go)
+	rec *Recorder
+	mu  sync.Mutex
+	iv  shardInterval // the current second's latency histograms (interval.go)
 }
 
 var _ Sink = (*Shard)(nil)
@@ -95,7 +93,7 @@ func NewRecorder(duration time.Duration, shards int) *Recorder {
 	r := &Recorder{buckets: max(1, n), shards: make([]Shard, max(1, shards))}
 	r.counts = make([]int64, r.buckets*int(NumSeries))
 	for i := range r.shards {
-		r.shards[i] = Shard{rec: r, attempt: newHist(), request: newHist(), iv: newShardInterval()}
+		r.shards[i] = Shard{rec: r, iv: newShardInterval()}
 	}
 	return r
 }
@@ -131,7 +129,6 @@ func (s *Shard) Attempt(a Attempt) {
 	r.add(a.Sent, Series(a.Outcome))
 	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
 	s.mu.Lock()
-	_ = s.attempt.RecordValue(micros(a.Latency))
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
 	s.mu.Unlock()
 }
@@ -147,7 +144,6 @@ func (s *Shard) Request(q Request) {
 		r.add(q.End, SeriesFailed)
 	}
 	s.mu.Lock()
-	_ = s.request.RecordValue(micros(q.End - q.Start))
 	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
 }
@@ -187,15 +183,14 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 }
 
 // Histograms returns the merged attempt and request latency histograms (in
-// microseconds). Call it once the cohort has stopped.
+// microseconds): the sum of the per-second Intervals, so the summary's
+// percentiles and the .hlog files agree exactly. Call it once the cohort has
+// stopped.
 func (r *Recorder) Histograms() (attempt, request *hdrhistogram.Histogram) {
 	attempt, request = newHist(), newHist()
-	for i := range r.shards {
-		s := &r.shards[i]
-		s.mu.Lock()
-		attempt.Merge(s.attempt)
-		request.Merge(s.request)
-		s.mu.Unlock()
+	for _, it := range r.Intervals() {
+		it.Attempt.MergeInto(attempt)
+		it.Request.MergeInto(request)
 	}
 	return attempt, request
 }
