@@ -6,13 +6,20 @@
 // request with its intended start and end. The Recorder keeps HDR histograms
 // of attempt and request latency per shard, merged at the end, and a timeline
 // of counts in 10 ms buckets updated with atomic adds; coarser timelines are
-// sums of it.
+// sums of it. It also keeps the latencies second by second (interval.go):
+// each shard records the current second into dense histograms it reuses and
+// moves a finished second into a packed per-second histogram, so a run's
+// HdrHistogram interval log (hlog.go, one <cohort>.hlog per cohort) costs no
+// lock or allocation on the recording path.
 //
 // The metrics (amplification, herd factor, recovery, ...) are pure functions
 // of timelines and fault windows, defined in metrics.go exactly as the
 // summary documents them. Summarize turns recorders into a Summary; writers
-// put a Summary and its timelines on disk atomically; renderers draw the
-// terminal table and sparklines. Nothing here prints on its own.
+// put a Summary, its timelines and histogram logs on disk atomically, and
+// readers (read.go, ScanHistogramLog) read them back; renderers draw the
+// terminal table and sparklines. The HTML report and PNG charts are in the
+// subpackage report, rendered from the files on disk. Nothing here prints on
+// its own.
 //
 // Thresholds (thresholds.go) are release gates on a run's figures, written
 // "metric op value" with the metric named as in summary.json; they are

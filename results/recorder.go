@@ -71,15 +71,17 @@ type Recorder struct {
 	shards  []Shard
 
 	attempts, ok, requests, succeeded, failed atomic.Int64
+
+	imu       sync.Mutex // guards intervals
+	intervals []Interval // per second, packed (interval.go)
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
 // lock, so groups never contend with each other.
 type Shard struct {
-	rec     *Recorder
-	mu      sync.Mutex
-	attempt *hdrhistogram.Histogram
-	request *hdrhistogram.Histogram
+	rec *Recorder
+	mu  sync.Mutex
+	iv  shardInterval // the current second's latency histograms (interval.go)
 	// Live counters for dashboards, per shard so clients do not contend.
 	live     [NumOutcomes][AttemptGroups]atomic.Int64
 	inFlight atomic.Int64
@@ -94,7 +96,7 @@ func NewRecorder(duration time.Duration, shards int) *Recorder {
 	r := &Recorder{buckets: max(1, n), shards: make([]Shard, max(1, shards))}
 	r.counts = make([]int64, r.buckets*int(NumSeries))
 	for i := range r.shards {
-		r.shards[i] = Shard{rec: r, attempt: newHist(), request: newHist()}
+		r.shards[i] = Shard{rec: r, iv: newShardInterval()}
 	}
 	return r
 }
@@ -131,7 +133,7 @@ func (s *Shard) Attempt(a Attempt) {
 	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
 	s.live[a.Outcome][min(max(a.Number, 1), AttemptGroups)-1].Add(1)
 	s.mu.Lock()
-	_ = s.attempt.RecordValue(micros(a.Latency))
+	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
 	s.mu.Unlock()
 }
 
@@ -146,7 +148,7 @@ func (s *Shard) Request(q Request) {
 		r.add(q.End, SeriesFailed)
 	}
 	s.mu.Lock()
-	_ = s.request.RecordValue(micros(q.End - q.Start))
+	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
 }
 
@@ -199,15 +201,14 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 }
 
 // Histograms returns the merged attempt and request latency histograms (in
-// microseconds). Call it once the cohort has stopped.
+// microseconds): the sum of the per-second Intervals, so the summary's
+// percentiles and the .hlog files agree exactly. Call it once the cohort has
+// stopped.
 func (r *Recorder) Histograms() (attempt, request *hdrhistogram.Histogram) {
 	attempt, request = newHist(), newHist()
-	for i := range r.shards {
-		s := &r.shards[i]
-		s.mu.Lock()
-		attempt.Merge(s.attempt)
-		request.Merge(s.request)
-		s.mu.Unlock()
+	for _, it := range r.Intervals() {
+		it.Attempt.MergeInto(attempt)
+		it.Request.MergeInto(request)
 	}
 	return attempt, request
 }

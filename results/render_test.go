@@ -140,7 +140,7 @@ func TestWriteIsCompleteAndAtomic(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, " "); got != "scenario.yaml summary.json timeline.csv timeline_1s.csv" {
+	if got := strings.Join(names, " "); got != "full-jitter.hlog no-jitter.hlog scenario.yaml summary.json timeline.csv timeline_1s.csv" {
 		t.Errorf("files: %s (no temporary file may remain)", got)
 	}
 	if !strings.HasSuffix(dir, "fixture-20261130T120000Z") {

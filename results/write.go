@@ -94,8 +94,9 @@ type Output struct {
 }
 
 // Write writes the run's files into dir (created if needed): summary.json,
-// timeline.csv (10 ms), timeline_1s.csv and scenario.yaml. Each file is
-// written atomically; the first error stops and is returned.
+// timeline.csv (10 ms), timeline_1s.csv, scenario.yaml and one HdrHistogram
+// interval log per cohort (HlogName). Each file is written atomically; the
+// first error stops and is returned.
 func Write(dir string, o Output) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
@@ -108,15 +109,23 @@ func Write(dir string, o Output) error {
 		fine[i] = c.Rec.Timeline(Bucket)
 		coarse[i] = c.Rec.Timeline(time.Second)
 	}
-	files := []struct {
+	type file struct {
 		name   string
 		encode func() ([]byte, error)
-	}{
+	}
+	files := []file{
 		{"timeline.csv", func() ([]byte, error) { return EncodeTimeline(names, fine) }},
 		{"timeline_1s.csv", func() ([]byte, error) { return EncodeTimeline(names, coarse) }},
 		{"scenario.yaml", func() ([]byte, error) { return o.Scenario, nil }},
-		{"summary.json", func() ([]byte, error) { return EncodeSummary(o.Summary) }},
 	}
+	for i, hlog := range HlogNames(names) {
+		c := o.Cohorts[i]
+		files = append(files, file{hlog, func() ([]byte, error) {
+			return EncodeHistogramLog(c.Strategy, o.Summary.Started, c.Rec.Intervals())
+		}})
+	}
+	// summary.json last: once it is there, the folder is complete.
+	files = append(files, file{"summary.json", func() ([]byte, error) { return EncodeSummary(o.Summary) }})
 	for _, f := range files {
 		data, err := f.encode()
 		if err != nil {

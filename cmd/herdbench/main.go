@@ -56,6 +56,7 @@ fault-injecting target and shows the waves, side by side, measured.
 
 Usage:
   herdbench scenario NAME|FILE [flags]   run a scenario and compare its strategies
+  herdbench report DIR...                re-render a results folder's report, or overlay several
   herdbench validate FILE...             check scenario files without running them
   herdbench list                         list the built-in scenarios
   herdbench target [flags]               run the fault-injecting target on its own (game days)
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "scenario", "run":
 		return runScenario(ctx, args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "list":

@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -26,7 +27,10 @@ file on disk wins over a built-in of the same name.
 At the end it prints a comparison table and a sparkline of attempts per
 cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
 summary.json (the figures), timeline.csv (counts per 10 ms),
-timeline_1s.csv and scenario.yaml (the scenario as run).
+timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
+per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
+in a browser, no network needed) and PNG copies of its charts. See
+docs/results.md; 'herdbench report DIR' re-renders the report.
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -124,6 +128,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	out := r.Wait()
 	out.Summary.Thresholds = results.CheckThresholds(out.Summary, plan.Thresholds)
 	dir, werr := results.WriteRun(filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started)), out)
+	if werr == nil {
+		// The data is complete and in place; the report is drawn from it.
+		werr = report.RenderDir(dir, report.Options{Version: herdbenchVersion()})
+	}
 
 	fmt.Fprintln(stdout)
 	_ = results.RenderTable(stdout, out.Summary)

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/herdbench/herdbench/results/report"
+	"github.com/spf13/pflag"
+)
+
+const reportHelp = `Usage: herdbench report DIR... [flags]
+
+Renders the report of saved results without running anything: report.html
+(one self-contained file: open it offline, attach it to a ticket) and a PNG
+of each chart, from the files a run saved in its results folder
+(summary.json, timeline.csv, the <cohort>.hlog histogram logs,
+scenario.yaml).
+
+With one DIR it re-renders that folder's report in place, e.g. after
+upgrading herdbench. With several it overlays them in one report, for a
+before/after comparison of a configuration change: each cohort appears once
+per run, labelled by run ("no-jitter (before)", "no-jitter (after)") and
+drawn in the same colour, solid for the first run and dashed for the second.
+The overlay goes to a new folder (--out).
+
+Examples:
+  herdbench report runs/outage-20260301T120000Z
+  herdbench report runs/outage-20260301T120000Z runs/outage-20260301T130000Z \
+      --label before,after --out runs/outage-before-after
+
+Flags:
+`
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	var (
+		out    string
+		labels []string
+		noPNG  bool
+		dpi    int
+	)
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVarP(&out, "out", "o", "", "folder to write the report into (default: DIR itself for one folder; for several, a folder beside the first named overlay-<first>-vs-<second>...)")
+	fs.StringSliceVar(&labels, "label", nil, "names for the runs in an overlay, comma-separated, one per DIR (default: the folder names, without what they share)")
+	fs.BoolVar(&noPNG, "no-png", false, "write report.html only, no PNG copies of the charts")
+	fs.IntVar(&dpi, "dpi", report.PNGDPI, "resolution of the PNG copies in dots per inch (a chart is 9 inches wide: 120 gives 1080 px; 240 for slides)")
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), reportHelp)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read or the report not written; 2 bad usage.\n")
+	}
+	if code, done := parseFlags(fs, args, stdout); done {
+		return code
+	}
+	dirs := fs.Args()
+	if len(dirs) == 0 {
+		fmt.Fprintln(stderr, "herdbench report: name at least one results folder (the one 'herdbench scenario' printed after \"results:\")\nRun 'herdbench report --help' for more.")
+		return exitUsage
+	}
+	if len(labels) > 0 && len(labels) != len(dirs) {
+		fmt.Fprintf(stderr, "herdbench report: --label has %d names for %d folders; give one per folder, in order, e.g. --label before,after\n", len(labels), len(dirs))
+		return exitUsage
+	}
+	if dpi < 10 || dpi > 1200 {
+		fmt.Fprintf(stderr, "herdbench report: --dpi %d: give a resolution between 10 and 1200, e.g. --dpi 240\n", dpi)
+		return exitUsage
+	}
+	if len(labels) == 0 {
+		labels = defaultLabels(dirs)
+	}
+	runs := make([]*report.Run, len(dirs))
+	for i, d := range dirs {
+		r, err := report.Load(d)
+		if err != nil {
+			fmt.Fprintln(stderr, "herdbench report:", err)
+			return exitFailed
+		}
+		r.Label = labels[i]
+		runs[i] = r
+	}
+	if out == "" {
+		out = dirs[0]
+		if len(dirs) > 1 {
+			out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), safeName("overlay-"+strings.Join(labels, "-vs-")))
+		}
+	}
+	files, err := report.Render(runs, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi})
+	if err == nil {
+		err = report.WriteFiles(out, files)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "herdbench report:", err)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, "report:", filepath.Join(out, "report.html"))
+	return exitOK
+}
+
+// defaultLabels names runs by their folder names without the leading
+// dash-separated parts they all share ("outage-20260301T120000Z" and
+// "outage-20260301T130000Z" become the timestamps); "run N" when that
+// leaves two the same or nothing.
+func defaultLabels(dirs []string) []string {
+	parts := make([][]string, len(dirs))
+	for i, d := range dirs {
+		parts[i] = strings.Split(filepath.Base(filepath.Clean(d)), "-")
+	}
+	common := 0
+	if len(dirs) > 1 {
+	scan:
+		for ; common < len(parts[0])-1; common++ {
+			for _, p := range parts[1:] {
+				if common >= len(p)-1 || p[common] != parts[0][common] {
+					break scan
+				}
+			}
+		}
+	}
+	labels := make([]string, len(dirs))
+	seen := map[string]bool{}
+	for i, p := range parts {
+		labels[i] = strings.Join(p[common:], "-")
+		if labels[i] == "" || seen[labels[i]] {
+			return labelsFrom(len(dirs))
+		}
+		seen[labels[i]] = true
+	}
+	return labels
+}
+
+func labelsFrom(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("run %d", i+1)
+	}
+	return out
+}
+
+// safeName replaces what is not a letter, digit, '.', '-' or '_' with '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -1,0 +1,128 @@
+package results
+
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// IntervalLength is the span of elapsed time one interval histogram covers:
+// the .hlog files hold one interval per second.
+const IntervalLength = time.Second
+
+// Interval is one second of a cohort's latencies: the attempts that ended in
+// it and the logical requests that ended in it, in microseconds. Interval i
+// covers elapsed time [i s, (i+1) s). Recorder.Histograms is the merge of
+// every interval: the recorder keeps latencies only this way.
+type Interval struct {
+	Attempt, Request *hdrhistogram.PackedHistogram
+}
+
+// shardInterval is a shard's dense histograms for the interval it is in now.
+// A value lands in the interval of its end time (send + latency for an
+// attempt, end for a request). When a shard sees a later interval it moves
+// its counts into the recorder's packed slot for the old one and reuses the
+// same dense histograms, so recording is one RecordValue, allocates nothing
+// and holds no lock beyond the shard's own; the move happens at most once
+// per second per shard. Completed seconds are kept packed (a few KB each,
+// not 184 KB), so memory is two dense histograms per shard plus the packed
+// seconds, whatever the number of clients.
+type shardInterval struct {
+	index            int
+	attempt, request *hdrhistogram.Histogram
+}
+
+func newShardInterval() shardInterval {
+	return shardInterval{attempt: newHist(), request: newHist()}
+}
+
+// intervalOf returns the interval of elapsed time t, clamped to the run like
+// the timeline's buckets.
+func (r *Recorder) intervalOf(t time.Duration) int {
+	return min(max(int(t/IntervalLength), 0), r.lastInterval())
+}
+
+func (r *Recorder) lastInterval() int {
+	return (r.buckets*int(Bucket)+int(IntervalLength)-1)/int(IntervalLength) - 1
+}
+
+// recordInterval records v (microseconds) ending at elapsed time end into
+// the shard's interval histograms. The caller holds s.mu.
+func (s *Shard) recordInterval(end time.Duration, v int64, request bool) {
+	k := s.rec.intervalOf(end)
+	iv := &s.iv
+	if k < iv.index {
+		// A record that arrives after its shard moved on (a goroutine
+		// preempted between measuring and recording): rare, so it goes
+		// straight into the packed slot, under the recorder's lock.
+		r := s.rec
+		r.imu.Lock()
+		slot := r.slot(k)
+		if request {
+			_ = slot.Request.RecordValue(v)
+		} else {
+			_ = slot.Attempt.RecordValue(v)
+		}
+		r.imu.Unlock()
+		return
+	}
+	if k > iv.index {
+		s.flushInterval()
+		iv.index = k
+	}
+	if request {
+		_ = iv.request.RecordValue(v)
+	} else {
+		_ = iv.attempt.RecordValue(v)
+	}
+}
+
+// flushInterval moves the shard's current interval into the recorder's
+// packed slot. The caller holds s.mu.
+func (s *Shard) flushInterval() {
+	iv := &s.iv
+	if iv.attempt.TotalCount() == 0 && iv.request.TotalCount() == 0 {
+		return
+	}
+	r := s.rec
+	r.imu.Lock()
+	slot := r.slot(iv.index)
+	slot.Attempt.MergeFrom(iv.attempt)
+	slot.Request.MergeFrom(iv.request)
+	r.imu.Unlock()
+	iv.attempt.Reset()
+	iv.request.Reset()
+}
+
+// slot returns interval k's packed histograms, creating them on first use.
+// The caller holds r.imu.
+func (r *Recorder) slot(k int) *Interval {
+	if k >= len(r.intervals) {
+		r.intervals = append(r.intervals, make([]Interval, k+1-len(r.intervals))...)
+	}
+	it := &r.intervals[k]
+	if it.Attempt == nil {
+		it.Attempt = hdrhistogram.NewPacked(histMin, histMax, histSigF)
+		it.Request = hdrhistogram.NewPacked(histMin, histMax, histSigF)
+	}
+	return it
+}
+
+// Intervals returns the cohort's latencies second by second, one Interval
+// per second of the run (empty seconds hold empty histograms). Call it once
+// the cohort has stopped; the histograms stay the recorder's: read them, do
+// not change them.
+func (r *Recorder) Intervals() []Interval {
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.flushInterval()
+		s.mu.Unlock()
+	}
+	r.imu.Lock()
+	defer r.imu.Unlock()
+	for k := 0; k <= r.lastInterval(); k++ {
+		r.slot(k)
+	}
+	return r.intervals
+}

@@ -1,0 +1,374 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/herdbench/herdbench/results"
+)
+
+// table is a table of the report: a header row and rows of cells.
+type table struct {
+	Caption string
+	Head    []string
+	Rows    []row
+}
+
+type row struct {
+	Key, Help string
+	Cells     []cell
+	Group     bool // the first row of a new group of fields (e.g. latency_ms.request)
+}
+
+type cell struct {
+	Text    string
+	Numeric bool
+	Missing bool
+}
+
+func newCell(text string, ok bool) cell {
+	if !ok {
+		return cell{Text: "–", Missing: true}
+	}
+	_, err := strconv.ParseFloat(text, 64)
+	return cell{Text: text, Numeric: err == nil}
+}
+
+// metricHelp explains the headline metrics on hover. The table shows every
+// field of summary.json whether or not it is here; docs/results.md is the
+// full reference.
+var metricHelp = map[string]string{
+	"requests":            "logical requests started (units of work)",
+	"succeeded":           "requests that ended in success",
+	"failed":              "requests that gave up",
+	"success_ratio":       "succeeded / requests",
+	"attempts":            "calls that went to the target: first tries + retries",
+	"amplification":       "attempts / requests",
+	"peak_attempts_per_s": "the largest count of attempts in any 1 s bucket",
+	"herd_factor":         "how bunched attempts are inside each 1 s window from the first fault on: about 1 for independent arrivals, far above 1 for synchronized waves",
+	"failed_after_fault":  "attempts that failed after the last fault window ended",
+	"recovery_s":          "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
+}
+
+// metricsTable is the comparison table: one column per cohort (per run),
+// one row per field of the cohorts' entries in summary.json, in file order.
+func metricsTable(v *view) table {
+	t := table{Head: []string{"metric"}}
+	var paths []string
+	for _, e := range v.entries {
+		t.Head = append(t.Head, e.label)
+		if e.index < len(e.run.Doc.Runs) {
+			for _, f := range e.run.Doc.Runs[e.index] {
+				if f.Path != "strategy" && !slices.Contains(paths, f.Path) {
+					paths = append(paths, f.Path)
+				}
+			}
+		}
+	}
+	prevGroup := ""
+	for _, p := range paths {
+		r := row{Key: p, Help: metricHelp[p]}
+		if g := group(p); g != prevGroup {
+			r.Group = g != "" || prevGroup != ""
+			prevGroup = g
+		}
+		for _, e := range v.entries {
+			var text string
+			ok := false
+			if e.index < len(e.run.Doc.Runs) {
+				text, ok = lookup(e.run.Doc.Runs[e.index], p)
+			}
+			r.Cells = append(r.Cells, newCell(text, ok))
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	return t
+}
+
+// group is a field path without its last element: "latency_ms.request" for
+// "latency_ms.request.p99", "" for a top-level field.
+func group(path string) string {
+	if i := strings.LastIndexAny(path, ".["); i > 0 {
+		return path[:i]
+	}
+	return ""
+}
+
+// runTables are the top-level fields of each run's summary.json: one table
+// of scalars and objects (a column per run), and one table per array of
+// objects (e.g. faults) per run.
+func runTables(v *view) (fields table, lists []table) {
+	fields.Head = []string{"field"}
+	var paths []string
+	flat := make([][]Field, len(v.runs))
+	for i, r := range v.runs {
+		fields.Head = append(fields.Head, r.Label)
+		for _, m := range r.Doc.Fields {
+			if objs, ok := objectList(m.Raw); ok {
+				lists = append(lists, listTable(m.Key, r, objs, len(v.runs) > 1))
+				continue
+			}
+			fs, err := flatten(m.Raw)
+			if err != nil {
+				continue // parseDocument already decoded it
+			}
+			for _, f := range fs {
+				switch {
+				case f.Path == "":
+					f.Path = m.Key
+				case f.Path[0] == '[':
+					f.Path = m.Key + f.Path
+				default:
+					f.Path = m.Key + "." + f.Path
+				}
+				flat[i] = append(flat[i], f)
+				if !slices.Contains(paths, f.Path) {
+					paths = append(paths, f.Path)
+				}
+			}
+		}
+	}
+	for _, p := range paths {
+		r := row{Key: p}
+		for i := range v.runs {
+			text, ok := lookup(flat[i], p)
+			c := newCell(text, ok)
+			c.Numeric = false
+			r.Cells = append(r.Cells, c)
+		}
+		fields.Rows = append(fields.Rows, r)
+	}
+	return fields, lists
+}
+
+// objectList reports whether raw is a non-empty array of objects, and
+// returns them flattened.
+func objectList(raw json.RawMessage) ([][]Field, bool) {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return nil, false
+	}
+	out := make([][]Field, len(items))
+	for i, it := range items {
+		if !bytes.HasPrefix(bytes.TrimSpace(it), []byte("{")) {
+			return nil, false
+		}
+		fs, err := flatten(it)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = fs
+	}
+	return out, true
+}
+
+func listTable(key string, r *Run, objs [][]Field, withLabel bool) table {
+	t := table{Caption: key}
+	if withLabel {
+		t.Caption = fmt.Sprintf("%s (%s)", key, r.Label)
+	}
+	for _, o := range objs {
+		for _, f := range o {
+			if !slices.Contains(t.Head, f.Path) {
+				t.Head = append(t.Head, f.Path)
+			}
+		}
+	}
+	for _, o := range objs {
+		var rw row
+		for j, h := range t.Head {
+			text, ok := lookup(o, h)
+			c := newCell(text, ok)
+			if j == 0 {
+				rw.Key = c.Text
+				continue
+			}
+			rw.Cells = append(rw.Cells, c)
+		}
+		t.Rows = append(t.Rows, rw)
+	}
+	return t
+}
+
+type figure struct {
+	chart
+	SVG template.HTML
+	PNG string // the PNG file beside the report, "" if none
+}
+
+type scenarioText struct {
+	Label, Dir, YAML string
+}
+
+type page struct {
+	Title, Subtitle string
+	Facts           []string // one line per run: mode, seed, version, start
+	Overlay         bool
+	Notes           []string
+	Fields          table
+	Lists           []table
+	Metrics         table
+	Explain         []explanation
+	Figures         []figure
+	Scenarios       []scenarioText
+	Version         string
+}
+
+type explanation struct {
+	Label string
+	Lines []string
+}
+
+func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, error) {
+	p := page{Version: o.Version, Overlay: len(v.runs) > 1}
+	var names []string
+	for _, r := range v.runs {
+		if !slices.Contains(names, r.Summary.Scenario) {
+			names = append(names, r.Summary.Scenario)
+		}
+		for _, n := range r.Notes {
+			p.Notes = append(p.Notes, r.Label+": "+n)
+		}
+		if r.Summary.Partial {
+			p.Notes = append(p.Notes, r.Label+": the run was interrupted; its figures cover what was recorded (partial).")
+		}
+		lines := results.Explain(r.Summary)
+		if len(lines) > 0 {
+			p.Explain = append(p.Explain, explanation{Label: r.Label, Lines: lines})
+		}
+		p.Scenarios = append(p.Scenarios, scenarioText{Label: r.Label, Dir: r.Dir, YAML: string(r.Scenario)})
+		sm := r.Summary
+		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s workload · %d cohorts",
+			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(sm.DurationS, 'f', -1, 64), sm.Workload, len(sm.Runs))
+		if len(v.runs) > 1 {
+			fact = r.Label + ": " + fact
+		}
+		p.Facts = append(p.Facts, fact)
+	}
+	p.Title = "herdbench: " + strings.Join(names, ", ")
+	if p.Overlay {
+		labels := make([]string, len(v.runs))
+		for i, r := range v.runs {
+			labels[i] = r.Label
+		}
+		p.Title += ": " + strings.Join(labels, " vs ")
+	} else {
+		p.Subtitle = v.runs[0].Summary.Description
+	}
+	p.Fields, p.Lists = runTables(v)
+	p.Metrics = metricsTable(v)
+	for i, c := range charts {
+		f := figure{chart: c, SVG: template.HTML(svgs[i])}
+		if !o.NoPNG {
+			f.PNG = c.ID + ".png"
+		}
+		p.Figures = append(p.Figures, f)
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="herdbench {{.Version}}">
+<title>{{.Title}}</title>
+<style>
+:root { color-scheme: light; }
+body { font: 15px/1.45 "Liberation Sans", Arial, Helvetica, sans-serif; color: #1a1a1a; background: #fff; margin: 0; }
+main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
+h1 { font-size: 1.6rem; margin: 0 0 .3rem; }
+h2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
+h3 { font-size: 1rem; margin: 1.6rem 0 .3rem; }
+.facts { color: #555; font-size: .85rem; margin: 0 0 .2rem; }
+.subtitle { color: #444; margin: 0 0 1rem; white-space: pre-line; }
+.notes { background: #fff6e0; border: 1px solid #f0d58c; padding: .5rem 1rem; border-radius: 4px; }
+nav ul { columns: 2; padding-left: 1.2rem; margin: .3rem 0; }
+table { border-collapse: collapse; font-size: .85rem; margin: .4rem 0 1rem; }
+th, td { padding: .22rem .6rem; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+thead th { border-bottom: 2px solid #bbb; background: #fafafa; position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.missing { color: #aaa; text-align: center; }
+tr.group th, tr.group td { border-top: 1px solid #bbb; }
+th.key { font-weight: normal; font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: .8rem; white-space: nowrap; }
+th[title] { text-decoration: underline dotted #999; cursor: help; }
+caption { text-align: left; font-weight: bold; padding: .2rem 0; }
+.scroll { overflow-x: auto; }
+figure.chart { margin: 1.5rem 0 2.5rem; }
+figure.chart + figure.chart { padding-top: 1rem; border-top: 1px solid #ddd; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+figure.chart svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
+figcaption { color: #333; font-size: .9rem; margin: .3rem 0 0; }
+figcaption .file { color: #777; font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: .8rem; }
+pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: .7rem; overflow-x: auto; font-size: .8rem; }
+footer { color: #777; font-size: .8rem; margin-top: 3rem; }
+</style>
+</head>
+<body>
+<main>
+<header>
+<h1>{{.Title}}</h1>
+{{range .Facts}}<p class="facts">{{.}}</p>
+{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+</header>
+{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+<nav aria-label="contents"><ul>
+<li><a href="#summary">Comparison table</a></li>
+{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}<li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
+<li><a href="#scenario">The scenario as run</a></li>
+</ul></nav>
+
+<section id="summary">
+<h2>Comparison: every metric of summary.json</h2>
+<div class="scroll">{{template "table" .Metrics}}</div>
+{{range .Explain}}{{if $.Overlay}}<h3>{{.Label}}</h3>{{end}}
+<ul class="explain">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
+</section>
+
+<section id="charts">
+<h2>Charts</h2>
+{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
+{{.SVG}}
+<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
+</figure>
+{{end}}
+</section>
+
+<section id="run">
+<h2>The run{{if .Overlay}}s{{end}}</h2>
+<div class="scroll">{{template "table" .Fields}}</div>
+{{range .Lists}}<div class="scroll">{{template "table" .}}</div>{{end}}
+</section>
+
+<section id="scenario">
+<h2>The scenario as run</h2>
+{{range .Scenarios}}{{if $.Overlay}}<h3>{{.Label}} <small>({{.Dir}})</small></h3>{{end}}
+{{if .YAML}}<pre>{{.YAML}}</pre>{{else}}<p>No scenario.yaml in {{.Dir}}.</p>{{end}}
+{{end}}
+</section>
+
+<footer>Rendered by herdbench {{.Version}} from summary.json, timeline.csv, the .hlog files and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network.</footer>
+</main>
+</body>
+</html>
+{{define "table"}}<table>
+{{with .Caption}}<caption>{{.}}</caption>{{end}}
+<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{if .Numeric}} class="num"{{else if .Missing}} class="missing"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+`))

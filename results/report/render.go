@@ -1,0 +1,152 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sync"
+
+	"github.com/herdbench/herdbench/results"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// File is one file of a rendered report.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Options shape a rendering.
+type Options struct {
+	// Version is the herdbench that renders, shown in the footer.
+	Version string
+	// NoPNG skips the PNG copies (report.html only).
+	NoPNG bool
+	// DPI is the PNGs' resolution; 0 means PNGDPI.
+	DPI int
+}
+
+// PNGDPI is the resolution of the PNG copies: a 9 in chart is 1080 px wide.
+const PNGDPI = 120
+
+// Render renders runs (one, or several to overlay) into report.html and one
+// PNG per chart, in that order.
+func Render(runs []*Run, o Options) ([]File, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("report: no results to render")
+	}
+	if o.DPI <= 0 {
+		o.DPI = PNGDPI
+	}
+	v := newView(runs)
+	charts := v.charts()
+	svgs := make([][]byte, len(charts))
+	pngs := make([][]byte, len(charts))
+	errs := make([]error, len(charts))
+	// Charts are independent: draw them in parallel (rasterizing the PNGs
+	// is most of the work), each chart's SVG and PNG in one goroutine
+	// because they draw the same plot.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, c := range charts {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if svgs[i], errs[i] = renderSVG(c); errs[i] != nil || o.NoPNG {
+				return
+			}
+			pngs[i], errs[i] = renderPNG(c, o.DPI)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("report: chart %s: %w", charts[i].ID, err)
+		}
+	}
+	html, err := renderHTML(v, charts, svgs, o)
+	if err != nil {
+		return nil, err
+	}
+	files := []File{{Name: "report.html", Data: html}}
+	if !o.NoPNG {
+		for i, c := range charts {
+			files = append(files, File{Name: c.ID + ".png", Data: pngs[i]})
+		}
+	}
+	return files, nil
+}
+
+var xmlProlog = regexp.MustCompile(`^<\?xml[^>]*\?>\s*`)
+
+// renderSVG draws c as an SVG document, without the XML prolog so it can be
+// inlined in HTML.
+func renderSVG(c chart) (b []byte, err error) {
+	defer func() {
+		// gonum/plot panics on some impossible inputs (e.g. a log axis
+		// over non-positive values): report it as this chart's error.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing: %v", r)
+		}
+	}()
+	canvas := vgsvg.New(c.W, c.H)
+	c.draw(draw.New(canvas))
+	var buf bytes.Buffer
+	if _, err := canvas.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return xmlProlog.ReplaceAll(buf.Bytes(), nil), nil
+}
+
+func renderPNG(c chart, dpi int) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing: %v", r)
+		}
+	}()
+	canvas := vgimg.NewWith(vgimg.UseWH(c.W, c.H), vgimg.UseDPI(dpi))
+	c.draw(draw.New(canvas))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// PNGSize returns the pixel size of a chart of w × h at dpi.
+func PNGSize(w, h vg.Length, dpi int) (int, int) {
+	return int(w.Dots(float64(dpi)) + 0.5), int(h.Dots(float64(dpi)) + 0.5)
+}
+
+// WriteFiles writes files into dir atomically, creating dir if needed.
+func WriteFiles(dir string, files []File) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, f := range files {
+		if err := results.WriteFileAtomic(filepath.Join(dir, f.Name), f.Data); err != nil {
+			return fmt.Errorf("report: writing %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// RenderDir re-renders the report of the results folder dir in place: what
+// a run does at its end and `herdbench report DIR` does later.
+func RenderDir(dir string, o Options) error {
+	r, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	files, err := Render([]*Run{r}, o)
+	if err != nil {
+		return err
+	}
+	return WriteFiles(dir, files)
+}

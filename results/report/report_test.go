@@ -1,0 +1,322 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run 'go test ./results/report -update' to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (%d bytes, want %d); look at the change, then run 'go test ./results/report -run %s -update'\nfirst difference at line %d",
+			name, len(got), len(want), t.Name(), firstDiffLine(got, want))
+	}
+}
+
+func firstDiffLine(a, b []byte) int {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return i + 1
+		}
+	}
+	return min(len(la), len(lb)) + 1
+}
+
+var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>\n?`)
+
+// splitHTML returns the HTML with each inline chart replaced by a marker,
+// and the charts' SVG documents in order: the page and the charts are
+// golden-tested apart so a diff stays readable.
+func splitHTML(t *testing.T, html []byte) ([]byte, [][]byte) {
+	t.Helper()
+	svgs := svgElement.FindAll(html, -1)
+	page := svgElement.ReplaceAllLiteral(html, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
+	return page, svgs
+}
+
+func fixedRun(t *testing.T, seed uint64, shift time.Duration, label string) *Run {
+	t.Helper()
+	r := loadFixture(t, seed, shift, label)
+	r.Dir = "runs/fixture-" + label // the temporary path differs on every run
+	return r
+}
+
+func TestRenderGolden(t *testing.T) {
+	r := fixedRun(t, 1, 0, "fixture")
+	// A low resolution keeps the test fast (rasterizing is slow under -race).
+	const dpi = 30
+	files, err := Render([]*Run{r}, Options{Version: "v0.0.0-test", DPI: dpi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newView([]*Run{r})
+	charts := v.charts()
+	if len(files) != 1+len(charts) || files[0].Name != "report.html" {
+		t.Fatalf("got %d files starting with %s; want report.html and one PNG per chart (%d)", len(files), files[0].Name, len(charts))
+	}
+	page, svgs := splitHTML(t, files[0].Data)
+	if len(svgs) != len(charts) {
+		t.Fatalf("report.html has %d inline SVG charts, want %d", len(svgs), len(charts))
+	}
+	golden(t, "report.html", page)
+	for i, c := range charts {
+		golden(t, c.ID+".svg", svgs[i])
+		f := files[1+i]
+		if f.Name != c.ID+".png" {
+			t.Errorf("file %d is %s, want %s.png", 1+i, f.Name, c.ID)
+			continue
+		}
+		// PNG bytes depend on the rasterizer; check it decodes to the
+		// chart's size and is not blank.
+		img, err := png.Decode(bytes.NewReader(f.Data))
+		if err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+			continue
+		}
+		w, h := PNGSize(c.W, c.H, dpi)
+		if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+			t.Errorf("%s is %dx%d, want %dx%d", f.Name, b.Dx(), b.Dy(), w, h)
+		}
+		colors := map[[4]uint32]bool{}
+		for y := 0; y < h; y += 3 {
+			for x := 0; x < w; x += 3 {
+				r, g, b, a := img.At(x, y).RGBA()
+				colors[[4]uint32{r, g, b, a}] = true
+			}
+		}
+		if len(colors) < 5 {
+			t.Errorf("%s has %d colours: looks blank", f.Name, len(colors))
+		}
+	}
+}
+
+func TestRenderOverlayGolden(t *testing.T) {
+	before := fixedRun(t, 1, 0, "before")
+	after := fixedRun(t, 2, 500*time.Millisecond, "after")
+	files, err := Render([]*Run{before, after}, Options{Version: "v0.0.0-test", NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("NoPNG: got %d files, want report.html only", len(files))
+	}
+	page, svgs := splitHTML(t, files[0].Data)
+	golden(t, "overlay.html", page)
+	golden(t, "overlay-attempts_1s.svg", svgs[0])
+	golden(t, "overlay-attempts_100ms.svg", svgs[1])
+	for _, want := range []string{
+		"<title>herdbench: fixture: before vs after</title>",
+		"<th scope=\"col\">no-jitter (before)</th><th scope=\"col\">no-jitter (after)</th><th scope=\"col\">full-jitter (before)</th>",
+		"<caption>faults (before)</caption>",
+		"<caption>faults (after)</caption>",
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the overlay lacks %q", want)
+		}
+	}
+	for _, label := range []string{"no-jitter (before)", "no-jitter (after)", "full-jitter (before)", "full-jitter (after)"} {
+		if !bytes.Contains(svgs[0], []byte(">"+label+"</text>")) {
+			t.Errorf("the overlaid attempts chart has no legend entry %q", label)
+		}
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	r := fixedRun(t, 3, 0, "fixture")
+	a, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a[0].Data, b[0].Data) {
+		t.Error("rendering the same run twice gave different HTML")
+	}
+}
+
+// The table shows every field of summary.json, also fields this renderer
+// does not know.
+func TestTableShowsNewSummaryFields(t *testing.T) {
+	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`"strategy": "no-jitter",`), []byte(`"strategy": "no-jitter", "calls": 4242, "policy": {"denied_by_budget": 17},`), 1)
+	data = bytes.Replace(data, []byte(`"partial": false,`), []byte(`"partial": false, "thresholds": [{"expr": "amplification <= 1.5", "passed": false}],`), 1)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(files[0].Data)
+	for _, want := range []string{
+		`<th scope="row" class="key">calls</th><td class="num">4242</td><td class="missing">–</td>`,
+		`<th scope="row" class="key">policy.denied_by_budget</th><td class="num">17</td>`,
+		`<caption>thresholds</caption>`,
+		`<th scope="col">expr</th><th scope="col">passed</th>`,
+		`<th scope="row" class="key">amplification &lt;= 1.5</th><td>false</td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+}
+
+func TestLoadProblems(t *testing.T) {
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no summary.json here") {
+		t.Errorf("an empty folder: got %v, want an error naming summary.json", err)
+	}
+	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
+	if err := os.Remove(filepath.Join(dir, "full-jitter.hlog")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatalf("a missing .hlog should only leave its latency curves out: %v", err)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "full-jitter.hlog") {
+		t.Errorf("notes %q, want one naming full-jitter.hlog", r.Notes)
+	}
+	if r.Cohorts[1].Request != nil || r.Cohorts[0].Request == nil {
+		t.Error("the cohort without a log should have no histograms, the other should")
+	}
+	files, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(files[0].Data, []byte("full-jitter has no histogram log")) {
+		t.Error("the report does not show the note")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "no-jitter.hlog"), []byte("0.0,1.0,0.1,HISTbroken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no-jitter.hlog") {
+		t.Errorf("a corrupt .hlog: got %v, want an error naming it", err)
+	}
+}
+
+// The histograms the report draws are those the run summarized: merged
+// from the .hlog, they give summary.json's percentiles exactly.
+func TestLoadedHistogramsMatchTheSummary(t *testing.T) {
+	r := loadFixture(t, 5, 0, "x")
+	for i, c := range r.Cohorts {
+		got := results.Latencies{Attempt: results.PercentilesOf(c.Attempt), Request: results.PercentilesOf(c.Request)}
+		if want := r.Summary.Runs[i].LatencyMS; got != want {
+			t.Errorf("%s: percentiles from the .hlog %+v, summary.json %+v", c.Name, got, want)
+		}
+		var n int64
+		for _, s := range c.Seconds {
+			n += s.Requests
+		}
+		if n != c.Request.TotalCount() || len(c.Seconds) != 6 {
+			t.Errorf("%s: %d seconds holding %d requests; want 6 holding %d", c.Name, len(c.Seconds), n, c.Request.TotalCount())
+		}
+	}
+}
+
+func TestPercentileCurve(t *testing.T) {
+	h := results.NewHistogram()
+	for v := int64(1); v <= 1000; v++ {
+		_ = h.RecordValue(v * 1000) // 1 ms .. 1 s
+	}
+	pts := percentileCurve(h)
+	if last := pts[len(pts)-1]; last.X != 3 || last.Ms != float64(h.ValueAtQuantile(99.9))/1000 {
+		t.Errorf("the curve ends at x=%v (%v ms), want x=3 (p99.9 of 1000 values, %v ms)", last.X, last.Ms, float64(h.ValueAtQuantile(99.9))/1000)
+	}
+	for i, p := range pts {
+		if i > 0 && (p.X <= pts[i-1].X || p.Ms < pts[i-1].Ms) {
+			t.Fatalf("point %d (%+v) does not follow %+v: x must grow, latency never fall", i, p, pts[i-1])
+		}
+		if want := 1 - math.Pow(10, -p.X); math.Abs(p.P-want) > 1e-12 {
+			t.Fatalf("point %d: p=%v, want 1-10^-x = %v", i, p.P, want)
+		}
+	}
+	// x = 2 is p99: the 990th value, 990 ms, to the histogram's precision.
+	for _, p := range pts {
+		if math.Abs(p.X-2) < 1e-9 && (p.Ms < 989 || p.Ms > 991) {
+			t.Errorf("p99 read as %v ms, want 990", p.Ms)
+		}
+	}
+	if percentileCurve(results.NewHistogram()) != nil {
+		t.Error("an empty histogram should give no curve")
+	}
+}
+
+func TestRebinAndRates(t *testing.T) {
+	tl := results.Timeline{Resolution: 10 * time.Millisecond, Rows: make([][results.NumSeries]int64, 25)}
+	for i := range tl.Rows {
+		tl.Rows[i][results.OK] = int64(i)
+		tl.Rows[i][results.Reset] = 1
+	}
+	got := rebin(tl, 100*time.Millisecond)
+	if got.Resolution != 100*time.Millisecond || len(got.Rows) != 3 {
+		t.Fatalf("rebin: %s × %d rows, want 100ms × 3", got.Resolution, len(got.Rows))
+	}
+	// Bins: 0..9 (sum 45), 10..19 (145), 20..24 (110, a partial bin).
+	rates := perSecond(got, attemptsOf)
+	if want := []float64{550, 1550, 1150}; rates[0] != want[0] || rates[1] != want[1] || rates[2] != want[2] {
+		t.Errorf("attempts per second %v, want %v", rates, want)
+	}
+	if r := fineResolution(20*time.Second, 10*time.Millisecond); r != 100*time.Millisecond {
+		t.Errorf("a 20 s run draws its waves at %s, want 100ms", r)
+	}
+	if r := fineResolution(time.Hour, 10*time.Millisecond); r != 3200*time.Millisecond {
+		t.Errorf("an hour-long run draws at %s, want 3.2s (at most 2000 bins)", r)
+	}
+}
+
+func TestPercentileTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range percentileTicks(0, 3.2) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got, want := strings.Join(labels, " "), "0% 50% 90% 99% 99.9%"; got != want {
+		t.Errorf("percentile axis labels %q, want %q", got, want)
+	}
+	var lat []string
+	for _, tk := range latencyTicks(0.5, 2000) {
+		if tk.Label != "" {
+			lat = append(lat, tk.Label)
+		}
+	}
+	if got, want := strings.Join(lat, " "), "100 µs 1 ms 10 ms 100 ms 1 s 10 s"; got != want {
+		t.Errorf("latency axis labels %q, want %q", got, want)
+	}
+}
