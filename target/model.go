@@ -45,6 +45,9 @@ type Ingress struct {
 	Verdict Verdict
 	Status  int           // for Reject
 	Delay   time.Duration // for Admit: added latency before the request reaches the server
+	// RetryAfter is the pushback sent with a Reject (a Retry-After
+	// header), 0 for none.
+	RetryAfter time.Duration
 }
 
 // Admission is what capacity does with an arriving request.
@@ -138,6 +141,10 @@ func (m *Model) Ingress(now time.Duration) Ingress {
 	}
 	if e.Blackhole {
 		return Ingress{Verdict: Hang}
+	}
+	if e.Pushback > 0 && m.rng.Float64() < e.Pushback {
+		m.Stats.Faulted++
+		return Ingress{Verdict: Reject, Status: e.PushbackStatus, RetryAfter: e.RetryAfter}
 	}
 	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
 		m.Stats.Faulted++

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -226,6 +227,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reset(w)
 		return
 	case Reject:
+		if in.RetryAfter > 0 {
+			w.Header().Set("Retry-After", retryAfterSeconds(in.RetryAfter))
+		}
 		w.WriteHeader(in.Status)
 		return
 	case Hang:
@@ -321,6 +325,12 @@ func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
 	case <-crashed:
 	}
 	return false
+}
+
+// retryAfterSeconds writes d as Retry-After's delay-seconds, rounded up:
+// HTTP has no finer unit (scenarios only allow whole seconds).
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 var _ http.Handler = (*Server)(nil)
