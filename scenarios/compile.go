@@ -55,6 +55,7 @@ type Plan struct {
 type compiler struct {
 	s    *Scenario
 	errs *Error
+	kind clients.WorkloadKind // the workload's, compiled before the strategies, whose policy scopes depend on it
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -126,6 +127,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.Target = c.target(&f.Target)
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
+	c.kind = p.Workload.Kind
 	p.Strategies = c.strategies(&f, o.Strategies)
 
 	if p.Chaos != nil {
@@ -368,6 +370,7 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
 	s := clients.Strategy{Name: sf.Name}
+	c.preset(sf, at)
 	shape, ok := clients.ParseShape(sf.Backoff)
 	switch {
 	case sf.Backoff == "":
@@ -398,5 +401,6 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	}
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	c.policies(sf, &s, at)
 	return s
 }

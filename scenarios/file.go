@@ -98,6 +98,14 @@ type StrategyFile struct {
 	Multiplier  float64 `yaml:"multiplier,omitempty"`
 	MaxAttempts *Limit  `yaml:"max_attempts,omitempty"`
 	Timeout     string  `yaml:"timeout,omitempty"`
+
+	// Client policies (policies.go).
+	Preset        string        `yaml:"preset,omitempty"`
+	Budget        *BudgetFile   `yaml:"budget,omitempty"`
+	Breaker       *BreakerFile  `yaml:"breaker,omitempty"`
+	Throttle      *ThrottleFile `yaml:"throttle,omitempty"`
+	RetryAfter    string        `yaml:"retry_after,omitempty"`
+	RetryAfterCap string        `yaml:"retry_after_cap,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).
