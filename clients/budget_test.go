@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// retries counts how many retries b permits in a row with no success in
+// countRetries counts how many retries b permits in a row with no success in
 // between, calling fail before each ask (as the client does after every
 // failed attempt), up to limit.
-func retries(b Budget, now time.Duration, timeout bool, limit int) int {
+func countRetries(b Budget, now time.Duration, timeout bool, limit int) int {
 	n := 0
 	for n < limit {
 		b.Answered(now, false, 0)
@@ -36,7 +36,7 @@ func TestAWSQuotaPublishedConstants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := NewBudget(def).(*AWSQuota)
-			if got := retries(q, 0, tt.timeout, 1000); got != tt.want {
+			if got := countRetries(q, 0, tt.timeout, 1000); got != tt.want {
 				t.Errorf("retries = %d, want %d", got, tt.want)
 			}
 			if q.Available() != 0 {
@@ -142,7 +142,7 @@ func TestFinagleBudget(t *testing.T) {
 	}
 	t.Run("the reserve alone pays for min_retries_per_sec * ttl retries", func(t *testing.T) {
 		f := NewBudget(def).(*FinagleBudget)
-		if got := retries(f, time.Second, false, 1000); got != 100 {
+		if got := countRetries(f, time.Second, false, 1000); got != 100 {
 			t.Errorf("retries = %d, want 10/s * 10 s = 100", got)
 		}
 	})
@@ -151,7 +151,7 @@ func TestFinagleBudget(t *testing.T) {
 		for range 100 {
 			f.Started(time.Second)
 		}
-		if got := retries(f, time.Second, false, 1000); got != 20 {
+		if got := countRetries(f, time.Second, false, 1000); got != 20 {
 			t.Errorf("retries after 100 requests = %d, want 20", got)
 		}
 	})
@@ -160,11 +160,11 @@ func TestFinagleBudget(t *testing.T) {
 		for range 10 {
 			f.Started(0)
 		}
-		if got := retries(f, 0, false, 1000); got != 5 {
+		if got := countRetries(f, 0, false, 1000); got != 5 {
 			t.Fatalf("retries = %d, want 5", got)
 		}
 		// At 9.9 s the slice of t = 0 is still in the window: nothing new.
-		if got := retries(f, 9900*time.Millisecond, false, 1000); got != 0 {
+		if got := countRetries(f, 9900*time.Millisecond, false, 1000); got != 0 {
 			t.Fatalf("retries at 9.9s = %d, want 0", got)
 		}
 		// At 10 s it has expired, with its deposits and withdrawals.
@@ -174,7 +174,7 @@ func TestFinagleBudget(t *testing.T) {
 		for range 4 {
 			f.Started(10 * time.Second)
 		}
-		if got := retries(f, 10*time.Second, false, 1000); got != 2 {
+		if got := countRetries(f, 10*time.Second, false, 1000); got != 2 {
 			t.Fatalf("retries at 10s after 4 requests = %d, want 2", got)
 		}
 	})
@@ -192,20 +192,20 @@ func TestSRERatio(t *testing.T) {
 	for range 100 {
 		s.Started(time.Second)
 	}
-	if got := retries(s, time.Second, false, 1000); got != 10 {
+	if got := countRetries(s, time.Second, false, 1000); got != 10 {
 		t.Fatalf("retries after 100 requests = %d, want 10 (10%%)", got)
 	}
 	for range 10 {
 		s.Started(2 * time.Second)
 	}
-	if got := retries(s, 2*time.Second, false, 1000); got != 1 {
+	if got := countRetries(s, 2*time.Second, false, 1000); got != 1 {
 		t.Fatalf("retries after 10 more requests = %d, want 1", got)
 	}
 	// Two minutes later the window has moved past all of it.
 	for range 10 {
 		s.Started(3 * time.Minute)
 	}
-	if got := retries(s, 3*time.Minute, false, 1000); got != 1 {
+	if got := countRetries(s, 3*time.Minute, false, 1000); got != 1 {
 		t.Fatalf("retries in a fresh window after 10 requests = %d, want 1", got)
 	}
 }
@@ -220,7 +220,7 @@ func TestEnvoyBudget(t *testing.T) {
 		e.Started(0)
 	}
 	// 20% of 10 active requests is 2, below the minimum of 3.
-	if got := retries(e, 0, false, 100); got != 3 {
+	if got := countRetries(e, 0, false, 100); got != 3 {
 		t.Fatalf("concurrent retries with 10 active = %d, want 3", got)
 	}
 	e.Released(0)
@@ -231,7 +231,7 @@ func TestEnvoyBudget(t *testing.T) {
 		e.Started(0)
 	}
 	// 50 active: 20% is 10, of which 3 are out.
-	if got := retries(e, 0, false, 100); got != 7 {
+	if got := countRetries(e, 0, false, 100); got != 7 {
 		t.Fatalf("more concurrent retries with 50 active = %d, want 7", got)
 	}
 }

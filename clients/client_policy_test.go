@@ -9,54 +9,54 @@ import (
 	"github.com/herdbench/herdbench/results"
 )
 
-// recSink records everything a client reports, as text, in order.
-type recSink struct{ log []string }
+// eventSink records everything a client reports, as text, in order.
+type eventSink struct{ log []string }
 
-func (s *recSink) Started(at time.Duration) { s.log = append(s.log, fmt.Sprintf("start@%s", at)) }
-func (s *recSink) Attempt(a results.Attempt) {
+func (s *eventSink) Started(at time.Duration) { s.log = append(s.log, fmt.Sprintf("start@%s", at)) }
+func (s *eventSink) Attempt(a results.Attempt) {
 	s.log = append(s.log, fmt.Sprintf("attempt%d@%s=%s", a.Number, a.Sent, a.Outcome))
 }
-func (s *recSink) Request(q results.Request) {
+func (s *eventSink) Request(q results.Request) {
 	s.log = append(s.log, fmt.Sprintf("request@%s ok=%v", q.End, q.Succeeded))
 }
 
-var eventNames = map[results.PolicyEvent]string{
+var policyEventNames = map[results.PolicyEvent]string{
 	results.BudgetDenied: "denied", results.BreakerRejected: "breaker-refused", results.Throttled: "throttled",
 	results.BreakerOpened: "breaker-opened", results.BreakerClosed: "breaker-closed",
 }
 
-func (s *recSink) Policy(at time.Duration, e results.PolicyEvent) {
-	s.log = append(s.log, fmt.Sprintf("%s@%s", eventNames[e], at))
+func (s *eventSink) Policy(at time.Duration, e results.PolicyEvent) {
+	s.log = append(s.log, fmt.Sprintf("%s@%s", policyEventNames[e], at))
 }
 
-func (s *recSink) String() string { return strings.Join(s.log, " ") }
+func (s *eventSink) String() string { return strings.Join(s.log, " ") }
 
-var oneShot = &Workload{Kind: OneShot, Clients: 1}
+var oneShotWorkload = &Workload{Kind: OneShot, Clients: 1}
 
-func actionText(a Action) string {
+func actionString(a Action) string {
 	if a.Op == Stop {
 		return "stop"
 	}
 	return fmt.Sprintf("send%d@%s", a.Attempt, a.At)
 }
 
-// reply answers the attempt a with outcome o after latency 10 ms.
-func reply(c *Client, a Action, o results.Outcome, retryAfter time.Duration) Action {
+// replyTo answers the attempt a with outcome o after latency 10 ms.
+func replyTo(c *Client, a Action, o results.Outcome, retryAfter time.Duration) Action {
 	return c.Result(Reply{Sent: a.At, Latency: 10 * time.Millisecond, Outcome: o, RetryAfter: retryAfter})
 }
 
-func constant(d time.Duration) Backoff { return Backoff{Shape: Constant, Base: d, Cap: d} }
+func constantBackoff(d time.Duration) Backoff { return Backoff{Shape: Constant, Base: d, Cap: d} }
 
 func TestBudgetDenialEndsTheRequestAtOnce(t *testing.T) {
-	s := &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 5,
+	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 5,
 		Budget: &BudgetConfig{Kind: BudgetGRPC, MaxTokens: 4, TokenRatio: 0.1}}
-	sink := &recSink{}
-	c := NewClient(0, s, oneShot, time.Minute, Stream(1, 0), sink)
+	sink := &eventSink{}
+	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
 	a := c.Begin()
 	var acts []string
 	for a.Op == Send {
-		acts = append(acts, actionText(a))
-		a = reply(c, a, results.HTTP5xx, 0)
+		acts = append(acts, actionString(a))
+		a = replyTo(c, a, results.HTTP5xx, 0)
 	}
 	// Tokens 4 -> 3 (> 2: retry) -> 2 (not > 2: denied, the request fails).
 	if got, want := strings.Join(acts, " "), "send1@0s send2@110ms"; got != want {
@@ -87,20 +87,20 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 4,
+			s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 4,
 				Breaker: &BreakerConfig{ConsecutiveFailures: 1, OpenFor: tt.openFor, HalfOpenCalls: 1}}
-			sink := &recSink{}
-			c := NewClient(0, s, oneShot, time.Minute, Stream(1, 0), sink)
+			sink := &eventSink{}
+			c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
 			a := c.Begin()
 			var acts []string
 			first := true
 			for a.Op == Send {
-				acts = append(acts, actionText(a))
+				acts = append(acts, actionString(a))
 				o := results.OK
 				if first {
 					o, first = results.Timeout, false
 				}
-				a = reply(c, a, o, 0)
+				a = replyTo(c, a, o, 0)
 			}
 			if got := strings.Join(acts, " "); got != tt.acts {
 				t.Errorf("actions %s, want %s", got, tt.acts)
@@ -113,15 +113,15 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 }
 
 func TestThrottledCallsAreRecorded(t *testing.T) {
-	s := &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 2, Throttle: &ThrottleConfig{K: 2, Window: time.Minute}}
-	sink := &recSink{}
-	c := NewClient(0, s, oneShot, time.Minute, Stream(1, 0), sink)
+	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 2, Throttle: &ThrottleConfig{K: 2, Window: time.Minute}}
+	sink := &eventSink{}
+	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
 	th := c.pol.throttle.(*Throttle)
 	for range 1_000_000 {
 		th.Allow(0, 1) // a million requests, no accepts: p is 1 - 1e-6
 	}
 	if a := c.Begin(); a.Op != Stop {
-		t.Fatalf("Begin = %s, want stop: both attempts throttled", actionText(a))
+		t.Fatalf("Begin = %s, want stop: both attempts throttled", actionString(a))
 	}
 	if want := "start@0s throttled@0s throttled@100ms request@100ms ok=false"; sink.String() != want {
 		t.Errorf("records %s, want %s", sink, want)
@@ -139,9 +139,9 @@ func TestRetryAfter(t *testing.T) {
 		{RetryAfter{Honor: true, Cap: 2 * time.Second}, 3 * time.Second, "send2@2.01s"},
 		{RetryAfter{Honor: true}, 0, "send2@110ms"}, // no header: the backoff
 	} {
-		s := &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 3, RetryAfter: tt.honor}
-		c := NewClient(0, s, oneShot, time.Minute, Stream(1, 0), &recSink{})
-		if got := actionText(reply(c, c.Begin(), results.HTTP429, tt.retryAfter)); got != tt.want {
+		s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3, RetryAfter: tt.honor}
+		c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), &eventSink{})
+		if got := actionString(replyTo(c, c.Begin(), results.HTTP429, tt.retryAfter)); got != tt.want {
 			t.Errorf("%+v with Retry-After %s: %s, want %s", tt.honor, tt.retryAfter, got, tt.want)
 		}
 	}
@@ -149,7 +149,7 @@ func TestRetryAfter(t *testing.T) {
 
 func TestCohortSharesItsBudget(t *testing.T) {
 	quota := func(scope Scope) *Strategy {
-		return &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 3,
+		return &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3,
 			Budget: &BudgetConfig{Kind: BudgetAWS, Scope: scope, Tokens: 5, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}
 	}
 	for _, tt := range []struct {
@@ -162,8 +162,8 @@ func TestCohortSharesItsBudget(t *testing.T) {
 		k := NewCohort(quota(tt.scope))
 		var got []string
 		for id := range 2 {
-			c := k.NewClient(id, oneShot, time.Minute, Stream(1, uint64(id)), &recSink{})
-			got = append(got, actionText(reply(c, c.Begin(), results.HTTP5xx, 0)))
+			c := k.NewClient(id, oneShotWorkload, time.Minute, Stream(1, uint64(id)), &eventSink{})
+			got = append(got, actionString(replyTo(c, c.Begin(), results.HTTP5xx, 0)))
 		}
 		if strings.Join(got, " ") != tt.want {
 			t.Errorf("scope %s: %s, want %s", tt.scope, strings.Join(got, " "), tt.want)
@@ -178,21 +178,21 @@ func TestNewClientRefusesCohortScope(t *testing.T) {
 			t.Fatalf("recovered %v; want a panic that points to NewCohort", r)
 		}
 	}()
-	NewClient(0, s, oneShot, time.Minute, Stream(1, 0), &recSink{})
+	NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), &eventSink{})
 }
 
 // A closed-loop client's requests go on after a denied retry, with the
 // per-client budget's state carried from one request to the next.
 func TestClosedLoopKeepsItsBudget(t *testing.T) {
-	s := &Strategy{Name: "s", Backoff: constant(100 * time.Millisecond), MaxAttempts: 3,
+	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3,
 		Budget: &BudgetConfig{Kind: BudgetAWS, Tokens: 10, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}
 	w := &Workload{Kind: Closed, Clients: 1}
-	sink := &recSink{}
+	sink := &eventSink{}
 	c := NewClient(0, s, w, time.Minute, Stream(1, 0), sink)
 	a := c.Begin()
 	var n int
 	for a.Op == Send && n < 8 {
-		a = reply(c, a, results.Timeout, 0)
+		a = replyTo(c, a, results.Timeout, 0)
 		n++
 	}
 	// 10 tokens pay for one timeout retry: attempts 1, 2 of request one

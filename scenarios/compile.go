@@ -374,7 +374,9 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	shape, ok := clients.ParseShape(sf.Backoff)
 	switch {
 	case sf.Backoff == "":
-		c.fail(at("backoff"), "missing; choose a backoff: %s", validList(clients.ShapeNames()))
+		if sf.Preset == "" { // an unknown preset is reported on its own
+			c.fail(at("backoff"), "missing; choose a backoff: %s (or a preset: %s)", validList(clients.ShapeNames()), validList(clients.PresetNames()))
+		}
 	case !ok:
 		if m, near := closest(sf.Backoff, clients.ShapeNames()); near {
 			c.fail(at("backoff"), "unknown backoff %q (did you mean %q?); valid: %s", sf.Backoff, m, validList(clients.ShapeNames()))

@@ -9,7 +9,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 )
 
-func compileYAML(t *testing.T, src string) (*Plan, *Error) {
+func compilePolicyYAML(t *testing.T, src string) (*Plan, *Error) {
 	t.Helper()
 	s, err := Parse("test.yaml", []byte(src))
 	if err == nil {
@@ -26,14 +26,14 @@ func compileYAML(t *testing.T, src string) (*Plan, *Error) {
 	return nil, e
 }
 
-const header = `name: t
+const policyHeader = `name: t
 duration: 10s
 seed: 1
 workload: {kind: closed, clients: 2}
 `
 
 func TestPresetsFillUnsetFields(t *testing.T) {
-	p, e := compileYAML(t, header+`strategies:
+	p, e := compilePolicyYAML(t, policyHeader+`strategies:
   - name: grpc
     preset: grpc
   - name: aws
@@ -102,7 +102,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
 }
 
 func TestPoliciesFromYAML(t *testing.T) {
-	p, e := compileYAML(t, header+`strategies:
+	p, e := compilePolicyYAML(t, policyHeader+`strategies:
   - name: all
     backoff: full
     budget: {kind: finagle, scope: cohort, ttl: 5s, min_retries_per_sec: 0, percent_can_retry: 0.1}
@@ -143,14 +143,14 @@ func TestPoliciesFromYAML(t *testing.T) {
 
 func TestOpenWorkloadScope(t *testing.T) {
 	const open = "name: t\nduration: 10s\nworkload: {kind: open, rate: 10}\n"
-	p, e := compileYAML(t, open+"strategies:\n  - {name: a, preset: grpc, breaker: {}}\n")
+	p, e := compilePolicyYAML(t, open+"strategies:\n  - {name: a, preset: grpc, breaker: {}}\n")
 	if e != nil {
 		t.Fatal(e)
 	}
 	if s := p.Strategies[0]; s.Budget.Scope != clients.PerCohort || s.Breaker.Scope != clients.PerCohort {
 		t.Errorf("open workload: budget scope %s, breaker scope %s; want cohort", s.Budget.Scope, s.Breaker.Scope)
 	}
-	_, e = compileYAML(t, open+"strategies:\n  - {name: a, backoff: full, budget: {kind: sre, scope: client}}\n")
+	_, e = compilePolicyYAML(t, open+"strategies:\n  - {name: a, backoff: full, budget: {kind: sre, scope: client}}\n")
 	if e == nil || len(e.Problems) != 1 || e.Problems[0].Path != "strategies[0].budget.scope" || !strings.Contains(e.Problems[0].Msg, "fresh client for every arrival") {
 		t.Errorf("per-client budget in an open workload: %v", e)
 	}
@@ -195,7 +195,7 @@ func TestPolicyValidation(t *testing.T) {
 		{"max_attempts: unlimited\n    breaker: {}\n    base: 0s", "strategies[0].max_attempts", "forever"},
 	}
 	for _, tt := range tests {
-		_, e := compileYAML(t, header+"strategies:\n  - name: s\n    backoff: full\n    "+tt.yaml+"\n")
+		_, e := compilePolicyYAML(t, policyHeader+"strategies:\n  - name: s\n    backoff: full\n    "+tt.yaml+"\n")
 		if e == nil {
 			t.Errorf("%s: no error", tt.yaml)
 			continue
@@ -213,7 +213,7 @@ func TestPolicyValidation(t *testing.T) {
 }
 
 func TestPushbackFaultValidation(t *testing.T) {
-	_, e := compileYAML(t, header+`chaos:
+	_, e := compilePolicyYAML(t, policyHeader+`chaos:
   - {kind: pushback, at: 1s, for: 2s, status: 500, retry_after: 250ms}
 strategies:
   - {name: s, backoff: full, retry_after: honor}

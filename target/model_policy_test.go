@@ -9,7 +9,7 @@ import (
 	"github.com/herdbench/herdbench/internal/dist"
 )
 
-func plan(t *testing.T, faults ...chaos.Timed) *chaos.Plan {
+func policyPlan(t *testing.T, faults ...chaos.Timed) *chaos.Plan {
 	t.Helper()
 	p, err := chaos.NewPlan(faults, 0)
 	if err != nil {
@@ -24,7 +24,7 @@ func plan(t *testing.T, faults ...chaos.Timed) *chaos.Plan {
 func TestServeAbandoned(t *testing.T) {
 	for _, serve := range []bool{true, false} {
 		cfg := Config{Concurrency: 1, Queue: 10, QueueTimeout: time.Minute, ServiceTime: dist.Const(100 * time.Millisecond), ServeAbandoned: serve}
-		m := NewModel(cfg, plan(t), rand.New(rand.NewPCG(1, 2)))
+		m := NewModel(cfg, policyPlan(t), rand.New(rand.NewPCG(1, 2)))
 		a, adm := m.Arrive(0)
 		if adm != Started {
 			t.Fatal("first job did not start")
@@ -64,7 +64,7 @@ func TestServeAbandoned(t *testing.T) {
 // A running job whose client leaves runs on in either mode.
 func TestAbandonedRunningJobIsWasted(t *testing.T) {
 	cfg := Config{Concurrency: 1, Queue: 1, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
-	m := NewModel(cfg, plan(t), rand.New(rand.NewPCG(1, 2)))
+	m := NewModel(cfg, policyPlan(t), rand.New(rand.NewPCG(1, 2)))
 	a, _ := m.Arrive(0)
 	m.Abandon(500*time.Millisecond, a)
 	m.Finish(time.Second, a)
@@ -75,7 +75,7 @@ func TestAbandonedRunningJobIsWasted(t *testing.T) {
 
 func TestPushbackIngress(t *testing.T) {
 	pb := chaos.Pushback{Rate: 1, Status: 429, RetryAfter: 2 * time.Second}
-	p := plan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: time.Second, For: time.Second, Fault: pb})
+	p := policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: time.Second, For: time.Second, Fault: pb})
 	m := NewModel(Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(time.Millisecond)}, p, rand.New(rand.NewPCG(1, 2)))
 	if in := m.Ingress(500 * time.Millisecond); in.Verdict != Admit {
 		t.Fatalf("before the window: %+v", in)
@@ -84,7 +84,7 @@ func TestPushbackIngress(t *testing.T) {
 		t.Fatalf("in the window: %+v; want reject 429 with Retry-After 2s", in)
 	}
 	// Half the requests, roughly, at rate 0.5.
-	p = plan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Second, Fault: chaos.Pushback{Rate: 0.5, Status: 503, RetryAfter: time.Second}})
+	p = policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Second, Fault: chaos.Pushback{Rate: 0.5, Status: 503, RetryAfter: time.Second}})
 	m = NewModel(Config{Concurrency: 1, Queue: 1}, p, rand.New(rand.NewPCG(1, 2)))
 	n := 0
 	for range 10000 {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestServerWritesRetryAfter(t *testing.T) {
-	p := plan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Hour, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 3 * time.Second}})
+	p := policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Hour, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 3 * time.Second}})
 	s, err := Start(Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(0)}, p, rand.New(rand.NewPCG(1, 2)), time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestServerWritesRetryAfter(t *testing.T) {
 // served, and holds its slot while it is.
 func TestServerServesAbandonedWork(t *testing.T) {
 	cfg := Config{Concurrency: 1, Queue: 10, QueueTimeout: time.Minute, ServiceTime: dist.Const(100 * time.Millisecond), ServeAbandoned: true}
-	s, err := Start(cfg, plan(t), rand.New(rand.NewPCG(1, 2)), time.Now())
+	s, err := Start(cfg, policyPlan(t), rand.New(rand.NewPCG(1, 2)), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestServerServesAbandonedWork(t *testing.T) {
 		}
 		first <- err
 	}()
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.model.Busy() == 1 })
+	pollUntil(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.model.Busy() == 1 })
 	// The second client gives up while its request waits in the queue.
 	ctx, cancel := context.WithCancel(context.Background())
 	second := make(chan error, 1)
@@ -58,7 +58,7 @@ func TestServerServesAbandonedWork(t *testing.T) {
 		_, err := hc.Do(req)
 		second <- err
 	}()
-	waitFor(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.model.QueueLen() == 1 })
+	pollUntil(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return s.model.QueueLen() == 1 })
 	cancel()
 	if err := <-second; !errors.Is(err, context.Canceled) {
 		t.Fatalf("second request: %v, want canceled", err)
@@ -66,14 +66,14 @@ func TestServerServesAbandonedWork(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return s.Stats().Served == 2 })
+	pollUntil(t, func() bool { return s.Stats().Served == 2 })
 	if st := s.Stats(); st.Wasted != 1 || st.Abandoned != 0 {
 		t.Fatalf("stats %+v; want the abandoned request served as wasted work", st)
 	}
 }
 
-// waitFor polls cond until it holds, failing after 10 s.
-func waitFor(t *testing.T, cond func() bool) {
+// pollUntil polls cond until it holds, failing after 10 s.
+func pollUntil(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
