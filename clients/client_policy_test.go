@@ -204,3 +204,98 @@ func TestClosedLoopKeepsItsBudget(t *testing.T) {
 		t.Errorf("%d second attempts, want 1:\n%s", got, sink)
 	}
 }
+
+// Without policies the step function is what it always was: back off,
+// retry, give up after max_attempts, and record no policy event.
+func TestNoPolicyClient(t *testing.T) {
+	s := &Strategy{Name: "s", Backoff: Backoff{Shape: Exponential, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2}, MaxAttempts: 3}
+	sink := &eventSink{}
+	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
+	if c.pol != nil {
+		t.Fatal("a strategy without policies got policy state")
+	}
+	a := c.Begin()
+	var acts []string
+	for a.Op == Send {
+		acts = append(acts, actionString(a))
+		a = replyTo(c, a, results.Reset, 0)
+	}
+	if got, want := strings.Join(acts, " "), "send1@0s send2@210ms send3@620ms"; got != want {
+		t.Errorf("actions %s, want %s", got, want)
+	}
+	if want := "start@0s attempt1@0s=reset attempt2@210ms=reset attempt3@620ms=reset request@630ms ok=false"; sink.String() != want {
+		t.Errorf("records %s, want %s", sink, want)
+	}
+}
+
+// Clients of one cohort on many goroutines share its policies safely (run
+// with -race), and the shared budget's accounts add up.
+func TestCohortConcurrentUse(t *testing.T) {
+	s := &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
+		Budget:   &BudgetConfig{Kind: BudgetEnvoy, Scope: PerCohort, BudgetPercent: 20, MinRetryConcurrency: 3},
+		Breaker:  &BreakerConfig{Scope: PerCohort, FailureRate: 0.5, Window: time.Second, MinCalls: 10, OpenFor: 10 * time.Millisecond, HalfOpenCalls: 2},
+		Throttle: &ThrottleConfig{Scope: PerCohort, K: 2, Window: time.Second}}
+	k := NewCohort(s)
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 500 {
+				c := k.NewClient(g*1000+i, oneShotWorkload, time.Hour, Stream(1, uint64(g*1000+i)), &eventSink{})
+				a := c.BeginAt(time.Duration(i) * time.Millisecond)
+				for a.Op == Send {
+					o := results.OK
+					if (i+g)%3 == 0 {
+						o = results.HTTP5xx
+					}
+					a = replyTo(c, a, o, 0)
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	e := k.budget.(lockedBudget).b.(*EnvoyBudget)
+	if e.active != 0 || e.retries != 0 {
+		t.Fatalf("after every request ended: %d active, %d retries outstanding; want 0, 0", e.active, e.retries)
+	}
+}
+
+func BenchmarkClientStep(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		s    *Strategy
+	}{
+		{"no-policy", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3}},
+		{"client-scope", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
+			Budget:   &BudgetConfig{Kind: BudgetGRPC, MaxTokens: 10, TokenRatio: 0.1},
+			Breaker:  &BreakerConfig{ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1},
+			Throttle: &ThrottleConfig{K: 2, Window: time.Minute}}},
+		{"cohort-scope", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
+			Budget:   &BudgetConfig{Kind: BudgetGRPC, Scope: PerCohort, MaxTokens: 10, TokenRatio: 0.1},
+			Breaker:  &BreakerConfig{Scope: PerCohort, ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1},
+			Throttle: &ThrottleConfig{Scope: PerCohort, K: 2, Window: time.Minute}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			k := NewCohort(bc.s)
+			c := k.NewClient(0, &Workload{Kind: Closed, Clients: 1}, time.Duration(1<<62), Stream(1, 0), nopSink{})
+			a := c.Begin()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				o := results.OK
+				if i%4 == 0 {
+					o = results.HTTP5xx
+				}
+				a = c.Result(Reply{Sent: a.At, Latency: time.Millisecond, Outcome: o})
+			}
+		})
+	}
+}
+
+type nopSink struct{}
+
+func (nopSink) Started(time.Duration)                     {}
+func (nopSink) Attempt(results.Attempt)                   {}
+func (nopSink) Request(results.Request)                   {}
+func (nopSink) Policy(time.Duration, results.PolicyEvent) {}
