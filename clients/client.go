@@ -70,21 +70,34 @@ func (c *Client) Begin() Action {
 // BeginAt starts the client's single request at t (an open-loop arrival).
 func (c *Client) BeginAt(t time.Duration) Action { return c.next(t) }
 
-// next starts a new request at t, if the run allows it.
+// next starts a new request at t, if the run allows it. Requests whose
+// every call local policies refuse end without an action for the driver; a
+// closed-loop client then thinks and starts the next one, in this loop
+// rather than by recursion, however long the policies refuse.
 func (c *Client) next(t time.Duration) Action {
-	if t >= c.end {
-		return Action{Op: Stop}
-	}
-	c.start, c.attempt, c.prevWait, c.paid = t, 1, 0, 0
-	c.requests++
-	c.sink.Started(t)
-	if c.pol != nil {
-		c.pol.started(t)
-		if !c.pol.admit(t, c.rng) {
-			return c.retry(t, false, 0)
+	for {
+		if t >= c.end {
+			return Action{Op: Stop}
 		}
+		c.start, c.attempt, c.prevWait, c.paid = t, 1, 0, 0
+		c.requests++
+		c.sink.Started(t)
+		if c.pol == nil {
+			return Action{Op: Send, At: t, Attempt: 1}
+		}
+		c.pol.started(t)
+		if c.pol.admit(t, c.rng) {
+			return Action{Op: Send, At: t, Attempt: 1}
+		}
+		a, ended, over := c.retry(t, false, 0)
+		if !over {
+			return a
+		}
+		if c.workload.Kind != Closed {
+			return Action{Op: Stop}
+		}
+		t = ended + c.workload.Think.Sample(c.rng)
 	}
-	return Action{Op: Send, At: t, Attempt: 1}
 }
 
 // Reply is what became of one attempt.
@@ -105,27 +118,35 @@ func (c *Client) Result(r Reply) Action {
 		c.pol.answered(now, r.Outcome, c.paid)
 	}
 	if r.Outcome == results.OK {
-		return c.finish(now, true)
+		c.finish(now, true)
+		return c.after(now)
 	}
-	return c.retry(now, r.Outcome == results.Timeout, r.RetryAfter)
+	a, ended, over := c.retry(now, r.Outcome == results.Timeout, r.RetryAfter)
+	if over {
+		return c.after(ended)
+	}
+	return a
 }
 
 // retry decides what follows attempt c.attempt, which failed or was refused
-// by a local policy at now: give up, or send the next attempt after a wait.
-// A budget that denies the retry ends the request at once, as gRPC does. A
-// call that a breaker or throttle refuses never reaches the driver: it
-// counts as an attempt of the request (as in Retry(Breaker(call))) and the
-// loop goes on from its intended send time.
-func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration) Action {
+// by a local policy at now: send the next attempt after a wait, or give up
+// (over, with the request ended at ended). A budget that denies the retry
+// ends the request at once, as gRPC does. A call that a breaker or throttle
+// refuses never reaches the driver: it counts as an attempt of the request
+// (as in Retry(Breaker(call))) and the loop goes on from its intended send
+// time.
+func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration) (a Action, ended time.Duration, over bool) {
 	s := c.strategy
 	for {
 		if s.MaxAttempts > 0 && c.attempt >= s.MaxAttempts {
-			return c.finish(now, false)
+			c.finish(now, false)
+			return Action{}, now, true
 		}
 		if c.pol != nil {
 			cost, ok := c.pol.retry(now, timeout)
 			if !ok {
-				return c.finish(now, false)
+				c.finish(now, false)
+				return Action{}, now, true
 			}
 			c.paid = cost
 		}
@@ -139,22 +160,28 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 		c.prevWait = wait
 		at := now + wait
 		if at >= c.end {
-			return Action{Op: Stop}
+			return Action{Op: Stop}, 0, false
 		}
 		c.attempt++
 		if c.pol == nil || c.pol.admit(at, c.rng) {
-			return Action{Op: Send, At: at, Attempt: c.attempt}
+			return Action{Op: Send, At: at, Attempt: c.attempt}, 0, false
 		}
 		c.pol.release(at) // the permitted retry was refused: it is over
 		now, timeout, retryAfter = at, false, 0
 	}
 }
 
-func (c *Client) finish(now time.Duration, ok bool) Action {
+// finish records the end of the current request at now.
+func (c *Client) finish(now time.Duration, ok bool) {
 	if c.pol != nil {
 		c.pol.ended(now)
 	}
 	c.sink.Request(results.Request{Start: c.start, End: now, Succeeded: ok})
+}
+
+// after returns what follows a request that ended at now: a closed-loop
+// client thinks, then starts the next; others stop.
+func (c *Client) after(now time.Duration) Action {
 	if c.workload.Kind != Closed {
 		return Action{Op: Stop}
 	}

@@ -299,3 +299,27 @@ func (nopSink) Started(time.Duration)                     {}
 func (nopSink) Attempt(results.Attempt)                   {}
 func (nopSink) Request(results.Request)                   {}
 func (nopSink) Policy(time.Duration, results.PolicyEvent) {}
+
+// A closed-loop client whose breaker stays open goes through request after
+// request without a call reaching the driver, iteratively.
+func TestClosedLoopUnderAnOpenBreaker(t *testing.T) {
+	s := &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 2,
+		Breaker: &BreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Hour, HalfOpenCalls: 1}}
+	w := &Workload{Kind: Closed, Clients: 1} // think time 0
+	sink := &eventSink{}
+	c := NewClient(0, s, w, 10*time.Second, Stream(1, 0), sink)
+	a := replyTo(c, c.Begin(), results.HTTP5xx, 0) // opens the breaker at 10ms
+	if a.Op != Stop {
+		t.Fatalf("%s, want stop: every later call is refused until the run ends", actionString(a))
+	}
+	// The first request's retry is refused at 11 ms and it fails. Then one
+	// request starts each millisecond from 11 ms, is refused at once and
+	// again 1 ms later, and fails; the one starting at 9.999 s is cut by
+	// the end of the run before it fails.
+	if got := strings.Count(sink.String(), "ok=false"); got != 1+9988 {
+		t.Errorf("%d failed requests, want %d", got, 1+9988)
+	}
+	if got := strings.Count(sink.String(), "breaker-refused@"); got != 1+2*9988+1 {
+		t.Errorf("%d refusals, want %d", got, 1+2*9988+1)
+	}
+}
