@@ -14,8 +14,9 @@ type Preset struct {
 	Backoff     *Backoff
 	MaxAttempts int // 0: not part of the design
 	Budget      *BudgetConfig
-	Breaker     *BreakerConfig
 	Throttle    *ThrottleConfig
+	// None of the designs has a state-machine breaker (Envoy's "circuit
+	// breakers" are concurrency caps, reproduced by its budget).
 }
 
 func budgetOf(k BudgetKind) *BudgetConfig { c := DefaultBudget(k); return &c }
