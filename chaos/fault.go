@@ -41,13 +41,18 @@ type Effect struct {
 	ErrorRate   float64     // probability of an immediate error answer
 	ErrorStatus int         // the status of that answer
 	Capacity    float64     // fraction of the target's concurrency available (brownout)
+	// Pushback is the probability that a request is answered at once with
+	// PushbackStatus (429 or 503) and a Retry-After of RetryAfter.
+	Pushback       float64
+	PushbackStatus int
 	// RecoveredAt is the end of the most recent outage before this instant
 	// (the target is cold-starting from then on), or -1 if there was none.
 	RecoveredAt time.Duration
 	// Active names the faults active at this instant, for progress displays.
 	Active []string
-	// RetryAfter is sent as a Retry-After header with the error answers of
-	// 503 outages and error rates; 0 for none. Overlapping faults: the longest.
+	// RetryAfter is sent as a Retry-After header with pushback answers and
+	// with the error answers of 503 outages and error rates; 0 for none.
+	// Overlapping faults: the longest.
 	RetryAfter time.Duration
 }
 

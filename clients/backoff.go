@@ -17,9 +17,11 @@ const (
 	Full                      // U(0, v(n)): full jitter
 	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter
 	Decorrelated              // min(cap, U(base, 3*prev)), prev starting at base
+	GRPC                      // v(n-1) * U(0.8, 1.2): gRPC A6, the first retry after about base
+	Envoy                     // min(cap, U(0, (multiplier^n - 1) * base)): Envoy's router
 )
 
-var shapeNames = [...]string{None: "none", Constant: "constant", Exponential: "exponential", Full: "full", Equal: "equal", Decorrelated: "decorrelated"}
+var shapeNames = [...]string{None: "none", Constant: "constant", Exponential: "exponential", Full: "full", Equal: "equal", Decorrelated: "decorrelated", GRPC: "grpc", Envoy: "envoy"}
 
 // String returns the shape's name as written in scenarios.
 func (s Shape) String() string {
@@ -86,6 +88,21 @@ func (b Backoff) Next(n int, prev time.Duration, u float64) time.Duration {
 		hi := 3 * float64(prev)
 		w := float64(b.Base) + u*(hi-float64(b.Base))
 		return min(b.Cap, time.Duration(w))
+	case GRPC:
+		return time.Duration((0.8 + 0.4*u) * float64(b.Ceiling(n-1)))
+	case Envoy:
+		m := b.Multiplier
+		if m == 0 {
+			m = 2
+		}
+		w := u * float64(b.Base) * (math.Pow(m, float64(n)) - 1)
+		switch {
+		case math.IsNaN(w): // u = 0 times an overflowed range
+			return 0
+		case w >= float64(b.Cap):
+			return b.Cap
+		}
+		return time.Duration(w)
 	default:
 		return 0
 	}

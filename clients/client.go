@@ -32,11 +32,13 @@ type Client struct {
 	end      time.Duration
 	rng      *rand.Rand
 	sink     results.Sink
+	pol      *policies // budget, breaker, throttle; nil when the strategy has none
 
 	start    time.Duration // intended start of the current request
 	attempt  int           // attempts sent for the current request
 	prevWait time.Duration
 	requests int // requests started
+	paid     int // what the current request's latest retry cost its budget
 }
 
 // Stream returns the random stream of stream id under seed. Every client,
@@ -45,9 +47,14 @@ type Client struct {
 func Stream(seed uint64, id uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, id)) }
 
 // NewClient returns client id of a cohort. end is the run's duration: no
-// request starts and no attempt is sent at or after it.
+// request starts and no attempt is sent at or after it. It panics if s has
+// a policy shared by the whole cohort: such clients must be made with
+// NewCohort(s).NewClient, so that they share it.
 func NewClient(id int, s *Strategy, w *Workload, end time.Duration, rng *rand.Rand, sink results.Sink) *Client {
-	return &Client{ID: id, strategy: s, workload: w, end: end, rng: rng, sink: sink}
+	if s.sharesState() {
+		panic(errShared(s))
+	}
+	return NewCohort(s).NewClient(id, w, end, rng, sink)
 }
 
 // Begin returns the client's first action. A closed-loop client first
@@ -63,15 +70,34 @@ func (c *Client) Begin() Action {
 // BeginAt starts the client's single request at t (an open-loop arrival).
 func (c *Client) BeginAt(t time.Duration) Action { return c.next(t) }
 
-// next starts a new request at t, if the run allows it.
+// next starts a new request at t, if the run allows it. Requests whose
+// every call local policies refuse end without an action for the driver; a
+// closed-loop client then thinks and starts the next one, in this loop
+// rather than by recursion, however long the policies refuse.
 func (c *Client) next(t time.Duration) Action {
-	if t >= c.end {
-		return Action{Op: Stop}
+	for {
+		if t >= c.end {
+			return Action{Op: Stop}
+		}
+		c.start, c.attempt, c.prevWait, c.paid = t, 1, 0, 0
+		c.requests++
+		c.sink.Started(t)
+		if c.pol == nil {
+			return Action{Op: Send, At: t, Attempt: 1}
+		}
+		c.pol.started(t)
+		if c.pol.admit(t, c.rng) {
+			return Action{Op: Send, At: t, Attempt: 1}
+		}
+		a, ended, over := c.retry(t, false, 0)
+		if !over {
+			return a
+		}
+		if c.workload.Kind != Closed {
+			return Action{Op: Stop}
+		}
+		t = ended + c.workload.Think.Sample(c.rng)
 	}
-	c.start, c.attempt, c.prevWait = t, 1, 0
-	c.requests++
-	c.sink.Started(t)
-	return Action{Op: Send, At: t, Attempt: 1}
 }
 
 // Reply is what became of one attempt.
@@ -88,25 +114,74 @@ type Reply struct {
 func (c *Client) Result(r Reply) Action {
 	now := r.Sent + r.Latency
 	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome})
+	if c.pol != nil {
+		c.pol.answered(now, r.Outcome, c.paid)
+	}
 	if r.Outcome == results.OK {
-		return c.finish(now, true)
+		c.finish(now, true)
+		return c.after(now)
 	}
-	s := c.strategy
-	if s.MaxAttempts > 0 && c.attempt >= s.MaxAttempts {
-		return c.finish(now, false)
+	a, ended, over := c.retry(now, r.Outcome == results.Timeout, r.RetryAfter)
+	if over {
+		return c.after(ended)
 	}
-	wait := s.Backoff.Next(c.attempt, c.prevWait, c.rng.Float64())
-	c.prevWait = wait
-	at := now + wait
-	if at >= c.end {
-		return Action{Op: Stop}
-	}
-	c.attempt++
-	return Action{Op: Send, At: at, Attempt: c.attempt}
+	return a
 }
 
-func (c *Client) finish(now time.Duration, ok bool) Action {
+// retry decides what follows attempt c.attempt, which failed or was refused
+// by a local policy at now: send the next attempt after a wait, or give up
+// (over, with the request ended at ended). A budget that denies the retry
+// ends the request at once, as gRPC does. A call that a breaker or throttle
+// refuses never reaches the driver: it counts as an attempt of the request
+// (as in Retry(Breaker(call))) and the loop goes on from its intended send
+// time.
+func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration) (a Action, ended time.Duration, over bool) {
+	s := c.strategy
+	for {
+		if s.MaxAttempts > 0 && c.attempt >= s.MaxAttempts {
+			c.finish(now, false)
+			return Action{}, now, true
+		}
+		if c.pol != nil {
+			cost, ok := c.pol.retry(now, timeout)
+			if !ok {
+				c.finish(now, false)
+				return Action{}, now, true
+			}
+			c.paid = cost
+		}
+		wait := s.Backoff.Next(c.attempt, c.prevWait, c.rng.Float64())
+		if retryAfter > 0 && s.RetryAfter.Honor {
+			wait = retryAfter
+			if s.RetryAfter.Cap > 0 {
+				wait = min(wait, s.RetryAfter.Cap)
+			}
+		}
+		c.prevWait = wait
+		at := now + wait
+		if at >= c.end {
+			return Action{Op: Stop}, 0, false
+		}
+		c.attempt++
+		if c.pol == nil || c.pol.admit(at, c.rng) {
+			return Action{Op: Send, At: at, Attempt: c.attempt}, 0, false
+		}
+		c.pol.release(at) // the permitted retry was refused: it is over
+		now, timeout, retryAfter = at, false, 0
+	}
+}
+
+// finish records the end of the current request at now.
+func (c *Client) finish(now time.Duration, ok bool) {
+	if c.pol != nil {
+		c.pol.ended(now)
+	}
 	c.sink.Request(results.Request{Start: c.start, End: now, Succeeded: ok})
+}
+
+// after returns what follows a request that ended at now: a closed-loop
+// client thinks, then starts the next; others stop.
+func (c *Client) after(now time.Duration) Action {
 	if c.workload.Kind != Closed {
 		return Action{Op: Stop}
 	}

@@ -13,6 +13,18 @@ type Strategy struct {
 	Backoff     Backoff
 	MaxAttempts int           // attempts per request, first try included; 0 means no limit
 	Timeout     time.Duration // per attempt; 0 means none
+
+	Budget     *BudgetConfig   // caps retries; nil means none
+	Breaker    *BreakerConfig  // refuses calls while open; nil means none
+	Throttle   *ThrottleConfig // refuses calls as the backend rejects them; nil means none
+	RetryAfter RetryAfter      // what to do with the server's pushback
+}
+
+// RetryAfter says whether a client waits what the server's Retry-After
+// asks instead of its backoff.
+type RetryAfter struct {
+	Honor bool
+	Cap   time.Duration // the longest wait honoured; 0 means no limit
 }
 
 // WorkloadKind says how clients generate requests.

@@ -38,12 +38,13 @@ func (s *Swarm) Run(ctx context.Context) {
 	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
 	defer cancel()
 	var wg sync.WaitGroup
+	k := NewCohort(s.Strategy)
 	switch s.Workload.Kind {
 	case Open:
-		s.runOpen(ctx, &wg)
+		s.runOpen(ctx, k, &wg)
 	default:
 		for id := 0; id < s.Workload.Clients; id++ {
-			c := NewClient(id, s.Strategy, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
+			c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -58,7 +59,7 @@ func (s *Swarm) Run(ctx context.Context) {
 
 // runOpen starts one client per Poisson arrival, all sharing a pool of
 // connections.
-func (s *Swarm) runOpen(ctx context.Context, wg *sync.WaitGroup) {
+func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup) {
 	tr := s.newTransport(4096)
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -69,7 +70,7 @@ func (s *Swarm) runOpen(ctx context.Context, wg *sync.WaitGroup) {
 		if at >= s.Duration || !sleepUntil(ctx, s.Origin.Add(at)) {
 			return
 		}
-		c := NewClient(id, s.Strategy, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
+		c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -102,19 +103,20 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, hc *http.Client)
 		}
 		sent := time.Since(s.Origin)
 		sh.InFlight(1)
-		o := s.attempt(ctx, hc)
+		o, retryAfter := s.attempt(ctx, hc)
 		sh.InFlight(-1)
 		if ctx.Err() != nil {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		a = c.Result(Reply{Sent: sent, Latency: time.Since(s.Origin) - sent, Outcome: o})
+		a = c.Result(Reply{Sent: sent, Latency: time.Since(s.Origin) - sent, Outcome: o, RetryAfter: retryAfter})
 	}
 }
 
-// attempt sends one request. POST, because net/http silently retries an
+// attempt sends one request and returns its outcome and the server's
+// pushback (Retry-After), if any. POST, because net/http silently retries an
 // idempotent request on a reused connection that failed, which would hide a
 // reset from the count of attempts.
-func (s *Swarm) attempt(ctx context.Context, hc *http.Client) results.Outcome {
+func (s *Swarm) attempt(ctx context.Context, hc *http.Client) (results.Outcome, time.Duration) {
 	if t := s.Strategy.Timeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
@@ -122,18 +124,22 @@ func (s *Swarm) attempt(ctx context.Context, hc *http.Client) results.Outcome {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, http.NoBody)
 	if err != nil {
-		return results.Error
+		return results.Error, 0
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Classify(err)
+		return Classify(err), 0
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	if err != nil {
-		return Classify(err)
+		return Classify(err), 0
 	}
-	return results.FromStatus(resp.StatusCode)
+	var pushback time.Duration
+	if v := resp.Header.Get("Retry-After"); v != "" && resp.StatusCode >= 400 {
+		pushback, _ = ParseRetryAfter(v, time.Now())
+	}
+	return results.FromStatus(resp.StatusCode), pushback
 }
 
 // sleepUntil waits until t; it reports false if ctx ended first.

@@ -173,7 +173,9 @@ func (r *Run) Wait() results.Output {
 	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
 	for _, c := range r.cohorts {
 		rc := results.Cohort{Strategy: c.strategy.Name, Rec: c.rec}
-		s.Runs = append(s.Runs, results.Summarize(rc, w))
+		run := results.Summarize(rc, w)
+		run.WastedWork = c.target.Stats().Wasted
+		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, rc)
 	}
 	return out

@@ -31,12 +31,13 @@ const (
 	SeriesRequests                                      // logical requests started (intended start)
 	SeriesSucceeded                                     // requests that ended in success (end time)
 	SeriesFailed                                        // requests that gave up (end time)
-	NumSeries
+	numCountSeries                                      // the policy series follow (policy.go)
 )
 
 var seriesNames = [NumSeries]string{
 	"ok", "http_5xx", "http_429", "http_4xx", "timeout", "refused", "reset", "error",
 	"first", "retry1", "retry2", "retry3up", "requests", "succeeded", "failed",
+	"budget_denied", "breaker_rejected", "throttled", "breaker_opened", "breaker_closed", "open_breakers",
 }
 
 // String returns the series' column name in timeline.csv.
@@ -197,6 +198,7 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 			row[s] += atomic.LoadInt64(&r.counts[b*int(NumSeries)+s])
 		}
 	}
+	r.openBreakers(&t, per)
 	return t
 }
 

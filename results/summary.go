@@ -51,6 +51,14 @@ type Run struct {
 	RecoveryS        *float64         `json:"recovery_s"`
 	Outcomes         map[string]int64 `json:"outcomes"`
 	LatencyMS        Latencies        `json:"latency_ms"`
+
+	// What the client policies and the target's wasted work did; see
+	// policy.go.
+	BudgetDenied    int64 `json:"budget_denied"`
+	BreakerRejected int64 `json:"breaker_rejected"`
+	Throttled       int64 `json:"throttled"`
+	MaxOpenBreakers int64 `json:"max_open_breakers"`
+	WastedWork      int64 `json:"wasted_work"`
 }
 
 // Latencies holds the attempt and request latency percentiles.
@@ -132,6 +140,7 @@ func Summarize(c Cohort, w Window) Run {
 		}
 		r.Outcomes[o.String()] = n
 	}
+	r.addPolicies(fine)
 	ah, rh := c.Rec.Histograms()
 	r.LatencyMS = Latencies{Attempt: PercentilesOf(ah), Request: PercentilesOf(rh)}
 	return r

@@ -67,6 +67,7 @@ type Plan struct {
 type compiler struct {
 	s    *Scenario
 	errs *Error
+	kind clients.WorkloadKind // the workload's, compiled before the strategies, whose policy scopes depend on it
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -139,6 +140,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
+	c.kind = p.Workload.Kind
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 
@@ -382,10 +384,13 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
 	s := clients.Strategy{Name: sf.Name}
+	c.preset(sf, at)
 	shape, ok := clients.ParseShape(sf.Backoff)
 	switch {
 	case sf.Backoff == "":
-		c.fail(at("backoff"), "missing; choose a backoff: %s", validList(clients.ShapeNames()))
+		if sf.Preset == "" { // an unknown preset is reported on its own
+			c.fail(at("backoff"), "missing; choose a backoff: %s (or a preset: %s)", validList(clients.ShapeNames()), validList(clients.PresetNames()))
+		}
 	case !ok:
 		if m, near := closest(sf.Backoff, clients.ShapeNames()); near {
 			c.fail(at("backoff"), "unknown backoff %q (did you mean %q?); valid: %s", sf.Backoff, m, validList(clients.ShapeNames()))
@@ -412,5 +417,6 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	}
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	c.policies(sf, &s, at)
 	return s
 }

@@ -105,6 +105,14 @@ type StrategyFile struct {
 	Timeout     string  `yaml:"timeout,omitempty"`
 	// Thresholds are release gates checked against this cohort only.
 	Thresholds []string `yaml:"thresholds,omitempty"`
+
+	// Client policies (policies.go).
+	Preset        string        `yaml:"preset,omitempty"`
+	Budget        *BudgetFile   `yaml:"budget,omitempty"`
+	Breaker       *BreakerFile  `yaml:"breaker,omitempty"`
+	Throttle      *ThrottleFile `yaml:"throttle,omitempty"`
+	RetryAfter    string        `yaml:"retry_after,omitempty"`
+	RetryAfterCap string        `yaml:"retry_after_cap,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).

@@ -8,7 +8,11 @@
 // (slots), a bounded FIFO queue with a queue timeout (then 503), a
 // service-time distribution, and a cold start: after an outage, capacity
 // ramps linearly from a fraction back to full. It consults the chaos plan for
-// what is active at each instant (outages, blips, error rates, brownouts).
+// what is active at each instant (outages, blips, error rates, brownouts,
+// pushback: a 429 or 503 with a Retry-After). With ServeAbandoned, work
+// queued for a client that has gone away is still served when its turn
+// comes (wasted work): the mechanism that keeps an overload going after its
+// trigger (a metastable failure).
 //
 // Server is the real-time driver: an HTTP server on 127.0.0.1 that asks the
 // model what to do with each request, holds it for the model's service time,

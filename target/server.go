@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -385,6 +386,12 @@ func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
 	case <-crashed:
 	}
 	return false
+}
+
+// retryAfterSeconds writes d as Retry-After's delay-seconds, rounded up:
+// HTTP has no finer unit (scenarios only allow whole seconds).
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 var _ http.Handler = (*Server)(nil)

@@ -136,6 +136,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fmt.Fprintln(stdout)
 	_ = results.RenderTable(stdout, out.Summary)
 	fmt.Fprintln(stdout)
+	_ = results.RenderPolicies(stdout, out.Summary)
 	timelines := make([]results.Timeline, len(out.Cohorts))
 	for i, c := range out.Cohorts {
 		timelines[i] = c.Rec.Timeline(results.Bucket)

@@ -1,0 +1,107 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+)
+
+// Timeline series of the client policies, after the attempt and request
+// series.
+const (
+	SeriesBudgetDenied    Series = numCountSeries + iota // retries a budget denied (decision time)
+	SeriesBreakerRejected                                // calls a breaker refused (intended send time)
+	SeriesThrottled                                      // calls adaptive throttling refused (intended send time)
+	SeriesBreakerOpened                                  // breakers that opened (closed -> open)
+	SeriesBreakerClosed                                  // breakers that closed again (half-open -> closed)
+	SeriesOpenBreakers                                   // breakers open or half-open at the bucket's end (derived)
+	NumSeries
+)
+
+// PolicyEvent is one decision of a client policy (retry budget, circuit
+// breaker, adaptive throttling), recorded on the timeline.
+type PolicyEvent uint8
+
+// Policy events.
+const (
+	BudgetDenied    PolicyEvent = iota // a budget denied a retry: the request failed at once
+	BreakerRejected                    // a breaker refused a call: it never reached the target
+	Throttled                          // adaptive throttling refused a call: it never reached the target
+	BreakerOpened                      // a breaker opened
+	BreakerClosed                      // a breaker closed again after its trial calls
+	NumPolicyEvents
+)
+
+var policySeries = [NumPolicyEvents]Series{
+	BudgetDenied:    SeriesBudgetDenied,
+	BreakerRejected: SeriesBreakerRejected,
+	Throttled:       SeriesThrottled,
+	BreakerOpened:   SeriesBreakerOpened,
+	BreakerClosed:   SeriesBreakerClosed,
+}
+
+// PolicySink takes policy events. *Shard implements it; a client whose
+// sink does not simply records none.
+type PolicySink interface {
+	Policy(at time.Duration, e PolicyEvent)
+}
+
+var _ PolicySink = (*Shard)(nil)
+
+// Policy records a policy event at elapsed time at.
+func (s *Shard) Policy(at time.Duration, e PolicyEvent) {
+	if e < NumPolicyEvents {
+		s.rec.add(at, policySeries[e])
+	}
+}
+
+// openBreakers fills the derived open_breakers column of t: breakers
+// opened minus breakers closed up to the end of each row. A level cannot be
+// summed into coarser rows like a count, so it is integrated here from the
+// transitions, which are all the clients record (cheap: one add per
+// transition, none per bucket).
+func (r *Recorder) openBreakers(t *Timeline, per int) {
+	var open int64
+	for b := 0; b < r.buckets; b++ {
+		base := b * int(NumSeries)
+		open += atomic.LoadInt64(&r.counts[base+int(SeriesBreakerOpened)]) - atomic.LoadInt64(&r.counts[base+int(SeriesBreakerClosed)])
+		if (b+1)%per == 0 || b == r.buckets-1 {
+			t.Rows[b/per][SeriesOpenBreakers] = open
+		}
+	}
+}
+
+// addPolicies fills a run's policy totals from its fine timeline.
+func (r *Run) addPolicies(fine Timeline) {
+	for _, row := range fine.Rows {
+		r.BudgetDenied += row[SeriesBudgetDenied]
+		r.BreakerRejected += row[SeriesBreakerRejected]
+		r.Throttled += row[SeriesThrottled]
+		r.MaxOpenBreakers = max(r.MaxOpenBreakers, row[SeriesOpenBreakers])
+	}
+}
+
+// RenderPolicies writes what the client policies and the target's wasted
+// work did, one row per cohort, then a blank line; nothing when no cohort
+// had any.
+func RenderPolicies(w io.Writer, s *Summary) error {
+	some := false
+	for _, r := range s.Runs {
+		some = some || r.BudgetDenied+r.BreakerRejected+r.Throttled+r.MaxOpenBreakers+r.WastedWork > 0
+	}
+	if !some {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tbudget denied\tbreaker refused\tthrottled\tmost open breakers\twasted work\t")
+	for _, r := range s.Runs {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t\n", r.Strategy, r.BudgetDenied, r.BreakerRejected, r.Throttled, r.MaxOpenBreakers, r.WastedWork)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

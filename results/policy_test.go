@@ -1,0 +1,65 @@
+package results
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPolicySeries(t *testing.T) {
+	r := NewRecorder(3*time.Second, 2)
+	s := r.Shard(0)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	// Two clients' breakers: one open from 0.105 s to 1.5 s, the other from
+	// 1.2 s to the end; a budget denial and some refusals.
+	s.Policy(ms(105), BreakerOpened)
+	s.Policy(ms(200), BreakerRejected)
+	s.Policy(ms(205), BreakerRejected)
+	s.Policy(ms(1200), BreakerOpened)
+	r.Shard(1).Policy(ms(1500), BreakerClosed)
+	s.Policy(ms(2500), BudgetDenied)
+	s.Policy(ms(2600), Throttled)
+
+	fine := r.Timeline(Bucket)
+	open := fine.Column(SeriesOpenBreakers)
+	for _, c := range []struct {
+		bucket int
+		want   int64
+	}{{9, 0}, {10, 1}, {119, 1}, {120, 2}, {149, 2}, {150, 1}, {299, 1}} {
+		if open[c.bucket] != c.want {
+			t.Errorf("open_breakers at bucket %d = %d, want %d", c.bucket, open[c.bucket], c.want)
+		}
+	}
+	coarse := r.Timeline(time.Second)
+	if got := coarse.Column(SeriesOpenBreakers); got[0] != 1 || got[1] != 1 || got[2] != 1 {
+		t.Errorf("open_breakers per second = %v, want [1 1 1] (the level at each second's end)", got)
+	}
+	if got := coarse.Column(SeriesBreakerRejected); got[0] != 2 {
+		t.Errorf("breaker_rejected in second 0 = %d, want 2", got[0])
+	}
+
+	run := Summarize(Cohort{Strategy: "s", Rec: r}, Window{})
+	if run.BudgetDenied != 1 || run.BreakerRejected != 2 || run.Throttled != 1 || run.MaxOpenBreakers != 2 {
+		t.Errorf("run = denied %d, rejected %d, throttled %d, max open %d; want 1, 2, 1, 2",
+			run.BudgetDenied, run.BreakerRejected, run.Throttled, run.MaxOpenBreakers)
+	}
+	cols := strings.Join(TimelineColumns(), ",")
+	if !strings.HasSuffix(cols, "failed,budget_denied,breaker_rejected,throttled,breaker_opened,breaker_closed,open_breakers") {
+		t.Errorf("timeline columns %s", cols)
+	}
+
+	var buf bytes.Buffer
+	run.WastedWork = 7
+	if err := RenderPolicies(&buf, &Summary{Runs: []Run{run}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "budget denied") || !strings.Contains(buf.String(), "7") {
+		t.Errorf("RenderPolicies wrote %q", buf.String())
+	}
+	buf.Reset()
+	_ = RenderPolicies(&buf, &Summary{Runs: []Run{{Strategy: "plain"}}})
+	if buf.Len() != 0 {
+		t.Errorf("RenderPolicies wrote %q for a run without policies", buf.String())
+	}
+}
