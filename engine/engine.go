@@ -174,7 +174,9 @@ func (r *Run) Wait() results.Output {
 	for _, c := range r.cohorts {
 		rc := results.Cohort{Strategy: c.strategy.Name, Rec: c.rec}
 		run := results.Summarize(rc, w)
-		run.WastedWork = c.target.Stats().Wasted
+		if c.target != nil { // an external target reports nothing
+			run.WastedWork = c.target.Stats().Wasted
+		}
 		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, rc)
 	}

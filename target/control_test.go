@@ -42,8 +42,12 @@ func newStandalone(t *testing.T, o Options) *standalone {
 	return &standalone{t: t, srv: srv, client: &http.Client{Transport: tr}, start: start}
 }
 
-// at waits until elapsed time d.
-func (s *standalone) at(d time.Duration) { time.Sleep(time.Until(s.start.Add(d))) }
+// at waits until elapsed time d, and until the server has done what is due
+// then (a plan edge at d, say), so a request at d sees the plan's state at d.
+func (s *standalone) at(d time.Duration) {
+	time.Sleep(time.Until(s.start.Add(d)))
+	synctest.Wait()
+}
 
 // get sends a POST now and returns the status, or 0 and the error.
 func (s *standalone) get(timeout time.Duration) (int, error) {
