@@ -26,6 +26,9 @@ type Swarm struct {
 	Origin   time.Time     // the run's t = 0 on the wall clock
 	Duration time.Duration // the run's length: the swarm stops by itself then
 	Rec      *results.Recorder
+	// OCC makes each attempt a read then a write of the target's OCC row
+	// (see attemptOCC) instead of one plain request.
+	OCC bool
 }
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
@@ -109,6 +112,9 @@ func (s *Swarm) attempt(ctx context.Context, hc *http.Client) results.Outcome {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
+	}
+	if s.OCC {
+		return s.attemptOCC(ctx, hc)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, http.NoBody)
 	if err != nil {
