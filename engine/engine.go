@@ -57,6 +57,7 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
 		}
+		srv.RecordCalls(rec)
 		r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: srv})
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
@@ -65,6 +66,7 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 		sw := &clients.Swarm{
 			URL: c.target.URL() + "/", Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec,
+			OCC: p.Target.Kind == target.OCC,
 		}
 		wg.Add(1)
 		go func() {
@@ -72,9 +74,18 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 			sw.Run(ctx)
 		}()
 	}
+	stopped := ctx
 	go func() {
 		wg.Wait()
-		r.partial = time.Since(origin) < p.Duration
+		elapsed := time.Since(origin)
+		r.partial = stopped.Err() != nil && elapsed < p.Duration
+		if !r.partial && elapsed < p.Duration {
+			// Every client stopped before the end (a oneshot workload done):
+			// the cohorts' timelines end now.
+			for _, c := range r.cohorts {
+				c.rec.SetEnd(elapsed)
+			}
+		}
 		r.closeTargets()
 		r.cancel()
 		close(r.done)
@@ -120,23 +131,12 @@ func (r *Run) Snapshot() Snapshot {
 // Wait waits for the run to end and returns its results.
 func (r *Run) Wait() results.Output {
 	<-r.done
-	s := &results.Summary{
-		Scenario: r.Plan.Name, Description: r.Plan.Description, Mode: "real",
-		Seed: r.Plan.Seed, Version: r.Version, Started: r.Origin.UTC().Truncate(time.Millisecond),
-		DurationS: r.Plan.Duration.Seconds(), Partial: r.partial,
-		Workload: r.Plan.Workload.Kind.String(), Faults: []results.FaultWindow{},
-	}
-	var w results.Window
-	if first, last, ok := r.Plan.Chaos.Span(); ok {
-		w = results.Window{FirstStart: first, LastEnd: last}
-	}
-	for _, f := range r.Plan.Chaos.Faults() {
-		s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
-	}
+	s := newSummary(r.Plan, "real", r.Version, r.Origin)
+	s.Partial = r.partial
 	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
 	for _, c := range r.cohorts {
-		rc := results.Cohort{Strategy: c.strategy.Name, Rec: c.rec}
-		s.Runs = append(s.Runs, results.Summarize(rc, w))
+		rc := cohortOf(r.Plan, c.strategy.Name, c.rec)
+		s.Runs = append(s.Runs, results.Summarize(rc, window(r.Plan)))
 		out.Cohorts = append(out.Cohorts, rc)
 	}
 	return out
