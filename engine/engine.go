@@ -72,20 +72,18 @@ func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error)
 		go func() {
 			defer wg.Done()
 			sw.Run(ctx)
+			if el := time.Since(origin); ctx.Err() == nil && el < p.Duration {
+				// Every client of the cohort stopped before the end (a
+				// oneshot workload done): its timeline ends now, as in the
+				// simulator.
+				c.rec.SetEnd(el)
+			}
 		}()
 	}
 	stopped := ctx
 	go func() {
 		wg.Wait()
-		elapsed := time.Since(origin)
-		r.partial = stopped.Err() != nil && elapsed < p.Duration
-		if !r.partial && elapsed < p.Duration {
-			// Every client stopped before the end (a oneshot workload done):
-			// the cohorts' timelines end now.
-			for _, c := range r.cohorts {
-				c.rec.SetEnd(elapsed)
-			}
-		}
+		r.partial = stopped.Err() != nil && time.Since(origin) < p.Duration
 		r.closeTargets()
 		r.cancel()
 		close(r.done)

@@ -111,7 +111,11 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.timeout = co.Strategy.Timeout
 	s.q.reset()
 	s.cs, s.freeCS, s.inflight = s.cs[:0], s.freeCS[:0], s.inflight[:0]
-	s.jobs, s.freeJobs = s.jobs[:0], s.freeJobs[:0]
+	// Job links are kept from run to run; all of them are free now.
+	s.freeJobs = s.freeJobs[:0]
+	for i := len(s.jobs) - 1; i >= 0; i-- {
+		s.freeJobs = append(s.freeJobs, int32(i))
+	}
 	s.active, s.lastStop, s.events, s.nextID = 0, 0, 0, 0
 	s.arrivals = nil
 
@@ -156,7 +160,9 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	}
 	// Drop references so that a parked Sim does not keep a cohort alive.
 	clear(s.cs)
-	clear(s.jobs)
+	for _, w := range s.jobs {
+		w.j, w.refs = nil, 0
+	}
 	s.m, s.co, s.rec, s.arrivalRNG = nil, nil, nil, nil
 	return r
 }
