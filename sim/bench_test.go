@@ -70,3 +70,20 @@ func BenchmarkEventLoop(b *testing.B) {
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 	_ = clients.Stream
 }
+
+// BenchmarkOutageMillion is one cohort (full jitter) of the built-in outage
+// scenario with a million clients: the scale goal of the simulator. Run it
+// with -benchtime 1x.
+func BenchmarkOutageMillion(b *testing.B) {
+	p := loadPlan(b, "outage", scenarios.Overrides{Clients: 1_000_000})
+	co := cohortOf(p, "full-jitter", 1)
+	s := sim.New()
+	var events uint64
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		rec := results.NewRecorder(p.Duration, 1)
+		events += s.Run(co, rec).Events
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}

@@ -45,9 +45,15 @@ const (
 	evArrival             // the open workload's next arrival
 )
 
-// client is the simulator's side of one client: the attempt in flight.
+// client is one client's whole state in one place: its step function,
+// its random stream and the attempt in flight. With a million clients,
+// each event touches one client at random; keeping its state together
+// (rather than a Client, a rand.Rand and a PCG each on the heap) turns
+// four cache misses into one or two.
 type client struct {
-	c       *clients.Client
+	cl      clients.Client
+	rng     rand.Rand
+	pcg     rand.PCG
 	sent    time.Duration // when the current attempt was sent
 	version uint64        // OCC: the version this attempt read
 	gen     uint32        // attempt generation: events of an older attempt are stale
@@ -71,7 +77,8 @@ type job struct {
 // each goroutine its own.
 type Sim struct {
 	q        queue
-	cs       []client
+	chunks   [][]client // the clients, in chunks that never move
+	nclients int32
 	freeCS   []int32
 	jobs     []*job
 	freeJobs []int32
@@ -110,7 +117,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.occ = co.Target.Kind == target.OCC
 	s.timeout = co.Strategy.Timeout
 	s.q.reset()
-	s.cs, s.freeCS, s.inflight = s.cs[:0], s.freeCS[:0], s.inflight[:0]
+	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
 	// Job links are kept from run to run; all of them are free now.
 	s.freeJobs = s.freeJobs[:0]
 	for i := len(s.jobs) - 1; i >= 0; i-- {
@@ -134,13 +141,10 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
-		if cap(s.cs) < w.Clients {
-			s.cs = make([]client, 0, w.Clients)
-		}
 		for id := 0; id < w.Clients; id++ {
 			ci := s.newClient(id)
 			s.active++
-			s.schedule(ci, s.cs[ci].c.Begin(), 0)
+			s.schedule(ci, s.cl(ci).cl.Begin(), 0)
 		}
 	}
 
@@ -159,7 +163,9 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		rec.SetEnd(s.lastStop)
 	}
 	// Drop references so that a parked Sim does not keep a cohort alive.
-	clear(s.cs)
+	for i := int32(0); i < s.nclients; i += chunkSize {
+		clear(s.chunks[i>>chunkBits][:min(chunkSize, s.nclients-i)])
+	}
 	for _, w := range s.jobs {
 		w.j, w.refs = nil, 0
 	}
@@ -172,12 +178,12 @@ func (s *Sim) dispatch(e event) {
 	switch e.kind() {
 	case evSend:
 		ci := int32(e.index())
-		if s.cs[ci].gen&genMask == e.gen() {
+		if s.cl(ci).gen&genMask == e.gen() {
 			s.send(ci, now)
 		}
 	case evArrive, evAdmit, evReply, evTimeout:
 		ci := int32(e.index())
-		c := &s.cs[ci]
+		c := s.cl(ci)
 		if c.gen&genMask != e.gen() || c.slot < 0 {
 			return // the attempt already ended (timeout, crash)
 		}
@@ -199,7 +205,7 @@ func (s *Sim) dispatch(e event) {
 		for _, nj := range s.m.Finish(now, w.j) {
 			s.startJob(now, nj)
 		}
-		if c := &s.cs[w.client]; c.job == w.idx {
+		if c := s.cl(w.client); c.job == w.idx {
 			c.job = -1
 			s.served(w.client, now, w.j)
 			s.unref(w)
@@ -208,7 +214,7 @@ func (s *Sim) dispatch(e event) {
 	case evExpire:
 		w := s.jobs[e.index()]
 		if s.m.Expire(now, w.j) {
-			if c := &s.cs[w.client]; c.job == w.idx {
+			if c := s.cl(w.client); c.job == w.idx {
 				c.job = -1
 				s.unref(w)
 				s.reply(w.client, now, results.HTTP5xx)
@@ -222,7 +228,7 @@ func (s *Sim) dispatch(e event) {
 			// An attempt scheduled straight to its arrival is in the list
 			// before it is sent; one sent at this very instant goes after
 			// the crash, as its send event would have.
-			if s.cs[ci].sent < now {
+			if s.cl(ci).sent < now {
 				s.end(ci, now, results.Reset)
 			}
 		}
@@ -230,7 +236,7 @@ func (s *Sim) dispatch(e event) {
 		ci := s.newClient(s.nextID)
 		s.nextID++
 		s.active++
-		s.schedule(ci, s.cs[ci].c.BeginAt(now), now)
+		s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
 		s.nextArrival()
 	}
 }
@@ -252,19 +258,25 @@ func (s *Sim) newClient(id int) int32 {
 		ci = s.freeCS[n-1]
 		s.freeCS = s.freeCS[:n-1]
 	} else {
-		s.cs = append(s.cs, client{})
-		ci = int32(len(s.cs) - 1)
+		ci = s.nclients
+		s.nclients++
+		if int(ci>>chunkBits) == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]client, chunkSize))
+		}
 	}
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	gen := c.gen // generations run on through reuse, so old events stay stale
 	*c = client{gen: gen + 1, job: -1, slot: -1}
-	c.c = clients.NewClient(id, s.co.Strategy, s.co.Workload, s.co.Duration, clients.Stream(s.co.Seed, uint64(id)), s.rec.Shard(id))
+	// The same stream as clients.Stream(seed, id), built in place.
+	c.pcg = *rand.NewPCG(s.co.Seed, uint64(id))
+	c.rng = *rand.New(&c.pcg)
+	c.cl = *clients.NewClient(id, s.co.Strategy, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
 	return ci
 }
 
 // schedule carries out a client's next action.
 func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	if a.Op == clients.Send {
 		if s.m.Listening(a.At) {
 			if d := s.m.Hop(); d > 0 {
@@ -286,7 +298,6 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	}
 	s.active--
 	s.lastStop = max(s.lastStop, now)
-	c.c = nil
 	c.gen++
 	if s.co.Workload.Kind == clients.Open {
 		s.freeCS = append(s.freeCS, ci)
@@ -295,7 +306,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 
 // depart starts client ci's attempt at at.
 func (s *Sim) depart(ci int32, at time.Duration) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	c.sent, c.op = at, target.OpPlain
 	if s.occ {
 		c.op = target.OpRead
@@ -304,7 +315,7 @@ func (s *Sim) depart(ci int32, at time.Duration) {
 
 // send starts an attempt now.
 func (s *Sim) send(ci int32, now time.Duration) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	s.depart(ci, now)
 	gen := c.gen
 	s.request(ci, now)
@@ -317,7 +328,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 
 // request sends the client's request over one hop.
 func (s *Sim) request(ci int32, now time.Duration) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	if !s.m.Listening(now) {
 		s.end(ci, now, results.Refused)
 		return
@@ -332,7 +343,7 @@ func (s *Sim) request(ci int32, now time.Duration) {
 
 // track puts client ci in the in-flight list.
 func (s *Sim) track(ci int32) {
-	if c := &s.cs[ci]; c.slot < 0 {
+	if c := s.cl(ci); c.slot < 0 {
 		c.slot = int32(len(s.inflight))
 		s.inflight = append(s.inflight, ci)
 	}
@@ -350,7 +361,7 @@ func (s *Sim) arrive(ci int32, now time.Duration) {
 		// held until the client's timeout or a crash
 	default:
 		if in.Delay > 0 {
-			s.q.push(now+in.Delay, pack(evAdmit, s.cs[ci].gen, uint32(ci)))
+			s.q.push(now+in.Delay, pack(evAdmit, s.cl(ci).gen, uint32(ci)))
 			return
 		}
 		s.admit(ci, now)
@@ -359,7 +370,7 @@ func (s *Sim) arrive(ci int32, now time.Duration) {
 
 // admit hands a request to the capacity model.
 func (s *Sim) admit(ci int32, now time.Duration) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	j, adm := s.m.Arrive(now)
 	j.Op, j.Version = c.op, c.version
 	switch adm {
@@ -398,7 +409,7 @@ func (s *Sim) link(j *target.Job, ci int32) *job {
 	}
 	w.j, w.client, w.refs = j, ci, 1
 	j.Owner = w
-	s.cs[ci].job = w.idx
+	s.cl(ci).job = w.idx
 	return w
 }
 
@@ -420,7 +431,7 @@ func (s *Sim) unref(w *job) {
 
 // served answers the request whose job j the model just served.
 func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	switch c.op {
 	case target.OpRead:
 		// The read's answer travels back and the client sends the write at
@@ -444,7 +455,7 @@ func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 
 // reply sends an answer back over one hop.
 func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	if d := s.m.Hop(); d > 0 {
 		c.out = out
 		s.q.push(now+d, pack(evReply, c.gen, uint32(ci)))
@@ -456,11 +467,11 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 // end ends client ci's attempt with out at now and carries out its next
 // action.
 func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
-	c := &s.cs[ci]
+	c := s.cl(ci)
 	if c.slot >= 0 {
 		last := s.inflight[len(s.inflight)-1]
 		s.inflight[c.slot] = last
-		s.cs[last].slot = c.slot
+		s.cl(last).slot = c.slot
 		s.inflight = s.inflight[:len(s.inflight)-1]
 		c.slot = -1
 	}
@@ -470,6 +481,14 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.unref(w)
 	}
 	c.gen++
-	a := c.c.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out})
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out})
 	s.schedule(ci, a, now)
 }
+
+const (
+	chunkBits = 12
+	chunkSize = 1 << chunkBits
+)
+
+// cl returns client ci.
+func (s *Sim) cl(ci int32) *client { return &s.chunks[ci>>chunkBits][ci&(chunkSize-1)] }
