@@ -99,8 +99,8 @@ func TestSimDeterministic(t *testing.T) {
 // (../shared/reference/aws-backoff-experiment.md): mean calls and mean
 // completion time over 100 runs.
 var reference = map[int]map[string][2]float64{
-	10: {"exponential": {50.7, 3.433}, "full": {39.2, 0.468}, "equal": {42.6, 0.718}, "decorrelated": {37.6, 0.439}, "none": {50.7, 0.378}},
-	50: {"exponential": {623.0, 36.239}, "full": {332.6, 2.885}, "equal": {347.9, 4.304}, "decorrelated": {375.7, 2.218}, "none": {691.5, 1.142}},
+	10:  {"exponential": {50.7, 3.433}, "full": {39.2, 0.468}, "equal": {42.6, 0.718}, "decorrelated": {37.6, 0.439}, "none": {50.7, 0.378}},
+	50:  {"exponential": {623.0, 36.239}, "full": {332.6, 2.885}, "equal": {347.9, 4.304}, "decorrelated": {375.7, 2.218}, "none": {691.5, 1.142}},
 	100: {"exponential": {1856.0, 63.146}, "full": {794.8, 4.878}, "equal": {811.5, 6.563}, "decorrelated": {999.1, 4.669}, "none": {2423.6, 2.025}},
 }
 

@@ -208,11 +208,14 @@ func TestOpenWorkload(t *testing.T) {
 	_, _, run := simulate(t, `
 name: t
 duration: 10s
+seed: 4
 target: {service_time: 1ms}
 workload: {kind: open, rate: 100}
 strategies: [{name: c, backoff: none}]
 `)
-	if run.Requests < 900 || run.Requests > 1100 || run.Succeeded != run.Requests {
+	// A request that arrives in the run's last millisecond is still in
+	// flight when it ends.
+	if run.Requests < 900 || run.Requests > 1100 || run.Requests-run.Succeeded > 1 {
 		t.Fatalf("%d requests, %d succeeded", run.Requests, run.Succeeded)
 	}
 }
