@@ -84,6 +84,7 @@ type Sim struct {
 	freeJobs []int32
 	inflight []int32
 	scratch  []int32
+	crashes  []time.Duration // when the target crashes
 
 	m        *target.Model
 	co       *Cohort
@@ -127,10 +128,12 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.arrivals = nil
 
 	segs := plan.Segments()
+	s.crashes = s.crashes[:0]
 	for i := 1; i < len(segs); i++ {
 		prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
 		if prev != next && next.Crashes() {
 			s.q.push(segs[i].Start, pack(evCrash, 0, 0))
+			s.crashes = append(s.crashes, segs[i].Start)
 		}
 	}
 	w := co.Workload
@@ -456,12 +459,20 @@ func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 // reply sends an answer back over one hop.
 func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 	c := s.cl(ci)
-	if d := s.m.Hop(); d > 0 {
-		c.out = out
-		s.q.push(now+d, pack(evReply, c.gen, uint32(ci)))
+	d := s.m.Hop()
+	if d <= 0 {
+		s.end(ci, now, out)
 		return
 	}
-	s.end(ci, now, out)
+	if at := now + d; at < s.co.Duration && (s.timeout == 0 || at < c.sent+s.timeout) && !s.crashIn(now, at) {
+		// Nothing can reach the answer on its way back (no timeout, no
+		// crash, no end of run before it lands), so the attempt ends
+		// now, as of its landing time: one event less per attempt.
+		s.end(ci, at, out)
+		return
+	}
+	c.out = out
+	s.q.push(now+d, pack(evReply, c.gen, uint32(ci)))
 }
 
 // end ends client ci's attempt with out at now and carries out its next
@@ -492,3 +503,14 @@ const (
 
 // cl returns client ci.
 func (s *Sim) cl(ci int32) *client { return &s.chunks[ci>>chunkBits][ci&(chunkSize-1)] }
+
+// crashIn reports whether the target crashes in (from, to]: a crash at from
+// has already happened (it is the first event of its instant).
+func (s *Sim) crashIn(from, to time.Duration) bool {
+	for _, t := range s.crashes {
+		if from < t && t <= to {
+			return true
+		}
+	}
+	return false
+}
