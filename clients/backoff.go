@@ -59,7 +59,12 @@ func (b Backoff) Ceiling(n int) time.Duration {
 	if m == 0 {
 		m = 2
 	}
-	v := float64(b.Base) * math.Pow(m, float64(n))
+	var v float64
+	if m == 2 {
+		v = math.Ldexp(float64(b.Base), n) // the same value as Pow, without its cost
+	} else {
+		v = float64(b.Base) * math.Pow(m, float64(n))
+	}
 	if c := float64(b.Cap); v > c || math.IsInf(v, 0) || math.IsNaN(v) {
 		return b.Cap
 	}

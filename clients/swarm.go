@@ -29,6 +29,9 @@ type Swarm struct {
 	// Dial opens connections; nil means the host's TCP stack. Tests pass
 	// an in-memory network's.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// OCC makes each attempt a read then a write of the target's OCC row
+	// (see attemptOCC) instead of one plain request.
+	OCC bool
 }
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
@@ -121,6 +124,9 @@ func (s *Swarm) attempt(ctx context.Context, hc *http.Client) (results.Outcome, 
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
+	}
+	if s.OCC {
+		return s.attemptOCC(ctx, hc), 0
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, http.NoBody)
 	if err != nil {

@@ -38,15 +38,6 @@ type cohort struct {
 	target   *target.Server
 }
 
-// Options are the less common settings of a run.
-type Options struct {
-	Version string
-	// Listen and Dial replace the host's TCP stack, e.g. with an in-memory
-	// network in tests. Both or neither.
-	Listen target.ListenFunc
-	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
-}
-
 // Start starts every cohort of p. Cancelling ctx stops the run early; it
 // still ends normally through Wait, marked partial.
 func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error) {
@@ -87,6 +78,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
 		}
+		srv.RecordCalls(rec)
 		r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: srv})
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
@@ -95,11 +87,18 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: o.Dial,
+			OCC: p.Target.Kind == target.OCC,
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sw.Run(ctx)
+			if el := time.Since(origin); ctx.Err() == nil && el < p.Duration {
+				// Every client of the cohort stopped before the end (a
+				// oneshot workload done): its timeline ends now, as in the
+				// simulator.
+				c.rec.SetEnd(el)
+			}
 		}()
 	}
 	go func() {
@@ -156,24 +155,13 @@ func (r *Run) Snapshot() Snapshot {
 // Wait waits for the run to end and returns its results.
 func (r *Run) Wait() results.Output {
 	<-r.done
-	s := &results.Summary{
-		Scenario: r.Plan.Name, Description: r.Plan.Description, Mode: "real",
-		Seed: r.Plan.Seed, Version: r.Version, Started: r.Origin.UTC().Truncate(time.Millisecond),
-		DurationS: r.Plan.Duration.Seconds(), Partial: r.partial,
-		Workload: r.Plan.Workload.Kind.String(), Faults: []results.FaultWindow{},
-		Target: r.Plan.TargetURL,
-	}
-	var w results.Window
-	if first, last, ok := r.Plan.Chaos.Span(); ok {
-		w = results.Window{FirstStart: first, LastEnd: last}
-	}
-	for _, f := range r.Plan.Chaos.Faults() {
-		s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
-	}
+	s := newSummary(r.Plan, "real", r.Version, r.Origin)
+	s.Partial = r.partial
+	s.Target = r.Plan.TargetURL
 	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
 	for _, c := range r.cohorts {
-		rc := results.Cohort{Strategy: c.strategy.Name, Rec: c.rec}
-		run := results.Summarize(rc, w)
+		rc := cohortOf(r.Plan, c.strategy.Name, c.rec)
+		run := results.Summarize(rc, window(r.Plan))
 		if c.target != nil { // an external target reports nothing
 			run.WastedWork = c.target.Stats().Wasted
 		}

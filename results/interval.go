@@ -49,8 +49,16 @@ func (r *Recorder) lastInterval() int {
 // recordInterval records v (microseconds) ending at elapsed time end into
 // the shard's interval histograms. The caller holds s.mu.
 func (s *Shard) recordInterval(end time.Duration, v int64, request bool) {
-	k := s.rec.intervalOf(end)
 	iv := &s.iv
+	if s.rec.whole {
+		if request {
+			_ = iv.request.RecordValue(v)
+		} else {
+			_ = iv.attempt.RecordValue(v)
+		}
+		return
+	}
+	k := s.rec.intervalOf(end)
 	if k < iv.index {
 		// A record that arrives after its shard moved on (a goroutine
 		// preempted between measuring and recording): rare, so it goes
@@ -113,6 +121,9 @@ func (r *Recorder) slot(k int) *Interval {
 // the cohort has stopped; the histograms stay the recorder's: read them, do
 // not change them.
 func (r *Recorder) Intervals() []Interval {
+	if r.whole {
+		return nil
+	}
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()

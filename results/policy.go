@@ -64,22 +64,28 @@ func (s *Shard) Policy(at time.Duration, e PolicyEvent) {
 // transition, none per bucket).
 func (r *Recorder) openBreakers(t *Timeline, per int) {
 	var open int64
-	for b := 0; b < r.buckets; b++ {
-		base := b * int(NumSeries)
-		open += atomic.LoadInt64(&r.counts[base+int(SeriesBreakerOpened)]) - atomic.LoadInt64(&r.counts[base+int(SeriesBreakerClosed)])
-		if (b+1)%per == 0 || b == r.buckets-1 {
+	used := int(r.used.Load())
+	for b := 0; b < used; b++ {
+		open += r.load(b, SeriesBreakerOpened) - r.load(b, SeriesBreakerClosed)
+		if (b+1)%per == 0 || b == used-1 {
 			t.Rows[b/per][SeriesOpenBreakers] = open
 		}
 	}
 }
 
-// addPolicies fills a run's policy totals from its fine timeline.
-func (r *Run) addPolicies(fine Timeline) {
-	for _, row := range fine.Rows {
-		r.BudgetDenied += row[SeriesBudgetDenied]
-		r.BreakerRejected += row[SeriesBreakerRejected]
-		r.Throttled += row[SeriesThrottled]
-		r.MaxOpenBreakers = max(r.MaxOpenBreakers, row[SeriesOpenBreakers])
+func (r *Recorder) load(bucket int, s Series) int64 {
+	return atomic.LoadInt64(&r.counts[bucket*int(NumSeries)+int(s)])
+}
+
+// addPolicies fills a run's policy totals from its recorder's counts.
+func (r *Run) addPolicies(rec *Recorder) {
+	var open int64
+	for b := 0; b < int(rec.used.Load()); b++ {
+		r.BudgetDenied += rec.load(b, SeriesBudgetDenied)
+		r.BreakerRejected += rec.load(b, SeriesBreakerRejected)
+		r.Throttled += rec.load(b, SeriesThrottled)
+		open += rec.load(b, SeriesBreakerOpened) - rec.load(b, SeriesBreakerClosed)
+		r.MaxOpenBreakers = max(r.MaxOpenBreakers, open)
 	}
 }
 

@@ -45,7 +45,7 @@ func TestPolicySeries(t *testing.T) {
 			run.BudgetDenied, run.BreakerRejected, run.Throttled, run.MaxOpenBreakers)
 	}
 	cols := strings.Join(TimelineColumns(), ",")
-	if !strings.HasSuffix(cols, "failed,budget_denied,breaker_rejected,throttled,breaker_opened,breaker_closed,open_breakers") {
+	if !strings.HasSuffix(cols, "failed,calls,budget_denied,breaker_rejected,throttled,breaker_opened,breaker_closed,open_breakers") {
 		t.Errorf("timeline columns %s", cols)
 	}
 

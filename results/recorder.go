@@ -31,12 +31,14 @@ const (
 	SeriesRequests                                      // logical requests started (intended start)
 	SeriesSucceeded                                     // requests that ended in success (end time)
 	SeriesFailed                                        // requests that gave up (end time)
+	SeriesCalls                                         // writes an OCC target served (serve time)
 	numCountSeries                                      // the policy series follow (policy.go)
 )
 
 var seriesNames = [NumSeries]string{
 	"ok", "http_5xx", "http_429", "http_4xx", "timeout", "refused", "reset", "error",
 	"first", "retry1", "retry2", "retry3up", "requests", "succeeded", "failed",
+	"calls",
 	"budget_denied", "breaker_rejected", "throttled", "breaker_opened", "breaker_closed", "open_breakers",
 }
 
@@ -67,14 +69,20 @@ type Sink interface {
 
 // Recorder records one cohort.
 type Recorder struct {
-	buckets int
-	counts  []int64 // buckets*NumSeries, updated atomically
-	shards  []Shard
+	duration time.Duration
+	buckets  int
+	counts   []int64 // buckets*NumSeries, updated atomically
+	shards   []Shard
 
 	attempts, ok, requests, succeeded, failed atomic.Int64
 
 	imu       sync.Mutex // guards intervals
 	intervals []Interval // per second, packed (interval.go)
+	whole     bool       // no intervals: one histogram pair per shard for the whole run
+	calls     atomic.Int64
+	lastEnd   atomic.Int64 // latest request end, ns
+	used      atomic.Int64 // buckets the timelines cover; see SetEnd
+	touched   atomic.Int64 // 1 + the highest bucket written, for Reset
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -94,11 +102,22 @@ var _ Sink = (*Shard)(nil)
 // given number of shards (at least 1).
 func NewRecorder(duration time.Duration, shards int) *Recorder {
 	n := int((duration + Bucket - 1) / Bucket)
-	r := &Recorder{buckets: max(1, n), shards: make([]Shard, max(1, shards))}
+	r := &Recorder{duration: duration, buckets: max(1, n), shards: make([]Shard, max(1, shards))}
+	r.used.Store(int64(r.buckets))
 	r.counts = make([]int64, r.buckets*int(NumSeries))
 	for i := range r.shards {
 		r.shards[i] = Shard{rec: r, iv: newShardInterval()}
 	}
+	return r
+}
+
+// WithoutIntervals makes r keep its latencies for the whole run only, not
+// per second: Intervals returns nothing (no .hlog can be written), and
+// recording never moves histograms. The simulator's repetitions whose
+// timelines are not kept use it: only their summary is needed. Call it
+// before recording.
+func (r *Recorder) WithoutIntervals() *Recorder {
+	r.whole = true
 	return r
 }
 
@@ -113,6 +132,14 @@ func (r *Recorder) add(at time.Duration, s Series) {
 		b = r.buckets - 1
 	} else if b < 0 {
 		b = 0
+	}
+	if t := int64(b) + 1; t > r.touched.Load() {
+		for {
+			old := r.touched.Load()
+			if t <= old || r.touched.CompareAndSwap(old, t) {
+				break
+			}
+		}
 	}
 	atomic.AddInt64(&r.counts[b*int(NumSeries)+int(s)], 1)
 }
@@ -147,6 +174,12 @@ func (s *Shard) Request(q Request) {
 	} else {
 		r.failed.Add(1)
 		r.add(q.End, SeriesFailed)
+	}
+	for end := int64(q.End); ; {
+		last := r.lastEnd.Load()
+		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
+			break
+		}
 	}
 	s.mu.Lock()
 	s.recordInterval(q.End, micros(q.End-q.Start), true)
@@ -185,14 +218,65 @@ func (r *Recorder) Live() Live {
 	return l
 }
 
+// Call records one write served by an OCC target at elapsed time at (AWS's
+// "calls"). It implements target.CallRecorder.
+func (r *Recorder) Call(at time.Duration) {
+	r.calls.Add(1)
+	r.add(at, SeriesCalls)
+}
+
+// Calls returns the writes recorded with Call.
+func (r *Recorder) Calls() int64 { return r.calls.Load() }
+
+// LastEnd returns the end of the latest logical request recorded (0 if
+// none): for a oneshot workload, when the last unit of work ended.
+func (r *Recorder) LastEnd() time.Duration { return time.Duration(r.lastEnd.Load()) }
+
+// SetEnd tells the recorder that its cohort stopped at elapsed time at,
+// before the run's duration, because every client had stopped (a oneshot
+// workload whose work is done). Timelines then end with the bucket holding
+// at, instead of running on with empty buckets to the duration.
+func (r *Recorder) SetEnd(at time.Duration) {
+	r.used.Store(int64(min(r.buckets, max(1, int(at/Bucket)+1))))
+}
+
+// Reset empties the recorder for another run of the same duration, keeping
+// its memory: the simulator reuses one recorder per worker for every
+// repetition whose timelines it does not keep.
+func (r *Recorder) Reset() {
+	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
+	r.used.Store(int64(r.buckets))
+	for _, c := range []*atomic.Int64{&r.attempts, &r.ok, &r.requests, &r.succeeded, &r.failed, &r.calls, &r.lastEnd, &r.touched} {
+		c.Store(0)
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.iv.attempt.Reset()
+		s.iv.request.Reset()
+		s.iv.index = 0
+		s.mu.Unlock()
+		s.inFlight.Store(0)
+		for o := range s.live {
+			for n := range s.live[o] {
+				s.live[o][n].Store(0)
+			}
+		}
+	}
+	r.imu.Lock()
+	r.intervals = r.intervals[:0]
+	r.imu.Unlock()
+}
+
 // Timeline returns a copy of the counts at resolution res (a multiple of
 // Bucket): one row per bucket, one column per Series. Call it once the
 // cohort has stopped.
 func (r *Recorder) Timeline(res time.Duration) Timeline {
 	per := max(1, int(res/Bucket))
-	rows := (r.buckets + per - 1) / per
+	used := int(r.used.Load())
+	rows := (used + per - 1) / per
 	t := Timeline{Resolution: time.Duration(per) * Bucket, Rows: make([][NumSeries]int64, rows)}
-	for b := 0; b < r.buckets; b++ {
+	for b := 0; b < used; b++ {
 		row := &t.Rows[b/per]
 		for s := 0; s < int(NumSeries); s++ {
 			row[s] += atomic.LoadInt64(&r.counts[b*int(NumSeries)+s])
@@ -202,11 +286,46 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 	return t
 }
 
+// columns returns the attempts (all outcomes) and the successes per
+// Bucket, and the attempts by outcome in all, without copying the whole
+// timeline: Summarize's hot path when the simulator runs thousands of
+// repetitions.
+func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
+	used := int(r.used.Load())
+	attempts, ok = make([]int64, used), make([]int64, used)
+	for b := 0; b < used; b++ {
+		row := r.counts[b*int(NumSeries) : b*int(NumSeries)+int(NumOutcomes)]
+		var sum int64
+		for o := range row {
+			v := atomic.LoadInt64(&row[o])
+			sum += v
+			outcomes[o] += v
+		}
+		attempts[b], ok[b] = sum, atomic.LoadInt64(&row[OK])
+	}
+	return attempts, ok, outcomes
+}
+
 // Histograms returns the merged attempt and request latency histograms (in
 // microseconds): the sum of the per-second Intervals, so the summary's
 // percentiles and the .hlog files agree exactly. Call it once the cohort has
-// stopped.
+// stopped. A recorder without intervals (WithoutIntervals) with one shard
+// returns the shard's own histograms: read them, do not change them.
 func (r *Recorder) Histograms() (attempt, request *hdrhistogram.Histogram) {
+	if r.whole {
+		if len(r.shards) == 1 {
+			return r.shards[0].iv.attempt, r.shards[0].iv.request
+		}
+		attempt, request = newHist(), newHist()
+		for i := range r.shards {
+			s := &r.shards[i]
+			s.mu.Lock()
+			attempt.Merge(s.iv.attempt)
+			request.Merge(s.iv.request)
+			s.mu.Unlock()
+		}
+		return attempt, request
+	}
 	attempt, request = newHist(), newHist()
 	for _, it := range r.Intervals() {
 		it.Attempt.MergeInto(attempt)
@@ -240,3 +359,6 @@ func (t Timeline) Attempts() []int64 {
 	}
 	return out
 }
+
+// Duration returns the run duration the recorder was made for.
+func (r *Recorder) Duration() time.Duration { return r.duration }

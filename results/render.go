@@ -45,7 +45,11 @@ func RenderSparklines(w io.Writer, s *Summary, timelines []Timeline, width int) 
 		return nil
 	}
 	fine := timelines[0].Resolution
-	per := max(1, (len(timelines[0].Rows)+width-1)/width)
+	rows := 0 // cohorts that stopped early (oneshot) have shorter timelines
+	for _, t := range timelines {
+		rows = max(rows, len(t.Rows))
+	}
+	per := max(1, (rows+width-1)/width)
 	res := time.Duration(per) * fine
 	cols := make([][]int64, len(timelines))
 	var top int64

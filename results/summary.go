@@ -10,15 +10,20 @@ import (
 // Summary is summary.json: the figures of one run of a scenario, one entry
 // per cohort in Runs. Field names are a contract (docs/results.md).
 type Summary struct {
-	Scenario    string        `json:"scenario"`
-	Description string        `json:"description,omitempty"`
-	Mode        string        `json:"mode"` // "real" or "sim"
-	Seed        uint64        `json:"seed"`
-	Version     string        `json:"version"`
-	Started     time.Time     `json:"started"`
-	DurationS   float64       `json:"duration_s"`
-	Partial     bool          `json:"partial"` // interrupted: figures cover what was recorded
-	Workload    string        `json:"workload"`
+	Scenario    string    `json:"scenario"`
+	Description string    `json:"description,omitempty"`
+	Mode        string    `json:"mode"` // "real" or "sim"
+	Seed        uint64    `json:"seed"`
+	Version     string    `json:"version"`
+	Started     time.Time `json:"started"`
+	DurationS   float64   `json:"duration_s"`
+	Partial     bool      `json:"partial"` // interrupted: figures cover what was recorded
+	Workload    string    `json:"workload"`
+	Clients     int       `json:"clients,omitempty"` // clients per cohort (closed, oneshot)
+	// Repetitions is how many times each cohort ran (--runs), each with its
+	// own seed from Seeds (the first is Seed). Each Run then carries Stats.
+	Repetitions int           `json:"repetitions,omitempty"`
+	Seeds       []uint64      `json:"seeds,omitempty"`
 	Faults      []FaultWindow `json:"faults"`
 	Runs        []Run         `json:"runs"`
 	// Target is the external target's URL; empty for the embedded target.
@@ -59,6 +64,20 @@ type Run struct {
 	Throttled       int64 `json:"throttled"`
 	MaxOpenBreakers int64 `json:"max_open_breakers"`
 	WastedWork      int64 `json:"wasted_work"`
+	// Calls is, for an OCC target, the writes it served (AWS's "calls":
+	// successes plus conflicts). Absent for other targets.
+	Calls *int64 `json:"calls,omitempty"`
+	// PeakCallsPer10ms is, for an OCC target, the most writes served in one
+	// 10 ms bucket from 1 s on: the height of the retry waves (the first
+	// second, when every client starts at once, is left out).
+	PeakCallsPer10ms *int64 `json:"peak_calls_per_10ms,omitempty"`
+	// CompletionS is, for a oneshot workload, the time from the start until
+	// the last unit of work ended. Absent when some work had not ended when
+	// the run did.
+	CompletionS *float64 `json:"completion_s,omitempty"`
+	// Stats summarizes every metric above over the repetitions (--runs):
+	// the figures above are the first repetition's.
+	Stats map[string]Stat `json:"stats,omitempty"`
 }
 
 // Latencies holds the attempt and request latency percentiles.
@@ -82,14 +101,13 @@ func PercentilesOf(h *hdrhistogram.Histogram) Percentiles {
 		return Percentiles{}
 	}
 	ms := func(us int64) float64 { return round(float64(us)/1000, 3) }
-	return Percentiles{
-		P50:  ms(h.ValueAtQuantile(50)),
-		P90:  ms(h.ValueAtQuantile(90)),
-		P99:  ms(h.ValueAtQuantile(99)),
-		P999: ms(h.ValueAtQuantile(99.9)),
-		Max:  ms(h.Max()),
-	}
+	// One pass for all five; the 100th percentile is exactly h.Max(), which
+	// would walk the whole histogram again.
+	v := h.ValueAtPercentilesSlice(percentiles[:])
+	return Percentiles{P50: ms(v[0]), P90: ms(v[1]), P99: ms(v[2]), P999: ms(v[3]), Max: ms(v[4])}
 }
+
+var percentiles = [...]float64{50, 90, 99, 99.9, 100}
 
 func round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
@@ -107,20 +125,29 @@ type Window struct {
 type Cohort struct {
 	Strategy string
 	Rec      *Recorder
+	OCC      bool // the target is an OCC row: report calls
+	OneShot  bool // the workload is oneshot: report completion_s
 }
 
 // Summarize computes a cohort's figures.
 func Summarize(c Cohort, w Window) Run {
-	fine := c.Rec.Timeline(Bucket)
-	attempts, ok := fine.Attempts(), fine.Column(Series(OK))
+	attempts, ok, outcomes := c.Rec.columns()
 	live := c.Rec.Live()
+	var peak int64
+	for b := 0; b < len(attempts); b += WindowBuckets {
+		var sum int64
+		for _, v := range attempts[b:min(b+WindowBuckets, len(attempts))] {
+			sum += v
+		}
+		peak = max(peak, sum)
+	}
 	r := Run{
 		Strategy:         c.Strategy,
 		Requests:         live.Requests,
 		Succeeded:        live.Succeeded,
 		Failed:           live.Failed,
 		Attempts:         live.Attempts,
-		PeakAttemptsPerS: Peak(c.Rec.Timeline(time.Second).Attempts()),
+		PeakAttemptsPerS: peak,
 		HerdFactor:       round(HerdFactor(attempts, BucketAt(w.FirstStart)), 3),
 		FailedAfterFault: FailedFrom(ok, attempts, BucketAt(w.LastEnd)),
 		Outcomes:         map[string]int64{},
@@ -134,14 +161,18 @@ func Summarize(c Cohort, w Window) Run {
 		r.RecoveryS = &s
 	}
 	for o := Outcome(0); o < NumOutcomes; o++ {
-		var n int64
-		for _, row := range fine.Rows {
-			n += row[o]
-		}
-		r.Outcomes[o.String()] = n
+		r.Outcomes[o.String()] = outcomes[o]
 	}
-	r.addPolicies(fine)
+	r.addPolicies(c.Rec)
 	ah, rh := c.Rec.Histograms()
 	r.LatencyMS = Latencies{Attempt: PercentilesOf(ah), Request: PercentilesOf(rh)}
+	if c.OCC {
+		calls, peak := c.Rec.Calls(), c.Rec.peakCalls(BucketAt(time.Second))
+		r.Calls, r.PeakCallsPer10ms = &calls, &peak
+	}
+	if c.OneShot && r.Requests == r.Succeeded+r.Failed {
+		s := round(c.Rec.LastEnd().Seconds(), 6)
+		r.CompletionS = &s
+	}
 	return r
 }

@@ -173,14 +173,14 @@ func parseLimit(metric, v string, needUnit bool) (float64, error) {
 	return 0, fmt.Errorf("%q is a duration, but %s is not a time; write a plain number", v, metric)
 }
 
-// metric is how to read one figure from a Run.
-type metric struct {
+// metricRef is how to read one figure from a Run.
+type metricRef struct {
 	field []int  // reflect field index path
 	key   string // map key, for outcomes.<name>
 }
 
-var metricIndex = sync.OnceValue(func() map[string]metric {
-	out := map[string]metric{}
+var metricIndex = sync.OnceValue(func() map[string]metricRef {
+	out := map[string]metricRef{}
 	var walk func(t reflect.Type, prefix string, index []int)
 	walk = func(t reflect.Type, prefix string, index []int) {
 		for i := 0; i < t.NumField(); i++ {
@@ -199,10 +199,10 @@ var metricIndex = sync.OnceValue(func() map[string]metric {
 				walk(ft, path+".", idx)
 			case ft.Kind() == reflect.Map && isNumber(ft.Elem().Kind()) && name == "outcomes":
 				for o := Outcome(0); o < NumOutcomes; o++ {
-					out[path+"."+o.String()] = metric{field: idx, key: o.String()}
+					out[path+"."+o.String()] = metricRef{field: idx, key: o.String()}
 				}
 			case isNumber(ft.Kind()):
-				out[path] = metric{field: idx}
+				out[path] = metricRef{field: idx}
 			}
 		}
 	}
@@ -252,7 +252,7 @@ func MetricHelp() string {
 }
 
 // value reads a figure of r; NaN when it is null.
-func (m metric) value(r *Run) float64 {
+func (m metricRef) value(r *Run) float64 {
 	v := reflect.ValueOf(r).Elem().FieldByIndex(m.field)
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {

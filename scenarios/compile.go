@@ -138,6 +138,16 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 
 	p.Target = c.target(&f.Target)
 	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+	if f.Network != nil {
+		n := *f.Network
+		f.Network = &n
+		at := []step{key("network"), key("delay")}
+		if n.Delay == "" {
+			c.fail(at, `missing; write each hop's delay, e.g. delay: "normal(10ms, 2ms)"`)
+		} else {
+			p.Target.Network = c.dist(&n.Delay, "0s", at)
+		}
+	}
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
@@ -171,6 +181,14 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 func (c *compiler) target(t *TargetFile) target.Config {
 	at := func(k string) []step { return []step{key("target"), key(k)} }
 	cfg := target.Config{Concurrency: t.Concurrency, ServeAbandoned: t.ServeAbandoned}
+	if t.Kind == "" {
+		t.Kind = target.Plain.String()
+	}
+	if k, ok := target.ParseKind(t.Kind); ok {
+		cfg.Kind = k
+	} else {
+		c.fail(at("kind"), "unknown target kind %q; valid kinds: plain (answers ok once served), occ (one row under optimistic concurrency control: read, then write the version read)", t.Kind)
+	}
 	if t.Concurrency == 0 {
 		t.Concurrency, cfg.Concurrency = DefaultConcurrency, DefaultConcurrency
 	} else if t.Concurrency < 0 {

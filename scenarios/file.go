@@ -14,6 +14,7 @@ type File struct {
 	Description string         `yaml:"description,omitempty"`
 	Duration    string         `yaml:"duration,omitempty"`
 	Seed        *uint64        `yaml:"seed,omitempty"`
+	Network     *NetworkFile   `yaml:"network,omitempty"`
 	Target      TargetFile     `yaml:"target,omitempty"`
 	Chaos       []FaultFile    `yaml:"chaos,omitempty"`
 	Workload    WorkloadFile   `yaml:"workload,omitempty"`
@@ -27,12 +28,20 @@ type TargetFile struct {
 	// URL is an external target: the swarm sends there instead of to an
 	// embedded target; the capacity fields are then for herdbench target.
 	URL            string         `yaml:"url,omitempty"`
+	Kind           string         `yaml:"kind,omitempty"`
 	Concurrency    int            `yaml:"concurrency,omitempty"`
 	Queue          *int           `yaml:"queue,omitempty"`
 	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
 	ServiceTime    string         `yaml:"service_time,omitempty"`
 	ColdStart      *ColdStartFile `yaml:"cold_start,omitempty"`
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
+}
+
+// NetworkFile is the network between clients and target.
+type NetworkFile struct {
+	// Delay is each hop's delay (client to target, or back), a
+	// distribution: "10ms", "normal(10ms, 2ms)" (absolute value), ...
+	Delay string `yaml:"delay"`
 }
 
 // ColdStartFile is the capacity ramp after an outage.

@@ -3,6 +3,7 @@ package target
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -26,6 +27,8 @@ type Config struct {
 	// ServeAbandoned keeps queued work whose client has gone away: it is still
 	// served when its turn comes (wasted work), as most servers do.
 	ServeAbandoned bool
+	Kind           Kind      // what the target serves (plain, or an OCC row)
+	Network        dist.Dist // delay of each network hop, client to target or back
 }
 
 // Verdict is the model's first answer to a request, before capacity.
@@ -77,9 +80,18 @@ type Job struct {
 	Service  time.Duration // drawn when the job starts
 	Owner    any
 
+	// Op is what the request asks; it takes effect when the job's service
+	// completes (see occ.go). The driver sets Op and, for a write, Version
+	// right after Arrive. A read leaves the version read in Version; a write
+	// sets Conflict if it failed.
+	Op       Op
+	Version  uint64
+	Conflict bool
+
 	state     jobState
 	abandoned bool
 	epoch     uint32
+	holds     uint8 // heldByModel | heldByDriver; see Release
 }
 
 // Stats counts what the model did.
@@ -106,6 +118,10 @@ type Model struct {
 	queued int // live jobs in queue[head:]
 	epoch  uint32
 	out    []*Job // reused result buffer
+	free   []*Job // released jobs, reused by Arrive
+	row    Row
+	calls  CallRecorder
+	seg    *chaos.Segment // the plan segment last looked up
 
 	Stats Stats
 }
@@ -124,7 +140,7 @@ func (m *Model) Config() Config { return m.cfg }
 // SetPlan replaces the chaos plan from now on. The plan is on the model's
 // clock; a standalone target swaps in a new one when its plan is started,
 // stopped or given a fault by hand.
-func (m *Model) SetPlan(p *chaos.Plan) { m.plan = p }
+func (m *Model) SetPlan(p *chaos.Plan) { m.plan, m.seg = p, nil }
 
 // Busy returns the slots in use; QueueLen the live jobs waiting.
 func (m *Model) Busy() int     { return m.busy }
@@ -132,7 +148,7 @@ func (m *Model) QueueLen() int { return m.queued }
 
 // Ingress applies the faults active at now to a new request.
 func (m *Model) Ingress(now time.Duration) Ingress {
-	e := m.plan.ActiveAt(now)
+	e := m.active(now)
 	switch e.Outage {
 	case chaos.Unavailable:
 		m.Stats.Faulted++
@@ -164,7 +180,7 @@ func (m *Model) Ingress(now time.Duration) Ingress {
 // Capacity returns the number of slots available at now: the concurrency,
 // cut by brownouts and by the cold-start ramp after an outage, at least 1.
 func (m *Model) Capacity(now time.Duration) int {
-	e := m.plan.ActiveAt(now)
+	e := m.active(now)
 	f := e.Capacity
 	if cs := m.cfg.ColdStart; cs.Ramp > 0 && e.RecoveredAt >= 0 {
 		if since := now - e.RecoveredAt; since < cs.Ramp {
@@ -176,8 +192,12 @@ func (m *Model) Capacity(now time.Duration) int {
 
 // Arrive admits a request that reached the server at now.
 func (m *Model) Arrive(now time.Duration) (*Job, Admission) {
-	j := &Job{Arrived: now, Deadline: now + m.cfg.QueueTimeout, epoch: m.epoch}
-	if m.busy < m.Capacity(now) && m.queued == 0 {
+	j := m.newJob()
+	*j = Job{Arrived: now, Deadline: now + m.cfg.QueueTimeout, epoch: m.epoch, holds: heldByDriver}
+	// Capacity is at least 1, so an idle target starts the job without
+	// asking (the simulator's hot path).
+	if m.queued == 0 && (m.busy == 0 || m.busy < m.Capacity(now)) {
+		j.holds |= heldByModel
 		m.start(j)
 		return j, Started
 	}
@@ -186,6 +206,7 @@ func (m *Model) Arrive(now time.Duration) (*Job, Admission) {
 		j.state = dropped
 		return j, Rejected
 	}
+	j.holds |= heldByModel
 	m.queue = append(m.queue, j)
 	m.queued++
 	return j, Queued
@@ -202,7 +223,11 @@ func (m *Model) start(j *Job) {
 // reused by the next call.
 func (m *Model) Finish(now time.Duration, j *Job) []*Job {
 	m.out = m.out[:0]
-	if j.epoch != m.epoch || j.state != running {
+	if j.epoch != m.epoch {
+		m.unhold(j, heldByModel) // lost to a crash
+		return m.out
+	}
+	if j.state != running {
 		return m.out
 	}
 	j.state = finished
@@ -211,23 +236,30 @@ func (m *Model) Finish(now time.Duration, j *Job) []*Job {
 	if j.abandoned {
 		m.Stats.Wasted++
 	}
+	m.apply(now, j)
+	m.unhold(j, heldByModel)
 	return m.pump(now)
 }
 
 // pump starts queued jobs while slots are free, dropping expired ones.
 func (m *Model) pump(now time.Duration) []*Job {
+	if m.queued == 0 && m.head == len(m.queue) {
+		return m.out
+	}
 	capacity := m.Capacity(now)
 	for m.busy < capacity && m.queued > 0 {
 		j := m.queue[m.head]
 		m.queue[m.head] = nil
 		m.head++
 		if j.state != queued {
+			m.unhold(j, heldByModel)
 			continue
 		}
 		m.queued--
 		if now >= j.Deadline {
 			j.state = expired
 			m.Stats.Expired++
+			m.unhold(j, heldByModel)
 			continue
 		}
 		m.start(j)
@@ -282,10 +314,58 @@ func (m *Model) Crash() []*Job {
 			j.state = dropped
 			m.out = append(m.out, j)
 		}
+		m.unhold(j, heldByModel)
 	}
 	m.queue, m.head, m.queued = m.queue[:0], 0, 0
 	m.Stats.Crashed += int64(len(m.out) + m.busy)
 	m.busy = 0
 	m.epoch++
 	return m.out
+}
+
+// Holders of a job: the model while it is queued or running, the driver
+// until it calls Release.
+const (
+	heldByModel uint8 = 1 << iota
+	heldByDriver
+)
+
+// Release tells the model that the driver is done with j: it will not pass
+// j to the model again nor read it. Once the model is done with j too, it
+// reuses j for a later request, so a driver that releases its jobs (the
+// simulator) allocates nothing per request. A driver that never calls
+// Release (the real server) gets a fresh job every time.
+func (m *Model) Release(j *Job) { m.unhold(j, heldByDriver) }
+
+func (m *Model) unhold(j *Job, h uint8) {
+	if j.holds&h == 0 {
+		return
+	}
+	j.holds &^= h
+	if j.holds == 0 {
+		j.Owner = nil
+		m.free = append(m.free, j)
+	}
+}
+
+func (m *Model) newJob() *Job {
+	if n := len(m.free); n > 0 {
+		j := m.free[n-1]
+		m.free = m.free[:n-1]
+		return j
+	}
+	return &Job{}
+}
+
+// active returns the chaos effect at now. Both drivers ask about nearly
+// the same instant again and again, so the segment last found is tried
+// first.
+func (m *Model) active(now time.Duration) *chaos.Effect {
+	if g := m.seg; g != nil && g.Start <= now && now < g.End {
+		return &g.Effect
+	}
+	segs := m.plan.Segments()
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].Start > now }) - 1
+	m.seg = &segs[max(i, 0)]
+	return &m.seg.Effect
 }

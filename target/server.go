@@ -24,6 +24,7 @@ type Server struct {
 	listen ListenFunc
 	origin time.Time
 	plan   *chaos.Plan
+	kind   Kind
 	addr   string
 	srv    *http.Server
 
@@ -75,6 +76,7 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 	s := &Server{
 		origin:  origin,
 		plan:    plan,
+		kind:    cfg.Kind,
 		model:   NewModel(cfg, plan, rng),
 		crashed: make(chan struct{}),
 		timers:  map[*Job]*time.Timer{},
@@ -271,12 +273,57 @@ func (s *Server) reset(w http.ResponseWriter) {
 
 var okBody = []byte("ok\n")
 
+// RecordCalls makes the server's model report every OCC write it serves
+// to r. Call it before the run starts.
+func (s *Server) RecordCalls(r CallRecorder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model.RecordCalls(r)
+}
+
+// hop draws one network hop from the model.
+func (s *Server) hop() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model.Hop()
+}
+
 // ServeHTTP implements http.Handler.
+//
+// With a network delay in the model, the server plays the network: it
+// holds each request for one hop before the model sees it, and each answer
+// for one hop before writing it, so the model processes requests in the
+// order the modelled network delivers them. A crash during either hop
+// resets the connection, as it would a request in flight. Resets are not
+// delayed (an RST is seen at once).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	op, version, ok := s.parseOp(r)
+	if !ok {
+		http.Error(w, "herdbench target: POST /occ/read or /occ/write?version=N (OCC targets only), or any other path for a plain request", http.StatusNotFound)
+		return
+	}
+	s.mu.Lock()
+	crashed := s.crashed
+	s.mu.Unlock()
+	if d := s.hop(); d > 0 && !sleep(ctx, crashed, d) {
+		panic(http.ErrAbortHandler)
+	}
+	// answer writes status (and body) after the reply hop.
+	answer := func(status int, body []byte) {
+		if d := s.hop(); d > 0 && !sleep(ctx, crashed, d) {
+			panic(http.ErrAbortHandler)
+		}
+		if body != nil {
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	}
+
 	s.mu.Lock()
 	in := s.model.Ingress(s.elapsed())
-	crashed := s.crashed
+	crashed = s.crashed
 	s.mu.Unlock()
 
 	switch in.Verdict {
@@ -287,7 +334,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if in.RetryAfter > 0 {
 			w.Header().Set("Retry-After", RetryAfterValue(in.RetryAfter))
 		}
-		w.WriteHeader(in.Status)
+		answer(in.Status, nil)
 		return
 	case Hang:
 		select {
@@ -313,13 +360,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	j, adm := s.model.Arrive(s.elapsed())
 	j.Owner = done
+	j.Op, j.Version = op, version
 	if adm == Started {
-		s.schedule(j)
+		if j.Service == 0 {
+			// Served at once, under the lock: the order of effects on an
+			// OCC row is the order of arrival.
+			s.finishLocked(j)
+		} else {
+			s.schedule(j)
+		}
 	}
 	s.mu.Unlock()
 
 	if adm == Rejected {
-		w.WriteHeader(http.StatusServiceUnavailable)
+		answer(http.StatusServiceUnavailable, nil)
 		return
 	}
 	var expire <-chan time.Time
@@ -331,15 +385,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-done:
-			w.Header().Set("Content-Length", "3")
-			_, _ = w.Write(okBody)
+			switch {
+			case op == OpRead:
+				answer(http.StatusOK, strconv.AppendUint(nil, j.Version, 10))
+			case op == OpWrite && j.Conflict:
+				answer(http.StatusConflict, nil)
+			default:
+				answer(http.StatusOK, okBody)
+			}
 			return
 		case <-expire:
 			s.mu.Lock()
 			timedOut := s.model.Expire(s.elapsed(), j)
 			s.mu.Unlock()
 			if timedOut {
-				w.WriteHeader(http.StatusServiceUnavailable)
+				answer(http.StatusServiceUnavailable, nil)
 				return
 			}
 			expire = nil
@@ -367,11 +427,51 @@ func (s *Server) finish(j *Job) {
 		return // stopped by a crash or Close
 	}
 	delete(s.timers, j)
+	s.finishLocked(j)
+	s.mu.Unlock()
+}
+
+// finishLocked ends j's service, starts the jobs that take its slot and
+// wakes j's handler. Called with s.mu held.
+func (s *Server) finishLocked(j *Job) {
 	for _, next := range s.model.Finish(s.elapsed(), j) {
+		if next.Service == 0 {
+			s.finishLocked(next)
+			continue
+		}
 		s.schedule(next)
 	}
-	s.mu.Unlock()
 	close(j.Owner.(chan struct{}))
+}
+
+// OCC paths.
+const (
+	PathRead  = "/occ/read"
+	PathWrite = "/occ/write" // ?version=N
+)
+
+// parseOp reads what a request asks. On an OCC target, POST /occ/read reads
+// the row and POST /occ/write?version=N writes it (409 Conflict if N is not
+// current); every other path is a plain request. POST, because net/http
+// retries idempotent requests on a reused connection that failed, which
+// would hide resets from the client's count of attempts.
+func (s *Server) parseOp(r *http.Request) (Op, uint64, bool) {
+	switch r.URL.Path {
+	case PathRead, PathWrite:
+	default:
+		return OpPlain, 0, true
+	}
+	if s.kind != OCC || r.Method != http.MethodPost {
+		return 0, 0, false
+	}
+	if r.URL.Path == PathRead {
+		return OpRead, 0, true
+	}
+	v, err := strconv.ParseUint(r.URL.Query().Get("version"), 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return OpWrite, v, true
 }
 
 // sleep waits d unless ctx ends or a crash begins; it reports whether d

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
@@ -42,10 +43,26 @@ instead; one off loopback needs --allow-remote. Ctrl-C or SIGTERM stops the
 run within about a second and still writes the results, marked partial
 (exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
 
+With --sim the scenario runs in virtual time instead: a deterministic
+discrete-event simulation of the same clients, target model and chaos plan,
+in a fraction of a second and without sockets. The same seed gives the same
+summary.json ("mode": "sim"), so results can be repeated exactly, and fleets
+far larger than one machine can hold (a million clients) can be studied.
+
+--runs K repeats each cohort K times with seeds derived from the root seed
+and reports every figure as mean ± standard deviation (summary.json: each
+run's "stats"). --clients 10,20,50 sweeps the number of clients: the folder
+then holds sweep.csv (one row per client count and strategy, means and
+standard deviations) and one summary per client count. Real runs go one
+after another; simulated runs use every core.
+
 Examples:
   herdbench scenario outage
   herdbench scenario outage --strategies no-jitter,full-jitter --seed 7
   herdbench scenario my-service.yaml --duration 1m --out /tmp/results
+  herdbench scenario aws-contention --sim --runs 100
+  herdbench scenario aws-contention --sim --runs 100 --clients 10,50,100,150
+  herdbench scenario outage --sim --clients 1000000
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091 --metrics-addr 127.0.0.1:9100
 
 Flags:
@@ -57,6 +74,9 @@ type scenarioFlags struct {
 	strategies []string
 	duration   time.Duration
 	quiet      bool
+	sim        bool
+	runs       int
+	clients    []int
 	game       gameDayFlags
 }
 
@@ -68,6 +88,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's seed, or a random one, recorded in summary.json)")
 	fs.StringSliceVar(&f.strategies, "strategies", nil, "run only these strategies, comma-separated, in this order")
 	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s)")
+	fs.BoolVar(&f.sim, "sim", false, "run in virtual time: a deterministic simulation, no sockets")
+	fs.IntVar(&f.runs, "runs", 1, "repeat each cohort this many times (seeds derived from the root seed) and report mean ± sd")
+	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	f.game.add(fs)
 	fs.SortFlags = false
@@ -91,19 +114,34 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "herdbench scenario: --duration %s: a run must last more than 0s\n", f.duration)
 		return exitUsage
 	}
-	plan, err := scenarios.Load(fs.Arg(0), o)
+	if f.runs < 1 {
+		fmt.Fprintf(stderr, "herdbench scenario: --runs %d: run each cohort at least once\n", f.runs)
+		return exitUsage
+	}
+	for _, n := range f.clients {
+		if n < 1 {
+			fmt.Fprintf(stderr, "herdbench scenario: --clients %d: each client count must be 1 or more\n", n)
+			return exitUsage
+		}
+	}
+	plans, err := loadPlans(fs.Arg(0), o, f.clients)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	plan := plans[0]
 
 	names := make([]string, len(plan.Strategies))
 	for i, s := range plan.Strategies {
 		names[i] = s.Name
 	}
-	if !f.quiet {
-		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, cohorts: %s\n",
-			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, strings.Join(names, ", "))
+	mode := "real time"
+	if f.sim {
+		mode = "virtual time"
+	}
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+		return exitUsage
 	}
 	gd, code := f.game.prepare(ctx, plan, stderr)
 	if code != exitOK {
@@ -111,21 +149,43 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	defer gd.Close()
 	externalNote(stderr, plan, &f.game)
-	r, err := engine.Start(ctx, plan, herdbenchVersion())
+	if !f.quiet {
+		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
+			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
+	}
+	opts := engine.Options{Sim: f.sim, Runs: f.runs, Version: herdbenchVersion(), Timelines: len(plans) == 1}
+	var startErr error
+	opts.OnRun = func(point, rep int, r *engine.Run) {
+		if err := gd.started(ctx, r); err != nil {
+			startErr = err
+			r.Stop()
+			return
+		}
+		if f.quiet {
+			return
+		}
+		if len(plans) > 1 || f.runs > 1 {
+			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*f.runs+rep+1, len(plans)*f.runs, plans[point].Workload.Clients)
+		}
+		showProgress(ctx, r, stderr)
+	}
+	began := time.Now()
+	points, err := engine.Execute(ctx, plans, opts)
+	if err == nil && startErr != nil {
+		fmt.Fprintln(stderr, "herdbench:", startErr, "\nThe run was stopped before its start; nothing was written.")
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "herdbench:", err)
 		return exitFailed
 	}
-	if err := gd.started(ctx, r); err != nil {
-		r.Stop()
-		r.Wait()
-		fmt.Fprintln(stderr, "herdbench:", err, "\nThe run was stopped before its start; nothing was written.")
-		return exitFailed
+	if f.sim && !f.quiet {
+		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*f.runs, time.Since(began).Round(time.Millisecond))
 	}
-	if !f.quiet {
-		showProgress(ctx, r, stderr)
+	if len(points) > 1 || len(f.clients) > 1 {
+		return writeSweep(stdout, stderr, f.out, points)
 	}
-	out := r.Wait()
+	out := points[0].Output
 	out.Summary.Thresholds = results.CheckThresholds(out.Summary, plan.Thresholds)
 	dir, werr := results.WriteRun(filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started)), out)
 	if werr == nil {
@@ -136,6 +196,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fmt.Fprintln(stdout)
 	_ = results.RenderTable(stdout, out.Summary)
 	fmt.Fprintln(stdout)
+	if r := out.Summary.Runs; f.runs > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
+		_ = results.RenderStatsTable(stdout, []*results.Summary{out.Summary})
+		fmt.Fprintln(stdout)
+	}
 	_ = results.RenderPolicies(stdout, out.Summary)
 	timelines := make([]results.Timeline, len(out.Cohorts))
 	for i, c := range out.Cohorts {
@@ -160,4 +224,60 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintln(stdout, "results:", dir)
 	return exitCodeOf(out.Summary, stderr)
+}
+
+// loadPlans compiles the scenario once per client count (once with the
+// scenario's own count when there is none), all with one seed.
+func loadPlans(arg string, o scenarios.Overrides, counts []int) ([]*scenarios.Plan, error) {
+	name, data, err := scenarios.Find(arg)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenarios.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(counts) == 0 {
+		counts = []int{0}
+	}
+	var plans []*scenarios.Plan
+	for _, n := range counts {
+		o.Clients = n
+		p, err := sc.Compile(o)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 && p.Workload.Kind == clients.Open {
+			return nil, fmt.Errorf("%s: --clients: the workload is open (arrivals at a rate), it has no clients to count", name)
+		}
+		o.Seed = &p.Seed // a random seed is drawn once, for every point
+		plans = append(plans, p)
+	}
+	return plans, nil
+}
+
+// writeSweep writes and prints the results of a sweep over client counts.
+func writeSweep(stdout, stderr io.Writer, out string, points []engine.Point) int {
+	summaries := make([]*results.Summary, len(points))
+	for i, p := range points {
+		summaries[i] = p.Output.Summary
+	}
+	first := summaries[0]
+	dir := filepath.Join(out, results.DirName(first.Scenario, first.Started))
+	werr := results.WriteSweep(dir, summaries, points[0].Plan.Resolved)
+	fmt.Fprintln(stdout)
+	_ = results.RenderStatsTable(stdout, summaries)
+	fmt.Fprintln(stdout)
+	for _, s := range summaries {
+		if s.Partial {
+			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
+			break
+		}
+	}
+	if werr != nil {
+		fmt.Fprintln(stderr, "herdbench:", werr)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, "results:", dir)
+	return exitOK
 }

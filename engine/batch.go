@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/sim"
+	"github.com/herdbench/herdbench/target"
+)
+
+// Options say how Execute runs plans.
+type Options struct {
+	// Sim runs in virtual time (package sim) instead of real time.
+	Sim bool
+	// Runs is how many times each cohort runs, each with its own seed
+	// (RepSeed); less than 1 means once.
+	Runs    int
+	Version string
+	// Timelines keeps the first repetition's recorders in Point.Output, for
+	// writing timelines. A sweep leaves it off to save memory.
+	Timelines bool
+	// Workers is how many cohort runs the simulator runs at once; 0 means
+	// GOMAXPROCS. Results never depend on it.
+	Workers int
+	// OnRun, if set, is called with each real-time run as it starts, for
+	// progress displays (point and rep count from 0).
+	OnRun func(point, rep int, r *Run)
+	// Listen and Dial replace the host's TCP stack in real-time runs, e.g.
+	// with an in-memory network in tests. Both or neither.
+	Listen target.ListenFunc
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Point is the outcome of one plan (one client count of a sweep) over its
+// repetitions.
+type Point struct {
+	Plan *scenarios.Plan
+	// Output's Summary has one Run per cohort: the first repetition's
+	// figures, with Stats over all repetitions when there were several.
+	// Its Cohorts are the first repetition's recorders when
+	// Options.Timelines is set.
+	Output results.Output
+}
+
+// RepSeed returns the seed of repetition rep of a run with root seed root:
+// the root itself for the first, then a fixed mix of both (splitmix64), so
+// repetitions are independent and the whole batch repeats from the root.
+func RepSeed(root uint64, rep int) uint64 {
+	if rep == 0 {
+		return root
+	}
+	z := root + uint64(rep)*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) >> 11 // 53 bits: exact in JSON numbers
+}
+
+// Execute runs every plan Options.Runs times, in virtual time or real time,
+// and returns one Point per plan, in order. Real runs go one after another;
+// simulated cohort runs are spread over the workers, with results in a
+// fixed order, so the figures never depend on scheduling. If ctx is
+// cancelled, Execute stops starting runs and returns what finished, marked
+// partial.
+func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, error) {
+	reps := max(1, o.Runs)
+	if o.Sim {
+		return executeSim(ctx, plans, reps, o), nil
+	}
+	points := make([]Point, 0, len(plans))
+	for pi, p := range plans {
+		cohortRuns := make([][]results.Run, len(p.Strategies))
+		var first results.Output
+		partial := false
+		for rep := 0; rep < reps; rep++ {
+			if rep > 0 && ctx.Err() != nil {
+				partial = true
+				break
+			}
+			q := *p
+			q.Seed = RepSeed(p.Seed, rep)
+			r, err := StartWith(ctx, &q, o)
+			if err != nil {
+				return points, err
+			}
+			if o.OnRun != nil {
+				o.OnRun(pi, rep, r)
+			}
+			out := r.Wait()
+			partial = partial || out.Summary.Partial
+			if rep == 0 {
+				first = out
+				first.Summary.Started = r.Origin.UTC().Truncate(time.Millisecond)
+			}
+			for i, run := range out.Summary.Runs {
+				cohortRuns[i] = append(cohortRuns[i], run)
+			}
+			if out.Summary.Partial {
+				break
+			}
+		}
+		s := first.Summary
+		s.Seed, s.Partial = p.Seed, partial
+		finishSummary(s, p, cohortRuns, reps)
+		if !o.Timelines {
+			first.Cohorts = nil
+		}
+		points = append(points, Point{Plan: p, Output: first})
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return points, nil
+}
+
+// finishSummary puts the repetitions' figures into s.
+func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results.Run, reps int) {
+	if p.Workload.Kind != clients.Open {
+		s.Clients = p.Workload.Clients
+	}
+	if reps > 1 {
+		s.Repetitions = reps
+		for rep := 0; rep < reps; rep++ {
+			s.Seeds = append(s.Seeds, RepSeed(p.Seed, rep))
+		}
+	}
+	s.Runs = s.Runs[:0]
+	for _, runs := range cohortRuns {
+		if len(runs) == 0 {
+			continue
+		}
+		if reps > 1 {
+			s.Runs = append(s.Runs, results.Aggregate(runs))
+		} else {
+			s.Runs = append(s.Runs, runs[0])
+		}
+	}
+}
+
+// task is one simulated cohort run.
+type task struct{ point, cohort, rep int }
+
+func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) []Point {
+	started := time.Now()
+	var tasks []task
+	for pi, p := range plans {
+		for rep := 0; rep < reps; rep++ {
+			for ci := range p.Strategies {
+				tasks = append(tasks, task{pi, ci, rep})
+			}
+		}
+	}
+	// Results land in fixed slots, so their order never depends on which
+	// worker ran what.
+	runs := make([][][]results.Run, len(plans))
+	done := make([][][]bool, len(plans))
+	kept := make([][]*results.Recorder, len(plans))
+	for pi, p := range plans {
+		runs[pi] = make([][]results.Run, len(p.Strategies))
+		done[pi] = make([][]bool, len(p.Strategies))
+		kept[pi] = make([]*results.Recorder, len(p.Strategies))
+		for ci := range p.Strategies {
+			runs[pi][ci] = make([]results.Run, reps)
+			done[pi][ci] = make([]bool, reps)
+		}
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(tasks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := sim.New()
+			var scratch *results.Recorder
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= len(tasks) {
+					return
+				}
+				t := tasks[i]
+				p := plans[t.point]
+				rec := scratch
+				keep := o.Timelines && t.rep == 0
+				switch {
+				case keep:
+					rec = results.NewRecorder(p.Duration, 1)
+				case rec == nil || rec.Duration() != p.Duration:
+					scratch = results.NewRecorder(p.Duration, 1).WithoutIntervals()
+					rec = scratch
+				default:
+					rec.Reset()
+				}
+				co := &sim.Cohort{
+					Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
+					Strategy: &p.Strategies[t.cohort], Duration: p.Duration,
+					Seed: RepSeed(p.Seed, t.rep),
+				}
+				res := s.Run(co, rec)
+				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec)
+				run := results.Summarize(rc, window(p))
+				run.WastedWork = res.Target.Wasted
+				runs[t.point][t.cohort][t.rep] = run
+				done[t.point][t.cohort][t.rep] = true
+				if keep {
+					kept[t.point][t.cohort] = rec
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	points := make([]Point, len(plans))
+	for pi, p := range plans {
+		s := newSummary(p, "sim", o.Version, started)
+		cohortRuns := make([][]results.Run, len(p.Strategies))
+		for ci := range p.Strategies {
+			for rep := 0; rep < reps; rep++ {
+				if !done[pi][ci][rep] {
+					s.Partial = true
+					continue
+				}
+				cohortRuns[ci] = append(cohortRuns[ci], runs[pi][ci][rep])
+			}
+		}
+		finishSummary(s, p, cohortRuns, reps)
+		out := results.Output{Summary: s, Scenario: p.Resolved}
+		if o.Timelines && !s.Partial {
+			for ci, st := range p.Strategies {
+				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
+			}
+		}
+		points[pi] = Point{Plan: p, Output: out}
+	}
+	return points
+}
+
+// newSummary starts a summary of p (its runs are filled in by the caller).
+func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *results.Summary {
+	s := &results.Summary{
+		Scenario: p.Name, Description: p.Description, Mode: mode,
+		Seed: p.Seed, Version: version, Started: started.UTC().Truncate(time.Millisecond),
+		DurationS: p.Duration.Seconds(),
+		Workload:  p.Workload.Kind.String(), Faults: []results.FaultWindow{},
+	}
+	if p.Chaos != nil {
+		for _, f := range p.Chaos.Faults() {
+			s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+		}
+	}
+	return s
+}
+
+// window is the span of p's chaos plan that the metrics measure from.
+func window(p *scenarios.Plan) results.Window {
+	if p.Chaos != nil {
+		if first, last, ok := p.Chaos.Span(); ok {
+			return results.Window{FirstStart: first, LastEnd: last}
+		}
+	}
+	return results.Window{}
+}
+
+func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder) results.Cohort {
+	return results.Cohort{
+		Strategy: name, Rec: rec,
+		OCC:     p.Target.Kind == target.OCC,
+		OneShot: p.Workload.Kind == clients.OneShot,
+	}
+}

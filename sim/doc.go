@@ -1,0 +1,41 @@
+// Package sim is the virtual-time engine: a deterministic discrete-event
+// simulation of one cohort, in a single goroutine, with an event heap.
+//
+// It drives the same code as the real-time engine, unchanged: each client
+// is a clients.Client step function (Begin, Result), the target is a
+// target.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
+// chaos plan is the same chaos.Plan, and everything is recorded through a
+// results.Recorder, so the same metrics come out. Only the driver differs:
+// where the real engine sleeps, the simulator schedules an event.
+//
+// What happens to one attempt, in both engines:
+//   - At the send time, a target that is refusing connections (a refuse
+//     outage) fails the attempt at once (refused).
+//   - The request travels one network hop (Model.Hop), then meets the chaos
+//     plan (Model.Ingress): an immediate error status, a reset, a blackhole
+//     (the request hangs until the client's timeout or a crash), or an added
+//     latency, after which it enters the capacity model (Model.Arrive):
+//     served now, queued until a slot frees or its queue deadline passes
+//     (503), or rejected because the queue is full (503).
+//   - A served job's op takes effect when its service ends (Model.Finish):
+//     on an OCC target, a read returns the version; the client then writes
+//     it back (one more round trip in the same attempt) and the write
+//     succeeds or conflicts (http_4xx).
+//   - The answer travels one hop back; resets are seen at once.
+//   - The client's per-attempt timeout abandons the attempt wherever it is
+//     (Model.Abandon for a job inside the target).
+//   - When a reset or refuse outage begins, the target crashes
+//     (Model.Crash): every attempt in flight, wherever it is (in a hop,
+//     hung, delayed, queued or in service), is reset.
+//
+// Determinism: events are ordered by time, then by the order in which they
+// were scheduled (a sequence number), and every random draw comes from a
+// stream seeded by (seed, id) (clients.Stream): the client's own for think
+// times and backoff, the target's for service times, hops and error rates.
+// The same cohort and seed give the same records, bit for bit.
+//
+// Cost: per-client state is a few dozen bytes beside the Client; events are
+// 24-byte values in a 4-ary heap; the target's jobs are recycled through
+// Model.Release, so the event loop allocates nothing per event. A Sim keeps
+// its buffers between runs: a worker reuses one Sim for many repetitions.
+package sim

@@ -1,0 +1,123 @@
+package target
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/dist"
+)
+
+func TestRow(t *testing.T) {
+	var r Row
+	v := r.Read()
+	if v != 0 || !r.Write(v) || r.Version() != 1 {
+		t.Fatalf("first write of version 0: %+v", r)
+	}
+	if r.Write(v) { // stale: another write went first
+		t.Fatal("a write of a stale version succeeded")
+	}
+	if r.Reads != 1 || r.Writes != 2 || r.Conflicts != 1 || r.Version() != 1 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+type calls []time.Duration
+
+func (c *calls) Call(at time.Duration) { *c = append(*c, at) }
+
+// TestModelOCC: ops take effect when the job's service ends, in the order
+// the model serves them; writes are reported to the call recorder.
+func TestModelOCC(t *testing.T) {
+	plan, _ := chaos.NewPlan(nil, 0)
+	m := NewModel(Config{Kind: OCC, Concurrency: 4, ServiceTime: dist.Const(time.Millisecond)}, plan, nil)
+	var rec calls
+	m.RecordCalls(&rec)
+	read, _ := m.Arrive(0)
+	read.Op = OpRead
+	w1, _ := m.Arrive(0)
+	w1.Op, w1.Version = OpWrite, 0
+	w2, _ := m.Arrive(0)
+	w2.Op, w2.Version = OpWrite, 0
+	m.Finish(time.Millisecond, w2) // served first: wins
+	m.Finish(2*time.Millisecond, w1)
+	m.Finish(3*time.Millisecond, read)
+	if w2.Conflict || !w1.Conflict || read.Version != 1 {
+		t.Fatalf("w2 conflict %v, w1 conflict %v, read %d", w2.Conflict, w1.Conflict, read.Version)
+	}
+	if len(rec) != 2 || rec[0] != time.Millisecond || rec[1] != 2*time.Millisecond {
+		t.Fatalf("calls %v", rec)
+	}
+}
+
+// TestRelease: a job is reused only once both the driver and the model are
+// done with it.
+func TestRelease(t *testing.T) {
+	plan, _ := chaos.NewPlan(nil, 0)
+	m := NewModel(Config{Concurrency: 1, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}, plan, nil)
+	a, _ := m.Arrive(0)
+	b, adm := m.Arrive(0)
+	if adm != Queued {
+		t.Fatal("b should queue")
+	}
+	m.Release(b) // the driver is done with b, but b is still queued
+	if c, _ := m.Arrive(0); c == b {
+		t.Fatal("a queued job was reused")
+	}
+	m.Release(a)
+	if c, _ := m.Arrive(0); c == a {
+		t.Fatal("a running job was reused")
+	}
+	m.Finish(time.Millisecond, a) // starts b
+	if c, _ := m.Arrive(time.Millisecond); c != a {
+		t.Fatal("a finished, released job was not reused")
+	}
+}
+
+// TestServerOCC: the real server's OCC endpoints, with a network delay per
+// hop: a read answers the version, a write of the current version
+// succeeds, a stale one answers 409 Conflict.
+func TestServerOCC(t *testing.T) {
+	plan, _ := chaos.NewPlan(nil, 0)
+	s, err := Start(Config{Kind: OCC, Concurrency: 4, ServiceTime: dist.Const(0), Network: dist.Const(2 * time.Millisecond)}, plan, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	post := func(path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, s.URL()+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	if code, body := post(PathRead); code != 200 || body != "0" {
+		t.Fatalf("read: %d %q", code, body)
+	}
+	if code, _ := post(PathWrite + "?version=0"); code != 200 {
+		t.Fatalf("write 0: %d", code)
+	}
+	if code, _ := post(PathWrite + "?version=0"); code != http.StatusConflict {
+		t.Fatalf("stale write: %d, want 409", code)
+	}
+	if code, body := post(PathRead); code != 200 || body != "1" {
+		t.Fatalf("read: %d %q", code, body)
+	}
+	if code, _ := post(PathWrite + "?version=x"); code != http.StatusNotFound {
+		t.Fatalf("bad version: %d", code)
+	}
+	if code, body := post("/anything"); code != 200 || body != "ok" {
+		t.Fatalf("plain: %d %q", code, body)
+	}
+	if st := s.Stats(); st.Served != 5 {
+		t.Fatalf("served %d", st.Served)
+	}
+}
