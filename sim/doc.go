@@ -29,13 +29,14 @@
 //     hung, delayed, queued or in service), is reset.
 //
 // Determinism: events are ordered by time, then by the order in which they
-// were scheduled (a sequence number), and every random draw comes from a
+// were scheduled (first in, first out), and every random draw comes from a
 // stream seeded by (seed, id) (clients.Stream): the client's own for think
 // times and backoff, the target's for service times, hops and error rates.
 // The same cohort and seed give the same records, bit for bit.
 //
-// Cost: per-client state is a few dozen bytes beside the Client; events are
-// 24-byte values in a 4-ary heap; the target's jobs are recycled through
-// Model.Release, so the event loop allocates nothing per event. A Sim keeps
-// its buffers between runs: a worker reuses one Sim for many repetitions.
+// Cost: each client's whole state sits in one slot of a chunked slab; events
+// are 16-byte values in a radix heap (simulated time never goes back); the
+// target's jobs are recycled through Model.Release, so the event loop
+// allocates nothing per event. A Sim keeps its buffers between runs: a
+// worker reuses one Sim for many repetitions.
 package sim

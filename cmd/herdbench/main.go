@@ -64,7 +64,7 @@ Usage:
   herdbench version                      print the version
 
 Start here:
-  herdbench scenario outage              the stampede, in about 30 seconds
+  herdbench scenario outage              the stampede, in about 20 seconds
 
 Run 'herdbench COMMAND --help' for a command's flags.
 
