@@ -42,8 +42,10 @@ func (r *Recorder) intervalOf(t time.Duration) int {
 	return min(max(int(t/IntervalLength), 0), r.lastInterval())
 }
 
+// lastInterval is the interval of the timeline's last bucket: the run's
+// duration, or where the cohort stopped when it stopped early (SetEnd).
 func (r *Recorder) lastInterval() int {
-	return (r.buckets*int(Bucket)+int(IntervalLength)-1)/int(IntervalLength) - 1
+	return (int(r.used.Load())*int(Bucket)+int(IntervalLength)-1)/int(IntervalLength) - 1
 }
 
 // recordInterval records v (microseconds) ending at elapsed time end into

@@ -214,7 +214,7 @@ thresholds:
 `)
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
-	code := run(context.Background(), []string{"scenario", scenario, "--out", out, "-q"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"scenario", scenario, "--out", out, "-q", "--no-png"}, &stdout, &stderr)
 	if code != exitThresholds || exitThresholds != 3 {
 		t.Fatalf("exit code %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}

@@ -117,6 +117,11 @@ strategies:
 	if len(matches) != 1 {
 		t.Fatalf("summary.json files: %v", matches)
 	}
+	for _, f := range []string{"report.html", "attempts_100ms.png", "timeline.csv", "no-jitter.hlog"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(matches[0]), f)); err != nil {
+			t.Errorf("the results folder lacks %s", f)
+		}
+	}
 	data, _ := os.ReadFile(matches[0])
 	for _, want := range []string{`"mode": "real"`, `"seed": 3`, `"strategy": "no-jitter"`, `"herd_factor"`, `"recovery_s"`, `"p999"`} {
 		if !strings.Contains(string(data), want) {

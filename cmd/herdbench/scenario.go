@@ -74,6 +74,7 @@ type scenarioFlags struct {
 	strategies []string
 	duration   time.Duration
 	quiet      bool
+	noPNG      bool
 	sim        bool
 	runs       int
 	clients    []int
@@ -92,6 +93,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.IntVar(&f.runs, "runs", 1, "repeat each cohort this many times (seeds derived from the root seed) and report mean ± sd")
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
+	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
 	f.game.add(fs)
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -190,7 +192,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	dir, werr := results.WriteRun(filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started)), out)
 	if werr == nil {
 		// The data is complete and in place; the report is drawn from it.
-		werr = report.RenderDir(dir, report.Options{Version: herdbenchVersion()})
+		werr = report.RenderDir(dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
 	}
 
 	fmt.Fprintln(stdout)
