@@ -54,7 +54,16 @@ var _ PolicySink = (*Shard)(nil)
 func (s *Shard) Policy(at time.Duration, e PolicyEvent) {
 	if e < NumPolicyEvents {
 		s.rec.add(at, policySeries[e])
+		s.policy[e].Add(1)
 	}
+}
+
+// String returns the event's name, as its timeline column is named.
+func (e PolicyEvent) String() string {
+	if e < NumPolicyEvents {
+		return policySeries[e].String()
+	}
+	return fmt.Sprintf("PolicyEvent(%d)", uint8(e))
 }
 
 // openBreakers fills the derived open_breakers column of t: breakers

@@ -21,6 +21,15 @@ func TestPolicySeries(t *testing.T) {
 	s.Policy(ms(2500), BudgetDenied)
 	s.Policy(ms(2600), Throttled)
 
+	// The live totals (for --metrics-addr) count the same events.
+	want := [NumPolicyEvents]int64{BudgetDenied: 1, BreakerRejected: 2, Throttled: 1, BreakerOpened: 2, BreakerClosed: 1}
+	if got := r.Live().Policy; got != want {
+		t.Errorf("live policy totals %v, want %v", got, want)
+	}
+	if BreakerRejected.String() != "breaker_rejected" {
+		t.Errorf("BreakerRejected.String() = %q", BreakerRejected.String())
+	}
+
 	fine := r.Timeline(Bucket)
 	open := fine.Column(SeriesOpenBreakers)
 	for _, c := range []struct {

@@ -94,6 +94,7 @@ type Shard struct {
 	// Live counters for dashboards, per shard so clients do not contend.
 	live     [NumOutcomes][AttemptGroups]atomic.Int64
 	inFlight atomic.Int64
+	policy   [NumPolicyEvents]atomic.Int64
 }
 
 var _ Sink = (*Shard)(nil)
@@ -198,6 +199,8 @@ type Live struct {
 	InFlight int64
 	// ByAttempt is the attempts by outcome and attempt number (AttemptGroups).
 	ByAttempt [NumOutcomes][AttemptGroups]int64
+	// Policy is the client policies' decisions so far, by PolicyEvent.
+	Policy [NumPolicyEvents]int64
 }
 
 // Live returns the running totals.
@@ -209,6 +212,9 @@ func (r *Recorder) Live() Live {
 	for i := range r.shards {
 		s := &r.shards[i]
 		l.InFlight += s.inFlight.Load()
+		for e := range s.policy {
+			l.Policy[e] += s.policy[e].Load()
+		}
 		for o := range s.live {
 			for n := range s.live[o] {
 				l.ByAttempt[o][n] += s.live[o][n].Load()
@@ -257,6 +263,9 @@ func (r *Recorder) Reset() {
 		s.iv.index = 0
 		s.mu.Unlock()
 		s.inFlight.Store(0)
+		for e := range s.policy {
+			s.policy[e].Store(0)
+		}
 		for o := range s.live {
 			for n := range s.live[o] {
 				s.live[o][n].Store(0)

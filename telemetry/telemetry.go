@@ -121,7 +121,7 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 type SwarmCollector struct {
 	run atomic.Pointer[engine.Run]
 
-	attempts, inFlight, started, succeeded, failed, elapsed, duration, fault *prometheus.Desc
+	attempts, inFlight, started, succeeded, failed, policy, elapsed, duration, fault *prometheus.Desc
 }
 
 // NewSwarmCollector returns a collector waiting for its run.
@@ -132,6 +132,7 @@ func NewSwarmCollector() *SwarmCollector {
 		started:   prometheus.NewDesc("herdbench_swarm_requests_started_total", "Logical requests started, by cohort.", []string{"cohort"}, nil),
 		succeeded: prometheus.NewDesc("herdbench_swarm_requests_succeeded_total", "Logical requests that ended in success, by cohort.", []string{"cohort"}, nil),
 		failed:    prometheus.NewDesc("herdbench_swarm_requests_failed_total", "Logical requests that gave up, by cohort.", []string{"cohort"}, nil),
+		policy:    prometheus.NewDesc("herdbench_swarm_policy_events_total", "Decisions of the client policies, by cohort and event: budget_denied (a retry denied: the request failed), breaker_rejected and throttled (calls refused locally, never sent), breaker_opened, breaker_closed.", []string{"cohort", "event"}, nil),
 		elapsed:   prometheus.NewDesc("herdbench_swarm_elapsed_seconds", "Time since the run's t = 0.", nil, nil),
 		duration:  prometheus.NewDesc("herdbench_swarm_duration_seconds", "The run's planned length.", nil, nil),
 		fault:     prometheus.NewDesc("herdbench_swarm_fault_active", "1 while the scenario's fault of this name is planned to be active (for an external target, the expected times), else 0.", []string{"fault"}, nil),
@@ -143,7 +144,7 @@ func (c *SwarmCollector) Set(r *engine.Run) { c.run.Store(r) }
 
 // Describe implements prometheus.Collector.
 func (c *SwarmCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.attempts, c.inFlight, c.started, c.succeeded, c.failed, c.elapsed, c.duration, c.fault} {
+	for _, d := range []*prometheus.Desc{c.attempts, c.inFlight, c.started, c.succeeded, c.failed, c.policy, c.elapsed, c.duration, c.fault} {
 		ch <- d
 	}
 }
@@ -165,6 +166,9 @@ func (c *SwarmCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.started, prometheus.CounterValue, float64(co.Requests), co.Strategy)
 		ch <- prometheus.MustNewConstMetric(c.succeeded, prometheus.CounterValue, float64(co.Succeeded), co.Strategy)
 		ch <- prometheus.MustNewConstMetric(c.failed, prometheus.CounterValue, float64(co.Failed), co.Strategy)
+		for e := results.PolicyEvent(0); e < results.NumPolicyEvents; e++ {
+			ch <- prometheus.MustNewConstMetric(c.policy, prometheus.CounterValue, float64(co.Policy[e]), co.Strategy, e.String())
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.elapsed, prometheus.GaugeValue, snap.Elapsed.Seconds())
 	ch <- prometheus.MustNewConstMetric(c.duration, prometheus.GaugeValue, r.Plan.Duration.Seconds())
