@@ -25,11 +25,12 @@ type Run struct {
 	Origin  time.Time
 	Version string
 
-	cohorts []*cohort
-	cancel  context.CancelFunc
-	done    chan struct{}
-	partial bool
-	summary *results.Summary
+	cohorts   []*cohort
+	cancel    context.CancelFunc
+	done      chan struct{}
+	partial   bool
+	stoppedAt time.Duration // when a partial run was stopped
+	summary   *results.Summary
 }
 
 type cohort struct {
@@ -101,6 +102,15 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			}
 		}()
 	}
+	var stopMu sync.Mutex
+	stopAt := time.Duration(-1)
+	context.AfterFunc(ctx, func() {
+		stopMu.Lock()
+		defer stopMu.Unlock()
+		if stopAt < 0 {
+			stopAt = max(0, time.Since(origin))
+		}
+	})
 	go func() {
 		wg.Wait()
 		// Partial means stopped early (interrupted or Stop), not ended
@@ -108,6 +118,20 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		// because its next step would fall after it (a oneshot workload
 		// always does).
 		r.partial = ctx.Err() != nil
+		if r.partial {
+			// The figures end where the run was stopped: the buckets after
+			// it were never lived, and counting them as quiet would make
+			// an interrupted outage look recovered.
+			stopMu.Lock()
+			if stopAt < 0 {
+				stopAt = max(0, time.Since(origin))
+			}
+			r.stoppedAt = min(stopAt, p.Duration)
+			stopMu.Unlock()
+			for _, c := range r.cohorts {
+				c.rec.SetEnd(r.stoppedAt)
+			}
+		}
 		r.closeTargets()
 		r.cancel()
 		close(r.done)
@@ -157,6 +181,10 @@ func (r *Run) Wait() results.Output {
 	<-r.done
 	s := newSummary(r.Plan, "real", r.Version, r.Origin)
 	s.Partial = r.partial
+	if r.partial {
+		ended := r.stoppedAt.Seconds()
+		s.EndedS = &ended
+	}
 	s.Target = r.Plan.TargetURL
 	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
 	for _, c := range r.cohorts {

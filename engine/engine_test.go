@@ -177,11 +177,24 @@ strategies:
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(time.Until(r.Origin.Add(time.Second)))
 		r.Stop()
 		out := r.Wait()
 		if !out.Summary.Partial {
 			t.Error("a stopped run is not marked partial")
+		}
+		// Stopped at 1 s, before the faults (1.5 s to 3 s) ended: the
+		// figures end at 1 s, and nothing can say the target recovered.
+		if e := out.Summary.EndedS; e == nil || *e != 1 {
+			t.Errorf("ended_s = %v, want 1", e)
+		}
+		for i, c := range out.Cohorts {
+			if n := len(c.Rec.Timeline(results.Bucket).Rows); n != 101 {
+				t.Errorf("%s: the timeline has %d buckets, want 101 (up to the stop at 1 s)", c.Strategy, n)
+			}
+			if run := out.Summary.Runs[i]; run.RecoveryS != nil {
+				t.Errorf("%s: recovery_s = %v for faults that never ended", run.Strategy, *run.RecoveryS)
+			}
 		}
 		if el := time.Since(r.Origin); el > 1100*time.Millisecond {
 			t.Errorf("the run took %v to stop", el)

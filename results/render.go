@@ -13,9 +13,14 @@ func RenderTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\trequests\tsuccess\tattempts\tamplif.\tpeak/s\therd factor\tfailed after fault\trecovery\treq p50\treq p99\t")
 	for _, r := range s.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%.2f\t%d\t%.1f\t%d\t%s\t%s\t%s\t\n",
+		// Without faults there is nothing to fail after or recover from.
+		failed, recovery := "–", "–"
+		if len(s.Faults) > 0 {
+			failed, recovery = fmt.Sprint(r.FailedAfterFault), recoveryText(r.RecoveryS)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%.2f\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
 			r.Strategy, r.Requests, 100*r.SuccessRatio, r.Attempts, r.Amplification,
-			r.PeakAttemptsPerS, r.HerdFactor, r.FailedAfterFault, recoveryText(r.RecoveryS),
+			r.PeakAttemptsPerS, r.HerdFactor, failed, recovery,
 			msText(r.LatencyMS.Request.P50), msText(r.LatencyMS.Request.P99))
 	}
 	return tw.Flush()
@@ -110,6 +115,19 @@ func trimFloat(v float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
 }
 
+// PartialNotice returns the line that says an interrupted run's figures
+// are partial, or "" for a complete run.
+func PartialNotice(s *Summary) string {
+	if !s.Partial {
+		return ""
+	}
+	at := "before its end"
+	if s.EndedS != nil {
+		at = fmt.Sprintf("at %.1fs of %gs", *s.EndedS, s.DurationS)
+	}
+	return "PARTIAL: the run was interrupted " + at + "; every figure below covers only what was recorded until then."
+}
+
 // Explain returns a few sentences that read the table: what each headline
 // metric means and how the cohorts compare on it.
 func Explain(s *Summary) []string {
@@ -123,8 +141,17 @@ func Explain(s *Summary) []string {
 		}
 		return strings.Join(parts, ", ")
 	}
+	from := "from the first fault on"
+	if len(s.Faults) == 0 {
+		from = "from the start"
+		if s.Workload == "oneshot" {
+			// Every client starts at t = 0 on purpose: that burst is in
+			// the first window.
+			from = "from the start, the deliberate burst of every client starting at t = 0 included"
+		}
+	}
 	out := []string{
-		"herd factor: how bunched attempts are inside each second from the first fault on (1 = independent arrivals, higher = synchronized waves): " +
+		"herd factor: how bunched attempts are inside each second " + from + " (1 = independent arrivals, higher = synchronized waves): " +
 			list(func(r Run) string { return fmt.Sprintf("%.1f", r.HerdFactor) }) + ".",
 	}
 	if len(s.Faults) > 0 {
@@ -139,7 +166,8 @@ func Explain(s *Summary) []string {
 					return fmt.Sprintf("%.2fs", *r.RecoveryS)
 				})+".")
 	}
-	out = append(out, "amplification: attempts per request; jitter spreads retries over time, it does not remove them: "+
+	out = append(out, "amplification: attempts per request (1 = no retries): "+
 		list(func(r Run) string { return fmt.Sprintf("%.2f", r.Amplification) })+".")
+
 	return out
 }

@@ -112,6 +112,25 @@ func TestRenderGolden(t *testing.T) {
 
 	golden(t, "explain.golden", []byte(strings.Join(Explain(s), "\n")+"\n"))
 
+	// Without faults there is nothing to fail after or recover from.
+	calm := *s
+	calm.Faults = nil
+	b.Reset()
+	if err := RenderTable(&b, &calm); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table-nofaults.golden", b.Bytes())
+
+	if PartialNotice(s) != "" {
+		t.Error("a complete run has a partial notice")
+	}
+	stopped := *s
+	stopped.Partial, stopped.EndedS = true, new(float64)
+	*stopped.EndedS = 2.5
+	if n := PartialNotice(&stopped); !strings.Contains(n, "at 2.5s of 4s") {
+		t.Errorf("partial notice %q", n)
+	}
+
 	summary, err := EncodeSummary(s)
 	if err != nil {
 		t.Fatal(err)

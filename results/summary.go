@@ -18,8 +18,12 @@ type Summary struct {
 	Started     time.Time `json:"started"`
 	DurationS   float64   `json:"duration_s"`
 	Partial     bool      `json:"partial"` // interrupted: figures cover what was recorded
-	Workload    string    `json:"workload"`
-	Clients     int       `json:"clients,omitempty"` // clients per cohort (closed, oneshot)
+	// EndedS is when an interrupted (partial) run was stopped, in seconds
+	// since its start: its timelines and figures end there. Absent when
+	// the run was not interrupted.
+	EndedS   *float64 `json:"ended_s,omitempty"`
+	Workload string   `json:"workload"`
+	Clients  int      `json:"clients,omitempty"` // clients per cohort (closed, oneshot)
 	// Repetitions is how many times each cohort ran (--runs), each with its
 	// own seed from Seeds (the first is Seed). Each Run then carries Stats.
 	Repetitions int           `json:"repetitions,omitempty"`

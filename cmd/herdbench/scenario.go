@@ -196,6 +196,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	fmt.Fprintln(stdout)
+	if n := results.PartialNotice(out.Summary); n != "" {
+		fmt.Fprintln(stdout, n)
+	}
 	_ = results.RenderTable(stdout, out.Summary)
 	fmt.Fprintln(stdout)
 	if r := out.Summary.Runs; f.runs > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
