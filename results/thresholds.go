@@ -140,8 +140,27 @@ func ParseThreshold(expr string) (Threshold, error) {
 	if err != nil {
 		return th, fmt.Errorf("%w: %q: %s", ErrThreshold, th.Expr, err)
 	}
+	if err := checkLimit(th.Metric, value, limit); err != nil {
+		return th, fmt.Errorf("%w: %q: %s", ErrThreshold, th.Expr, err)
+	}
 	th.Limit = limit
 	return th, nil
+}
+
+// checkLimit refuses limits no figure can meet or fail: every metric is 0 or
+// more, and a ratio is at most 1.
+func checkLimit(metric, written string, limit float64) error {
+	last := metric[strings.LastIndexByte(metric, '.')+1:]
+	switch {
+	case limit < 0:
+		return fmt.Errorf("%s is never negative; a limit of %s would make the threshold always pass or always fail", metric, written)
+	case strings.HasSuffix(last, "_ratio") && limit > 1:
+		if strings.HasSuffix(written, "%") {
+			return fmt.Errorf("%s is a ratio, at most 100%%; write a limit from 0%% to 100%%", metric)
+		}
+		return fmt.Errorf("%s is a ratio from 0 to 1; write %g%% or %g", metric, limit, limit/100)
+	}
+	return nil
 }
 
 // parseLimit reads a threshold's value in the unit of metric.

@@ -70,6 +70,9 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"recovery_s <= soon", "not a number or a duration"},
 		{"outcomes.teapot > 0", "unknown metric"},
 		{"strategy == 1", "unknown metric"},
+		{"success_ratio >= 150%", "at most 100%"},
+		{"success_ratio >= 99", "write 99% or 0.99"},
+		{"amplification <= -1", "never negative"},
 	} {
 		_, err := ParseThreshold(c.expr)
 		if err == nil || !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), c.want) {

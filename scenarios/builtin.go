@@ -78,9 +78,5 @@ func Load(arg string, o Overrides) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := Parse(name, data)
-	if err != nil {
-		return nil, err
-	}
-	return s.Compile(o)
+	return Check(name, data, o)
 }

@@ -68,6 +68,9 @@ type compiler struct {
 	s    *Scenario
 	errs *Error
 	kind clients.WorkloadKind // the workload's, compiled before the strategies, whose policy scopes depend on it
+	// durationFlag is set when --duration gave the run's length: a fault
+	// it cuts is then the flag's doing, not the file's.
+	durationFlag bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -98,7 +101,7 @@ func (c *compiler) dist(v *string, def string, path []step) dist.Dist {
 	}
 	d, err := dist.Parse(*v)
 	if err != nil {
-		c.fail(path, "%v", strings.TrimPrefix(err.Error(), dist.ErrSyntax.Error()+" "))
+		c.fail(path, "%v", strings.TrimPrefix(strings.TrimPrefix(err.Error(), dist.ErrSyntax.Error()+": "), dist.ErrSyntax.Error()+" "))
 	}
 	return d
 }
@@ -121,6 +124,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	if o.Duration > 0 {
 		p.Duration = o.Duration
 		f.Duration = o.Duration.String()
+		c.durationFlag = true
 	}
 	if p.Duration == 0 {
 		c.fail([]step{key("duration")}, "the run lasts 0s; write how long it runs, e.g. duration: 30s")
@@ -251,7 +255,15 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			ok = false
 		}
 		if run > 0 && start+length > run {
-			c.fail(at("for"), "the fault runs from %s to %s, past the end of the run at %s; shorten it or lengthen duration", start, start+length, run)
+			fix := "shorten it or lengthen duration"
+			if c.durationFlag {
+				fix = fmt.Sprintf("--duration %s cuts it; give a --duration of at least %s", run, start+length)
+			}
+			if start >= run {
+				c.fail(at("at"), "the fault starts at %s, at or after the end of the run at %s; %s", start, run, fix)
+			} else {
+				c.fail(at("for"), "the fault runs from %s to %s, past the end of the run at %s; %s", start, start+length, run, fix)
+			}
 			ok = false
 		}
 		if err := decodeParams(&f.Params, spec); err != nil {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"net/url"
+	"strings"
 )
 
 // targetURL reads the external target's URL, from the command line
@@ -29,8 +30,8 @@ func (c *compiler) targetURL(t *TargetFile, override string) string {
 func checkTargetURL(raw string) string {
 	u, err := url.Parse(raw)
 	switch {
-	case err != nil:
-		return "is not a URL: " + err.Error()
+	case err != nil || u.Scheme == "" && u.Host == "":
+		return "\"" + raw + "\" is not a URL; write the scheme too, e.g. http://" + strings.TrimPrefix(raw, "//") + "/"
 	case u.Scheme != "http" && u.Scheme != "https":
 		return "\"" + raw + "\": write an http:// or https:// URL, e.g. http://127.0.0.1:8000/"
 	case u.Host == "":

@@ -26,6 +26,17 @@ type Scenario struct {
 // Parse reads a scenario. On any problem it returns an *Error listing all of
 // them, each with its line.
 func Parse(filename string, data []byte) (*Scenario, error) {
+	s, e := parse(filename, data)
+	if len(e.Problems) > 0 {
+		return nil, e
+	}
+	return s, nil
+}
+
+// parse reads a scenario as far as it can: s is nil only when the file is
+// not a YAML mapping at all; otherwise it holds every field that decoded,
+// even when e has problems, so Check can go on to what the values mean.
+func parse(filename string, data []byte) (*Scenario, *Error) {
 	s := &Scenario{Filename: filename, Source: data}
 	e := &Error{File: filename}
 	var doc yaml.Node
@@ -56,15 +67,87 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 			for _, m := range te.Errors {
 				p := lineProblem(m)
 				p.Path = pathAtLine(s.root, p.Line)
+				p.Msg = friendlyType(p.Msg)
 				e.Problems = append(e.Problems, p)
 			}
 		}
 	}
-	if len(e.Problems) > 0 {
-		e.sort()
+	e.sort()
+	return s, e
+}
+
+// Check reads and compiles a scenario and reports the problems of both
+// steps at once: a wrong type and a meaningless value elsewhere show
+// together. A compile problem on a field that already failed to read is
+// left out, as it would only repeat it.
+func Check(filename string, data []byte, o Overrides) (*Plan, error) {
+	s, e := parse(filename, data)
+	if s == nil {
 		return nil, e
 	}
-	return s, nil
+	p, err := s.Compile(o)
+	if len(e.Problems) == 0 {
+		return p, err
+	}
+	var ce *Error
+	if errors.As(err, &ce) {
+		for _, cp := range ce.Problems {
+			if !coveredBy(cp, e.Problems) {
+				e.Problems = append(e.Problems, cp)
+			}
+		}
+	}
+	e.sort()
+	return nil, e
+}
+
+// coveredBy reports whether p is about a field (or a part of one) that one
+// of done already reports.
+func coveredBy(p Problem, done []Problem) bool {
+	for _, d := range done {
+		if d.Path == "" {
+			continue
+		}
+		if p.Path == d.Path || strings.HasPrefix(p.Path, d.Path+".") || strings.HasPrefix(p.Path, d.Path+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+var typeRE = regexp.MustCompile("^cannot unmarshal !!(\\w+) (?:`(.*)` )?into (\\S+)$")
+
+// friendlyType rewrites the YAML library's "cannot unmarshal !!str `x` into
+// int" as what a scenario's author needs: what was written and what the
+// field takes.
+func friendlyType(msg string) string {
+	m := typeRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got := map[string]string{"str": "text", "int": "a whole number", "float": "a number", "bool": "true or false", "seq": "a list", "map": "a mapping of fields", "null": "empty"}[m[1]]
+	want := "a value of type " + m[3]
+	switch {
+	case strings.HasPrefix(m[3], "[]"):
+		want = "a list"
+	case strings.HasPrefix(m[3], "int") || strings.HasPrefix(m[3], "uint"):
+		want = "a whole number"
+	case strings.HasPrefix(m[3], "float"):
+		want = "a number"
+	case m[3] == "bool":
+		want = "true or false"
+	case m[3] == "string":
+		want = "a single value (text, a number or a duration such as 250ms)"
+	case strings.Contains(m[3], "."):
+		want = "a mapping of fields"
+	}
+	if got == "" {
+		got = "!!" + m[1]
+	}
+	if m[2] != "" {
+		return fmt.Sprintf("%q is %s, but this field takes %s", m[2], got, want)
+	}
+	return fmt.Sprintf("this is %s, but this field takes %s", got, want)
 }
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
@@ -80,7 +163,7 @@ func lineProblem(msg string) Problem {
 
 func syntaxProblem(err error) Problem {
 	p := lineProblem(err.Error())
-	p.Msg = "YAML syntax: " + p.Msg
+	p.Msg = "YAML syntax: " + p.Msg + " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
 	return p
 }
 
@@ -143,6 +226,8 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 	case t == faultFileType:
 		checkFault(n, path, e)
 	case t == limitType:
+	case isWhole(t.Kind()) && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float":
+		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: fmt.Sprintf("%s is not a whole number; this field counts something, write e.g. %d", n.Value, int(mustFloat(n.Value)))})
 	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
 		names, fields := yamlFields(t)
 		checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
@@ -153,6 +238,15 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 			checkKeys(item, t.Elem(), with(path, index(i)), e)
 		}
 	}
+}
+
+func isWhole(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Uint64
+}
+
+func mustFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }
 
 // checkMapping walks a mapping's keys (following << merges), reporting those

@@ -104,7 +104,7 @@ func TestBadScenarios(t *testing.T) {
 		{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
 		{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
 		{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
-		{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, "cannot unmarshal"},
+		{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, `"many" is text, but this field takes a whole number`},
 		{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
 		{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
 		{"cap below base", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: 1s\n    cap: 100ms\n", 6, "below base"},
@@ -122,6 +122,8 @@ func TestBadScenarios(t *testing.T) {
 		{"blackhole without timeout", "name: x\nchaos:\n  - {kind: blip, mode: blackhole, at: 1s, for: 1s}\nstrategies:\n  - {name: a, backoff: full, timeout: 0}\n", 5, "no per-attempt timeout"},
 		{"missing name", "strategies:\n  - {name: a, backoff: full}\n", 1, "name: missing"},
 		{"empty file", "", 0, "the file is empty"},
+		{"fraction of a client", "name: x\nworkload:\n  clients: 50.5\nstrategies:\n  - {name: a, backoff: full}\n", 3, "50.5 is not a whole number"},
+		{"list for a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    cap: [1s]\n", 5, "this is a list, but this field takes a single value"},
 		{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
 		{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
 	}
@@ -151,33 +153,45 @@ func TestBadScenarios(t *testing.T) {
 	}
 }
 
-// Every problem is reported at once, not only the first.
+// Every problem is reported at once, not only the first: unknown fields,
+// wrong types and meaningless values together (Check), but a field that
+// failed to read is not reported twice.
 func TestAllProblemsAtOnce(t *testing.T) {
 	src := `name: x
 duration: -1s
 duraton: 5s
-workload: {clients: 0}
+workload: {clients: many}
 strategies:
   - {name: a, backoff: jitter}
   - {name: a, backoff: full, base: 2s, cap: 1s}
 `
-	_, err := load(t, src, Overrides{})
+	_, err := Check("test.yaml", []byte(src), Overrides{})
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatal(err)
 	}
-	// The unknown key stops the parse; fix it and the semantic problems show.
-	if len(e.Problems) != 1 || e.Problems[0].Line != 3 {
-		t.Fatalf("parse problems: %v", err)
+	var msgs []string
+	for _, p := range e.Problems {
+		msgs = append(msgs, p.String())
 	}
-	_, err = load(t, strings.Replace(src, "duraton: 5s\n", "", 1), Overrides{})
-	if !errors.As(err, &e) || len(e.Problems) < 5 {
-		t.Fatalf("want at least 5 problems, got: %v", err)
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"line 2: duration: -1s is negative", `line 3: duraton: unknown field "duraton"`, `line 4: workload.clients: "many" is text`,
+		`line 6: strategies[0].backoff: unknown backoff "jitter"`, "line 7: strategies[1].name", "line 7: strategies[1].cap: cap 1s is below base 2s"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "0 clients") {
+		t.Errorf("the unreadable clients field is reported twice:\n%s", all)
 	}
 	for i := 1; i < len(e.Problems); i++ {
 		if e.Problems[i].Line < e.Problems[i-1].Line {
 			t.Errorf("problems are not in line order: %v", err)
 		}
+	}
+	// Parse alone stops at what it cannot read.
+	if _, err := Parse("test.yaml", []byte(src)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Parse: %v", err)
 	}
 }
 

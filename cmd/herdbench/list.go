@@ -25,6 +25,10 @@ scenario.yaml in its results folder.
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "herdbench list: takes no arguments, got %q; to check a scenario file use 'herdbench validate FILE'\n", fs.Arg(0))
+		return exitUsage
+	}
 	bs, err := scenarios.Builtins()
 	if err != nil {
 		fmt.Fprintln(stderr, "herdbench:", err)

@@ -92,9 +92,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "proxy":
 		return runProxy(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-v":
+		if len(args) > 1 && args[0] == "version" {
+			if args[1] == "--help" || args[1] == "-h" {
+				fmt.Fprint(stdout, "Usage: herdbench version\n\nPrints herdbench's version.\n")
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "herdbench version: takes no arguments, got %q\n", args[1])
+			return exitUsage
+		}
 		fmt.Fprintln(stdout, "herdbench", herdbenchVersion())
 		return exitOK
 	case "help", "--help", "-h":
+		if len(args) > 1 && args[0] == "help" {
+			// herdbench help COMMAND is COMMAND --help.
+			switch args[1] {
+			case "scenario", "run", "report", "validate", "list", "target", "proxy", "version":
+				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+			}
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}

@@ -17,7 +17,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"scenario", "--help"}, {"validate", "-h"}, {"list", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"scenario", "--help"}, {"validate", "-h"}, {"list", "--help"}, {"help", "scenario"}, {"version", "--help"}} {
 		code, out, _ := runCLI(t, args...)
 		if code != exitOK || !strings.Contains(out, "Usage") {
 			t.Errorf("%v: code %d, stdout %q", args, code, out)
@@ -45,6 +45,12 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "no-such-scenario"},
 		{"scenario", "outage", "--strategies", "nope"},
 		{"validate"},
+		{"list", "extra"},
+		{"version", "extra"},
+		{"scenario", "outage", "--strategies", "no-jitter, no-jitter"},
+		{"scenario", "outage", "--sim", "--clients", "10,10"},
+		{"scenario", "outage", "--target", "127.0.0.1:9"},
+		{"scenario", "outage", "--duration", "6s"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(t, args...)

@@ -108,6 +108,24 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return exitUsage
 	}
+	seen := map[string]bool{}
+	for i, name := range f.strategies {
+		name = strings.TrimSpace(name)
+		f.strategies[i] = name
+		if seen[name] {
+			fmt.Fprintf(stderr, "herdbench scenario: --strategies names %q twice; cohorts must differ (each is labelled by its strategy's name)\n", name)
+			return exitUsage
+		}
+		seen[name] = true
+	}
+	counted := map[int]bool{}
+	for _, n := range f.clients {
+		if counted[n] {
+			fmt.Fprintf(stderr, "herdbench scenario: --clients lists %d twice; give each client count once\n", n)
+			return exitUsage
+		}
+		counted[n] = true
+	}
 	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
@@ -223,6 +241,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if out.Summary.Partial {
 		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
 	}
+	warnNoSuccess(stderr, out.Summary)
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		return exitFailed
@@ -238,12 +257,15 @@ func loadPlans(arg string, o scenarios.Overrides, counts []int) ([]*scenarios.Pl
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scenarios.Parse(name, data)
-	if err != nil {
-		return nil, err
-	}
 	if len(counts) == 0 {
 		counts = []int{0}
+	}
+	sc, err := scenarios.Parse(name, data)
+	if err != nil {
+		// Report every problem at once, those of what the values mean too.
+		o.Clients = counts[0]
+		_, err = scenarios.Check(name, data, o)
+		return nil, err
 	}
 	var plans []*scenarios.Plan
 	for _, n := range counts {
@@ -285,4 +307,25 @@ func writeSweep(stdout, stderr io.Writer, out string, points []engine.Point) int
 	}
 	fmt.Fprintln(stdout, "results:", dir)
 	return exitOK
+}
+
+// warnNoSuccess says so when a cohort sent attempts and none succeeded: a
+// target that is down or a wrong URL, rather than a result to compare.
+func warnNoSuccess(w io.Writer, s *results.Summary) {
+	for _, r := range s.Runs {
+		if r.Attempts == 0 || r.Outcomes["ok"] > 0 {
+			continue
+		}
+		top, n := "", int64(-1)
+		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
+			if v := r.Outcomes[o.String()]; v > n {
+				top, n = o.String(), v
+			}
+		}
+		where := "the embedded target"
+		if s.Target != "" {
+			where = s.Target
+		}
+		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, top, n, where)
+	}
 }

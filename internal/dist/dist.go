@@ -111,7 +111,7 @@ func Parse(s string) (Dist, error) {
 	if open < 0 {
 		v, err := parseDuration(s)
 		if err != nil {
-			return fail(err.Error())
+			return Dist{}, fmt.Errorf("%w: %v; write %s", ErrSyntax, err, forms)
 		}
 		return Const(v), nil
 	}
@@ -159,7 +159,7 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration", s)
+		return 0, fmt.Errorf("%q is not a duration (a number with a unit)", s)
 	}
 	if v < 0 {
 		return 0, fmt.Errorf("%q is negative", s)
