@@ -81,6 +81,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		r.Label = labels[i]
 		runs[i] = r
 	}
+	if names := scenarioNames(runs); len(names) > 1 {
+		fmt.Fprintf(stderr, "herdbench report: note: overlaying runs of different scenarios (%s); their fault windows and loads differ\n", strings.Join(names, ", "))
+	}
 	if out == "" {
 		out = dirs[0]
 		if len(dirs) > 1 {
@@ -148,4 +151,17 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// scenarioNames lists the distinct scenarios of runs, in order.
+func scenarioNames(runs []*report.Run) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if n := r.Summary.Scenario; !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
 }

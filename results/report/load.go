@@ -50,6 +50,9 @@ func Load(dir string) (*Run, error) {
 	read := func(name string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
+				return nil, fmt.Errorf("%s is a sweep's folder (--clients with several counts): its figures are in sweep.csv and summary-clients-N.json; a report is drawn for one run (run the scenario with one --clients count)", dir)
+			}
 			return nil, fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
 		}
 		return b, err
