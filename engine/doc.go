@@ -1,4 +1,13 @@
-// Package engine runs a compiled scenario in real time.
+// Package engine runs compiled scenarios, in real time or in virtual time,
+// once or repeated, for one client count or a sweep of them.
+//
+// Execute is the entry point: for every plan (one per --clients count) it
+// runs every cohort Options.Runs times with seeds derived from the root
+// seed (RepSeed). Real runs go one after another through Start; simulated
+// cohort runs (package sim) are spread over the cores, results in fixed
+// slots, so figures never depend on scheduling. Each plan yields a Point:
+// its summary (with mean and sd per metric over the repetitions) and, when
+// asked, the first repetition's recorders for writing timelines.
 //
 // Start gives every cohort (one strategy) its own fresh embedded target on
 // 127.0.0.1 and its own swarm, all with the same seed and chaos plan and one
