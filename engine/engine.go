@@ -19,6 +19,21 @@ import (
 // cohort's goroutines are ready when the clock starts.
 const lead = 200 * time.Millisecond
 
+// leadPerClient is added to the lead for each closed-loop or one-shot
+// client (of every cohort): the time to open its connection before t = 0
+// (a few tens of microseconds for both ends on loopback), with room to
+// spare. A client whose connection is not open by its first send opens it
+// then.
+const leadPerClient = 100 * time.Microsecond
+
+// leadFor returns the lead of plan p's run.
+func leadFor(p *scenarios.Plan) time.Duration {
+	if p.Workload.Kind == clients.Open {
+		return lead
+	}
+	return lead + time.Duration(p.Workload.Clients*len(p.Strategies))*leadPerClient
+}
+
 // Run is a scenario running in real time.
 type Run struct {
 	Plan    *scenarios.Plan
@@ -63,7 +78,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			return nil, err
 		}
 	}
-	origin := time.Now().Add(lead)
+	origin := time.Now().Add(leadFor(p))
 	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
