@@ -276,7 +276,7 @@ func (s *Sim) newClient(id int) int32 {
 	// The same stream as clients.Stream(seed, id), built in place.
 	c.pcg = *rand.NewPCG(s.co.Seed, uint64(id))
 	c.rng = *rand.New(&c.pcg)
-	c.cl = *s.k.NewClient(id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
+	s.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
 	return ci
 }
 
