@@ -326,10 +326,12 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 // columns returns the attempts (all outcomes) and the successes per
 // Bucket, and the attempts by outcome in all, without copying the whole
 // timeline: Summarize's hot path when the simulator runs thousands of
-// repetitions.
+// repetitions. The two columns share one buffer from a pool: give it back
+// with putColumns when done.
 func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
 	used := int(r.used.Load())
-	attempts, ok = make([]int64, used), make([]int64, used)
+	buf := getColumns(2 * used)
+	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
 	for b := 0; b < used; b++ {
 		row := r.counts[b*int(NumSeries) : b*int(NumSeries)+int(NumOutcomes)]
 		var sum int64
@@ -341,6 +343,23 @@ func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64)
 		attempts[b], ok[b] = sum, atomic.LoadInt64(&row[OK])
 	}
 	return attempts, ok, outcomes
+}
+
+// columnPool holds columns' buffers, so that summarizing thousands of
+// simulated repetitions allocates none.
+var columnPool sync.Pool
+
+func getColumns(n int) []int64 {
+	if p, _ := columnPool.Get().(*[]int64); p != nil && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]int64, n)
+}
+
+// putColumns gives back the buffer of columns' attempts column.
+func putColumns(attempts []int64) {
+	b := attempts[:cap(attempts)]
+	columnPool.Put(&b)
 }
 
 // Histograms returns the merged attempt and request latency histograms (in
