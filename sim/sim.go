@@ -107,8 +107,9 @@ type Sim struct {
 func New() *Sim { return &Sim{} }
 
 // Run simulates co, recording into rec, and returns what happened. rec
-// should have one shard (nothing contends) and be empty; Run calls
-// rec.SetEnd when every client stopped before the duration.
+// should have one shard and be empty; an Unshared one records fastest (only
+// this goroutine writes it). Run calls rec.SetEnd when every client stopped
+// before the duration.
 func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	plan := co.Chaos
 	if plan == nil {
