@@ -237,6 +237,11 @@ func (l *link) stale(now time.Time) bool {
 	if l.raw == nil || l.idle.IsZero() || now.Sub(l.idle) < staleAfter {
 		return false
 	}
+	// The last exchange's deadline has likely passed: lift it, or the peek
+	// would fail on it rather than look at the socket.
+	if l.setDeadline(time.Time{}) != nil {
+		return false // the run has ended; begin says so
+	}
 	if err := l.raw.Read(l.peek); err != nil {
 		return true
 	}

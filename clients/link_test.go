@@ -239,6 +239,34 @@ func TestLinkNoticesIdleClose(t *testing.T) {
 	}
 }
 
+// A connection idle for longer than the attempts' timeout is still used:
+// the last attempt's deadline, long past, does not make it look closed.
+func TestLinkIdleBeyondTimeout(t *testing.T) {
+	srv := newRawServer(t, func(s *rawServer, c *net.TCPConn, br *bufio.Reader) {
+		for {
+			if _, ok := s.readRequest(br); !ok {
+				return
+			}
+			_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+		}
+	})
+	s, l := newTestLink(t, srv.url(), nil)
+	for i := 0; i < 2; i++ {
+		if o, _ := attemptOn(s, l); o != results.OK {
+			t.Fatalf("attempt %d: %s, want ok", i+1, o)
+		}
+		// As if the attempt's timeout had passed while idle, long enough
+		// for the idle check.
+		if err := l.nc.SetReadDeadline(time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		l.idle = time.Now().Add(-2 * staleAfter)
+	}
+	if got := srv.conns.Load(); got != 1 {
+		t.Errorf("%d connections, want 1", got)
+	}
+}
+
 // A Connection: close answer makes the next attempt open a new connection.
 func TestLinkConnectionClose(t *testing.T) {
 	srv := newRawServer(t, func(s *rawServer, c *net.TCPConn, br *bufio.Reader) {
