@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -294,6 +295,11 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 		l.close()
 		return answer{}, err
 	}
+	// Let the other runnable clients send before this one reads: in a
+	// wave, clients woken for the same instant then all write before any
+	// of them handles an answer (which would delay the later writes), and
+	// the answer is often there by the time this one reads.
+	runtime.Gosched()
 	a, closing, err := l.read(keepBody)
 	if err != nil || closing {
 		l.close()
