@@ -13,6 +13,13 @@
 //
 //	go run ./bench/loadcmp -rounds 5 -duration 5s -conns 64
 //
+// Each tool must have had (almost) every request answered 200 (its own
+// count against the target's), or the run fails: a tool that errors is not
+// doing the same work. The target's own CPU per request is shown too.
+// -baseline PATH adds another build of this command (e.g. one built from
+// main) whose swarm runs as the tool "baseline", for before/after figures
+// in the same run.
+//
 // Tools that are not installed are skipped with a note: wrk is the Debian
 // package wrk; hey is go install github.com/rakyll/hey@v0.1.5; vegeta is
 // go install github.com/tsenart/vegeta/v12@v12.13.0.
@@ -43,7 +50,9 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
 	conns := flag.Int("conns", 64, "connections (clients) per tool")
 	tools := flag.String("tools", "herdbench,hey,vegeta,wrk", "tools to compare, comma-separated")
+	baseline := flag.String("baseline", "", "another build of this command (e.g. from main) whose swarm runs as the tool \"baseline\", for before/after figures")
 	flag.Parse()
+	baselineBin = *baseline
 	switch {
 	case *serve != "":
 		runTarget(*serve)
@@ -109,6 +118,9 @@ func (m measure) serverCPUPerReq() float64 {
 	return float64(m.serverCPU.Microseconds()) / float64(m.requests)
 }
 
+// baselineBin is the -baseline build, if any.
+var baselineBin string
+
 func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	self, err := os.Executable()
 	if err != nil {
@@ -132,8 +144,11 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	url := "http://" + addr + "/"
 
 	var avail []string
+	if baselineBin != "" {
+		tools = append(tools, "baseline")
+	}
 	for _, t := range tools {
-		if t == "herdbench" {
+		if t == "herdbench" || t == "baseline" {
 			avail = append(avail, t)
 			continue
 		}
@@ -202,6 +217,8 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 	switch tool {
 	case "herdbench":
 		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
+	case "baseline":
+		cmd = exec.Command(baselineBin, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "hey":
 		cmd = exec.Command("hey", "-z", d.String(), "-c", strconv.Itoa(conns), "-disable-compression", url)
 	case "wrk":
@@ -254,12 +271,17 @@ var (
 func oks(tool, out string) (int64, error) {
 	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 	switch tool {
-	case "herdbench":
-		var r struct{ OK int64 }
+	case "herdbench", "baseline":
+		var r struct{ OK, Attempts *int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err
 		}
-		return r.OK, nil
+		switch {
+		case r.OK != nil:
+			return *r.OK, nil
+		case r.Attempts != nil:
+			return *r.Attempts, nil // an older build: no count of 200s
+		}
 	case "hey":
 		if m := heyOK.FindStringSubmatch(out); m != nil {
 			return atoi(m[1]), nil
@@ -289,7 +311,7 @@ func oks(tool, out string) (int64, error) {
 // p99 reads the p99 latency from a tool's own report.
 func p99(tool, out string) (time.Duration, error) {
 	switch tool {
-	case "herdbench":
+	case "herdbench", "baseline":
 		var r struct{ P99Micros int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err
