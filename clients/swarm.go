@@ -16,7 +16,7 @@ const (
 
 // Swarm is one cohort's clients in real time.
 type Swarm struct {
-	URL      string // the target, e.g. http://127.0.0.1:8080/
+	URL      string // the target, e.g. http://127.0.0.1:8080/ (http or https)
 	Strategy *Strategy
 	Workload *Workload
 	Seed     uint64
