@@ -461,3 +461,49 @@ func TestSwarmOpenSharesConnections(t *testing.T) {
 		}
 	})
 }
+
+// Closed-loop and one-shot clients open their connections before the run
+// starts, so that a wave at t = 0 pays no handshakes: every dial happens
+// before the origin, one per client, and every attempt is sent at t = 0.
+func TestSwarmOpensConnectionsBeforeTheStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		ln, err := n.Listen("tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
+		go func() { _ = srv.Serve(ln) }()
+		defer func() { _ = srv.Shutdown(context.Background()) }()
+		origin := time.Now().Add(100 * time.Millisecond)
+		var mu sync.Mutex
+		var dials []time.Duration
+		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+			mu.Lock()
+			dials = append(dials, time.Since(origin))
+			mu.Unlock()
+			return n.Dial(ctx, network, addr)
+		}
+		const clients = 300 // more than warmDials at once
+		rec := results.NewRecorder(time.Second, 4)
+		sw := &Swarm{
+			URL:      "http://target:80/",
+			Strategy: &Strategy{Name: "s", Backoff: Backoff{Shape: None}, MaxAttempts: 1},
+			Workload: &Workload{Kind: OneShot, Clients: clients},
+			Seed:     1, Origin: origin, Duration: time.Second, Rec: rec, Dial: dial,
+		}
+		sw.Run(context.Background())
+		if len(dials) != clients {
+			t.Errorf("%d dials, want %d (one per client)", len(dials), clients)
+		}
+		for _, d := range dials {
+			if d >= 0 {
+				t.Errorf("a dial at %s, want all before the start", d)
+				break
+			}
+		}
+		if got := rec.Timeline(results.Bucket).Rows[0][results.OK]; got != clients {
+			t.Errorf("%d attempts answered ok in the first bucket, want %d", got, clients)
+		}
+	})
+}
