@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -65,8 +66,14 @@ func newEndpoint(raw string, dial DialFunc) (*endpoint, error) {
 	if e.dial == nil {
 		e.dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	}
+	auth := ""
+	if u.User != nil {
+		// Credentials in the URL are sent as net/http sends them.
+		pw, _ := u.User.Password()
+		auth = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
+	}
 	head := func(uri string) string {
-		return "POST " + uri + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: herdbench\r\nContent-Length: 0\r\n\r\n"
+		return "POST " + uri + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: herdbench\r\n" + auth + "Content-Length: 0\r\n\r\n"
 	}
 	e.plain = []byte(head(u.RequestURI()))
 	base := strings.TrimSuffix(u.EscapedPath(), "/")

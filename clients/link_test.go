@@ -139,6 +139,49 @@ func TestLinkOutcomesOverTCP(t *testing.T) {
 	}
 }
 
+// The request is what net/http would send for the same URL, credentials
+// included, but for the User-Agent.
+func TestLinkRequestMatchesNetHTTP(t *testing.T) {
+	var got []*http.Request
+	var mu sync.Mutex
+	srv := newRawServer(t, func(s *rawServer, c *net.TCPConn, br *bufio.Reader) {
+		for {
+			req, ok := s.readRequest(br)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			got = append(got, req)
+			mu.Unlock()
+			_, _ = io.WriteString(c, "HTTP/1.1 204 No Content\r\n\r\n")
+		}
+	})
+	url := "http://user:p%40ss@" + srv.ln.Addr().String() + "/a%20b/c?x=1&y=%2F"
+	s, l := newTestLink(t, url, nil)
+	if o, _ := attemptOn(s, l); o != results.OK {
+		t.Fatalf("attempt: %s", o)
+	}
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Post(url, "", http.NoBody)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	ours, theirs := got[0], got[1]
+	for _, h := range []string{"Authorization", "Content-Length"} {
+		if ours.Header.Get(h) != theirs.Header.Get(h) {
+			t.Errorf("%s: %q, net/http sends %q", h, ours.Header.Get(h), theirs.Header.Get(h))
+		}
+	}
+	if ours.Method != theirs.Method || ours.RequestURI != theirs.RequestURI || ours.Host != theirs.Host || ours.Proto != theirs.Proto {
+		t.Errorf("request %s %s %s host %s; net/http sends %s %s %s host %s",
+			ours.Method, ours.RequestURI, ours.Proto, ours.Host, theirs.Method, theirs.RequestURI, theirs.Proto, theirs.Host)
+	}
+}
+
 // A request the target resets after reading it is a reset, sent once; a
 // connection the target closed while idle (a crash between attempts) is
 // opened again by the next attempt, which succeeds: nothing of the request
