@@ -17,6 +17,9 @@ func (r *Recorder) Unshared() *Recorder {
 
 // addPlain counts one in series s at elapsed time at: add without atomics.
 func (r *Recorder) addPlain(at time.Duration, s Series) {
+	if s >= SeriesBudgetDenied {
+		r.plain.policy++
+	}
 	r.counts[r.row(at)+int(s)]++
 }
 
@@ -38,6 +41,7 @@ func (r *Recorder) row(at time.Duration) int {
 // plainTotals are an unshared recorder's running totals.
 type plainTotals struct {
 	attempts, ok, requests, succeeded, failed, calls int64
+	policy                                           int64 // policy events of any kind
 	lastEnd                                          time.Duration
 }
 
