@@ -35,4 +35,15 @@
 // per client, the wall clock, real HTTP on loopback) and the virtual-time
 // simulator (an event heap). Both call the same step function, so a scenario
 // means the same thing in both engines.
+//
+// The swarm speaks HTTP/1.1 itself (link.go): each closed-loop client has
+// its own connection, opened before its first send, on which its goroutine
+// writes each request (bytes prepared once per swarm) and reads the answer
+// (net/http's ReadResponse), with the attempt's timeout as a read deadline.
+// An attempt's send time is taken right before its write (or its dial), so
+// the timeline shows when attempts were on the wire. Nothing is retried
+// behind the client's back, but a request whose write fails at once on a
+// connection that died while idle is written again on a new one, as net/http
+// does: nothing of it reached the target. docs/performance.md has the
+// figures.
 package clients

@@ -2,58 +2,66 @@ package clients
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/herdbench/herdbench/results"
-	"github.com/herdbench/herdbench/target"
 )
 
 // attemptOCC is one attempt at a unit of work on an OCC target, as in AWS's
 // experiment: read the row's version, then write it back carrying that
-// version. The attempt succeeds if the write does; a write that lost the
-// race answers 409 Conflict, recorded as http_4xx; a failed read ends the
-// attempt with its own outcome. Both requests share the attempt's timeout.
-func (s *Swarm) attemptOCC(ctx context.Context, hc *http.Client) results.Outcome {
-	base := strings.TrimSuffix(s.URL, "/")
-	status, body, o := post(ctx, hc, base+target.PathRead)
-	if o != results.OK {
-		return o
-	}
-	if status != http.StatusOK {
-		return results.FromStatus(status)
-	}
-	v, err := strconv.ParseUint(strings.TrimSpace(string(body)), 10, 64)
+// version, both on the client's connection. The attempt succeeds if the
+// write does; a write that lost the race answers 409 Conflict, recorded as
+// http_4xx; a failed read ends the attempt with its own outcome. Both
+// requests share the attempt's deadline. err is a transport failure.
+func (s *Swarm) attemptOCC(ctx context.Context, l *link, deadline time.Time) (results.Outcome, error) {
+	a, err := l.exchange(ctx, l.ep.occRead, deadline, true)
 	if err != nil {
-		return results.Error
+		return 0, err
 	}
-	status, _, o = post(ctx, hc, base+target.PathWrite+"?version="+strconv.FormatUint(v, 10))
-	if o != results.OK {
-		return o
+	if a.status != http.StatusOK {
+		return results.FromStatus(a.status), nil
 	}
-	return results.FromStatus(status)
+	v, ok := parseVersion(a.body)
+	if !ok {
+		return results.Error, nil
+	}
+	l.buf = append(l.buf[:0], l.ep.occWrite[0]...)
+	l.buf = strconv.AppendUint(l.buf, v, 10)
+	l.buf = append(l.buf, l.ep.occWrite[1]...)
+	a, err = l.exchange(ctx, l.buf, deadline, false)
+	if err != nil {
+		return 0, err
+	}
+	return results.FromStatus(a.status), nil
 }
 
-// post sends one POST and reads the whole answer; o is the transport
-// outcome (OK when an answer came, whatever its status).
-func post(ctx context.Context, hc *http.Client, url string) (status int, body []byte, o results.Outcome) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, http.NoBody)
-	if err != nil {
-		return 0, nil, results.Error
+// parseVersion reads the version a read answered: decimal digits, with
+// optional surrounding white space.
+func parseVersion(b []byte) (uint64, bool) {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, nil, Classify(err)
+	for j > i && isSpace(b[j-1]) {
+		j--
 	}
-	body, err = io.ReadAll(io.LimitReader(resp.Body, 64))
-	if err == nil {
-		_, err = io.Copy(io.Discard, resp.Body)
+	if i == j || j-i > 20 {
+		return 0, false
 	}
-	_ = resp.Body.Close()
-	if err != nil {
-		return 0, nil, Classify(err)
+	var v uint64
+	for _, c := range b[i:j] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
 	}
-	return resp.StatusCode, body, results.OK
+	return v, true
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -59,10 +59,14 @@ func TestSwarmReadsRetryAfter(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	defer srv.Close()
-	s := &Swarm{URL: srv.URL, Strategy: &Strategy{Timeout: 5 * time.Second}}
-	tr := s.newTransport(1)
-	defer tr.CloseIdleConnections()
-	o, ra := s.attempt(context.Background(), &http.Client{Transport: tr})
+	s := &Swarm{URL: srv.URL, Strategy: &Strategy{Timeout: 5 * time.Second}, Origin: time.Now()}
+	ep, err := newEndpoint(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLink(ep)
+	defer l.close()
+	_, _, o, ra := s.attempt(context.Background(), l)
 	if o != results.HTTP429 || ra != 3*time.Second {
 		t.Fatalf("attempt = %s, %s; want http_429, 3s", o, ra)
 	}

@@ -2,9 +2,6 @@ package clients
 
 import (
 	"context"
-	"io"
-	"net"
-	"net/http"
 	"sync"
 	"time"
 
@@ -19,7 +16,7 @@ const (
 
 // Swarm is one cohort's clients in real time.
 type Swarm struct {
-	URL      string // the target, e.g. http://127.0.0.1:8080/
+	URL      string // the target, e.g. http://127.0.0.1:8080/ (http or https)
 	Strategy *Strategy
 	Workload *Workload
 	Seed     uint64
@@ -28,7 +25,7 @@ type Swarm struct {
 	Rec      *results.Recorder
 	// Dial opens connections; nil means the host's TCP stack. Tests pass
 	// an in-memory network's.
-	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	Dial DialFunc
 	// OCC makes each attempt a read then a write of the target's OCC row
 	// (see attemptOCC) instead of one plain request.
 	OCC bool
@@ -36,130 +33,169 @@ type Swarm struct {
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
 // for every client goroutine. Attempts cut short by the end are not
-// recorded.
+// recorded. No goroutine it starts outlives it.
+//
+// Each closed-loop or one-shot client has its own connection (a link),
+// opened before its first send so that a wave of first attempts is not
+// slowed by TCP handshakes: real clients hold keep-alive connections. A
+// connection that a crash resets is opened again by the next attempt, whose
+// latency includes the reconnection, as a real client's would.
 func (s *Swarm) Run(ctx context.Context) {
 	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
 	defer cancel()
+	ep, err := newEndpoint(s.URL, s.Dial)
+	if err != nil {
+		ep = &endpoint{err: err}
+	}
+	links := &linkSet{}
+	// The run's end (or ctx's) unblocks every exchange at once.
+	var aborting sync.WaitGroup
+	aborting.Add(1)
+	stop := context.AfterFunc(ctx, func() {
+		defer aborting.Done()
+		links.abort()
+	})
+	defer func() {
+		if stop() {
+			aborting.Done()
+		}
+		aborting.Wait()
+		links.closeAll()
+	}()
 	var wg sync.WaitGroup
 	k := NewCohort(s.Strategy)
 	switch s.Workload.Kind {
 	case Open:
-		s.runOpen(ctx, k, &wg)
+		s.runOpen(ctx, k, &wg, &linkPool{ep: ep, set: links})
 	default:
+		dials := make(chan struct{}, warmDials)
 		for id := 0; id < s.Workload.Clients; id++ {
 			c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				tr := s.newTransport(1)
-				defer tr.CloseIdleConnections()
-				s.drive(ctx, c, c.Begin(), &http.Client{Transport: tr})
+				l := links.add(newLink(ep))
+				a := c.Begin()
+				if a.Op == Send {
+					dials <- struct{}{}
+					l.warm(ctx, s.Origin.Add(a.At))
+					<-dials
+				}
+				s.drive(ctx, c, a, l)
 			}()
 		}
 	}
 	wg.Wait()
 }
 
+// warmDials is how many connections a swarm opens at once before its
+// clients' first sends: enough to open thousands in well under a second,
+// few enough to stay inside the listener's backlog (beyond it, handshakes
+// are dropped and retried a second later).
+const warmDials = 128
+
 // runOpen starts one client per Poisson arrival, all sharing a pool of
 // connections.
-func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup) {
-	tr := s.newTransport(4096)
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr}
+func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool *linkPool) {
 	rng := Stream(s.Seed, StreamArrivals)
 	var at time.Duration
+	var next alarm
+	defer next.stop()
 	for id := 0; ; id++ {
 		at += time.Duration(rng.ExpFloat64() / s.Workload.Rate * float64(time.Second))
-		if at >= s.Duration || !sleepUntil(ctx, s.Origin.Add(at)) {
+		if at >= s.Duration || !next.sleepUntil(ctx, s.Origin.Add(at)) {
 			return
 		}
 		c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
+		first := c.BeginAt(at) // here: the goroutine must not read at, which moves on
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.drive(ctx, c, c.BeginAt(at), hc)
+			s.drive(ctx, c, first, pool)
 		}()
 	}
 }
 
-func (s *Swarm) newTransport(conns int) *http.Transport {
-	dial := s.Dial
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
-	}
-	return &http.Transport{
-		Proxy:               nil,
-		DialContext:         dial,
-		MaxIdleConns:        conns,
-		MaxIdleConnsPerHost: conns,
-		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
-	}
-}
-
-// drive runs one client's step function on the wall clock.
-func (s *Swarm) drive(ctx context.Context, c *Client, a Action, hc *http.Client) {
+// drive runs one client's step function on the wall clock, each attempt on
+// a link from src.
+func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) {
 	sh := s.Rec.Shard(c.ID)
+	var wake alarm
+	defer wake.stop()
 	for a.Op == Send {
-		if !sleepUntil(ctx, s.Origin.Add(a.At)) {
+		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
 		}
-		sent := time.Since(s.Origin)
+		l := src.get()
 		sh.InFlight(1)
-		o, retryAfter := s.attempt(ctx, hc)
+		sent, end, o, retryAfter := s.attempt(ctx, l)
 		sh.InFlight(-1)
+		src.put(l)
 		if ctx.Err() != nil {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		a = c.Result(Reply{Sent: sent, Latency: time.Since(s.Origin) - sent, Outcome: o, RetryAfter: retryAfter})
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter})
 	}
 }
 
-// attempt sends one request and returns its outcome and the server's
-// pushback (Retry-After), if any. POST, because net/http silently retries an
-// idempotent request on a reused connection that failed, which would hide a
-// reset from the count of attempts.
-func (s *Swarm) attempt(ctx context.Context, hc *http.Client) (results.Outcome, time.Duration) {
+// attempt sends one attempt on l and returns when it was sent (its first
+// byte or packet handed to the kernel) and ended, as elapsed times, its
+// outcome, and the server's pushback (Retry-After), if any. Each request is
+// a POST, because net/http (and other stacks) silently retry an idempotent
+// request on a reused connection that failed, which would hide a reset from
+// the count of attempts; and so the target can tell nothing else apart.
+func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, pushback time.Duration) {
+	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
+		deadline = time.Now().Add(t)
 	}
-	if s.OCC {
-		return s.attemptOCC(ctx, hc), 0
+	at, err := l.begin(ctx, deadline)
+	sent = at.Sub(s.Origin)
+	if err == nil {
+		if s.OCC {
+			o, err = s.attemptOCC(ctx, l, deadline)
+		} else {
+			var a answer
+			a, err = l.exchange(ctx, l.ep.plain, deadline, false)
+			o = results.FromStatus(a.status)
+			if a.retryAfter != "" {
+				pushback, _ = ParseRetryAfter(a.retryAfter, time.Now())
+			}
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, http.NoBody)
+	end = time.Since(s.Origin)
 	if err != nil {
-		return results.Error, 0
+		return sent, end, Classify(err), 0
 	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return Classify(err), 0
-	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		return Classify(err), 0
-	}
-	var pushback time.Duration
-	if v := resp.Header.Get("Retry-After"); v != "" && resp.StatusCode >= 400 {
-		pushback, _ = ParseRetryAfter(v, time.Now())
-	}
-	return results.FromStatus(resp.StatusCode), pushback
+	return sent, end, o, pushback
 }
+
+// alarm is one goroutine's timer, reused from sleep to sleep so that a
+// client's waits allocate nothing.
+type alarm struct{ t *time.Timer }
 
 // sleepUntil waits until t; it reports false if ctx ended first.
-func sleepUntil(ctx context.Context, t time.Time) bool {
+func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
 	d := time.Until(t)
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
+	if a.t == nil {
+		a.t = time.NewTimer(d)
+	} else {
+		a.t.Reset(d) // since Go 1.23 a reset timer never delivers a stale tick
+	}
 	select {
-	case <-timer.C:
+	case <-a.t.C:
 		return true
 	case <-ctx.Done():
+		a.t.Stop()
 		return false
+	}
+}
+
+func (a *alarm) stop() {
+	if a.t != nil {
+		a.t.Stop()
 	}
 }

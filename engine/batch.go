@@ -194,9 +194,9 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				keep := o.Timelines && t.rep == 0
 				switch {
 				case keep:
-					rec = results.NewRecorder(p.Duration, 1)
+					rec = results.NewRecorder(p.Duration, 1).Unshared()
 				case rec == nil || rec.Duration() != p.Duration:
-					scratch = results.NewRecorder(p.Duration, 1).WithoutIntervals()
+					scratch = results.NewRecorder(p.Duration, 1).WithoutIntervals().Unshared()
 					rec = scratch
 				default:
 					rec.Reset()

@@ -83,6 +83,9 @@ type reply struct {
 func (f *fixture) send(at, timeout time.Duration) reply {
 	f.t.Helper()
 	time.Sleep(time.Until(f.start.Add(at)))
+	// Let the proxy apply a plan edge falling at this very instant (its
+	// plan goroutine wakes at the same time) before the request goes out.
+	synctest.Wait()
 	ctx := context.Background()
 	if timeout > 0 {
 		var cancel context.CancelFunc

@@ -88,6 +88,9 @@ func (r *Recorder) load(bucket int, s Series) int64 {
 
 // addPolicies fills a run's policy totals from its recorder's counts.
 func (r *Run) addPolicies(rec *Recorder) {
+	if rec.unshared && rec.plain.policy == 0 {
+		return // nothing to add up (most simulated repetitions)
+	}
 	var open int64
 	for b := 0; b < int(rec.used.Load()); b++ {
 		r.BudgetDenied += rec.load(b, SeriesBudgetDenied)

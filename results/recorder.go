@@ -83,6 +83,9 @@ type Recorder struct {
 	lastEnd   atomic.Int64 // latest request end, ns
 	used      atomic.Int64 // buckets the timelines cover; see SetEnd
 	touched   atomic.Int64 // 1 + the highest bucket written, for Reset
+
+	unshared bool        // one writer, no concurrent reader (unshared.go)
+	plain    plainTotals // the totals of an unshared recorder
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -128,6 +131,10 @@ func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMa
 func (r *Recorder) Shard(id int) *Shard { return &r.shards[id%len(r.shards)] }
 
 func (r *Recorder) add(at time.Duration, s Series) {
+	if r.unshared {
+		r.addPlain(at, s)
+		return
+	}
 	b := int(at / Bucket)
 	if b >= r.buckets {
 		b = r.buckets - 1
@@ -147,6 +154,10 @@ func (r *Recorder) add(at time.Duration, s Series) {
 
 // Started records the intended start of a logical request.
 func (s *Shard) Started(at time.Duration) {
+	if s.rec.unshared {
+		s.startedPlain(at)
+		return
+	}
 	s.rec.requests.Add(1)
 	s.rec.add(at, SeriesRequests)
 }
@@ -154,6 +165,10 @@ func (s *Shard) Started(at time.Duration) {
 // Attempt records one attempt.
 func (s *Shard) Attempt(a Attempt) {
 	r := s.rec
+	if r.unshared {
+		s.attemptPlain(a)
+		return
+	}
 	r.attempts.Add(1)
 	if a.Outcome == OK {
 		r.ok.Add(1)
@@ -169,6 +184,10 @@ func (s *Shard) Attempt(a Attempt) {
 // Request records the end of a logical request.
 func (s *Shard) Request(q Request) {
 	r := s.rec
+	if r.unshared {
+		s.requestPlain(q)
+		return
+	}
 	if q.Succeeded {
 		r.succeeded.Add(1)
 		r.add(q.End, SeriesSucceeded)
@@ -205,6 +224,9 @@ type Live struct {
 
 // Live returns the running totals.
 func (r *Recorder) Live() Live {
+	if r.unshared {
+		return r.livePlain()
+	}
 	l := Live{
 		Attempts: r.attempts.Load(), OK: r.ok.Load(), Requests: r.requests.Load(),
 		Succeeded: r.succeeded.Load(), Failed: r.failed.Load(),
@@ -227,16 +249,30 @@ func (r *Recorder) Live() Live {
 // Call records one write served by an OCC target at elapsed time at (AWS's
 // "calls"). It implements target.CallRecorder.
 func (r *Recorder) Call(at time.Duration) {
+	if r.unshared {
+		r.callPlain(at)
+		return
+	}
 	r.calls.Add(1)
 	r.add(at, SeriesCalls)
 }
 
 // Calls returns the writes recorded with Call.
-func (r *Recorder) Calls() int64 { return r.calls.Load() }
+func (r *Recorder) Calls() int64 {
+	if r.unshared {
+		return r.plain.calls
+	}
+	return r.calls.Load()
+}
 
 // LastEnd returns the end of the latest logical request recorded (0 if
 // none): for a oneshot workload, when the last unit of work ended.
-func (r *Recorder) LastEnd() time.Duration { return time.Duration(r.lastEnd.Load()) }
+func (r *Recorder) LastEnd() time.Duration {
+	if r.unshared {
+		return r.plain.lastEnd
+	}
+	return time.Duration(r.lastEnd.Load())
+}
 
 // SetEnd tells the recorder that its cohort stopped at elapsed time at,
 // before the run's duration, because every client had stopped (a oneshot
@@ -252,6 +288,7 @@ func (r *Recorder) SetEnd(at time.Duration) {
 func (r *Recorder) Reset() {
 	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
 	r.used.Store(int64(r.buckets))
+	r.plain = plainTotals{}
 	for _, c := range []*atomic.Int64{&r.attempts, &r.ok, &r.requests, &r.succeeded, &r.failed, &r.calls, &r.lastEnd, &r.touched} {
 		c.Store(0)
 	}
@@ -298,10 +335,12 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 // columns returns the attempts (all outcomes) and the successes per
 // Bucket, and the attempts by outcome in all, without copying the whole
 // timeline: Summarize's hot path when the simulator runs thousands of
-// repetitions.
+// repetitions. The two columns share one buffer from a pool: give it back
+// with putColumns when done.
 func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
 	used := int(r.used.Load())
-	attempts, ok = make([]int64, used), make([]int64, used)
+	buf := getColumns(2 * used)
+	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
 	for b := 0; b < used; b++ {
 		row := r.counts[b*int(NumSeries) : b*int(NumSeries)+int(NumOutcomes)]
 		var sum int64
@@ -313,6 +352,23 @@ func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64)
 		attempts[b], ok[b] = sum, atomic.LoadInt64(&row[OK])
 	}
 	return attempts, ok, outcomes
+}
+
+// columnPool holds columns' buffers, so that summarizing thousands of
+// simulated repetitions allocates none.
+var columnPool sync.Pool
+
+func getColumns(n int) []int64 {
+	if p, _ := columnPool.Get().(*[]int64); p != nil && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]int64, n)
+}
+
+// putColumns gives back the buffer of columns' attempts column.
+func putColumns(attempts []int64) {
+	b := attempts[:cap(attempts)]
+	columnPool.Put(&b)
 }
 
 // Histograms returns the merged attempt and request latency histograms (in

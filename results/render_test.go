@@ -175,12 +175,25 @@ func TestWriteIsCompleteAndAtomic(t *testing.T) {
 	}
 }
 
+// BenchmarkRecordAttempt records attempts into one shard of a real-time
+// recorder, as one swarm client group does: send times move forward at
+// 10,000 attempts a second (time going back would send every record down
+// the rare late path), with mixed outcomes and attempt numbers. The unshared
+// case is the simulator's recorder.
 func BenchmarkRecordAttempt(b *testing.B) {
-	r := NewRecorder(time.Minute, 8)
-	sh := r.Shard(3)
-	var i int
-	for b.Loop() {
-		sh.Attempt(Attempt{Sent: time.Duration(i%6000) * Bucket, Latency: time.Duration(i%5000) * time.Microsecond, Number: 1 + i%4, Outcome: Outcome(i % 3)})
-		i++
+	for _, unshared := range []bool{false, true} {
+		b.Run(map[bool]string{false: "shared", true: "unshared"}[unshared], func(b *testing.B) {
+			r := NewRecorder(time.Hour, 8)
+			if unshared {
+				r = NewRecorder(time.Hour, 1).Unshared()
+			}
+			sh := r.Shard(3)
+			step := time.Second / 10000
+			wrap := int(time.Hour / step)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				sh.Attempt(Attempt{Sent: time.Duration(i%wrap) * step, Latency: time.Duration(i%5000) * time.Microsecond, Number: 1 + i%4, Outcome: Outcome(i % 3)})
+			}
+		})
 	}
 }

@@ -136,6 +136,7 @@ type Cohort struct {
 // Summarize computes a cohort's figures.
 func Summarize(c Cohort, w Window) Run {
 	attempts, ok, outcomes := c.Rec.columns()
+	defer putColumns(attempts)
 	live := c.Rec.Live()
 	var peak int64
 	for b := 0; b < len(attempts); b += WindowBuckets {

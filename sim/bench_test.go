@@ -30,14 +30,15 @@ func cohortOf(p *scenarios.Plan, strategy string, seed uint64) *sim.Cohort {
 }
 
 // BenchmarkAWSCohort is one repetition of one cohort of the AWS experiment
-// at N = 100: the unit of work of the sweep. It reports events per second
-// and nanoseconds per event.
+// at N = 100: the unit of work of the sweep, recorded as the sweep records
+// it (an unshared recorder without per-second intervals). It reports
+// events per repetition and nanoseconds per event.
 func BenchmarkAWSCohort(b *testing.B) {
 	for _, strategy := range []string{"exponential", "full", "none"} {
 		b.Run(strategy, func(b *testing.B) {
 			p := loadPlan(b, "aws-contention", scenarios.Overrides{})
 			s := sim.New()
-			rec := results.NewRecorder(p.Duration, 1)
+			rec := results.NewRecorder(p.Duration, 1).WithoutIntervals().Unshared()
 			var events uint64
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -53,12 +54,13 @@ func BenchmarkAWSCohort(b *testing.B) {
 
 // BenchmarkEventLoop drives a closed workload of 10,000 clients against a
 // plain target with a 503 outage and per-attempt timeouts, for 10 virtual
-// seconds: the event loop under load, with a large heap.
+// seconds: the event loop under load, with a large heap, recorded as a run
+// whose timelines are kept.
 func BenchmarkEventLoop(b *testing.B) {
 	p := loadPlan(b, "outage", scenarios.Overrides{Clients: 10000, Duration: 10 * time.Second})
 	co := cohortOf(p, "no-jitter", 1)
 	s := sim.New()
-	rec := results.NewRecorder(p.Duration, 1)
+	rec := results.NewRecorder(p.Duration, 1).Unshared()
 	var events uint64
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -81,7 +83,7 @@ func BenchmarkOutageMillion(b *testing.B) {
 	var events uint64
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		rec := results.NewRecorder(p.Duration, 1)
+		rec := results.NewRecorder(p.Duration, 1).Unshared()
 		events += s.Run(co, rec).Events
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")

@@ -107,8 +107,9 @@ type Sim struct {
 func New() *Sim { return &Sim{} }
 
 // Run simulates co, recording into rec, and returns what happened. rec
-// should have one shard (nothing contends) and be empty; Run calls
-// rec.SetEnd when every client stopped before the duration.
+// should have one shard and be empty; an Unshared one records fastest (only
+// this goroutine writes it). Run calls rec.SetEnd when every client stopped
+// before the duration.
 func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	plan := co.Chaos
 	if plan == nil {
@@ -276,7 +277,7 @@ func (s *Sim) newClient(id int) int32 {
 	// The same stream as clients.Stream(seed, id), built in place.
 	c.pcg = *rand.NewPCG(s.co.Seed, uint64(id))
 	c.rng = *rand.New(&c.pcg)
-	c.cl = *s.k.NewClient(id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
+	s.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
 	return ci
 }
 

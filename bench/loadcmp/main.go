@@ -13,6 +13,13 @@
 //
 //	go run ./bench/loadcmp -rounds 5 -duration 5s -conns 64
 //
+// Each tool must have had (almost) every request answered 200 (its own
+// count against the target's), or the run fails: a tool that errors is not
+// doing the same work. The target's own CPU per request is shown too.
+// -baseline PATH adds another build of this command (e.g. one built from
+// main) whose swarm runs as the tool "baseline", for before/after figures
+// in the same run.
+//
 // Tools that are not installed are skipped with a note: wrk is the Debian
 // package wrk; hey is go install github.com/rakyll/hey@v0.1.5; vegeta is
 // go install github.com/tsenart/vegeta/v12@v12.13.0.
@@ -43,7 +50,9 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
 	conns := flag.Int("conns", 64, "connections (clients) per tool")
 	tools := flag.String("tools", "herdbench,hey,vegeta,wrk", "tools to compare, comma-separated")
+	baseline := flag.String("baseline", "", "another build of this command (e.g. from main) whose swarm runs as the tool \"baseline\", for before/after figures")
 	flag.Parse()
+	baselineBin = *baseline
 	switch {
 	case *serve != "":
 		runTarget(*serve)
@@ -85,12 +94,14 @@ func runTarget(addr string) {
 }
 
 type measure struct {
-	tool     string
-	requests int64
-	cpu      time.Duration
-	wall     time.Duration
-	p99      time.Duration
-	rss      int64 // KiB
+	tool      string
+	requests  int64 // served by the target
+	ok        int64 // answers 200 the tool counted
+	cpu       time.Duration
+	serverCPU time.Duration // the target's CPU time meanwhile
+	wall      time.Duration
+	p99       time.Duration
+	rss       int64 // KiB
 }
 
 func (m measure) cpuPerReq() float64 {
@@ -99,6 +110,16 @@ func (m measure) cpuPerReq() float64 {
 	}
 	return float64(m.cpu.Microseconds()) / float64(m.requests)
 }
+
+func (m measure) serverCPUPerReq() float64 {
+	if m.requests == 0 {
+		return 0
+	}
+	return float64(m.serverCPU.Microseconds()) / float64(m.requests)
+}
+
+// baselineBin is the -baseline build, if any.
+var baselineBin string
 
 func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	self, err := os.Executable()
@@ -123,8 +144,11 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	url := "http://" + addr + "/"
 
 	var avail []string
+	if baselineBin != "" {
+		tools = append(tools, "baseline")
+	}
 	for _, t := range tools {
-		if t == "herdbench" {
+		if t == "herdbench" || t == "baseline" {
 			avail = append(avail, t)
 			continue
 		}
@@ -138,11 +162,18 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	for r := 0; r < rounds; r++ {
 		for i := range avail {
 			tool := avail[(i+r)%len(avail)]
-			m, err := runTool(self, tool, url, addr, d, conns)
+			m, err := runTool(self, tool, url, addr, target.Process.Pid, d, conns)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", r+1, tool, err)
 			}
-			fmt.Fprintf(os.Stderr, "round %d %-9s %8d requests %6.1f µs CPU/request p99 %v\n", r+1, tool, m.requests, m.cpuPerReq(), m.p99)
+			fmt.Fprintf(os.Stderr, "round %d %-9s %8d requests (%d answered 200) %6.1f µs CPU/request (target %4.1f) p99 %v\n",
+				r+1, tool, m.requests, m.ok, m.cpuPerReq(), m.serverCPUPerReq(), m.p99)
+			// Every tool must have been answered 200 for (almost) all it
+			// sent: the target counts requests, the tool its 200s; requests
+			// in flight when a tool stops are the only difference allowed.
+			if m.ok < m.requests*99/100 || m.ok > m.requests {
+				return fmt.Errorf("round %d, %s: %d answers 200 for %d requests served: the comparison would be void", r+1, tool, m.ok, m.requests)
+			}
 			results[tool] = append(results[tool], m)
 		}
 	}
@@ -162,12 +193,32 @@ func count(addr string) (int64, error) {
 	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }
 
-func runTool(self, tool, url, addr string, d time.Duration, conns int) (measure, error) {
+// procCPU returns a process's CPU time so far (user + system), from
+// /proc/PID/stat; 0 where there is no /proc.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces) start after ")".
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	const hz = 100 // USER_HZ on Linux
+	return time.Duration(ut+st) * time.Second / hz
+}
+
+func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns int) (measure, error) {
 	secs := strconv.Itoa(int(d.Seconds()))
 	var cmd *exec.Cmd
 	switch tool {
 	case "herdbench":
 		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
+	case "baseline":
+		cmd = exec.Command(baselineBin, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "hey":
 		cmd = exec.Command("hey", "-z", d.String(), "-c", strconv.Itoa(conns), "-disable-compression", url)
 	case "wrk":
@@ -181,20 +232,25 @@ func runTool(self, tool, url, addr string, d time.Duration, conns int) (measure,
 	if err != nil {
 		return measure{}, err
 	}
+	cpu0 := procCPU(targetPid)
 	start := time.Now()
 	out, err := cmd.Output()
 	wall := time.Since(start)
 	if err != nil {
 		return measure{}, fmt.Errorf("%v: %w", cmd.Args, err)
 	}
+	cpu1 := procCPU(targetPid)
 	after, err := count(addr)
 	if err != nil {
 		return measure{}, err
 	}
 	st := cmd.ProcessState
-	m := measure{tool: tool, requests: after - before, cpu: st.UserTime() + st.SystemTime(), wall: wall}
+	m := measure{tool: tool, requests: after - before, cpu: st.UserTime() + st.SystemTime(), wall: wall, serverCPU: cpu1 - cpu0}
 	m.rss = maxRSS(st)
-	m.p99, err = p99(tool, string(out))
+	if m.p99, err = p99(tool, string(out)); err != nil {
+		return m, err
+	}
+	m.ok, err = oks(tool, string(out))
 	return m, err
 }
 
@@ -204,10 +260,58 @@ var (
 	vegetaLat = regexp.MustCompile(`Latencies\s+\[[^\]]*\]\s+(.*)`)
 )
 
+var (
+	heyOK       = regexp.MustCompile(`\[200\]\s+(\d+) responses`)
+	vegetaCodes = regexp.MustCompile(`Status Codes\s+\[code:count\]\s+(.*)`)
+	wrkTotal    = regexp.MustCompile(`(\d+) requests in`)
+	wrkNon2xx   = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+)
+
+// oks reads how many answers 200 a tool counted, from its own report.
+func oks(tool, out string) (int64, error) {
+	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
+	switch tool {
+	case "herdbench", "baseline":
+		var r struct{ OK, Attempts *int64 }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			return 0, err
+		}
+		switch {
+		case r.OK != nil:
+			return *r.OK, nil
+		case r.Attempts != nil:
+			return *r.Attempts, nil // an older build: no count of 200s
+		}
+	case "hey":
+		if m := heyOK.FindStringSubmatch(out); m != nil {
+			return atoi(m[1]), nil
+		}
+		return 0, nil
+	case "vegeta":
+		if m := vegetaCodes.FindStringSubmatch(out); m != nil {
+			for _, f := range strings.Fields(m[1]) {
+				if n, ok := strings.CutPrefix(f, "200:"); ok {
+					return atoi(n), nil
+				}
+			}
+		}
+		return 0, nil
+	case "wrk":
+		if m := wrkTotal.FindStringSubmatch(out); m != nil {
+			n := atoi(m[1])
+			if m := wrkNon2xx.FindStringSubmatch(out); m != nil {
+				n -= atoi(m[1])
+			}
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("no count of answers in %s's output:\n%s", tool, out)
+}
+
 // p99 reads the p99 latency from a tool's own report.
 func p99(tool, out string) (time.Duration, error) {
 	switch tool {
-	case "herdbench":
+	case "herdbench", "baseline":
 		var r struct{ P99Micros int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err
@@ -246,21 +350,22 @@ func median(v []float64) float64 {
 }
 
 func report(w io.Writer, tools []string, res map[string][]measure, d time.Duration, conns, rounds int) error {
-	type row struct{ cpu, rps, p99, rss float64 }
+	type row struct{ cpu, rps, p99, rss, srv float64 }
 	rows := map[string]row{}
 	for _, t := range tools {
-		var cpu, rps, p, rss []float64
+		var cpu, rps, p, rss, srv []float64
 		for _, m := range res[t] {
 			cpu = append(cpu, m.cpuPerReq())
 			rps = append(rps, float64(m.requests)/m.wall.Seconds())
 			p = append(p, float64(m.p99.Microseconds())/1000)
 			rss = append(rss, float64(m.rss)/1024)
+			srv = append(srv, m.serverCPUPerReq())
 		}
-		rows[t] = row{median(cpu), median(rps), median(p), median(rss)}
+		rows[t] = row{median(cpu), median(rps), median(p), median(rss), median(srv)}
 	}
 	fmt.Fprintf(w, "\n%d rounds, %s each, %d connections, medians; ratios are herdbench / tool\n\n", rounds, d, conns)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tool\tclient CPU µs/request\treq/s\tp99 ms\tclient RSS MiB\tCPU ratio\treq/s ratio\tp99 ratio\t")
+	fmt.Fprintln(tw, "tool\tclient CPU µs/request\treq/s\tp99 ms\tclient RSS MiB\ttarget CPU µs/request\tCPU ratio\treq/s ratio\tp99 ratio\t")
 	h := rows["herdbench"]
 	for _, t := range tools {
 		r := rows[t]
@@ -270,7 +375,7 @@ func report(w io.Writer, tools []string, res map[string][]measure, d time.Durati
 			}
 			return fmt.Sprintf("%.2f", a/b)
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t%.0f\t%s\t%s\t%s\t\n", t, r.cpu, r.rps, r.p99, r.rss, ratio(h.cpu, r.cpu), ratio(h.rps, r.rps), ratio(h.p99, r.p99))
+		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t%s\t\n", t, r.cpu, r.rps, r.p99, r.rss, r.srv, ratio(h.cpu, r.cpu), ratio(h.rps, r.rps), ratio(h.p99, r.p99))
 	}
 	return tw.Flush()
 }

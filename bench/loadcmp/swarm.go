@@ -27,7 +27,8 @@ func runSwarm(url string, conns int, d time.Duration, w io.Writer) error {
 	}
 	s.Run(context.Background())
 	a, _ := rec.Histograms()
-	return json.NewEncoder(w).Encode(struct{ P99Micros, Attempts int64 }{a.ValueAtQuantile(99), rec.Live().Attempts})
+	l := rec.Live()
+	return json.NewEncoder(w).Encode(struct{ P99Micros, Attempts, OK int64 }{a.ValueAtQuantile(99), l.Attempts, l.OK})
 }
 
 // maxRSS returns the child's peak resident set in KiB.

@@ -1,0 +1,434 @@
+package clients
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DialFunc opens a connection, like net.Dialer.DialContext.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// endpoint is what every link of a swarm shares: where the target is, how
+// to reach it, and the bytes of its requests, written once.
+type endpoint struct {
+	err  error       // the URL could not be used: every attempt fails with it
+	addr string      // host:port to dial
+	tls  *tls.Config // nil for http
+	dial DialFunc
+
+	plain   []byte // a plain attempt's whole request
+	occRead []byte // an OCC attempt's read
+	// An OCC write is occWrite[0] + version + occWrite[1].
+	occWrite [2][]byte
+}
+
+// newEndpoint prepares the requests for target URL raw. Every request is a
+// POST with an empty body (see Swarm.attempt for why POST).
+func newEndpoint(raw string, dial DialFunc) (*endpoint, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	e := &endpoint{dial: dial}
+	port := u.Port()
+	switch u.Scheme {
+	case "http":
+		if port == "" {
+			port = "80"
+		}
+	case "https":
+		if port == "" {
+			port = "443"
+		}
+		// HTTP/1.1 only, as the target speaks it: one request at a time on
+		// each client's own connection.
+		e.tls = &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}}
+	default:
+		return nil, fmt.Errorf("target %q: the swarm speaks http and https", raw)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("target %q has no host", raw)
+	}
+	e.addr = net.JoinHostPort(u.Hostname(), port)
+	if e.dial == nil {
+		e.dial = (&net.Dialer{Timeout: 5 * time.Second}).DialContext
+	}
+	auth := ""
+	if u.User != nil {
+		// Credentials in the URL are sent as net/http sends them.
+		pw, _ := u.User.Password()
+		auth = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
+	}
+	head := func(uri string) string {
+		return "POST " + uri + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: herdbench\r\n" + auth + "Content-Length: 0\r\n\r\n"
+	}
+	e.plain = []byte(head(u.RequestURI()))
+	base := strings.TrimSuffix(u.EscapedPath(), "/")
+	e.occRead = []byte(head(base + "/occ/read"))
+	w := head(base + "/occ/write?version=#")
+	i := strings.IndexByte(w, '#')
+	e.occWrite = [2][]byte{[]byte(w[:i]), []byte(w[i+1:])}
+	return e, nil
+}
+
+// link is one client's HTTP/1.1 connection to the target, used by one
+// goroutine at a time: it writes each request from that goroutine, in one
+// write of bytes prepared once, and reads the answer there, so an attempt
+// costs no goroutine hand-offs and its send time is taken right before its
+// bytes go to the kernel. There is no background reader and no hidden
+// retry: a request is sent once, except that a request whose write fails
+// at once on a connection reused from an earlier attempt is written again
+// on a new connection (nothing of it reached the target: the connection
+// had died while idle, e.g. reset by a crash), as net/http does.
+type link struct {
+	ep   *endpoint
+	nc   net.Conn
+	raw  syscall.RawConn // nc's socket, for the idle check; nil if not a socket
+	br   *bufio.Reader
+	idle time.Time // when the last exchange ended; zero for a new connection
+
+	mu       sync.Mutex // guards nc's deadline against abort
+	aborted  bool
+	deadline bool // nc has a deadline set
+
+	buf  []byte // an OCC write's request
+	body [64]byte
+	peek func(fd uintptr) bool
+	live bool // set by peek
+}
+
+// answer is the part of a response a client uses.
+type answer struct {
+	status     int
+	retryAfter string // the Retry-After header, "" if none
+	body       []byte // the first bytes of the body (up to 64), when asked for
+}
+
+// errAborted is returned for a connection the run's end cut.
+var errAborted = errors.New("clients: the run ended")
+
+// staleAfter is how long a connection may sit idle before it is checked for
+// a close the server sent meanwhile (an idle timeout's FIN), which a write
+// would not notice. Closed-loop clients under load never wait that long, so
+// they never pay the check.
+const staleAfter = time.Second
+
+func newLink(ep *endpoint) *link {
+	l := &link{ep: ep}
+	l.peek = l.peekFD
+	return l
+}
+
+// abort makes every blocked or later read and write on the link fail at
+// once: the run has ended.
+func (l *link) abort() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.aborted = true
+	if l.nc != nil {
+		_ = l.nc.SetDeadline(aLongTimeAgo)
+	}
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// close closes the connection, if any.
+func (l *link) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.nc != nil {
+		_ = l.nc.Close()
+		l.nc, l.raw, l.deadline = nil, nil, false
+	}
+}
+
+// connect dials a new connection, giving up at deadline (if not zero).
+func (l *link) connect(ctx context.Context, deadline time.Time) error {
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	nc, err := l.ep.dial(ctx, "tcp", l.ep.addr)
+	if err != nil {
+		return err
+	}
+	var raw syscall.RawConn
+	if sc, ok := nc.(syscall.Conn); ok {
+		raw, _ = sc.SyscallConn()
+	}
+	if l.ep.tls != nil {
+		tc := tls.Client(nc, l.ep.tls)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			_ = nc.Close()
+			return err
+		}
+		nc = tc
+	}
+	l.mu.Lock()
+	if l.aborted {
+		l.mu.Unlock()
+		_ = nc.Close()
+		return errAborted
+	}
+	l.nc, l.raw, l.deadline, l.idle = nc, raw, false, time.Time{}
+	l.mu.Unlock()
+	if l.br == nil {
+		l.br = bufio.NewReaderSize(nc, 4096)
+	} else {
+		l.br.Reset(nc)
+	}
+	return nil
+}
+
+// warm opens the connection ahead of the first attempt, giving up at
+// deadline. A failure is not an attempt: the first attempt dials again.
+func (l *link) warm(ctx context.Context, deadline time.Time) {
+	if l.nc == nil && l.connect(ctx, deadline) == nil {
+		l.idle = time.Now() // idle from now on, like a connection reused
+	}
+}
+
+// setDeadline sets the deadline of the exchange's reads; the zero time
+// means none. Writes need none: a request is a few dozen bytes, written
+// into an empty socket buffer (one request at a time), so a write never
+// waits for the server; the run's end (abort) cuts writes too.
+func (l *link) setDeadline(t time.Time) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.aborted:
+		return errAborted
+	case !t.IsZero():
+		l.deadline = true
+		return l.nc.SetReadDeadline(t)
+	case l.deadline:
+		l.deadline = false
+		return l.nc.SetReadDeadline(time.Time{})
+	}
+	return nil
+}
+
+// peekFD looks at the idle socket without blocking: live is false if the
+// server closed it or it failed.
+func (l *link) peekFD(fd uintptr) bool {
+	var b [1]byte
+	n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	switch {
+	case err == syscall.EAGAIN:
+		l.live = true
+	case err != nil, n == 0:
+		l.live = false // closed or failed
+	default:
+		// Bytes nobody asked for: for plain HTTP a broken exchange; over TLS
+		// they may be a session ticket, which the TLS layer reads.
+		l.live = l.ep.tls != nil
+	}
+	return true
+}
+
+// stale reports whether the idle connection was closed by the server.
+func (l *link) stale(now time.Time) bool {
+	if l.raw == nil || l.idle.IsZero() || now.Sub(l.idle) < staleAfter {
+		return false
+	}
+	// The last exchange's deadline has likely passed: lift it, or the peek
+	// would fail on it rather than look at the socket.
+	if l.setDeadline(time.Time{}) != nil {
+		return false // the run has ended; begin says so
+	}
+	if err := l.raw.Read(l.peek); err != nil {
+		return true
+	}
+	return !l.live
+}
+
+// begin readies the link for an attempt whose timeout ends at deadline
+// (zero: none) and returns the attempt's send time: now, or for a link
+// without a connection the start of its dial (the SYN is its first packet
+// on the wire).
+func (l *link) begin(ctx context.Context, deadline time.Time) (time.Time, error) {
+	now := time.Now()
+	if l.ep.err != nil {
+		return now, l.ep.err
+	}
+	if l.nc != nil {
+		if !l.stale(now) {
+			err := l.setDeadline(deadline)
+			if err == nil || err == errAborted {
+				return now, err
+			}
+			// A connection that takes no deadline has gone (an in-memory
+			// pipe whose far end closed).
+		}
+		l.close()
+		now = time.Now()
+	}
+	if err := l.connect(ctx, deadline); err != nil {
+		return now, err
+	}
+	return now, l.setDeadline(deadline)
+}
+
+// exchange writes req on the link's connection and reads the answer, keeping
+// the body's first bytes if keepBody. begin must have succeeded. On any
+// failure the connection is closed: its state is unknown.
+func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, keepBody bool) (answer, error) {
+	reused := !l.idle.IsZero()
+	n, err := l.nc.Write(req)
+	if err != nil && n == 0 && reused && ctx.Err() == nil {
+		// The connection died while idle: nothing reached the target.
+		l.close()
+		if err = l.connect(ctx, deadline); err == nil {
+			if err = l.setDeadline(deadline); err == nil {
+				_, err = l.nc.Write(req)
+			}
+		}
+	}
+	if err != nil {
+		l.close()
+		return answer{}, err
+	}
+	// Let the other runnable clients send before this one reads: in a
+	// wave, clients woken for the same instant then all write before any
+	// of them handles an answer (which would delay the later writes), and
+	// the answer is often there by the time this one reads.
+	runtime.Gosched()
+	a, closing, err := l.read(keepBody)
+	if err != nil || closing {
+		l.close()
+		return a, err
+	}
+	l.idle = time.Now()
+	return a, nil
+}
+
+// read reads one answer. closing is set when the server will close the
+// connection after it.
+func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
+	var resp *http.Response
+	for {
+		resp, err = http.ReadResponse(l.br, nil)
+		if err != nil {
+			return a, true, err
+		}
+		// 1xx answers (e.g. 103 Early Hints) come before the real one.
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+	}
+	a.status = resp.StatusCode
+	if resp.StatusCode >= 400 {
+		a.retryAfter = resp.Header.Get("Retry-After")
+	}
+	done := false
+	if keepBody {
+		n := 0
+		for n < len(l.body) && err == nil {
+			var m int
+			m, err = resp.Body.Read(l.body[n:])
+			n += m
+		}
+		a.body = l.body[:n]
+		if err == io.EOF {
+			err, done = nil, true
+		}
+	}
+	if err == nil && !done {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
+	_ = resp.Body.Close()
+	return a, resp.Close || err != nil, err
+}
+
+// linkSource hands out a link for each attempt.
+type linkSource interface {
+	get() *link
+	put(*link)
+}
+
+// A closed-loop client's own link serves every attempt it makes.
+func (l *link) get() *link { return l }
+func (l *link) put(*link)  {}
+
+// linkPool is the open workload's shared links: an arrival takes an idle
+// one for each attempt, or a new one if none is idle.
+type linkPool struct {
+	ep   *endpoint
+	set  *linkSet
+	mu   sync.Mutex
+	idle []*link
+}
+
+// maxIdle is how many idle connections an open workload keeps open.
+const maxIdle = 4096
+
+func (p *linkPool) get() *link {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		l := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return l
+	}
+	p.mu.Unlock()
+	return p.set.add(newLink(p.ep))
+}
+
+func (p *linkPool) put(l *link) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) >= maxIdle {
+		l.close()
+	}
+	p.idle = append(p.idle, l)
+}
+
+// linkSet is every link of a swarm, for ending them all at once.
+type linkSet struct {
+	mu      sync.Mutex
+	links   []*link
+	aborted bool
+}
+
+func (s *linkSet) add(l *link) *link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted {
+		l.abort()
+	}
+	s.links = append(s.links, l)
+	return l
+}
+
+// abort unblocks every link's exchange: the run has ended.
+func (s *linkSet) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborted = true
+	for _, l := range s.links {
+		l.abort()
+	}
+}
+
+// closeAll closes every link's connection.
+func (s *linkSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.links {
+		l.close()
+	}
+}

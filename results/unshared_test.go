@@ -1,0 +1,104 @@
+package results
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// feed records the same random mix of requests, attempts, calls and policy
+// events into r: times anywhere in the run and beyond it (clamped), every
+// outcome and attempt number.
+func feed(r *Recorder, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sh := r.Shard(0)
+	d := r.Duration()
+	at := func() time.Duration { return time.Duration(rng.Int64N(int64(d + d/10))) }
+	for i := 0; i < 5000; i++ {
+		t := at()
+		switch rng.IntN(5) {
+		case 0:
+			sh.Started(t)
+		case 1:
+			sh.Attempt(Attempt{Sent: t, Latency: time.Duration(rng.Int64N(int64(2 * time.Second))), Number: rng.IntN(6), Outcome: Outcome(rng.IntN(int(NumOutcomes)))})
+		case 2:
+			sh.Request(Request{Start: t / 2, End: t, Succeeded: rng.IntN(2) == 0})
+		case 3:
+			r.Call(t)
+		case 4:
+			sh.Policy(t, PolicyEvent(rng.IntN(int(NumPolicyEvents))))
+		}
+	}
+}
+
+// An unshared recorder holds exactly what a shared one does, whatever is
+// recorded, with and without intervals, and after a reset; its live
+// counters for dashboards are the only thing left empty.
+func TestUnsharedRecordsTheSame(t *testing.T) {
+	for _, whole := range []bool{false, true} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			shared := NewRecorder(7*time.Second+3*time.Millisecond, 1)
+			plain := NewRecorder(7*time.Second+3*time.Millisecond, 1).Unshared()
+			if whole {
+				shared.WithoutIntervals()
+				plain.WithoutIntervals()
+			}
+			feed(plain, seed+10) // then reset: nothing of it may remain
+			plain.Reset()
+			for _, r := range []*Recorder{shared, plain} {
+				feed(r, seed)
+				r.SetEnd(5 * time.Second)
+			}
+			want, got := shared.Live(), plain.Live()
+			want.ByAttempt = [NumOutcomes][AttemptGroups]int64{}
+			if got != want {
+				t.Errorf("whole %v, seed %d: Live %+v, want %+v", whole, seed, got, want)
+			}
+			if got.Attempts == 0 || got.Requests == 0 {
+				t.Fatalf("feed recorded nothing: %+v", got)
+			}
+			if !reflect.DeepEqual(plain.Timeline(Bucket), shared.Timeline(Bucket)) || !reflect.DeepEqual(plain.Timeline(time.Second), shared.Timeline(time.Second)) {
+				t.Errorf("whole %v, seed %d: the timelines differ", whole, seed)
+			}
+			if plain.Calls() != shared.Calls() || plain.LastEnd() != shared.LastEnd() {
+				t.Errorf("whole %v, seed %d: calls %d, last end %s; want %d, %s", whole, seed, plain.Calls(), plain.LastEnd(), shared.Calls(), shared.LastEnd())
+			}
+			pa, pr := plain.Histograms()
+			sa, sr := shared.Histograms()
+			if !pa.Equals(sa) || !pr.Equals(sr) {
+				t.Errorf("whole %v, seed %d: the latency histograms differ", whole, seed)
+			}
+			if s, p := Summarize(Cohort{Strategy: "x", Rec: shared, OCC: true, OneShot: true}, Window{FirstStart: time.Second, LastEnd: 2 * time.Second}),
+				Summarize(Cohort{Strategy: "x", Rec: plain, OCC: true, OneShot: true}, Window{FirstStart: time.Second, LastEnd: 2 * time.Second}); !reflect.DeepEqual(s, p) {
+				t.Errorf("whole %v, seed %d: summaries differ:\n%+v\n%+v", whole, seed, p, s)
+			}
+		}
+	}
+}
+
+// Recording allocates nothing per record: in an unshared recorder at all,
+// in a shared one between the once-a-second hand-overs of its interval
+// histograms.
+func TestRecordingAllocatesNothing(t *testing.T) {
+	for _, unshared := range []bool{false, true} {
+		r := NewRecorder(time.Hour, 4)
+		if unshared {
+			r = NewRecorder(time.Hour, 1).WithoutIntervals().Unshared()
+		}
+		sh := r.Shard(0)
+		var i int
+		allocs := testing.AllocsPerRun(1000, func() {
+			at := time.Duration(i) * time.Microsecond // within the first second
+			sh.Started(at)
+			sh.Attempt(Attempt{Sent: at, Latency: time.Millisecond, Number: 1 + i%3, Outcome: Outcome(i % 3)})
+			sh.Request(Request{Start: at, End: at + time.Millisecond, Succeeded: true})
+			sh.Policy(at, BreakerRejected)
+			r.Call(at)
+			i++
+		})
+		if allocs != 0 {
+			t.Errorf("unshared %v: %v allocations per record, want 0", unshared, allocs)
+		}
+	}
+}
