@@ -54,7 +54,9 @@ var _ PolicySink = (*Shard)(nil)
 func (s *Shard) Policy(at time.Duration, e PolicyEvent) {
 	if e < NumPolicyEvents {
 		s.rec.add(at, policySeries[e])
-		s.policy[e].Add(1)
+		if !s.rec.unshared { // live counters are for dashboards of real runs
+			s.policy[e].Add(1)
+		}
 	}
 }
 

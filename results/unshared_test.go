@@ -52,6 +52,7 @@ func TestUnsharedRecordsTheSame(t *testing.T) {
 			}
 			want, got := shared.Live(), plain.Live()
 			want.ByAttempt = [NumOutcomes][AttemptGroups]int64{}
+			want.Policy = [NumPolicyEvents]int64{}
 			if got != want {
 				t.Errorf("whole %v, seed %d: Live %+v, want %+v", whole, seed, got, want)
 			}
