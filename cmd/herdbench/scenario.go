@@ -217,6 +217,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if n := results.PartialNotice(out.Summary); n != "" {
 		fmt.Fprintln(stdout, n)
 	}
+	if f.runs > 1 {
+		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", f.runs, out.Summary.Seed)
+	}
 	_ = results.RenderTable(stdout, out.Summary)
 	fmt.Fprintln(stdout)
 	if r := out.Summary.Runs; f.runs > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
