@@ -79,6 +79,11 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			return nil, err
 		}
 	}
+	if o.Listen == nil { // a real network: mind the process's open files
+		if err := checkFiles(p); err != nil {
+			return nil, err
+		}
+	}
 	origin := time.Now().Add(leadFor(p))
 	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
 	shards := 4 * runtime.GOMAXPROCS(0)

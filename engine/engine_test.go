@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -200,4 +202,24 @@ strategies:
 			t.Errorf("the run took %v to stop", el)
 		}
 	})
+}
+
+// A real-time run that would run out of open files halfway is refused
+// before anything starts; in virtual time the same plan runs.
+func TestTooManyFilesRefused(t *testing.T) {
+	p := compile(t, `
+name: fleet
+duration: 1s
+workload: {kind: closed, clients: 10000000}
+strategies:
+  - {name: a, backoff: full}
+  - {name: b, backoff: none}
+`)
+	if FilesNeeded(p) != 2*2*10000000+filesSpare {
+		t.Errorf("FilesNeeded = %d", FilesNeeded(p))
+	}
+	_, err := StartWith(context.Background(), p, Options{})
+	if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "--sim") {
+		t.Fatalf("StartWith: %v, want ErrTooManyFiles naming --sim", err)
+	}
 }

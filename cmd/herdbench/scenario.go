@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -197,6 +198,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "herdbench:", err)
+		if errors.Is(err, engine.ErrTooManyFiles) {
+			return exitUsage // refused before anything ran
+		}
 		return exitFailed
 	}
 	if f.sim && !f.quiet {
