@@ -26,6 +26,9 @@ type chart struct {
 	Caption string // how to read it
 	W, H    vg.Length
 	draw    func(dc draw.Canvas)
+	// Empty is set when the chart has no data to draw (no .hlog files): the
+	// report shows its empty axes with a note, but no PNG copy is written.
+	Empty bool
 }
 
 // Sizes: the SVG scales to the page; the PNG is W at pngDPI.
@@ -504,7 +507,7 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 		p.X.Max, p.Y.Min, p.Y.Max = 3, 1, 1000
 	}
 	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
-	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: single(p),
+	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0,
 		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + which + "s fell. " +
 			"The right end is the highest percentile the count resolves. Log scale: a flat line is a stable latency, a cliff is a timeout or a backoff cap."}
 }

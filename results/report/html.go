@@ -264,7 +264,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	p.Metrics = metricsTable(v)
 	for i, c := range charts {
 		f := figure{chart: c, SVG: template.HTML(svgs[i])}
-		if !o.NoPNG {
+		if !o.NoPNG && !c.Empty {
 			f.PNG = c.ID + ".png"
 		}
 		p.Figures = append(p.Figures, f)

@@ -77,6 +77,9 @@ func Render(runs []*Run, o Options) ([]File, error) {
 	files := []File{{Name: "report.html", Data: html}}
 	if !o.NoPNG {
 		for i, c := range charts {
+			if c.Empty {
+				continue
+			}
 			files = append(files, File{Name: c.ID + ".png", Data: pngs[i]})
 		}
 	}

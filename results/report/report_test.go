@@ -222,6 +222,30 @@ func TestLoadProblems(t *testing.T) {
 	if !bytes.Contains(files[0].Data, []byte("full-jitter has no histogram log")) {
 		t.Error("the report does not show the note")
 	}
+	// With no log at all the latency-by-percentile charts have nothing to
+	// draw: the page shows them empty, with the note, but no PNG is written.
+	if err := os.Remove(filepath.Join(dir, "no-jitter.hlog")); err != nil {
+		t.Fatal(err)
+	}
+	bare, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err = Render([]*Run{bare}, Options{DPI: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.Name == "latency_attempt.png" || f.Name == "latency_request.png" {
+			t.Errorf("%s written for a run without histogram logs", f.Name)
+		}
+	}
+	if bytes.Contains(files[0].Data, []byte(`latency_request.png`)) {
+		t.Error("report.html links a PNG that is not written")
+	}
+	if len(files) < 2 {
+		t.Error("the other charts' PNGs are missing")
+	}
 	if err := os.WriteFile(filepath.Join(dir, "no-jitter.hlog"), []byte("0.0,1.0,0.1,HISTbroken\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
