@@ -41,10 +41,6 @@ type Effect struct {
 	ErrorRate   float64     // probability of an immediate error answer
 	ErrorStatus int         // the status of that answer
 	Capacity    float64     // fraction of the target's concurrency available (brownout)
-	// Pushback is the probability that a request is answered at once with
-	// PushbackStatus (429 or 503) and a Retry-After of RetryAfter.
-	Pushback       float64
-	PushbackStatus int
 	// RecoveredAt is the end of the most recent outage before this instant
 	// (the target is cold-starting from then on), or -1 if there was none.
 	RecoveredAt time.Duration

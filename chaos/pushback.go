@@ -11,25 +11,10 @@ func init() {
 
 // Pushback answers a fraction of requests at once with 429 or 503 and a
 // Retry-After header: the server asking its clients to back off for a
-// while. Clients honour it only if their strategy says so.
-type Pushback struct {
-	Rate       float64
-	Status     int
-	RetryAfter time.Duration
-}
-
-// Apply implements Fault.
-func (p Pushback) Apply(e *Effect) {
-	// Like error rates, independent sources combine; the first pushback's
-	// status stands, and overlapping ones ask for the longest wait.
-	e.Pushback = 1 - (1-e.Pushback)*(1-p.Rate)
-	if e.PushbackStatus == 0 {
-		e.PushbackStatus = p.Status
-	}
-	e.RetryAfter = max(e.RetryAfter, p.RetryAfter)
-}
-
-var _ Fault = Pushback{}
+// while. Clients honour it only if their strategy says so. It is an error
+// rate with a Retry-After (one mechanism, one draw per request); the
+// pushback kind only gives it a pushback's defaults and statuses.
+type Pushback = ErrorRate
 
 // PushbackSpec is the YAML form of a pushback: status 429 or 503 (default
 // 503), retry_after in whole seconds (default 1s), rate the fraction of

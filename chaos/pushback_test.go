@@ -47,7 +47,7 @@ func TestPushbacksCombine(t *testing.T) {
 	e := Healthy()
 	Pushback{Rate: 0.5, Status: 429, RetryAfter: time.Second}.Apply(&e)
 	Pushback{Rate: 0.5, Status: 503, RetryAfter: 3 * time.Second}.Apply(&e)
-	if e.Pushback != 0.75 || e.PushbackStatus != 429 || e.RetryAfter != 3*time.Second {
-		t.Fatalf("effect %v %v %v; want 0.75, 429, 3s", e.Pushback, e.PushbackStatus, e.RetryAfter)
+	if e.ErrorRate != 0.75 || e.ErrorStatus != 429 || e.RetryAfter != 3*time.Second {
+		t.Fatalf("effect %v %v %v; want 0.75, 429, 3s", e.ErrorRate, e.ErrorStatus, e.RetryAfter)
 	}
 }

@@ -162,10 +162,6 @@ func (m *Model) Ingress(now time.Duration) Ingress {
 	if e.Blackhole {
 		return Ingress{Verdict: Hang}
 	}
-	if e.Pushback > 0 && m.rng.Float64() < e.Pushback {
-		m.Stats.Faulted++
-		return Ingress{Verdict: Reject, Status: e.PushbackStatus, RetryAfter: e.RetryAfter}
-	}
 	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
 		m.Stats.Faulted++
 		return Ingress{Verdict: Reject, Status: e.ErrorStatus, RetryAfter: e.RetryAfter}
