@@ -29,13 +29,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/herdbench/herdbench/bench/internal/stats"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -337,18 +337,6 @@ func p99(tool, out string) (time.Duration, error) {
 	return 0, fmt.Errorf("no p99 in %s's output:\n%s", tool, out)
 }
 
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func report(w io.Writer, tools []string, res map[string][]measure, d time.Duration, conns, rounds int) error {
 	type row struct{ cpu, rps, p99, rss, srv float64 }
 	rows := map[string]row{}
@@ -361,7 +349,7 @@ func report(w io.Writer, tools []string, res map[string][]measure, d time.Durati
 			rss = append(rss, float64(m.rss)/1024)
 			srv = append(srv, m.serverCPUPerReq())
 		}
-		rows[t] = row{median(cpu), median(rps), median(p), median(rss), median(srv)}
+		rows[t] = row{stats.Median(cpu), stats.Median(rps), stats.Median(p), stats.Median(rss), stats.Median(srv)}
 	}
 	fmt.Fprintf(w, "\n%d rounds, %s each, %d connections, medians; ratios are herdbench / tool\n\n", rounds, d, conns)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -24,6 +24,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/herdbench/herdbench/bench/internal/stats"
 	"io"
 	"net"
 	"os"
@@ -191,36 +192,23 @@ func run(ns []int, modes []string, rounds int) error {
 	fmt.Fprintln(tw, "target\tclients\tall sent within (10 ms timeline)\tworst round\twire p50 ms\twire p99 ms\twire last ms\t")
 	for _, mode := range modes {
 		for _, n := range ns {
-			ms := res[key(mode, n)]
+			rounds := res[key(mode, n)]
 			var spread, p50, p99, last []float64
 			worst := time.Duration(0)
-			for _, m := range ms {
+			for _, m := range rounds {
 				spread = append(spread, float64(m.spread().Milliseconds()))
 				worst = max(worst, m.spread())
-				p50 = append(p50, msf(m.wireAt(0.5)))
-				p99 = append(p99, msf(m.wireAt(0.99)))
-				last = append(last, msf(m.wireAt(1)))
+				p50 = append(p50, ms(m.wireAt(0.5)))
+				p99 = append(p99, ms(m.wireAt(0.99)))
+				last = append(last, ms(m.wireAt(1)))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.0f ms\t%d ms\t%.2f\t%.2f\t%.2f\t\n", mode, n, median(spread), worst.Milliseconds(), median(p50), median(p99), median(last))
+			fmt.Fprintf(tw, "%s\t%d\t%.0f ms\t%d ms\t%.2f\t%.2f\t%.2f\t\n", mode, n, stats.Median(spread), worst.Milliseconds(), stats.Median(p50), stats.Median(p99), stats.Median(last))
 		}
 	}
 	return tw.Flush()
 }
 
-func ms(d time.Duration) float64  { return float64(d) / float64(time.Millisecond) }
-func msf(d time.Duration) float64 { return ms(d) }
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // startTarget starts the target in a second process (this program with
 // -serve) and returns its URL.
