@@ -36,6 +36,21 @@ type Options struct {
 	// with an in-memory network in tests. Both or neither.
 	Listen target.ListenFunc
 	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Apart runs a real-time run's cohorts one after the other, each alone
+	// on the machine, instead of all at once: on few cores the cohorts
+	// then do not take CPU from each other at the instants that matter
+	// (a crash every cohort sees at once, the waves after it). Each cohort
+	// has its own t = 0; the run takes as many times longer as there are
+	// cohorts. Ignored with an external target (one service, one timeline).
+	Apart bool
+	// NoSimReference leaves out the simulator's figures that a real-time
+	// run with an embedded target otherwise carries beside its own
+	// (results.Run.Sim): the same plans and seeds, run in virtual time.
+	NoSimReference bool
+	// BeforeSend, if set, is called by every real-time client right before
+	// each send (clients.Swarm.BeforeSend): tests make the harness late
+	// with it.
+	BeforeSend func()
 }
 
 // Point is the outcome of one plan (one client count of a sweep) over its
@@ -77,6 +92,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 	for pi, p := range plans {
 		cohortRuns := make([][]results.Run, len(p.Strategies))
 		var first results.Output
+		var check *selfCheck
 		partial := false
 		for rep := 0; rep < reps; rep++ {
 			if rep > 0 && ctx.Err() != nil {
@@ -85,18 +101,17 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			}
 			q := *p
 			q.Seed = RepSeed(p.Seed, rep)
-			r, err := StartWith(ctx, &q, o)
+			out, origin, repCheck, err := runRep(ctx, &q, o, pi, rep)
 			if err != nil {
 				return points, err
 			}
-			if o.OnRun != nil {
-				o.OnRun(pi, rep, r)
-			}
-			out := r.Wait()
 			partial = partial || out.Summary.Partial
 			if rep == 0 {
 				first = out
-				first.Summary.Started = r.Origin.UTC().Truncate(time.Millisecond)
+				first.Summary.Started = origin.UTC().Truncate(time.Millisecond)
+				check = repCheck
+			} else {
+				check.merge(repCheck)
 			}
 			for i, run := range out.Summary.Runs {
 				cohortRuns[i] = append(cohortRuns[i], run)
@@ -108,6 +123,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		s := first.Summary
 		s.Seed, s.Partial = p.Seed, partial
 		finishSummary(s, p, cohortRuns, reps)
+		check.apply(s) // over every repetition
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
@@ -116,7 +132,106 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			break
 		}
 	}
+	if !o.NoSimReference && ctx.Err() == nil {
+		addSimReference(ctx, points, reps, o)
+	}
 	return points, nil
+}
+
+// addSimReference runs the real points' plans again in virtual time, with
+// the same seeds, and puts each cohort's simulated figures beside the real
+// ones. An external target has no model to simulate: its points get none.
+func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
+	var plans []*scenarios.Plan
+	var at []int
+	for i, pt := range points {
+		if pt.Plan.TargetURL == "" && !pt.Output.Summary.Partial {
+			plans = append(plans, pt.Plan)
+			at = append(at, i)
+		}
+	}
+	if len(plans) == 0 {
+		return
+	}
+	sim := executeSim(ctx, plans, reps, Options{Workers: o.Workers})
+	for k, sp := range sim {
+		if sp.Output.Summary.Partial {
+			continue
+		}
+		real := points[at[k]].Output.Summary
+		for i := range real.Runs {
+			for _, r := range sp.Output.Summary.Runs {
+				if r.Strategy == real.Runs[i].Strategy {
+					real.Runs[i].Sim = results.SimReferenceOf(r)
+				}
+			}
+		}
+	}
+}
+
+// runRep runs one repetition of p in real time: every cohort at once, or,
+// with Options.Apart, one cohort after the other, each alone on the
+// machine. It returns the output, the first cohort's t = 0 and the
+// self-check.
+func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (results.Output, time.Time, *selfCheck, error) {
+	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
+		r, err := StartWith(ctx, p, o)
+		if err != nil {
+			return results.Output{}, time.Time{}, nil, err
+		}
+		if o.OnRun != nil {
+			o.OnRun(point, rep, r)
+		}
+		return r.Wait(), r.Origin, r.check, nil
+	}
+	var out results.Output
+	var origin time.Time
+	var check *selfCheck
+	for i := range p.Strategies {
+		if i > 0 && ctx.Err() != nil {
+			out.Summary.Partial = true // the cohorts after this one never ran
+			break
+		}
+		q := *p
+		q.Strategies = p.Strategies[i : i+1]
+		r, err := StartWith(ctx, &q, o)
+		if err != nil {
+			return results.Output{}, time.Time{}, nil, err
+		}
+		if o.OnRun != nil {
+			o.OnRun(point, rep, r)
+		}
+		co := r.Wait()
+		if i == 0 {
+			out, origin, check = co, r.Origin, r.check
+			out.Summary.CohortsApart = true
+			continue
+		}
+		out.Summary.Runs = append(out.Summary.Runs, co.Summary.Runs...)
+		out.Cohorts = append(out.Cohorts, co.Cohorts...)
+		check.join(r.check)
+		if co.Summary.Partial {
+			out.Summary.Partial, out.Summary.EndedS = true, co.Summary.EndedS
+			break
+		}
+	}
+	check.limit = lagLimit(p) // every cohort's strategy counts, not the first's alone
+	check.apply(out.Summary)
+	return out, origin, check, nil
+}
+
+// ApartByDefault reports whether a real-time run of p should run its
+// cohorts one after the other (Options.Apart) when the user does not say:
+// when the process has fewer cores than p has cohorts and p's clients are
+// closed-loop or one-shot. Such clients act together: a crash or the start
+// fails hundreds of them at one instant, and what the run measures is how
+// they retry afterwards, in waves a few milliseconds wide. Cohorts that
+// share too few cores wake at those same instants and take the CPU from
+// each other, smearing each other's waves (docs/performance.md has the
+// measurements). Open-loop arrivals are independent of each other: their
+// cohorts run together.
+func ApartByDefault(p *scenarios.Plan) bool {
+	return p.TargetURL == "" && p.Workload.Kind != clients.Open && runtime.GOMAXPROCS(0) < len(p.Strategies)
 }
 
 // finishSummary puts the repetitions' figures into s.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -79,6 +80,8 @@ type scenarioFlags struct {
 	sim        bool
 	runs       int
 	clients    []int
+	cohorts    string
+	noSimRef   bool
 	game       gameDayFlags
 }
 
@@ -93,6 +96,8 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.BoolVar(&f.sim, "sim", false, "run in virtual time: a deterministic simulation, no sockets")
 	fs.IntVar(&f.runs, "runs", 1, "repeat each cohort this many times (seeds derived from the root seed) and report mean ± sd")
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv")
+	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts outnumber the cores")
+	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
 	f.game.add(fs)
@@ -135,6 +140,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "herdbench scenario: --duration %s: a run must last more than 0s\n", f.duration)
 		return exitUsage
 	}
+	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
+		fmt.Fprintf(stderr, "herdbench scenario: --cohorts %q: write together (every cohort at once), apart (one after the other) or auto\n", f.cohorts)
+		return exitUsage
+	}
 	if f.runs < 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: --runs %d: run each cohort at least once\n", f.runs)
 		return exitUsage
@@ -170,11 +179,17 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	defer gd.Close()
 	externalNote(stderr, plan, &f.game)
+	opts := engine.Options{Sim: f.sim, Runs: f.runs, Version: herdbenchVersion(), Timelines: len(plans) == 1, NoSimReference: f.noSimRef}
+	opts.Apart = !f.sim && plan.TargetURL == "" && len(plan.Strategies) > 1 &&
+		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	if !f.quiet {
 		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
 			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
+		if opts.Apart {
+			fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
+				runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(plans)*f.runs)*plan.Duration)
+		}
 	}
-	opts := engine.Options{Sim: f.sim, Runs: f.runs, Version: herdbenchVersion(), Timelines: len(plans) == 1}
 	var startErr error
 	opts.OnRun = func(point, rep int, r *engine.Run) {
 		if err := gd.started(ctx, r); err != nil {
@@ -241,6 +256,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stdout, "- "+line)
 	}
 	fmt.Fprintln(stdout)
+	if line := results.SelfCheckLine(out.Summary); line != "" {
+		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(stdout)
+	}
 	if len(out.Summary.Thresholds) > 0 {
 		_ = results.RenderThresholds(stdout, out.Summary.Thresholds)
 		fmt.Fprintln(stdout)
@@ -249,6 +268,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
 	}
 	warnNoSuccess(stderr, out.Summary)
+	warnHarness(stderr, out.Summary)
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		return exitFailed
@@ -308,6 +328,9 @@ func writeSweep(stdout, stderr io.Writer, out string, points []engine.Point) int
 			break
 		}
 	}
+	for _, s := range summaries {
+		warnHarness(stderr, s)
+	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		return exitFailed
@@ -335,4 +358,23 @@ func warnNoSuccess(w io.Writer, s *results.Summary) {
 		}
 		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, top, n, where)
 	}
+}
+
+// warnHarness says so when a real run's self-check found the harness too
+// late for the scenario's timescales: its figures describe the machine as
+// much as the strategies.
+func warnHarness(w io.Writer, s *results.Summary) {
+	h := s.Harness
+	if h == nil || h.Trustworthy {
+		return
+	}
+	what := "these figures"
+	if s.Clients > 0 && s.Repetitions == 0 {
+		what = fmt.Sprintf("the figures at %d clients", s.Clients)
+	}
+	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (summary.json: \"trustworthy\": false):\n", what)
+	for _, line := range h.Warnings {
+		fmt.Fprintln(w, "  - "+line)
+	}
+	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
 }
