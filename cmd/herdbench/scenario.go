@@ -21,8 +21,10 @@ import (
 const scenarioHelp = `Usage: herdbench scenario NAME|FILE [flags]
 
 Runs a scenario: every strategy it lists runs as a cohort of clients against
-its own fresh fault-injecting target on 127.0.0.1, all cohorts at once, with
-the same seed and the same chaos plan, so they differ only by strategy.
+its own fresh fault-injecting target on 127.0.0.1, with the same seed and the
+same chaos plan, so they differ only by strategy. The cohorts run at once, or
+one after the other when closed-loop or one-shot cohorts outnumber the cores
+(--cohorts): cohorts that share too few cores smear each other's waves.
 
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
@@ -34,6 +36,14 @@ timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
 per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
 in a browser, no network needed) and PNG copies of its charts. See
 docs/results.md; 'herdbench report DIR' re-renders the report.
+
+A real run checks itself: how late each attempt was sent (send time minus
+scheduled time), how late the embedded target ended the waits its model set,
+and the CPU it used. When the harness was too late for the scenario's
+timescales (a tenth of its smallest backoff base, 1 to 10 ms) it warns and
+marks the run "trustworthy": false in summary.json. It also runs the same plan
+in virtual time (well under a second) and prints the simulator's figures for
+the same seed on a "(sim)" row under each cohort's (--no-sim-reference: not).
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -268,7 +278,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
 	}
 	warnNoSuccess(stderr, out.Summary)
-	warnHarness(stderr, out.Summary)
+	warnHarness(stderr, out.Summary, "these figures")
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		return exitFailed
@@ -329,7 +339,7 @@ func writeSweep(stdout, stderr io.Writer, out string, points []engine.Point) int
 		}
 	}
 	for _, s := range summaries {
-		warnHarness(stderr, s)
+		warnHarness(stderr, s, fmt.Sprintf("the figures at %d clients", s.Clients))
 	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
@@ -363,16 +373,12 @@ func warnNoSuccess(w io.Writer, s *results.Summary) {
 // warnHarness says so when a real run's self-check found the harness too
 // late for the scenario's timescales: its figures describe the machine as
 // much as the strategies.
-func warnHarness(w io.Writer, s *results.Summary) {
+func warnHarness(w io.Writer, s *results.Summary, what string) {
 	h := s.Harness
 	if h == nil || h.Trustworthy {
 		return
 	}
-	what := "these figures"
-	if s.Clients > 0 && s.Repetitions == 0 {
-		what = fmt.Sprintf("the figures at %d clients", s.Clients)
-	}
-	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (summary.json: \"trustworthy\": false):\n", what)
+	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (\"trustworthy\": false in summary.json):\n", what)
 	for _, line := range h.Warnings {
 		fmt.Fprintln(w, "  - "+line)
 	}
