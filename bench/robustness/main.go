@@ -17,6 +17,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,9 +25,11 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/herdbench/herdbench/results"
@@ -53,7 +56,11 @@ func main() {
 	if *extra != "" {
 		cfg.args = strings.Fields(*extra)
 	}
-	if err := run(cfg, os.Stdout, os.Stderr); err != nil {
+	// Ctrl-C or SIGTERM stops the run under way (herdbench writes it,
+	// marked partial) and the hogs, and prints the runs done so far.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "robustness:", err)
 		os.Exit(1)
 	}
@@ -93,7 +100,7 @@ func (o outcome) held() bool {
 	return true
 }
 
-func run(cfg config, stdout, stderr io.Writer) error {
+func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	dir, err := os.MkdirTemp("", "herdbench-robustness-")
 	if err != nil {
 		return err
@@ -117,7 +124,7 @@ func run(cfg config, stdout, stderr io.Writer) error {
 	}
 	started := time.Now()
 	var all []outcome
-	for round := 0; round < max(cfg.runs, cfg.hogRuns); round++ {
+	for round := 0; round < max(cfg.runs, cfg.hogRuns) && ctx.Err() == nil; round++ {
 		for _, name := range cfg.scenarios {
 			conditions := []int{}
 			if round < cfg.runs {
@@ -127,7 +134,10 @@ func run(cfg config, stdout, stderr io.Writer) error {
 				conditions = append(conditions, cfg.hogs)
 			}
 			for _, h := range conditions {
-				o := runOnce(cfg, self, name, h, out)
+				if ctx.Err() != nil {
+					break
+				}
+				o := runOnce(ctx, cfg, self, name, h, out)
 				all = append(all, o)
 				fmt.Fprintf(stderr, "%s, %d hogs, round %d: %s\n", name, h, round+1, line(o))
 			}
@@ -138,7 +148,7 @@ func run(cfg config, stdout, stderr io.Writer) error {
 }
 
 // runOnce runs one scenario with h hogs beside it.
-func runOnce(cfg config, self, name string, h int, out string) outcome {
+func runOnce(ctx context.Context, cfg config, self, name string, h int, out string) outcome {
 	o := outcome{scenario: name, hogs: h, load: loadAverage()}
 	var hogs []*exec.Cmd
 	for range h {
@@ -161,10 +171,16 @@ func runOnce(cfg config, self, name string, h int, out string) outcome {
 		time.Sleep(300 * time.Millisecond) // the hogs are spinning
 	}
 	args := append([]string{"scenario", name, "-q", "--no-png", "--out", out}, cfg.args...)
-	cmd := exec.Command(cfg.herdbench, args...)
+	cmd := exec.CommandContext(ctx, cfg.herdbench, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // herdbench stops within a second, results written
+	cmd.WaitDelay = 10 * time.Second
 	began := time.Now()
 	text, err := cmd.Output()
 	o.wall = time.Since(began)
+	if ctx.Err() != nil {
+		o.err = errors.New("interrupted")
+		return o
+	}
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 3) { // 3: a threshold failed, results written
 		o.err = fmt.Errorf("herdbench %s: %w", strings.Join(args, " "), err)
