@@ -11,6 +11,7 @@ import (
 // summary of its run.
 type Claim struct {
 	Text   string  // what must hold, e.g. "herd factor: no-jitter ≥ 5 × full-jitter"
+	Short  string  // the same in a few characters, for a table's header: "herd nj/fj ≥ 5"
 	Value  float64 // the figure the claim is about; +Inf for "never" (recovery)
 	Figure string  // Value as a person reads it, e.g. "17.2×" or "never"
 	Holds  bool
@@ -39,16 +40,17 @@ func Headline(name string, s *results.Summary) ([]Claim, bool) {
 	case "outage":
 		nj, fj := runs["no-jitter"], runs["full-jitter"]
 		return []Claim{
-			ratioCheck("herd factor: no-jitter ≥ 5 × full-jitter", nj, fj, func(r *results.Run) float64 { return r.HerdFactor }, 5, true),
-			ratioCheck("failed after fault: full-jitter ≤ ⅓ × no-jitter", fj, nj, func(r *results.Run) float64 { return float64(r.FailedAfterFault) }, 1.0/3, false),
-			recoveryNoLater("recovery: full-jitter no later than no-jitter", fj, nj),
+			ratioCheck("herd factor: no-jitter ≥ 5 × full-jitter", "herd nj/fj ≥ 5", nj, fj, func(r *results.Run) float64 { return r.HerdFactor }, 5, true),
+			ratioCheck("failed after fault: full-jitter ≤ ⅓ × no-jitter", "failed after fj/nj ≤ ⅓", fj, nj, func(r *results.Run) float64 { return float64(r.FailedAfterFault) }, 1.0/3, false),
+			recoveryNoLater("recovery: full-jitter no later than no-jitter", "recovery fj ≤ nj", fj, nj),
 		}, true
 	case "metastable":
-		checks := []Claim{neverRecovers("recovery: naive never recovers", runs["naive"])}
+		short := map[string]string{"jitter+budget+breaker": "budget+brk", "aws-standard": "aws", "grpc": "grpc"}
+		checks := []Claim{neverRecovers("recovery: naive never recovers", "naive never recovers", runs["naive"])}
 		for _, name := range []string{"jitter+budget+breaker", "aws-standard", "grpc"} {
 			r := runs[name]
-			checks = append(checks, recoversWithin("recovery: "+name+" within 2 s", r, 2))
-			c := Claim{Text: "amplification: " + name + " ≤ 1.2", Value: math.NaN(), Figure: "no cohort"}
+			checks = append(checks, recoversWithin("recovery: "+name+" within 2 s", short[name]+" recovery ≤ 2 s", r, 2))
+			c := Claim{Text: "amplification: " + name + " ≤ 1.2", Short: short[name] + " amplif. ≤ 1.2", Value: math.NaN(), Figure: "no cohort"}
 			if r != nil {
 				c.Value, c.Figure, c.Holds = r.Amplification, fmt.Sprintf("%.2f", r.Amplification), r.Amplification <= 1.2
 			}
@@ -70,8 +72,8 @@ func Headline(name string, s *results.Summary) ([]Claim, bool) {
 			return *r.CompletionS
 		}
 		return []Claim{
-			ratioCheck("calls: exponential > full", exp, full, calls, 1, true),
-			ratioCheck("completion: full < exponential", full, exp, completion, 1, false),
+			ratioCheck("calls: exponential > full", "calls exp/full > 1", exp, full, calls, 1, true),
+			ratioCheck("completion: full < exponential", "completion full/exp < 1", full, exp, completion, 1, false),
 		}, true
 	}
 	return nil, false
@@ -79,8 +81,8 @@ func Headline(name string, s *results.Summary) ([]Claim, bool) {
 
 // ratioCheck checks f(a) / f(b) against limit: at least (atLeast) or at
 // most. Equality never holds for a limit of 1 ("more", "less").
-func ratioCheck(claim string, a, b *results.Run, f func(*results.Run) float64, limit float64, atLeast bool) Claim {
-	c := Claim{Text: claim, Value: math.NaN(), Figure: "no cohort"}
+func ratioCheck(claim, short string, a, b *results.Run, f func(*results.Run) float64, limit float64, atLeast bool) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
 	if a == nil || b == nil {
 		return c
 	}
@@ -121,8 +123,8 @@ func recoveryText(v float64) string {
 }
 
 // recoveryNoLater: a recovers, and no later than b (which may never).
-func recoveryNoLater(claim string, a, b *results.Run) Claim {
-	c := Claim{Text: claim, Value: math.NaN(), Figure: "no cohort"}
+func recoveryNoLater(claim, short string, a, b *results.Run) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
 	if a == nil || b == nil {
 		return c
 	}
@@ -133,8 +135,8 @@ func recoveryNoLater(claim string, a, b *results.Run) Claim {
 	return c
 }
 
-func neverRecovers(claim string, r *results.Run) Claim {
-	c := Claim{Text: claim, Value: math.NaN(), Figure: "no cohort"}
+func neverRecovers(claim, short string, r *results.Run) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
 	if r == nil {
 		return c
 	}
@@ -144,8 +146,8 @@ func neverRecovers(claim string, r *results.Run) Claim {
 	return c
 }
 
-func recoversWithin(claim string, r *results.Run, limit float64) Claim {
-	c := Claim{Text: claim, Value: math.NaN(), Figure: "no cohort"}
+func recoversWithin(claim, short string, r *results.Run, limit float64) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
 	if r == nil {
 		return c
 	}

@@ -109,6 +109,9 @@ func mustHeadline(t *testing.T, name string, s *results.Summary) []Claim {
 		t.Fatalf("%s has no headline", name)
 	}
 	for _, c := range cs {
+		if c.Short == "" || len([]rune(c.Short)) > 28 {
+			t.Errorf("%s: claim %q has short form %q, want a few characters", name, c.Text, c.Short)
+		}
 		if c.Figure == "" || (!math.IsNaN(c.Value) && c.Figure == "no cohort") {
 			t.Errorf("%s: claim %q has figure %q", name, c.Text, c.Figure)
 		}

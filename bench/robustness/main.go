@@ -226,7 +226,7 @@ func line(o outcome) string {
 		if !c.Holds {
 			mark = "FAILS"
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s %s", c.Text, c.Figure, mark))
+		parts = append(parts, fmt.Sprintf("%s: %s %s", c.Short, c.Figure, mark))
 	}
 	trust := "trustworthy"
 	if o.harness != nil && !o.harness.Trustworthy {
@@ -258,20 +258,21 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 	for _, k := range order {
 		group := groups[k]
 		fmt.Fprintf(w, "\n%s, %d CPU hogs\n\n", k.scenario, k.hogs)
-		var head []string
-		head = append(head, "run", "load")
+		var head, legend []string
+		head = append(head, "run", "load", "wall")
 		for _, o := range group {
 			if o.err == nil {
 				for _, c := range o.checks {
-					head = append(head, c.Text)
+					head = append(head, c.Short)
+					legend = append(legend, c.Short+": "+c.Text)
 				}
 				break
 			}
 		}
-		head = append(head, "send lag p99 ms", "trustworthy", "held")
+		head = append(head, "send lag p99", "trustworthy", "held")
 		var rows [][]string
 		for i, o := range group {
-			row := []string{strconv.Itoa(i + 1), fmt.Sprintf("%.1f", o.load)}
+			row := []string{strconv.Itoa(i + 1), fmt.Sprintf("%.1f", o.load), fmt.Sprintf("%.0f s", o.wall.Seconds())}
 			if o.err != nil {
 				row = append(row, "error: "+o.err.Error())
 				rows = append(rows, row)
@@ -288,10 +289,16 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 			if o.harness != nil {
 				trust = map[bool]string{true: "yes", false: "no"}[o.harness.Trustworthy]
 			}
-			row = append(row, fmt.Sprintf("%.1f", o.worstLag), trust, map[bool]string{true: "yes", false: "NO"}[o.held()])
+			row = append(row, fmt.Sprintf("%.1f ms", o.worstLag), trust, map[bool]string{true: "yes", false: "NO"}[o.held()])
 			rows = append(rows, row)
 		}
 		printTable(w, head, rows, cfg.markdown)
+		fmt.Fprintln(w)
+		for _, l := range legend {
+			fmt.Fprintln(w, "  "+l)
+		}
+		fmt.Fprintln(w, "  load: the one-minute load average before the run (its hogs not yet started); wall: the run's wall time;")
+		fmt.Fprintln(w, "  send lag p99: the worst cohort's (the self-check); trustworthy: the self-check's verdict; ✗: the claim failed")
 	}
 	fmt.Fprintln(w)
 	for _, k := range order {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,6 +213,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		if len(plans) > 1 || f.runs > 1 {
 			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*f.runs+rep+1, len(plans)*f.runs, plans[point].Workload.Clients)
+		}
+		if opts.Apart {
+			name := r.Plan.Strategies[0].Name
+			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
 		showProgress(ctx, r, stderr)
 	}
