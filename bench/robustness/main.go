@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -255,6 +256,7 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 		}
 		groups[k] = append(groups[k], o)
 	}
+	var legends []string
 	for _, k := range order {
 		group := groups[k]
 		fmt.Fprintf(w, "\n%s, %d CPU hogs\n\n", k.scenario, k.hogs)
@@ -293,13 +295,18 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 			rows = append(rows, row)
 		}
 		printTable(w, head, rows, cfg.markdown)
-		fmt.Fprintln(w)
 		for _, l := range legend {
-			fmt.Fprintln(w, "  "+l)
+			if !slices.Contains(legends, l) {
+				legends = append(legends, l)
+			}
 		}
-		fmt.Fprintln(w, "  load: the one-minute load average before the run (its hogs not yet started); wall: the run's wall time;")
-		fmt.Fprintln(w, "  send lag p99: the worst cohort's (the self-check); trustworthy: the self-check's verdict; ✗: the claim failed")
 	}
+	fmt.Fprintln(w)
+	for _, l := range legends {
+		fmt.Fprintln(w, "  "+l)
+	}
+	fmt.Fprintln(w, "  load: the one-minute load average before the run (its hogs not yet started); wall: the run's wall time;")
+	fmt.Fprintln(w, "  send lag p99: the worst cohort's (the self-check); trustworthy: the self-check's verdict; ✗: the claim failed")
 	fmt.Fprintln(w)
 	for _, k := range order {
 		group := groups[k]
