@@ -164,26 +164,10 @@ func TestRenderIsDeterministic(t *testing.T) {
 // The table shows every field of summary.json, also fields this renderer
 // does not know.
 func TestTableShowsNewSummaryFields(t *testing.T) {
-	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
-	path := filepath.Join(dir, "summary.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = bytes.Replace(data, []byte(`"strategy": "no-jitter",`), []byte(`"strategy": "no-jitter", "calls": 4242, "policy": {"denied_by_budget": 17},`), 1)
-	data = bytes.Replace(data, []byte(`"partial": false,`), []byte(`"partial": false, "thresholds": [{"expr": "amplification <= 1.5", "passed": false}],`), 1)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Render([]*Run{r}, Options{NoPNG: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(files[0].Data)
+	html := renderEdited(t, func(data []byte) []byte {
+		data = bytes.Replace(data, []byte(`"strategy": "no-jitter",`), []byte(`"strategy": "no-jitter", "calls": 4242, "policy": {"denied_by_budget": 17},`), 1)
+		return bytes.Replace(data, []byte(`"partial": false,`), []byte(`"partial": false, "thresholds": [{"expr": "amplification <= 1.5", "passed": false}],`), 1)
+	})
 	for _, want := range []string{
 		`<th scope="row" class="key">calls</th><td class="num">4242</td><td class="missing">–</td>`,
 		`<th scope="row" class="key">policy.denied_by_budget</th><td class="num">17</td>`,
@@ -349,38 +333,23 @@ func TestPercentileTicks(t *testing.T) {
 // when the harness could not keep up, and shows the simulator's figures
 // for the same seed in a column beside each cohort's own.
 func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
-	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
-	path := filepath.Join(dir, "summary.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := results.DecodeSummary(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Mode = "real"
-	s.Runs[0].SendLagMS = &results.Lag{P50: 0.2, P99: 23.5, Max: 80}
-	s.Runs[1].SendLagMS = &results.Lag{P50: 0.2, P99: 0.9, Max: 3}
-	s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
-	results.Judge(s.Harness, s.Runs)
-	rec := 0.25
-	s.Runs[0].Sim = &results.SimReference{Requests: 1234, HerdFactor: 98.5, RecoveryS: &rec}
-	if data, err = results.EncodeSummary(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Render([]*Run{r}, Options{NoPNG: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(files[0].Data)
+	html := renderEdited(t, func(data []byte) []byte {
+		s, err := results.DecodeSummary(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Mode = "real"
+		s.Runs[0].SendLagMS = &results.Lag{P50: 0.2, P99: 23.5, Max: 80}
+		s.Runs[1].SendLagMS = &results.Lag{P50: 0.2, P99: 0.9, Max: 3}
+		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
+		results.Judge(s.Harness, s.Runs)
+		rec := 0.25
+		s.Runs[0].Sim = &results.SimReference{Requests: 1234, HerdFactor: 98.5, RecoveryS: &rec}
+		if data, err = results.EncodeSummary(s); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	})
 	for _, want := range []string{
 		`NOT TRUSTWORTHY: the machine could not keep up`,
 		`no-jitter: attempts were sent late, p99 23.5ms after their scheduled time (limit 10.0ms)`,
@@ -400,4 +369,28 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 	if strings.Contains(html, "full-jitter (sim)") {
 		t.Error("a cohort without simulator figures got a (sim) column")
 	}
+}
+
+// renderEdited renders the fixture's report after edit has changed its
+// summary.json, and returns the HTML.
+func renderEdited(t *testing.T, edit func([]byte) []byte) string {
+	t.Helper()
+	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, edit(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(files[0].Data)
 }
