@@ -169,8 +169,11 @@ func parseLimit(metric, v string, needUnit bool) (float64, error) {
 	isLatency := strings.HasPrefix(metric, "latency_ms.")
 	if num, ok := strings.CutSuffix(v, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if err != nil || !strings.HasSuffix(last, "_ratio") {
+		switch {
+		case !strings.HasSuffix(last, "_ratio"):
 			return 0, fmt.Errorf("%q: a percentage is for ratio metrics such as success_ratio; write a number", v)
+		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			return 0, fmt.Errorf("%q is not a percentage; write a number from 0%% to 100%%, e.g. 99%%", v)
 		}
 		return f / 100, nil
 	}

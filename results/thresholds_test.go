@@ -73,6 +73,10 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"success_ratio >= 150%", "at most 100%"},
 		{"success_ratio >= 99", "write 99% or 0.99"},
 		{"amplification <= -1", "never negative"},
+		{"success_ratio >= nan%", `"nan%" is not a percentage`},
+		{"success_ratio >= -Inf%", `"-Inf%" is not a percentage`},
+		{"amplification <= NaN", "not a number or a duration"},
+		{"amplification <= inf", "not a number or a duration"},
 	} {
 		_, err := ParseThreshold(c.expr)
 		if err == nil || !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), c.want) {
