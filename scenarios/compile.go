@@ -92,6 +92,10 @@ func (c *compiler) duration(v *string, def time.Duration, path []step) time.Dura
 		c.fail(path, "%s is negative; durations are 0 or more", *v)
 		return def
 	}
+	if d > MaxDuration {
+		c.fail(path, "%s is more than a day; durations go from 0 to %s", *v, durationText(MaxDuration))
+		return def
+	}
 	return d
 }
 
@@ -114,14 +118,14 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
 
-	if f.Name == "" {
-		c.fail([]step{key("name")}, "missing; give the scenario a name (it names the results folder)")
-	} else if strings.ContainsAny(f.Name, `/\ `) {
-		c.fail([]step{key("name")}, "%q has a slash or a space; the name is used in file names, write e.g. my-outage", f.Name)
+	if msg := nameProblem(f.Name); msg != "" {
+		c.fail([]step{key("name")}, "%s", msg)
 	}
 
 	p.Duration = c.duration(&f.Duration, DefaultDuration, []step{key("duration")})
-	if o.Duration > 0 {
+	if o.Duration > MaxDuration {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--duration %s is more than a day; a run lasts at most %s", o.Duration, durationText(MaxDuration))})
+	} else if o.Duration > 0 {
 		p.Duration = o.Duration
 		f.Duration = o.Duration.String()
 		c.durationFlag = true
@@ -197,6 +201,8 @@ func (c *compiler) target(t *TargetFile) target.Config {
 		t.Concurrency, cfg.Concurrency = DefaultConcurrency, DefaultConcurrency
 	} else if t.Concurrency < 0 {
 		c.fail(at("concurrency"), "%d requests at once is impossible; write 1 or more", t.Concurrency)
+	} else if t.Concurrency > MaxConcurrency {
+		c.fail(at("concurrency"), "%d requests at once; the target serves from 1 to %d", t.Concurrency, MaxConcurrency)
 	}
 	if t.Queue == nil {
 		q := DefaultQueue
@@ -205,13 +211,15 @@ func (c *compiler) target(t *TargetFile) target.Config {
 	cfg.Queue = *t.Queue
 	if cfg.Queue < 0 {
 		c.fail(at("queue"), "a queue of %d; write 0 (no queue) or more", cfg.Queue)
+	} else if cfg.Queue > MaxQueue {
+		c.fail(at("queue"), "a queue of %d; the target queues from 0 to %d requests", cfg.Queue, MaxQueue)
 	}
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
 	if cs := t.ColdStart; cs != nil {
 		p := func(k string) []step { return []step{key("target"), key("cold_start"), key(k)} }
 		cfg.ColdStart.From = cs.From
-		if cs.From <= 0 || cs.From > 1 {
+		if !(cs.From > 0 && cs.From <= 1) { // NaN too
 			c.fail(p("from"), "%v is not a fraction of capacity; write the capacity right after an outage, in (0, 1], e.g. from: 0.1", cs.From)
 		}
 		cfg.ColdStart.Ramp = c.duration(&cs.Ramp, 0, p("ramp"))
@@ -225,6 +233,10 @@ func (c *compiler) target(t *TargetFile) target.Config {
 func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 	var timed []chaos.Timed
 	ok := true
+	if len(faults) > MaxFaults {
+		c.fail([]step{key("chaos")}, "%d faults; a chaos plan holds at most %d", len(faults), MaxFaults)
+		return nil
+	}
 	for i := range faults {
 		f := &faults[i]
 		at := func(k string) []step { return []step{key("chaos"), index(i), key(k)} }
@@ -249,12 +261,15 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			ok = false
 		}
 		start := c.duration(&f.At, 0, at("at"))
+		before := len(c.errs.Problems)
 		length := c.duration(&f.For, 0, at("for"))
-		if f.For != "" && length == 0 {
+		if f.For != "" && length == 0 && len(c.errs.Problems) == before {
 			c.fail(at("for"), "the fault lasts 0s; write how long it lasts, e.g. for: 3s")
 			ok = false
 		}
-		if run > 0 && start+length > run {
+		// start and length are at most MaxDuration each, so start+length
+		// cannot overflow; the test is written so that it could not anyway.
+		if run > 0 && (start >= run || length > run-start) {
 			fix := "shorten it or lengthen duration"
 			if c.durationFlag {
 				fix = fmt.Sprintf("--duration %s cuts it; give a --duration of at least %s", run, start+length)
@@ -317,13 +332,18 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		c.fail(at("kind"), "unknown workload kind %q; valid kinds: closed (N clients, request then think), open (arrivals at a rate), oneshot (N clients, one request each, all at t = 0)", w.Kind)
 	}
 	out := clients.Workload{Kind: kind, Clients: w.Clients, Rate: w.Rate}
-	if clientsOverride > 0 {
+	if clientsOverride > MaxClients {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--clients %d: a cohort has from 1 to %d clients", clientsOverride, MaxClients)})
+	} else if clientsOverride > 0 {
 		out.Clients, w.Clients = clientsOverride, clientsOverride
 	}
 	switch kind {
 	case clients.Open:
-		if w.Rate <= 0 {
+		switch {
+		case w.Rate == 0:
 			c.fail(at("rate"), "an open workload needs its arrival rate in requests per second, e.g. rate: 200")
+		case !(w.Rate >= MinRate && w.Rate <= MaxRate): // NaN and ±Inf too
+			c.fail(at("rate"), "%v arrivals per second; write a rate from %v to %d, e.g. rate: 200", w.Rate, MinRate, MaxRate)
 		}
 		if w.Clients != 0 {
 			c.fail(at("clients"), "an open workload has arrivals, not clients; remove clients or use kind: closed")
@@ -338,8 +358,8 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 			} else {
 				out.Clients, w.Clients = DefaultClients, DefaultClients
 			}
-		} else if out.Clients < 0 {
-			c.fail(at("clients"), "%d clients; write 1 or more", out.Clients)
+		} else if out.Clients < 0 || out.Clients > MaxClients && clientsOverride == 0 {
+			c.fail(at("clients"), "%d clients; write from 1 to %d", out.Clients, MaxClients)
 		}
 	}
 	if kind == clients.Closed {
@@ -376,6 +396,10 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 		c.fail([]step{key("strategies")}, "no strategies; list at least one cohort, e.g.\n    strategies:\n      - name: full-jitter\n        backoff: full")
 		return nil
 	}
+	if len(f.Strategies) > MaxStrategies {
+		c.fail([]step{key("strategies")}, "%d strategies; a scenario compares at most %d cohorts", len(f.Strategies), MaxStrategies)
+		return nil
+	}
 	seen := map[string]int{}
 	var out []clients.Strategy
 	for i := range f.Strategies {
@@ -383,6 +407,8 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 		at := func(k string) []step { return []step{key("strategies"), index(i), key(k)} }
 		if sf.Name == "" {
 			c.fail(at("name"), "missing; every strategy needs a name (it labels its cohort)")
+		} else if msg := labelProblem(sf.Name); msg != "" {
+			c.fail(at("name"), "%s", msg)
 		} else if j, dup := seen[sf.Name]; dup {
 			c.fail(at("name"), "%q is already the name of strategies[%d]; cohort names must be unique", sf.Name, j)
 		} else {
@@ -440,6 +466,8 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.Backoff.Multiplier = sf.Multiplier
 	if sf.Multiplier < 1 {
 		c.fail(at("multiplier"), "%v would shrink the wait after each failure; write 1 or more (2 doubles it)", sf.Multiplier)
+	} else if !(sf.Multiplier <= MaxMultiplier) { // NaN and +Inf too
+		c.fail(at("multiplier"), "%v; write a growth per failed attempt from 1 to %d (2 doubles the wait)", sf.Multiplier, MaxMultiplier)
 	}
 	if sf.MaxAttempts == nil {
 		l := Limit(DefaultMaxAttempts)

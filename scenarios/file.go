@@ -138,6 +138,9 @@ func (l *Limit) UnmarshalYAML(n *yaml.Node) error {
 			if v < 1 {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts is %d; it counts attempts including the first, so write 1 or more, or unlimited", n.Line, v)}}
 			}
+			if v > MaxAttempts {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts is %d; write from 1 to %d attempts, or unlimited", n.Line, v, MaxAttempts)}}
+			}
 			*l = Limit(v)
 			return nil
 		}
