@@ -102,8 +102,8 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 	var next alarm
 	defer next.stop()
 	for id := 0; ; id++ {
-		at += time.Duration(rng.ExpFloat64() / s.Workload.Rate * float64(time.Second))
-		if at >= s.Duration || !next.sleepUntil(ctx, s.Origin.Add(at)) {
+		var more bool
+		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more || !next.sleepUntil(ctx, s.Origin.Add(at)) {
 			return
 		}
 		c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
