@@ -39,6 +39,11 @@ type Overrides struct {
 	Target string
 	// AllowRemote lets the swarm send to a target that is not on loopback.
 	AllowRemote bool
+	// Runs replaces the file's runs (repetitions) when more than 0.
+	Runs int
+	// Sweep replaces the file's sweep of client counts when not nil; one
+	// count is no sweep, but that number of clients.
+	Sweep []int
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -58,6 +63,12 @@ type Plan struct {
 	AllowRemote bool
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
+	// Runs is how many times each cohort runs (1 or more), and Sweep the
+	// client counts to run the scenario at, one point each (none, or two
+	// or more): the file's, or the overrides'. Resolved records both, so
+	// rerunning it repeats them.
+	Runs  int
+	Sweep []int
 	// Resolved is the scenario as run: the file with overrides and defaults
 	// filled in, as YAML.
 	Resolved []byte
@@ -161,6 +172,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	c.kind = p.Workload.Kind
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
+	p.Runs, p.Sweep = c.repeat(&f, o, p.Workload)
 
 	if p.Chaos != nil {
 		for _, t := range p.Chaos.Faults() {
@@ -332,6 +344,10 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		c.fail(at("kind"), "unknown workload kind %q; valid kinds: closed (N clients, request then think), open (arrivals at a rate), oneshot (N clients, one request each, all at t = 0)", w.Kind)
 	}
 	out := clients.Workload{Kind: kind, Clients: w.Clients, Rate: w.Rate}
+	if kind == clients.Open && clientsOverride > 0 {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: "--clients: the workload is open (arrivals at a rate), it has no clients to count; change its rate instead"})
+		clientsOverride = 0
+	}
 	if clientsOverride > MaxClients {
 		c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--clients %d: a cohort has from 1 to %d clients", clientsOverride, MaxClients)})
 	} else if clientsOverride > 0 {
@@ -477,4 +493,62 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
 	c.policies(sf, &s, at)
 	return s
+}
+
+// repeat reads the repetitions and the sweep, the file's or the
+// overrides', and writes them back into f as they will run.
+func (c *compiler) repeat(f *File, o Overrides, w clients.Workload) (runs int, sweep []int) {
+	runs = max(1, f.Runs)
+	if f.Runs < 0 || f.Runs > MaxRuns {
+		c.fail([]step{key("runs")}, "%d runs; repeat each cohort from 1 to %d times", f.Runs, MaxRuns)
+	}
+	if o.Runs > 0 {
+		runs = o.Runs
+		if runs > MaxRuns {
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--runs %d: repeat each cohort from 1 to %d times", runs, MaxRuns)})
+		}
+	}
+	f.Runs = 0
+	if runs > 1 {
+		f.Runs = runs
+	}
+
+	if f.Sweep != nil {
+		at := func(i int) []step { return []step{key("sweep"), key("clients"), index(i)} }
+		if len(f.Sweep.Clients) < 2 {
+			c.fail([]step{key("sweep"), key("clients")}, "%d client count(s); a sweep lists two or more, e.g. clients: [10, 50, 100] (for one, set workload.clients)", len(f.Sweep.Clients))
+		}
+		if len(f.Sweep.Clients) > MaxSweepPoints {
+			c.fail([]step{key("sweep"), key("clients")}, "%d client counts; a sweep has at most %d", len(f.Sweep.Clients), MaxSweepPoints)
+		}
+		seen := map[int]bool{}
+		for i, n := range f.Sweep.Clients {
+			switch {
+			case n < 1 || n > MaxClients:
+				c.fail(at(i), "%d clients; write from 1 to %d", n, MaxClients)
+			case seen[n]:
+				c.fail(at(i), "%d is listed twice; give each client count once", n)
+			}
+			seen[n] = true
+		}
+		sweep = f.Sweep.Clients
+	}
+	if o.Sweep != nil {
+		sweep = o.Sweep // checked by the command line, with --clients in its messages
+	}
+	if len(sweep) == 1 {
+		sweep = nil // one count is a number of clients, not a sweep
+	}
+	f.Sweep = nil
+	if len(sweep) > 0 {
+		switch {
+		case w.Kind != clients.Open:
+		case o.Sweep != nil:
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: "--clients: the workload is open (arrivals at a rate), it has no clients to count; change its rate instead"})
+		default:
+			c.fail([]step{key("sweep")}, "the workload is open (arrivals at a rate): it has no clients to sweep")
+		}
+		f.Sweep = &SweepFile{Clients: sweep}
+	}
+	return runs, sweep
 }
