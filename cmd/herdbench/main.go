@@ -95,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 	case "scenario", "run":
 		return runScenario(ctx, args[1:], stdout, stderr)
 	case "report":
-		return runReport(args[1:], stdout, stderr)
+		return runReport(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "list":
