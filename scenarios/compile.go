@@ -82,6 +82,9 @@ type compiler struct {
 	// durationFlag is set when --duration gave the run's length: a fault
 	// it cuts is then the flag's doing, not the file's.
 	durationFlag bool
+	// instant is set when an answer can arrive at the instant it was
+	// asked: the network takes no time, or an outage refuses connections.
+	instant bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -170,6 +173,14 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
+	c.instant = p.Target.Network.IsZero()
+	if p.Chaos != nil {
+		for _, t := range p.Chaos.Faults() {
+			if o, ok := t.Fault.(chaos.Outage); ok && o.Mode == chaos.Refuse {
+				c.instant = true // a refused connection answers at once, network or not
+			}
+		}
+	}
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 	p.Runs, p.Sweep = c.repeat(&f, o, p.Workload)

@@ -210,10 +210,17 @@ func (c *compiler) policies(sf *StrategyFile, s *clients.Strategy, at func(strin
 	default:
 		c.fail(at("retry_after"), "unknown value %q; write honor (wait what the server's Retry-After asks instead of the backoff) or ignore (the default)", sf.RetryAfter)
 	}
-	// A refused call moves the request on by one backoff wait; a wait that
-	// is always 0 with no limit on attempts would spin at one instant.
-	if (s.Breaker != nil || s.Throttle != nil) && s.MaxAttempts == 0 && (s.Backoff.Shape == clients.None || s.Backoff.Base == 0) {
-		c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call the breaker or throttle refuses counts as an attempt and is retried at once, forever; set max_attempts or a backoff that waits")
+	// A wait that is always 0 with no limit on attempts spins at one
+	// instant: a call refused at once (by the breaker or throttle, or,
+	// over a network that takes no time, a full queue's 503) is retried at
+	// once, forever, and virtual time never moves on.
+	if s.MaxAttempts == 0 && (s.Backoff.Shape == clients.None || s.Backoff.Base == 0) {
+		switch {
+		case s.Breaker != nil || s.Throttle != nil:
+			c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call the breaker or throttle refuses counts as an attempt and is retried at once, forever; set max_attempts or a backoff that waits")
+		case c.instant:
+			c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call answered at once (a full queue's 503 over a network that takes no time, a refused connection) is retried at the same instant, forever, and a simulated run never ends; set max_attempts or a backoff that waits")
+		}
 	}
 }
 
