@@ -101,14 +101,24 @@ var (
 	renderReport = report.RenderDir
 )
 
-func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
-	var dir string // the results folder, once written
-	defer func() {
-		if v := recover(); v != nil {
-			code = internalError(stderr, v, debug.Stack(), dir)
-		}
-	}()
-	var f scenarioFlags
+// scenarioRun is a scenario command whose flags and scenario were read and
+// checked: what it will run, and how.
+type scenarioRun struct {
+	f         scenarioFlags
+	plans     []*scenarios.Plan // one, or one per point of a sweep
+	sweep     bool
+	opts      engine.Options
+	limit     uint64 // --max-memory, or its default; 0 for none
+	limitText string // how to name the limit in messages
+}
+
+// planScenario reads the scenario command's flags and compiles its
+// scenario. done is true when the command should return code at once
+// (help asked for, or a problem reported on stderr). Nothing is checked
+// against the machine yet (memory, --out).
+func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, code int, done bool) {
+	sr = &scenarioRun{}
+	f := &sr.f
 	fs := pflag.NewFlagSet("scenario", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVarP(&f.out, "out", "o", "runs", "folder to write the results folder into (created, and checked writable, before the run)")
@@ -129,20 +139,20 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fmt.Fprint(fs.Output(), exitCodesHelp)
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
-		return code
+		return nil, code, true
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
-		return exitUsage
+		return nil, exitUsage, true
 	}
 	if msg := f.check(fs); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
-		return exitUsage
+		return nil, exitUsage, true
 	}
-	limit, limitText, err := memoryLimit(f.maxMemory)
-	if err != nil {
+	var err error
+	if sr.limit, sr.limitText, err = memoryLimit(f.maxMemory); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --max-memory: %v\n", err)
-		return exitUsage
+		return nil, exitUsage, true
 	}
 	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
@@ -154,14 +164,32 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if len(f.clients) > 0 {
 		o.Sweep = f.clients
 	}
-	plans, err := loadPlans(fs.Arg(0), o)
-	if err != nil {
+	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return nil, exitUsage, true
 	}
-	plan := plans[0]
-	sweep := len(plan.Sweep) > 0
+	plan := sr.plans[0]
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+		return nil, exitUsage, true
+	}
+	sr.sweep = len(plan.Sweep) > 0
+	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit}
+	return sr, exitOK, false
+}
 
+func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	var dir string // the results folder, once written
+	defer func() {
+		if v := recover(); v != nil {
+			code = internalError(stderr, v, debug.Stack(), dir)
+		}
+	}()
+	sr, code, done := planScenario(args, stdout, stderr)
+	if done {
+		return code
+	}
+	f, plans, plan, sweep, opts := &sr.f, sr.plans, sr.plans[0], sr.sweep, sr.opts
 	names := make([]string, len(plan.Strategies))
 	for i, s := range plan.Strategies {
 		names[i] = s.Name
@@ -170,12 +198,8 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if f.sim {
 		mode = "virtual time"
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
-		return exitUsage
-	}
-	opts := engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sweep, MaxMemory: limit}
-	if err := engine.CheckMemory(plans, opts, limit, limitText); err != nil {
+	// Before any traffic: the memory the run needs, and where it writes.
+	if err := engine.CheckMemory(plans, opts, sr.limit, sr.limitText); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
 		return exitUsage
 	}
@@ -218,7 +242,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	switch {
 	case errors.As(err, &internal) && len(points) > 0:
 		// Write what was recorded (marked partial), then report the bug.
-		finish(stdout, stderr, &f, points, sweep, &dir)
+		finish(stdout, stderr, f, points, sweep, &dir)
 		return internalError(stderr, internal.Value, internal.Stack, dir)
 	case errors.As(err, &internal):
 		return internalError(stderr, internal.Value, internal.Stack, "")
@@ -232,7 +256,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if f.sim && !f.quiet {
 		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
-	return finish(stdout, stderr, &f, points, sweep, &dir)
+	return finish(stdout, stderr, f, points, sweep, &dir)
 }
 
 const exitCodesHelp = `
