@@ -283,9 +283,13 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			c.fail(at("for"), "missing; write how long the fault lasts, e.g. for: 3s")
 			ok = false
 		}
+		atProblems := len(c.errs.Problems)
 		start := c.duration(&f.At, 0, at("at"))
 		before := len(c.errs.Problems)
 		length := c.duration(&f.For, 0, at("for"))
+		if len(c.errs.Problems) > atProblems {
+			ok = false // at or for unreadable: the window is unknown
+		}
 		if f.For != "" && length == 0 && len(c.errs.Problems) == before {
 			c.fail(at("for"), "the fault lasts 0s; write how long it lasts, e.g. for: 3s")
 			ok = false

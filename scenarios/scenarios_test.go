@@ -150,6 +150,9 @@ func checkRefused(t *testing.T, file string, err error, line int, want string) {
 		if strings.Contains(p.String(), want) {
 			found = &e.Problems[i]
 		}
+		if strings.Contains(p.Msg, "invalid fault window") {
+			t.Errorf("a follow-on problem of an unreadable field: %s", p)
+		}
 	}
 	if found == nil {
 		t.Fatalf("no problem mentions %q:\n%v", want, err)
