@@ -35,7 +35,7 @@ const (
 	memPerRealCohort = 4 << 20
 	// memPerRealClient is a real-time client: its goroutine, its
 	// connection's buffers, and the embedded target's side of it.
-	memPerRealClient = 28 << 10
+	memPerRealClient = 36 << 10
 	// memPerSimClient is a simulated client: its slot in the slab, its
 	// random stream and its policies' state.
 	memPerSimClient = 600
@@ -47,7 +47,7 @@ const (
 // MemoryEstimate is the memory a run of plans will take at its peak, by
 // part, in bytes. It is an estimate from the run's shape, not a bound:
 // TestMemoryEstimateIsHonest in cmd/herdbench holds a whole process's
-// measured peak within 0.5 to 1.25 of it (0.68 to 0.94 when last
+// measured peak within 0.5 to 1.25 of it (0.66 to 1.02 when last
 // measured), except for open workloads, whose clients in flight are
 // counted as if none ever got an answer before its strategy gave up.
 type MemoryEstimate struct {
