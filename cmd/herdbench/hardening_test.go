@@ -168,3 +168,20 @@ func TestResultsFolderAppearsComplete(t *testing.T) {
 		t.Errorf("the data of a run whose report failed: %+v", s)
 	}
 }
+
+// A simulation interrupted before its cohorts' timelines were complete
+// writes its figures, marked partial, says why there is no report, and
+// exits 130, not 1.
+func TestInterruptedSimulationWritesItsFigures(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C before the first cohort run ends
+	out := t.TempDir()
+	var stdout, stderr strings.Builder
+	code := run(ctx, []string{"scenario", writeScenario(t, gateScenario), "--sim", "--out", out, "-q", "--no-png"}, &stdout, &stderr)
+	if code != exitSignal || !strings.Contains(stderr.String(), "no report: the simulation was interrupted") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	if s := readSummary(t, out); !s.Partial {
+		t.Error("the figures are not marked partial")
+	}
+}

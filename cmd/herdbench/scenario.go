@@ -403,7 +403,7 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	if *dir != "" {
 		fmt.Fprintln(stdout, "results:", *dir)
 	}
-	if werr != nil {
+	if werr != nil && !first.Partial {
 		return exitFailed
 	}
 	return exitCodeOf(summaries, stderr)
@@ -428,8 +428,15 @@ func writeResults(f *scenarioFlags, points []engine.Point, sweep bool) (string, 
 		}
 		err = results.WriteSweep(st.Dir, summaries, points[0].Plan.Resolved)
 	} else {
-		err = results.Write(st.Dir, points[0].Output)
-		if err == nil {
+		out := points[0].Output
+		err = results.Write(st.Dir, out)
+		switch {
+		case err != nil:
+		case len(out.Cohorts) == 0:
+			// A simulation interrupted before every cohort's first run
+			// ended keeps no timelines: its figures are all there is.
+			rerr = errors.New("no report: the simulation was interrupted before its timelines were complete; summary.json holds the figures of the runs that ended")
+		default:
 			// The data is complete; the report is drawn from it.
 			rerr = renderReport(st.Dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
 		}
@@ -441,6 +448,9 @@ func writeResults(f *scenarioFlags, points []engine.Point, sweep bool) (string, 
 	dir, err := st.Publish()
 	if err != nil {
 		return "", err
+	}
+	if rerr != nil && len(points[0].Output.Cohorts) > 0 {
+		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
 	}
 	return dir, rerr
 }
