@@ -26,6 +26,7 @@ strategies:
   - {name: full, backoff: full, base: 10ms, cap: 200ms}
 `
 
+// readJSON reads a summary file.
 func readJSON(t *testing.T, path string) results.Summary {
 	t.Helper()
 	b, err := os.ReadFile(path)
