@@ -288,7 +288,7 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 		}
 		counted[n] = true
 		if n < 1 || n > scenarios.MaxClients {
-			return fmt.Sprintf("--clients %d: each client count must be from 1 to %d (a million-client fleet runs with --sim)", n, scenarios.MaxClients)
+			return fmt.Sprintf("--clients %d: each client count must be from 1 to %d per cohort", n, scenarios.MaxClients)
 		}
 	}
 	if fs.Changed("duration") && (f.duration <= 0 || f.duration > scenarios.MaxDuration) {
