@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -117,6 +118,8 @@ func Start(o Options) (*Proxy, error) {
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
 		Config: target.Config{Concurrency: 1},
 		Next:   refuseConnect(rp),
+		// Each connection through the proxy has one to the upstream too.
+		Limits: netguard.TrafficLimits(2),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)

@@ -298,3 +298,63 @@ func BenchmarkInject(b *testing.B) {
 		}
 	}
 }
+
+// TestSlowAndIdleConnectionsEnd: a standalone target (default limits)
+// closes a connection whose headers dribble in (slowloris) after 10 s, and
+// a kept-alive connection left idle after 5 minutes; a client that sends
+// its request at once and comes back within that keeps its connection.
+func TestSlowAndIdleConnectionsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		start := time.Now()
+		closedAt := func(c io.Reader) time.Duration {
+			_, _ = io.Copy(io.Discard, c)
+			return time.Since(start)
+		}
+		slow, err := n.Dial(context.Background(), "tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		slowDone := make(chan time.Duration)
+		go func() { slowDone <- closedAt(slow) }()
+		go func() {
+			for _, part := range []string{"POST / HTTP/1.1\r\n", "Host: target\r\n", "X-Slow: 1\r\n"} {
+				if _, err := slow.Write([]byte(part)); err != nil {
+					return
+				}
+				time.Sleep(4 * time.Second)
+			}
+		}()
+
+		idle, err := n.Dial(context.Background(), "tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer idle.Close()
+		idleDone := make(chan time.Duration)
+		request := []byte("POST / HTTP/1.1\r\nHost: target\r\nContent-Length: 0\r\n\r\n")
+		go func() {
+			// Two requests 4 minutes apart on one connection, then silence.
+			_, _ = idle.Write(request)
+			time.Sleep(4 * time.Minute)
+			_, _ = idle.Write(request)
+		}()
+		go func() { idleDone <- closedAt(idle) }()
+
+		if at := <-slowDone; at != 10*time.Second {
+			t.Errorf("slow headers: connection closed at %s, want 10s", at)
+		}
+		if at := <-idleDone; at != 9*time.Minute {
+			t.Errorf("idle keep-alive connection closed at %s, want 9m (5m after its second request at 4m)", at)
+		}
+		if a := srv.Counters().Answers(); a[AnswerOK] != 2 {
+			t.Errorf("answers %v, want the idle connection's 2 ok", a)
+		}
+	})
+}
