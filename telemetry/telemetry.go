@@ -14,15 +14,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// MaxScrapes is how many scrapes of one Handler run at once; more are
+// answered 503 at once. Each scrape builds the whole exposition in memory,
+// so without a bound many concurrent scrapes (10,000 took a target to
+// 1.24 GB) cost as much memory as the process has.
+const MaxScrapes = 4
+
 // Handler serves the collectors' metrics, with the Go runtime's and the
-// process's, in the Prometheus text format.
+// process's, in the Prometheus text format, at most MaxScrapes at once.
 func Handler(cs ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, c := range cs {
 		reg.MustRegister(c)
 	}
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: MaxScrapes})
 }
 
 // serverCollector exports a standalone target or a proxy.
