@@ -58,6 +58,9 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "herdbench proxy: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
 		return exitUsage
 	}
+	if code := f.check("proxy", stderr); code != exitOK {
+		return code
+	}
 	if upstream == "" {
 		fmt.Fprintln(stderr, "herdbench proxy: --upstream is required: the URL of the service to put the proxy in front of, e.g. --upstream http://127.0.0.1:9000")
 		return exitUsage
@@ -77,7 +80,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	p, err := proxy.Start(proxy.Options{
-		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold,
+		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(),
 		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
 	})
 	if err != nil {

@@ -58,13 +58,16 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "herdbench target: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
 		return exitUsage
 	}
+	if code := f.check("target", stderr); code != exitOK {
+		return code
+	}
 	plan, err := f.loadServerPlan(fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	srv, err := target.Listen(target.Options{
-		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold,
+		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(),
 		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
 	})
 	if err != nil {
