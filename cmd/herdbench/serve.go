@@ -30,13 +30,14 @@ type serveFlags struct {
 	exitAfter   time.Duration
 	quiet       bool
 
+	maxConns         int
 	allowRemote      bool
 	controlToken     string
 	controlTokenFile string
 	token            string // the token in force, from a flag, a file or the environment
 }
 
-func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string) {
+func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns int, maxConnsHelp string) {
 	fs.StringVar(&f.listen, "listen", listen, "address to serve the traffic on, host:port (port 0 for a free one); off loopback (0.0.0.0:PORT, every interface) needs --allow-remote")
 	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic; off loopback needs --allow-remote and a control token")
 	fs.StringVar(&f.scenario, "scenario", "", "scenario file or built-in name whose chaos plan to apply (default: none; faults only by POST /control/inject)")
@@ -44,6 +45,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string) {
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop by itself after this long, e.g. 10m (default: run until Ctrl-C)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log nothing but errors")
+	fs.IntVar(&f.maxConns, "max-conns", maxConns, "client connections held at once on --listen; more wait in the kernel's backlog until one closes, so slow or idle ones cannot starve the control API "+maxConnsHelp)
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen and --control-addr off loopback (127.0.0.0/8, ::1), e.g. 0.0.0.0:PORT for other machines")
 	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
@@ -53,6 +55,10 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string) {
 // --allow-remote and a control API off loopback without a token, and
 // loads the token. A non-zero code means stop with it.
 func (f *serveFlags) check(role string, stderr io.Writer) int {
+	if f.maxConns < 1 {
+		fmt.Fprintf(stderr, "herdbench %s: --max-conns %d: hold at least 1 connection\n", role, f.maxConns)
+		return exitUsage
+	}
 	if _, err := checkAddr("--listen", f.listen, f.allowRemote); err != nil {
 		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
 		return exitUsage
@@ -72,6 +78,14 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// limits returns the traffic port's limits with --max-conns, for
+// connections that cost perConn open files each.
+func (f *serveFlags) limits(perConn int) netguard.Limits {
+	l := netguard.TrafficLimits(perConn)
+	l.MaxConns = f.maxConns
+	return l
 }
 
 // listenFunc is how the traffic port is opened: on loopback only unless
