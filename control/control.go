@@ -225,6 +225,7 @@ func (a *api) index(w http.ResponseWriter, r *http.Request) {
   POST /control/stop
   POST /control/inject   body e.g. {"kind":"outage","mode":"503","for":"5s"}
   GET  /metrics
+A POST needs "Content-Type: application/json".
 `)
 }
 

@@ -93,6 +93,16 @@ func TestControlAPI(t *testing.T) {
 		if code != 400 || !strings.Contains(eb.Error, "before the server started") {
 			t.Errorf("start in the past: %d %+v", code, eb)
 		}
+		code, _, eb = call(t, h, "POST", "/control/start", `{"at":"`+time.Now().Add(25*time.Hour).UTC().Format(time.RFC3339)+`"}`)
+		if code != 400 || !strings.Contains(eb.Error, "more than 24h from now") {
+			t.Errorf("start 25 h away: %d %+v", code, eb)
+		}
+		for _, body := range []string{`{"kind":"outage","mode":"503","for":"25h"}`, `{"kind":"outage","mode":"503","at":"2000000h","for":"2000000h"}`} {
+			code, _, eb = call(t, h, "POST", "/control/inject", body)
+			if code != 400 || !strings.Contains(eb.Error, "24h") {
+				t.Errorf("inject %s: %d %+v", body, code, eb)
+			}
+		}
 		code, _, eb = call(t, h, "POST", "/control/start", `{"when":"now"}`)
 		if code != 400 || !strings.Contains(eb.Error, "unknown field") {
 			t.Errorf("start with a bad body: %d %+v", code, eb)
