@@ -30,6 +30,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/herdbench/herdbench/bench/internal/cli"
 )
 
 func main() {
@@ -50,13 +52,8 @@ func run(hb string, n, body int, hold time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if hb == "" {
-		hb = filepath.Join(dir, "herdbench")
-		build := exec.Command("go", "build", "-o", hb, "./cmd/herdbench")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building herdbench (run from the repository's root, or pass -herdbench): %w", err)
-		}
+	if hb, err = cli.Herdbench(hb, dir); err != nil {
+		return err
 	}
 
 	// 1. Scrapes of a standalone target's /metrics.
