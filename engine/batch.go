@@ -40,6 +40,10 @@ type Options struct {
 	// with an in-memory network in tests. Both or neither.
 	Listen target.ListenFunc
 	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Resolver resolves an external target's host, for the loopback
+	// check and for the swarm's dials; net.DefaultResolver when nil. Tests
+	// pass one with their own DNS.
+	Resolver *net.Resolver
 
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)

@@ -78,9 +78,15 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		}
 		p.Chaos = plan
 	}
+	dial := o.Dial
 	if p.TargetURL != "" {
-		if err := CheckTarget(p.TargetURL, p.AllowRemote); err != nil {
+		g := guard(p, o)
+		if err := checkTarget(ctx, p.TargetURL, g); err != nil {
 			return nil, err
+		}
+		if dial == nil {
+			// Checked again on every connection, at the address dialled.
+			dial = g.DialContext
 		}
 	}
 	if o.Listen == nil { // a real network: mind the process's open files
@@ -98,7 +104,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
-		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
+		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin, embeddedLimits(p))
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
@@ -111,7 +117,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
-			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: o.Dial,
+			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked,
 		}
 		wg.Add(1)

@@ -44,7 +44,13 @@ With --runs a threshold must hold in every repetition ("mean(herd_factor) <
 3" compares the mean instead); a sweep checks them at every client count.
 
 With --target (or target.url in the file) the swarm sends to that service
-instead; one off loopback needs --allow-remote. Ctrl-C or SIGTERM stops the
+instead. Nothing leaves this machine's loopback (127.0.0.0/8, ::1) without
+--allow-remote: the target's host, --chaos-control's and --metrics-addr's
+are resolved and every address checked, and checked again at every
+connection, so no spelling ("localhost.", "127.1") or DNS answer gets
+around it. --chaos-control follows no redirect and sends the control
+token from $HERDBENCH_CONTROL_TOKEN or --chaos-control-token-file, if the
+proxy or target has one. Ctrl-C or SIGTERM stops the
 run within about a second and still writes the results, marked partial
 (exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
 
