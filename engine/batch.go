@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,9 @@ type Options struct {
 	// OnRun, if set, is called with each real-time run as it starts, for
 	// progress displays (point and rep count from 0).
 	OnRun func(point, rep int, r *Run)
+	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
+	// with ErrTooMuchMemory, before anything starts.
+	MaxMemory uint64
 	// Listen and Dial replace the host's TCP stack in real-time runs, e.g.
 	// with an in-memory network in tests. Both or neither.
 	Listen target.ListenFunc
@@ -40,6 +44,9 @@ type Options struct {
 	// check and for the swarm's dials; net.DefaultResolver when nil. Tests
 	// pass one with their own DNS.
 	Resolver *net.Resolver
+
+	// beforeTask, in tests, is called before each simulated cohort run.
+	beforeTask func(point, cohort, rep int)
 }
 
 // Point is the outcome of one plan (one client count of a sweep) over its
@@ -51,6 +58,10 @@ type Point struct {
 	// Its Cohorts are the first repetition's recorders when
 	// Options.Timelines is set.
 	Output results.Output
+	// Repetitions holds, with more than one repetition, each cohort's
+	// figures in every repetition that ran, in the order of Output's
+	// runs: what thresholds are checked against.
+	Repetitions [][]results.Run
 }
 
 // RepSeed returns the seed of repetition rep of a run with root seed root:
@@ -73,14 +84,20 @@ func RepSeed(root uint64, rep int) uint64 {
 // cancelled, Execute stops starting runs and returns what finished, marked
 // partial.
 func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, error) {
+	if o.MaxMemory > 0 {
+		if err := CheckMemory(plans, o, o.MaxMemory, "the limit of "+size(o.MaxMemory)); err != nil {
+			return nil, err
+		}
+	}
 	reps := max(1, o.Runs)
 	if o.Sim {
-		return executeSim(ctx, plans, reps, o), nil
+		return executeSim(ctx, plans, reps, o)
 	}
 	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
 		cohortRuns := make([][]results.Run, len(p.Strategies))
 		var first results.Output
+		var runErr error
 		partial := false
 		for rep := 0; rep < reps; rep++ {
 			if rep > 0 && ctx.Err() != nil {
@@ -97,6 +114,11 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 				o.OnRun(pi, rep, r)
 			}
 			out := r.Wait()
+			if err := r.Err(); err != nil {
+				// A bug stopped the run: keep what it recorded, and stop.
+				runErr = err
+				out.Summary.Partial = true
+			}
 			partial = partial || out.Summary.Partial
 			if rep == 0 {
 				first = out
@@ -115,7 +137,10 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
-		points = append(points, Point{Plan: p, Output: first})
+		points = append(points, Point{Plan: p, Output: first, Repetitions: repetitions(cohortRuns, reps)})
+		if runErr != nil {
+			return points, runErr
+		}
 		if ctx.Err() != nil {
 			break
 		}
@@ -147,10 +172,25 @@ func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results
 	}
 }
 
+// repetitions returns the cohorts' runs in every repetition, or nil when
+// there is one (the summary's runs are then the only figures).
+func repetitions(cohortRuns [][]results.Run, reps int) [][]results.Run {
+	if reps < 2 {
+		return nil
+	}
+	var out [][]results.Run
+	for _, runs := range cohortRuns {
+		if len(runs) > 0 { // as finishSummary keeps them
+			out = append(out, runs)
+		}
+	}
+	return out
+}
+
 // task is one simulated cohort run.
 type task struct{ point, cohort, rep int }
 
-func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) []Point {
+func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) ([]Point, error) {
 	started := time.Now()
 	var tasks []task
 	for pi, p := range plans {
@@ -181,18 +221,27 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 	workers = min(workers, len(tasks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[PanicError] // the first worker's panic: every worker stops
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					failed.CompareAndSwap(nil, &PanicError{Value: v, Stack: debug.Stack()})
+				}
+			}()
 			s := sim.New()
 			var scratch *results.Recorder
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && failed.Load() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(tasks) {
 					return
 				}
 				t := tasks[i]
+				if o.beforeTask != nil {
+					o.beforeTask(t.point, t.cohort, t.rep)
+				}
 				p := plans[t.point]
 				rec := scratch
 				keep := o.Timelines && t.rep == 0
@@ -244,9 +293,12 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
 			}
 		}
-		points[pi] = Point{Plan: p, Output: out}
+		points[pi] = Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	}
-	return points
+	if pe := failed.Load(); pe != nil {
+		return points, pe
+	}
+	return points, nil
 }
 
 // newSummary starts a summary of p (its runs are filled in by the caller).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -46,6 +47,9 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	summary   *results.Summary
+
+	panicMu  sync.Mutex
+	panicErr *PanicError // the first panic of the run's goroutines
 }
 
 type cohort struct {
@@ -114,11 +118,16 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial,
-			OCC: p.Target.Kind == target.OCC,
+			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked,
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					r.panicked(v, debug.Stack())
+				}
+			}()
 			sw.Run(ctx)
 			if el := time.Since(origin); ctx.Err() == nil && el < p.Duration {
 				// Every client of the cohort stopped before the end (a
@@ -175,6 +184,28 @@ func (r *Run) closeTargets() {
 
 // Stop ends the run early; Wait then returns a partial summary.
 func (r *Run) Stop() { r.cancel() }
+
+// panicked records a panic of one of the run's goroutines and stops the
+// run: what it recorded is kept, marked partial, and Err reports it.
+func (r *Run) panicked(v any, stack []byte) {
+	r.panicMu.Lock()
+	if r.panicErr == nil {
+		r.panicErr = &PanicError{Value: v, Stack: stack}
+	}
+	r.panicMu.Unlock()
+	r.cancel()
+}
+
+// Err returns the *PanicError that stopped the run, if a bug did; nil
+// otherwise. Call it after Wait.
+func (r *Run) Err() error {
+	r.panicMu.Lock()
+	defer r.panicMu.Unlock()
+	if r.panicErr == nil {
+		return nil
+	}
+	return r.panicErr
+}
 
 // Done is closed when every cohort has stopped.
 func (r *Run) Done() <-chan struct{} { return r.done }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"syscall"
 
 	"github.com/herdbench/herdbench/clients"
@@ -26,11 +27,12 @@ func FilesNeeded(p *scenarios.Plan) int {
 	if p.Workload.Kind == clients.Open {
 		return filesSpare
 	}
-	perClient := 2 // the client's end and the embedded target's
+	perClient := uint64(2) // the client's end and the embedded target's
 	if p.TargetURL != "" {
 		perClient = 1
 	}
-	return p.Workload.Clients*len(p.Strategies)*perClient + filesSpare
+	n := add(sat(sat(uint64(max(0, p.Workload.Clients)), uint64(len(p.Strategies))), perClient), filesSpare)
+	return int(min(n, math.MaxInt)) // saturates: never wraps around to a small count
 }
 
 // checkFiles refuses, before anything starts, a run that would run out of

@@ -140,12 +140,21 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 
 // exitCodeOf maps a finished run to the exit code: interrupted beats
 // failed thresholds.
-func exitCodeOf(s *results.Summary, stderr io.Writer) int {
-	if s.Partial {
-		return exitSignal
+func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
+	failed, checked := 0, 0
+	for _, s := range summaries {
+		if s.Partial {
+			return exitSignal
+		}
+		failed += results.ThresholdsFailed(s.Thresholds)
+		checked += len(s.Thresholds)
 	}
-	if n := results.ThresholdsFailed(s.Thresholds); n > 0 {
-		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed (exit code %d)\n", n, len(s.Thresholds), exitThresholds)
+	if failed > 0 {
+		where := ""
+		if len(summaries) > 1 {
+			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
+		}
+		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
 		return exitThresholds
 	}
 	return exitOK

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -238,15 +237,7 @@ func readSummary(t *testing.T, out string) results.Summary {
 	if len(dirs) != 1 {
 		t.Fatalf("want one results folder in %s, found %v", out, dirs)
 	}
-	b, err := os.ReadFile(dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s results.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return readJSON(t, dirs[0])
 }
 
 // nonLoopbackIP returns an address of this machine off loopback, or a

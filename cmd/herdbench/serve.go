@@ -94,9 +94,12 @@ func (f *serveFlags) listenFunc() func(network, addr string) (net.Listener, erro
 	return netguard.Guard{AllowRemote: f.allowRemote}.Listen
 }
 
-// loadServerPlan reads --scenario for a target or proxy; a nil plan with no
-// error means no scenario.
+// loadServerPlan reads --scenario for a target or proxy, once the other
+// flags are checked; a nil plan with no error means no scenario.
 func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) {
+	if fs.Changed("exit-after") && f.exitAfter <= 0 {
+		return nil, fmt.Errorf("herdbench %s: --exit-after %s: give how long to serve, more than 0s (or leave it out to serve until Ctrl-C)", fs.Name(), f.exitAfter)
+	}
 	o := scenarios.Overrides{}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
