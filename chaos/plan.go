@@ -3,6 +3,7 @@ package chaos
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 )
@@ -33,7 +34,9 @@ func NewPlan(faults []Timed, run time.Duration) (*Plan, error) {
 			errs = append(errs, fmt.Errorf("%w: fault %d (%s) starts at %s, before the run", ErrWindow, i, f.Name, f.At))
 		case f.For <= 0:
 			errs = append(errs, fmt.Errorf("%w: fault %d (%s) lasts %s; it must last more than 0", ErrWindow, i, f.Name, f.For))
-		case run > 0 && f.End() > run:
+		case f.For > math.MaxInt64-f.At: // End would overflow
+			errs = append(errs, fmt.Errorf("%w: fault %d (%s) starts at %s and lasts %s: past the end of time", ErrWindow, i, f.Name, f.At, f.For))
+		case run > 0 && (f.At > run || f.For > run-f.At): // End() > run, without overflow
 			errs = append(errs, fmt.Errorf("%w: fault %d (%s) ends at %s, after the run's %s", ErrWindow, i, f.Name, f.End(), run))
 		}
 	}

@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"errors"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +135,31 @@ func BenchmarkActiveAt(b *testing.B) {
 			n++
 		}
 		n++
+	}
+}
+
+// Numbers that compare false with everything (NaN) and times that overflow
+// are refused, not let through.
+func TestSpecsRefuseNaNAndOverflow(t *testing.T) {
+	nan := math.NaN()
+	if _, errs := (&ErrorRateSpec{Rate: nan}).Compile(); len(errs) != 1 || errs[0].Field != "rate" {
+		t.Errorf("error rate NaN: %v", errs)
+	}
+	if _, errs := (&BrownoutSpec{Capacity: nan}).Compile(); len(errs) != 1 {
+		t.Errorf("brownout NaN: %v", errs)
+	}
+	if _, errs := (&PushbackSpec{Rate: &nan}).Compile(); len(errs) != 1 || errs[0].Field != "rate" {
+		t.Errorf("pushback NaN: %v", errs)
+	}
+	for _, spec := range []Spec{&ErrorRateSpec{Rate: 0.5, RetryAfter: "2000000h"}, &PushbackSpec{RetryAfter: "25h"}, &OutageSpec{RetryAfter: "25h"}, &BlipSpec{Delay: "exponential(2000000h)"}} {
+		if _, errs := spec.Compile(); len(errs) != 1 || !strings.Contains(errs[0].Msg, "more than a day") {
+			t.Errorf("%T with a wait beyond a day: %v", spec, errs)
+		}
+	}
+	huge := time.Duration(math.MaxInt64 - 1)
+	for _, run := range []time.Duration{0, 10 * s} {
+		if _, err := NewPlan([]Timed{{Name: "overflow", At: huge, For: huge, Fault: Outage{}}}, run); !errors.Is(err, ErrWindow) {
+			t.Errorf("a window whose end overflows, run %v: %v", run, err)
+		}
 	}
 }

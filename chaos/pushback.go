@@ -3,6 +3,8 @@ package chaos
 import (
 	"fmt"
 	"time"
+
+	"github.com/herdbench/herdbench/internal/dist"
 )
 
 func init() {
@@ -37,7 +39,7 @@ func (s *PushbackSpec) Compile() (Fault, []*ParamError) {
 	}
 	if s.Rate != nil {
 		p.Rate = *s.Rate
-		if p.Rate <= 0 || p.Rate > 1 {
+		if !(p.Rate > 0 && p.Rate <= 1) { // NaN too
 			errs = append(errs, &ParamError{Field: "rate", Msg: fmt.Sprintf("%v is not a fraction of requests; write a number in (0, 1], e.g. rate: 0.5 (1, all requests, when left out)", p.Rate)})
 		}
 	}
@@ -48,6 +50,8 @@ func (s *PushbackSpec) Compile() (Fault, []*ParamError) {
 			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is not a duration; write whole seconds, e.g. retry_after: 2s", s.RetryAfter)})
 		case d < time.Second || d%time.Second != 0:
 			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%s: the Retry-After header carries whole seconds, 1 or more; write e.g. retry_after: 2s", s.RetryAfter)})
+		case d > dist.MaxDuration:
+			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%s is more than a day (24h), the longest wait herdbench asks for; write e.g. retry_after: 2s", s.RetryAfter)})
 		default:
 			p.RetryAfter = d
 		}

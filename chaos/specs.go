@@ -52,6 +52,9 @@ func retryAfter(v string) (time.Duration, *ParamError) {
 	if err != nil || d <= 0 {
 		return 0, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is not a positive duration; write how long clients should wait, e.g. retry_after: 2s (sent in whole seconds, rounded up)", v)}
 	}
+	if d > dist.MaxDuration {
+		return 0, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is more than a day (24h), the longest wait herdbench asks for; write e.g. retry_after: 2s", v)}
+	}
 	return d, nil
 }
 
@@ -95,7 +98,7 @@ type ErrorRateSpec struct {
 // Compile implements Spec.
 func (s *ErrorRateSpec) Compile() (Fault, []*ParamError) {
 	var errs []*ParamError
-	if s.Rate <= 0 || s.Rate > 1 {
+	if !(s.Rate > 0 && s.Rate <= 1) { // NaN too
 		errs = append(errs, &ParamError{Field: "rate", Msg: fmt.Sprintf("%v is not a fraction of requests; write a number in (0, 1], e.g. rate: 0.2", s.Rate)})
 	}
 	st := s.Status
@@ -123,7 +126,7 @@ type BrownoutSpec struct {
 
 // Compile implements Spec.
 func (s *BrownoutSpec) Compile() (Fault, []*ParamError) {
-	if s.Capacity <= 0 || s.Capacity >= 1 {
+	if !(s.Capacity > 0 && s.Capacity < 1) { // NaN too
 		return nil, []*ParamError{{Field: "capacity", Msg: fmt.Sprintf("%v is not a capacity cut; write the fraction left, in (0, 1), e.g. capacity: 0.3", s.Capacity)}}
 	}
 	return Brownout{Capacity: s.Capacity}, nil

@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"testing"
@@ -159,6 +160,32 @@ func TestClassify(t *testing.T) {
 	for _, c := range cases {
 		if got := Classify(c.err); got != c.want {
 			t.Errorf("%s: Classify(%v) = %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+}
+
+// Arrivals end at the end of the run, and a huge or infinite draw ends
+// them instead of overflowing into the past.
+func TestNextArrival(t *testing.T) {
+	w := Workload{Kind: Open, Rate: 2} // mean gap 500ms
+	end := 2 * time.Second
+	for _, c := range []struct {
+		prev time.Duration
+		e    float64
+		want time.Duration
+		ok   bool
+	}{
+		{0, 1, 500 * time.Millisecond, true},
+		{time.Second, 1.5, 1750 * time.Millisecond, true},
+		{time.Second, 2, end, false}, // exactly at the end: not in the run
+		{1999 * time.Millisecond, 1e-6, 1999*time.Millisecond + 500, true},
+		{0, math.Inf(1), end, false},
+		{0, math.NaN(), end, false},
+		{0, 1e300, end, false},
+	} {
+		got, ok := w.NextArrival(c.prev, c.e, end)
+		if got != c.want || ok != c.ok {
+			t.Errorf("NextArrival(%v, %v) = %v, %v; want %v, %v", c.prev, c.e, got, ok, c.want, c.ok)
 		}
 	}
 }

@@ -388,11 +388,15 @@ func (p *linkPool) get() *link {
 	return p.set.add(newLink(p.ep))
 }
 
+// put gives l back to the pool, or closes it when maxIdle links are idle
+// already: a closed link in the idle list would be handed out again and
+// cost its next attempt a connection.
 func (p *linkPool) put(l *link) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.idle) >= maxIdle {
 		l.close()
+		return
 	}
 	p.idle = append(p.idle, l)
 }

@@ -550,3 +550,31 @@ func TestSwarmOpensConnectionsBeforeTheStart(t *testing.T) {
 		}
 	})
 }
+
+// A link given back to a full pool is closed and dropped, never kept idle
+// to be handed out closed.
+func TestLinkPoolFullClosesAndDrops(t *testing.T) {
+	p := &linkPool{set: &linkSet{}}
+	for range maxIdle {
+		p.put(newLink(nil))
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	extra := newLink(nil)
+	extra.nc = b
+	p.put(extra)
+	if len(p.idle) != maxIdle {
+		t.Fatalf("%d idle links after putting one into a full pool, want %d", len(p.idle), maxIdle)
+	}
+	for _, l := range p.idle {
+		if l == extra {
+			t.Fatal("the link put into a full pool is in the idle list")
+		}
+	}
+	if extra.nc != nil {
+		t.Error("the link put into a full pool was not closed")
+	}
+	if _, err := b.Write([]byte("x")); err == nil {
+		t.Error("its connection still writes")
+	}
+}

@@ -61,3 +61,17 @@ type Workload struct {
 	Think   dist.Dist // Closed: pause between a request's end and the next one's start
 	Rate    float64   // Open: arrivals per second (Poisson)
 }
+
+// NextArrival returns an open workload's next arrival after the one at
+// prev, from e, a draw of the exponential distribution of mean 1, and false
+// when it falls at or after end. Both drivers draw arrivals with it. The
+// gap is compared in floating point before it becomes a duration, so a
+// rare huge draw (the standard library's exponential draw is +Inf once in
+// 2^53) ends the arrivals instead of overflowing into the past.
+func (w *Workload) NextArrival(prev time.Duration, e float64, end time.Duration) (time.Duration, bool) {
+	gap := e / w.Rate * float64(time.Second)
+	if !(gap < float64(end-prev)) { // NaN and +Inf too
+		return end, false
+	}
+	return prev + time.Duration(gap), true
+}

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -34,6 +35,9 @@ type Swarm struct {
 	// harness late on purpose with it: a pause here is what a busy
 	// machine's scheduler does, and the attempt's send lag shows it.
 	BeforeSend func()
+	// Panicked, if set, is called with a panic of a client's goroutine
+	// and its stack, instead of the panic ending the process.
+	Panicked func(v any, stack []byte)
 }
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
@@ -79,6 +83,7 @@ func (s *Swarm) Run(ctx context.Context) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer s.recoverPanic()
 				l := links.add(newLink(ep))
 				a := c.Begin()
 				if a.Op == Send {
@@ -91,6 +96,18 @@ func (s *Swarm) Run(ctx context.Context) {
 		}
 	}
 	wg.Wait()
+}
+
+// recoverPanic hands a panic of one of the swarm's goroutines to Panicked,
+// when set, instead of letting it end the process: the run can then stop
+// and keep what it recorded.
+func (s *Swarm) recoverPanic() {
+	if s.Panicked == nil {
+		return
+	}
+	if v := recover(); v != nil {
+		s.Panicked(v, debug.Stack())
+	}
 }
 
 // warmDials is how many connections a swarm opens at once before its
@@ -107,8 +124,8 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 	var next alarm
 	defer next.stop()
 	for id := 0; ; id++ {
-		at += time.Duration(rng.ExpFloat64() / s.Workload.Rate * float64(time.Second))
-		if at >= s.Duration || !next.sleepUntil(ctx, s.Origin.Add(at)) {
+		var more bool
+		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more || !next.sleepUntil(ctx, s.Origin.Add(at)) {
 			return
 		}
 		c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
@@ -116,6 +133,7 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer s.recoverPanic()
 			s.drive(ctx, c, first, pool)
 		}()
 	}

@@ -27,6 +27,10 @@ type Options struct {
 	// Notify, when set, is told of each change made through the API, for
 	// the command's log.
 	Notify func(msg string)
+	// Access is who may call: every request, /metrics included, passes
+	// its checks first (see guard). With a zero Access.Bound every
+	// request is refused.
+	Access Access
 }
 
 // Handler returns the control API.
@@ -41,7 +45,7 @@ func Handler(o Options) http.Handler {
 		mux.Handle("GET /metrics", o.Metrics)
 	}
 	mux.HandleFunc("GET /{$}", a.index)
-	return mux
+	return guard(o.Access, mux)
 }
 
 type api struct{ Options }
@@ -221,6 +225,7 @@ func (a *api) index(w http.ResponseWriter, r *http.Request) {
   POST /control/stop
   POST /control/inject   body e.g. {"kind":"outage","mode":"503","for":"5s"}
   GET  /metrics
+A POST needs "Content-Type: application/json".
 `)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -16,10 +17,26 @@ import (
 	"github.com/herdbench/herdbench/target"
 )
 
+// local is the control address of the tests: requests to it carry its
+// Host.
+var local = Access{Bound: netip.MustParseAddrPort("127.0.0.1:8091")}
+
+// call sends a request as curl or herdbench would: to the control address,
+// JSON when it is a POST.
 func call(t *testing.T, h http.Handler, method, path, body string) (int, Status, errorBody) {
 	t.Helper()
+	req := httptest.NewRequest(method, "http://127.0.0.1:8091"+path, strings.NewReader(body))
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return send(t, h, req)
+}
+
+func send(t *testing.T, h http.Handler, req *http.Request) (int, Status, errorBody) {
+	t.Helper()
+	method, path := req.Method, req.URL.Path
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	h.ServeHTTP(rec, req)
 	var st Status
 	var eb errorBody
 	if rec.Code == http.StatusOK {
@@ -43,7 +60,7 @@ func TestControlAPI(t *testing.T) {
 		}
 		defer srv.Close()
 		var log []string
-		h := Handler(Options{Server: srv, Notify: func(m string) { log = append(log, m) }})
+		h := Handler(Options{Server: srv, Notify: func(m string) { log = append(log, m) }, Access: local})
 
 		code, st, _ := call(t, h, "GET", "/control/status", "")
 		if code != 200 || st.Role != "target" || st.PlanRunning || st.PlanElapsedS != nil || len(st.Faults) != 0 || st.Model == nil || st.Model.Capacity != 8 ||
@@ -76,6 +93,16 @@ func TestControlAPI(t *testing.T) {
 		if code != 400 || !strings.Contains(eb.Error, "before the server started") {
 			t.Errorf("start in the past: %d %+v", code, eb)
 		}
+		code, _, eb = call(t, h, "POST", "/control/start", `{"at":"`+time.Now().Add(25*time.Hour).UTC().Format(time.RFC3339)+`"}`)
+		if code != 400 || !strings.Contains(eb.Error, "more than 24h from now") {
+			t.Errorf("start 25 h away: %d %+v", code, eb)
+		}
+		for _, body := range []string{`{"kind":"outage","mode":"503","for":"25h"}`, `{"kind":"outage","mode":"503","at":"2000000h","for":"2000000h"}`} {
+			code, _, eb = call(t, h, "POST", "/control/inject", body)
+			if code != 400 || !strings.Contains(eb.Error, "24h") {
+				t.Errorf("inject %s: %d %+v", body, code, eb)
+			}
+		}
 		code, _, eb = call(t, h, "POST", "/control/start", `{"when":"now"}`)
 		if code != 400 || !strings.Contains(eb.Error, "unknown field") {
 			t.Errorf("start with a bad body: %d %+v", code, eb)
@@ -98,7 +125,7 @@ func TestProxyControlRefusesBrownout(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer p.Close()
-		h := Handler(Options{Server: p.Server, Check: proxy.CheckFault})
+		h := Handler(Options{Server: p.Server, Check: proxy.CheckFault, Access: local})
 		code, _, eb := call(t, h, "POST", "/control/inject", `{"kind":"brownout","capacity":0.5,"for":"1s"}`)
 		if code != 400 || !strings.Contains(eb.Error, "brownout") {
 			t.Errorf("brownout on the proxy: %d %+v", code, eb)
@@ -108,4 +135,99 @@ func TestProxyControlRefusesBrownout(t *testing.T) {
 			t.Errorf("proxy status: %+v", st)
 		}
 	})
+}
+
+// TestAccess: what a web page or a stranger could send is refused before
+// the API sees it: a foreign Host (DNS rebinding), a foreign Origin, a
+// non-JSON POST (a cross-site form or text/plain fetch), a missing token.
+func TestAccess(t *testing.T) {
+	const token = "gameday-token-0123456789abcdef"
+	remote := Access{Bound: netip.MustParseAddrPort("10.1.2.3:8091"), Token: token, Names: []string{"gameday.corp."}}
+	everywhere := Access{Bound: netip.MustParseAddrPort("0.0.0.0:8091"), Names: []string{"gameday-box"}, Token: token}
+	v6 := Access{Bound: netip.MustParseAddrPort("[::1]:8091")}
+	type req struct {
+		access              Access
+		method, path, host  string
+		origin, ctype, auth string
+	}
+	for _, c := range []struct {
+		req
+		code int
+		want string // in the error
+	}{
+		{req: req{access: local, method: "GET", path: "/control/status", host: "127.0.0.1:8091"}, code: 200},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "localhost:8091"}, code: 200},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "LOCALHOST.:8091"}, code: 200},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "127.0.0.1:9999"}, code: 200}, // an ssh tunnel's port
+		{req: req{access: local, method: "GET", path: "/control/status", host: "[::1]:8091"}, code: 200},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "127.0.0.1"}, code: 200},
+		{req: req{access: v6, method: "GET", path: "/control/status", host: "[::1]:8091"}, code: 200},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "evil.example:8091"}, code: 403, want: `Host "evil.example:8091" does not name this control address`},
+		{req: req{access: local, method: "GET", path: "/metrics", host: "evil.example:8091"}, code: 403, want: "DNS-rebinding"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "evil.example:8091", ctype: "application/json"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "localhost.evil.example"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "10.0.0.5:8091"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "GET", path: "/control/status", host: "127.1:8091"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "GET", path: "/control/status", host: ""}, code: 403, want: "Host"},
+		{req: req{access: Access{}, method: "GET", path: "/control/status", host: "127.0.0.1:8091"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "text/plain"}, code: 415, want: `needs "Content-Type: application/json" (got text/plain)`},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091"}, code: 415, want: "(got none)"},
+		{req: req{access: local, method: "POST", path: "/control/inject", host: "127.0.0.1:8091", ctype: "application/x-www-form-urlencoded"}, code: 415, want: "-H 'Content-Type: application/json'"},
+		{req: req{access: local, method: "POST", path: "/control/start", host: "127.0.0.1:8091", ctype: "multipart/form-data; boundary=x"}, code: 415, want: "Content-Type"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json; charset=utf-8"}, code: 200},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json", origin: "http://evil.example"}, code: 403, want: `Origin "http://evil.example" is not this control address`},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "text/plain", origin: "http://evil.example"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json", origin: "null"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json", origin: "https://127.0.0.1:8091"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json", origin: "http://localhost:8091"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "GET", path: "/metrics", host: "127.0.0.1:8091", origin: "http://evil.example"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "POST", path: "/control/stop", host: "127.0.0.1:8091", ctype: "application/json", origin: "http://127.0.0.1:8091"}, code: 200},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.3:8091"}, code: 401, want: "needs its token"},
+		{req: req{access: remote, method: "GET", path: "/metrics", host: "10.1.2.3:8091"}, code: 401, want: "Authorization: Bearer"},
+		{req: req{access: remote, method: "POST", path: "/control/stop", host: "10.1.2.3:8091", ctype: "application/json", auth: "Bearer wrong"}, code: 401, want: "token"},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.3:8091", auth: token}, code: 401, want: "token"},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.3:8091", auth: "Basic " + token}, code: 401, want: "token"},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.3:8091", auth: "Bearer " + token + "x"}, code: 401, want: "token"},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.3:8091", auth: "Bearer " + token}, code: 200},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "gameday.corp:8091", auth: "bearer " + token}, code: 200},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "localhost:8091", auth: "Bearer " + token}, code: 403, want: "Host"},
+		{req: req{access: remote, method: "GET", path: "/control/status", host: "10.1.2.4:8091", auth: "Bearer " + token}, code: 403, want: "Host"},
+		{req: req{access: remote, method: "POST", path: "/control/stop", host: "10.1.2.3:8091", ctype: "text/plain", auth: "Bearer " + token}, code: 415, want: "Content-Type"},
+		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "192.168.1.7:8091", auth: "Bearer " + token}, code: 200},
+		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "gameday-box:8091", auth: "Bearer " + token}, code: 200},
+		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "localhost:8091", auth: "Bearer " + token}, code: 200},
+		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "evil.example:8091", auth: "Bearer " + token}, code: 403, want: "Host"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			n := &memnet.Network{}
+			srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: target.Config{Concurrency: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("# metrics\n")) })
+			h := Handler(Options{Server: srv, Metrics: metrics, Access: c.access})
+			req := httptest.NewRequest(c.method, "http://127.0.0.1:8091"+c.path, strings.NewReader(""))
+			req.Host = c.host
+			for k, v := range map[string]string{"Origin": c.origin, "Content-Type": c.ctype, "Authorization": c.auth} {
+				if v != "" {
+					req.Header.Set(k, v)
+				}
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var eb errorBody
+			_ = json.Unmarshal(rec.Body.Bytes(), &eb)
+			if rec.Code != c.code || c.want != "" && !strings.Contains(eb.Error, c.want) {
+				t.Errorf("%s %s Host %q Origin %q Content-Type %q Authorization %q (bound %s): %d %s\nwant %d with %q",
+					c.method, c.path, c.host, c.origin, c.ctype, c.auth, c.access.Bound, rec.Code, rec.Body, c.code, c.want)
+			}
+			if c.code == 401 && rec.Header().Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+			if c.code != 200 && srv.Status().PlanRunning == false {
+				t.Errorf("a refused %s %s changed the plan", c.method, c.path)
+			}
+		})
+	}
 }

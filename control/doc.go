@@ -13,4 +13,11 @@
 // kinds, parameters and checks as a scenario's chaos list; their at is a
 // delay from now. Every answer is JSON; errors are {"error": "...",
 // "problems": [...]} with status 400.
+//
+// Before any of this, every request passes the API's guard (guard.go),
+// so that no web page a game-day participant opens can drive it: its Host
+// must name the control address (DNS rebinding), its Origin, if any, must
+// be the control address itself, a POST must be application/json (which a
+// browser never sends across sites without a preflight this API does not
+// grant), and with Access.Token it must carry "Authorization: Bearer".
 package control

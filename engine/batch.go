@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,9 @@ type Options struct {
 	// OnRun, if set, is called with each real-time run as it starts, for
 	// progress displays (point and rep count from 0).
 	OnRun func(point, rep int, r *Run)
+	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
+	// with ErrTooMuchMemory, before anything starts.
+	MaxMemory uint64
 	// Listen and Dial replace the host's TCP stack in real-time runs, e.g.
 	// with an in-memory network in tests. Both or neither.
 	Listen target.ListenFunc
@@ -51,6 +55,13 @@ type Options struct {
 	// each send (clients.Swarm.BeforeSend): tests make the harness late
 	// with it.
 	BeforeSend func()
+	// Resolver resolves an external target's host, for the loopback
+	// check and for the swarm's dials; net.DefaultResolver when nil. Tests
+	// pass one with their own DNS.
+	Resolver *net.Resolver
+
+	// beforeTask, in tests, is called before each simulated cohort run.
+	beforeTask func(point, cohort, rep int)
 }
 
 // Point is the outcome of one plan (one client count of a sweep) over its
@@ -62,6 +73,10 @@ type Point struct {
 	// Its Cohorts are the first repetition's recorders when
 	// Options.Timelines is set.
 	Output results.Output
+	// Repetitions holds, with more than one repetition, each cohort's
+	// figures in every repetition that ran, in the order of Output's
+	// runs: what thresholds are checked against.
+	Repetitions [][]results.Run
 }
 
 // RepSeed returns the seed of repetition rep of a run with root seed root:
@@ -84,15 +99,21 @@ func RepSeed(root uint64, rep int) uint64 {
 // cancelled, Execute stops starting runs and returns what finished, marked
 // partial.
 func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, error) {
+	if o.MaxMemory > 0 {
+		if err := CheckMemory(plans, o, o.MaxMemory, "the limit of "+size(o.MaxMemory)); err != nil {
+			return nil, err
+		}
+	}
 	reps := max(1, o.Runs)
 	if o.Sim {
-		return executeSim(ctx, plans, reps, o), nil
+		return executeSim(ctx, plans, reps, o)
 	}
 	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
 		cohortRuns := make([][]results.Run, len(p.Strategies))
 		var first results.Output
 		var check *selfCheck
+		var runErr error
 		partial := false
 		for rep := 0; rep < reps; rep++ {
 			if rep > 0 && ctx.Err() != nil {
@@ -101,17 +122,23 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			}
 			q := *p
 			q.Seed = RepSeed(p.Seed, rep)
-			out, origin, repCheck, err := runRep(ctx, &q, o, pi, rep)
+			rr, err := runRep(ctx, &q, o, pi, rep)
 			if err != nil {
 				return points, err
+			}
+			out := rr.out
+			if rr.err != nil {
+				// A bug stopped the run: keep what it recorded, and stop.
+				runErr = rr.err
+				out.Summary.Partial = true
 			}
 			partial = partial || out.Summary.Partial
 			if rep == 0 {
 				first = out
-				first.Summary.Started = origin.UTC().Truncate(time.Millisecond)
-				check = repCheck
+				first.Summary.Started = rr.origin.UTC().Truncate(time.Millisecond)
+				check = rr.check
 			} else {
-				check.merge(repCheck)
+				check.merge(rr.check)
 			}
 			for i, run := range out.Summary.Runs {
 				cohortRuns[i] = append(cohortRuns[i], run)
@@ -127,7 +154,10 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
-		points = append(points, Point{Plan: p, Output: first})
+		points = append(points, Point{Plan: p, Output: first, Repetitions: repetitions(cohortRuns, reps)})
+		if runErr != nil {
+			return points, runErr
+		}
 		if ctx.Err() != nil {
 			break
 		}
@@ -153,7 +183,10 @@ func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
 	if len(plans) == 0 {
 		return
 	}
-	sim := executeSim(ctx, plans, reps, Options{Workers: o.Workers})
+	sim, err := executeSim(ctx, plans, reps, Options{Workers: o.Workers})
+	if err != nil {
+		return // a bug in the simulator: the real figures stand without a reference
+	}
 	for k, sp := range sim {
 		if sp.Output.Summary.Partial {
 			continue
@@ -169,55 +202,64 @@ func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
 	}
 }
 
+// repRun is one repetition of a real-time run: what it wrote, the first
+// cohort's t = 0, the self-check, and the panic that stopped it, if any.
+type repRun struct {
+	out    results.Output
+	origin time.Time
+	check  *selfCheck
+	err    error // a panic of the run's goroutines (Run.Err)
+}
+
 // runRep runs one repetition of p in real time: every cohort at once, or,
 // with Options.Apart, one cohort after the other, each alone on the
-// machine. It returns the output, the first cohort's t = 0 and the
-// self-check.
-func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (results.Output, time.Time, *selfCheck, error) {
+// machine.
+func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (repRun, error) {
 	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
 		r, err := StartWith(ctx, p, o)
 		if err != nil {
-			return results.Output{}, time.Time{}, nil, err
+			return repRun{}, err
 		}
 		if o.OnRun != nil {
 			o.OnRun(point, rep, r)
 		}
-		return r.Wait(), r.Origin, r.check, nil
+		return repRun{out: r.Wait(), origin: r.Origin, check: r.check, err: r.Err()}, nil
 	}
-	var out results.Output
-	var origin time.Time
-	var check *selfCheck
+	var rr repRun
 	for i := range p.Strategies {
 		if i > 0 && ctx.Err() != nil {
-			out.Summary.Partial = true // the cohorts after this one never ran
+			rr.out.Summary.Partial = true // the cohorts after this one never ran
 			break
 		}
 		q := *p
 		q.Strategies = p.Strategies[i : i+1]
 		r, err := StartWith(ctx, &q, o)
 		if err != nil {
-			return results.Output{}, time.Time{}, nil, err
+			return repRun{}, err
 		}
 		if o.OnRun != nil {
 			o.OnRun(point, rep, r)
 		}
 		co := r.Wait()
 		if i == 0 {
-			out, origin, check = co, r.Origin, r.check
-			out.Summary.CohortsApart = true
-			continue
+			rr = repRun{out: co, origin: r.Origin, check: r.check}
+			rr.out.Summary.CohortsApart = true
+		} else {
+			rr.out.Summary.Runs = append(rr.out.Summary.Runs, co.Summary.Runs...)
+			rr.out.Cohorts = append(rr.out.Cohorts, co.Cohorts...)
+			rr.check.join(r.check)
 		}
-		out.Summary.Runs = append(out.Summary.Runs, co.Summary.Runs...)
-		out.Cohorts = append(out.Cohorts, co.Cohorts...)
-		check.join(r.check)
+		if rr.err = r.Err(); rr.err != nil {
+			break
+		}
 		if co.Summary.Partial {
-			out.Summary.Partial, out.Summary.EndedS = true, co.Summary.EndedS
+			rr.out.Summary.Partial, rr.out.Summary.EndedS = true, co.Summary.EndedS
 			break
 		}
 	}
-	check.limit = lagLimit(p) // every cohort's strategy counts, not the first's alone
-	check.apply(out.Summary)
-	return out, origin, check, nil
+	rr.check.limit = lagLimit(p) // every cohort's strategy counts, not the first's alone
+	rr.check.apply(rr.out.Summary)
+	return rr, nil
 }
 
 // ApartByDefault reports whether a real-time run of p should run its
@@ -258,10 +300,25 @@ func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results
 	}
 }
 
+// repetitions returns the cohorts' runs in every repetition, or nil when
+// there is one (the summary's runs are then the only figures).
+func repetitions(cohortRuns [][]results.Run, reps int) [][]results.Run {
+	if reps < 2 {
+		return nil
+	}
+	var out [][]results.Run
+	for _, runs := range cohortRuns {
+		if len(runs) > 0 { // as finishSummary keeps them
+			out = append(out, runs)
+		}
+	}
+	return out
+}
+
 // task is one simulated cohort run.
 type task struct{ point, cohort, rep int }
 
-func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) []Point {
+func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) ([]Point, error) {
 	started := time.Now()
 	var tasks []task
 	for pi, p := range plans {
@@ -292,18 +349,27 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 	workers = min(workers, len(tasks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[PanicError] // the first worker's panic: every worker stops
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					failed.CompareAndSwap(nil, &PanicError{Value: v, Stack: debug.Stack()})
+				}
+			}()
 			s := sim.New()
 			var scratch *results.Recorder
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && failed.Load() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(tasks) {
 					return
 				}
 				t := tasks[i]
+				if o.beforeTask != nil {
+					o.beforeTask(t.point, t.cohort, t.rep)
+				}
 				p := plans[t.point]
 				rec := scratch
 				keep := o.Timelines && t.rep == 0
@@ -355,9 +421,12 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
 			}
 		}
-		points[pi] = Point{Plan: p, Output: out}
+		points[pi] = Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	}
-	return points
+	if pe := failed.Load(); pe != nil {
+		return points, pe
+	}
+	return points, nil
 }
 
 // newSummary starts a summary of p (its runs are filled in by the caller).

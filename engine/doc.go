@@ -6,8 +6,16 @@
 // seed (RepSeed). Real runs go one after another through Start; simulated
 // cohort runs (package sim) are spread over the cores, results in fixed
 // slots, so figures never depend on scheduling. Each plan yields a Point:
-// its summary (with mean and sd per metric over the repetitions) and, when
+// its summary (with mean and sd per metric over the repetitions), every
+// repetition's figures (what thresholds are checked against) and, when
 // asked, the first repetition's recorders for writing timelines.
+//
+// EstimateMemory says what a run will take from its shape (cohorts ×
+// seconds of timeline, clients, kept figures), with constants measured on
+// whole processes; CheckMemory (and Options.MaxMemory) refuses a run above
+// a limit before it starts. A panic in one of a run's goroutines (a client,
+// a simulator worker) stops the run instead of the process: Execute returns
+// what was recorded, marked partial, with a *PanicError.
 //
 // Start gives every cohort (one strategy) its own fresh embedded target on
 // 127.0.0.1 and its own swarm, all with the same seed and chaos plan and one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -47,6 +48,9 @@ type Run struct {
 	stoppedAt time.Duration // when a partial run was stopped
 	summary   *results.Summary
 	check     *selfCheck // the harness's own lateness and cost (selfcheck.go)
+
+	panicMu  sync.Mutex
+	panicErr *PanicError // the first panic of the run's goroutines
 }
 
 type cohort struct {
@@ -75,9 +79,15 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		}
 		p.Chaos = plan
 	}
+	dial := o.Dial
 	if p.TargetURL != "" {
-		if err := CheckTarget(p.TargetURL, p.AllowRemote); err != nil {
+		g := guard(p, o)
+		if err := checkTarget(ctx, p.TargetURL, g); err != nil {
 			return nil, err
+		}
+		if dial == nil {
+			// Checked again on every connection, at the address dialled.
+			dial = g.DialContext
 		}
 	}
 	if o.Listen == nil { // a real network: mind the process's open files
@@ -96,7 +106,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
-		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin)
+		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin, embeddedLimits(p))
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
@@ -109,12 +119,17 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
-			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: o.Dial,
-			OCC: p.Target.Kind == target.OCC, BeforeSend: o.BeforeSend,
+			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial,
+			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					r.panicked(v, debug.Stack())
+				}
+			}()
 			sw.Run(ctx)
 			if el := time.Since(origin); ctx.Err() == nil && el < p.Duration {
 				// Every client of the cohort stopped before the end (a
@@ -172,6 +187,28 @@ func (r *Run) closeTargets() {
 
 // Stop ends the run early; Wait then returns a partial summary.
 func (r *Run) Stop() { r.cancel() }
+
+// panicked records a panic of one of the run's goroutines and stops the
+// run: what it recorded is kept, marked partial, and Err reports it.
+func (r *Run) panicked(v any, stack []byte) {
+	r.panicMu.Lock()
+	if r.panicErr == nil {
+		r.panicErr = &PanicError{Value: v, Stack: stack}
+	}
+	r.panicMu.Unlock()
+	r.cancel()
+}
+
+// Err returns the *PanicError that stopped the run, if a bug did; nil
+// otherwise. Call it after Wait.
+func (r *Run) Err() error {
+	r.panicMu.Lock()
+	defer r.panicMu.Unlock()
+	if r.panicErr == nil {
+		return nil
+	}
+	return r.panicErr
+}
 
 // Done is closed when every cohort has stopped.
 func (r *Run) Done() <-chan struct{} { return r.done }

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 )
@@ -221,5 +223,31 @@ strategies:
 	_, err := StartWith(context.Background(), p, Options{})
 	if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "--sim") {
 		t.Fatalf("StartWith: %v, want ErrTooManyFiles naming --sim", err)
+	}
+}
+
+// TestEmbeddedCapFitsAdmittedRuns: every run the open-files check admits
+// has all its clients under each embedded target's connection cap, at the
+// largest client count admitted and one more (refused).
+func TestEmbeddedCapFitsAdmittedRuns(t *testing.T) {
+	for cohorts := 1; cohorts <= 5; cohorts++ {
+		strategies := ""
+		for i := range cohorts {
+			strategies += fmt.Sprintf("  - {name: s%d, backoff: full}\n", i)
+		}
+		largest := (netguard.OpenFiles() - filesSpare) / (2 * cohorts)
+		for _, n := range []int{1, 100, largest, largest + 1} {
+			p := compile(t, fmt.Sprintf("name: fleet\nduration: 1s\nworkload: {kind: closed, clients: %d}\nstrategies:\n%s", n, strategies))
+			admitted := checkFiles(p) == nil
+			if admitted != (n <= largest) {
+				t.Errorf("%d cohorts of %d clients: admitted %v", cohorts, n, admitted)
+			}
+			if l := embeddedLimits(p); admitted && l.MaxConns < n {
+				t.Errorf("%d cohorts of %d clients admitted, but each target holds only %d connections", cohorts, n, l.MaxConns)
+			}
+			if l := embeddedLimits(p); l.ReadHeaderTimeout <= 0 || l.IdleTimeout < p.Duration {
+				t.Errorf("embedded limits %+v: want a header timeout and idle connections kept for the run", l)
+			}
+		}
 	}
 }

@@ -3,27 +3,110 @@ package engine
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/netguard/dnstest"
 	"github.com/herdbench/herdbench/scenarios"
 	"go.uber.org/goleak"
 )
 
-func TestIsLoopback(t *testing.T) {
-	for host, want := range map[string]bool{
-		"127.0.0.1": true, "127.1.2.3": true, "::1": true, "localhost": true, "LOCALHOST": true, "localhost.": true,
-		"::ffff:127.0.0.1": true,
-		"10.0.0.1":         false, "0.0.0.0": false, "::": false, "example.com": false, "localhost.example.com": false,
-		"128.0.0.1": false, "": false,
+// fakeDNS answers from a table; other names do not exist.
+func fakeDNS(table map[string]string) *net.Resolver {
+	return dnstest.Resolver(func(name string) []netip.Addr {
+		if a, ok := table[name]; ok {
+			return []netip.Addr{netip.MustParseAddr(a)}
+		}
+		return nil
+	})
+}
+
+// TestTargetCheckedByAddress: whether a target is on loopback is decided
+// from the addresses its host resolves to, not from its spelling; a host
+// whose meaning depends on who reads it is refused.
+func TestTargetCheckedByAddress(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	dns := fakeDNS(map[string]string{"localhost": "203.0.113.7", "evil.test": "198.51.100.1", "local.test": "127.0.0.1"})
+	for _, c := range []struct {
+		url  string
+		want string // "" when allowed
+	}{
+		{"http://127.0.0.1:8080/", ""},
+		{"http://[::1]:8080/", ""},
+		{"http://[::ffff:127.0.0.1]:8080/", ""},
+		{"http://local.test:8080/", ""},
+		{"http://localhost:8080/", ""}, // from /etc/hosts
+		{"http://localhost.:8080/", "localhost. resolves to 203.0.113.7"},
+		{"http://LOCALHOST.:8080/", "LOCALHOST. resolves to 203.0.113.7"},
+		{"http://evil.test:8080/", "evil.test resolves to 198.51.100.1"},
+		{"http://127.1:8080/", "ends in a number"},
+		{"http://0x7f.1:8080/", "ends in a number"},
+		{"http://2130706433:8080/", "ends in a number"},
+		{"http://127.0.0.1.:8080/", "ends in a number"},
+		{"http://[::ffff:10.0.0.1]:8080/", "10.0.0.1 is off"},
+		{"http://0.0.0.0:8080/", "every interface"},
+		{"http://nx.test:8080/", "cannot be checked"},
 	} {
-		if got := IsLoopback(host); got != want {
-			t.Errorf("IsLoopback(%q) = %v, want %v", host, got, want)
+		err := checkTarget(context.Background(), c.url, netguard.Guard{Resolver: dns})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.url, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.url, err, c.want)
+		}
+		if strings.Contains(c.want, "resolves") && !errors.Is(err, ErrRemoteTarget) {
+			t.Errorf("%s: %v does not wrap ErrRemoteTarget", c.url, err)
 		}
 	}
+	// Start refuses before anything starts, with the run's resolver.
+	p := externalPlan(t, "http://localhost.:8080/", scenarios.Overrides{})
+	if r, err := StartWith(context.Background(), p, Options{Resolver: dns}); r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
+		t.Fatalf("Start: %v, %v; want ErrRemoteTarget naming --allow-remote", r, err)
+	}
+}
+
+// TestSwarmDialsOnlyCheckedAddresses: a name that resolves to loopback for
+// the check and then to an address off the machine (DNS rebinding) gets no
+// connection from the swarm: its dialer checks every address it connects
+// to.
+func TestSwarmDialsOnlyCheckedAddresses(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	var queries atomic.Int64
+	dns := dnstest.Resolver(func(name string) []netip.Addr {
+		if name != "rebind.test" {
+			return nil
+		}
+		// The check asks twice (A and AAAA); every later answer is off
+		// loopback.
+		if queries.Add(1) <= 2 {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}
+		}
+		return []netip.Addr{netip.MustParseAddr("192.0.2.1")}
+	})
+	p := externalPlan(t, "http://rebind.test:"+port+"/", scenarios.Overrides{})
+	r, err := StartWith(context.Background(), p, Options{Resolver: dns})
+	if err != nil {
+		t.Fatalf("the check saw loopback, Start should pass: %v", err)
+	}
+	run := r.Wait().Summary.Runs[0]
+	if hits.Load() != 0 || run.Outcomes["ok"] != 0 || queries.Load() <= 2 {
+		t.Errorf("after rebinding: %d requests reached the loopback server, %d ok attempts, %d DNS answers; want none reaching it and the dials refused",
+			hits.Load(), run.Outcomes["ok"], queries.Load())
+	}
+	srv.CloseClientConnections()
 }
 
 func externalPlan(t *testing.T, url string, o scenarios.Overrides) *scenarios.Plan {

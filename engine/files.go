@@ -3,9 +3,11 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"syscall"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -25,11 +27,12 @@ func FilesNeeded(p *scenarios.Plan) int {
 	if p.Workload.Kind == clients.Open {
 		return filesSpare
 	}
-	perClient := 2 // the client's end and the embedded target's
+	perClient := uint64(2) // the client's end and the embedded target's
 	if p.TargetURL != "" {
 		perClient = 1
 	}
-	return p.Workload.Clients*len(p.Strategies)*perClient + filesSpare
+	n := add(sat(sat(uint64(max(0, p.Workload.Clients)), uint64(len(p.Strategies))), perClient), filesSpare)
+	return int(min(n, math.MaxInt)) // saturates: never wraps around to a small count
 }
 
 // checkFiles refuses, before anything starts, a run that would run out of
@@ -47,4 +50,21 @@ func checkFiles(p *scenarios.Plan) error {
 	return fmt.Errorf("%w: %d clients in each of %d cohorts need about %d open files in real time, and this process may open %d (ulimit -n); "+
 		"run it in virtual time with --sim, or with fewer clients (--clients) or cohorts (--strategies)",
 		ErrTooManyFiles, p.Workload.Clients, len(p.Strategies), need, lim.Cur)
+}
+
+// embeddedLimits returns the limits of an embedded target's traffic port.
+// Its connection cap is an equal share, per cohort, of the open files left
+// after filesSpare, counting both ends of each connection (the swarm's and
+// the target's are in one process): so a run that checkFiles admits has
+// every cohort's clients under its target's cap, and a stranger's slow
+// connections cannot take the files the swarm, the results and the
+// metrics server need. Headers are timed out as on every traffic port;
+// idle connections are kept for the whole run, however long a client
+// thinks or backs off.
+func embeddedLimits(p *scenarios.Plan) netguard.Limits {
+	return netguard.Limits{
+		MaxConns:          max(1, (netguard.OpenFiles()-filesSpare)/(2*max(1, len(p.Strategies)))),
+		ReadHeaderTimeout: netguard.TrafficHeaderTimeout,
+		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p)+p.Duration),
+	}
 }

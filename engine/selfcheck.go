@@ -46,8 +46,8 @@ func (c *selfCheck) end(cohorts []*cohort) {
 	c.wallS = time.Since(c.began).Seconds()
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		c.userS = seconds(ru.Utime) - seconds(c.ru.Utime)
-		c.sysS = seconds(ru.Stime) - seconds(c.ru.Stime)
+		c.userS = timevalS(ru.Utime) - timevalS(c.ru.Utime)
+		c.sysS = timevalS(ru.Stime) - timevalS(c.ru.Stime)
 	}
 	for _, k := range cohorts {
 		c.lag = append(c.lag, k.rec.SendLag())
@@ -59,7 +59,7 @@ func (c *selfCheck) end(cohorts []*cohort) {
 	}
 }
 
-func seconds(t syscall.Timeval) float64 {
+func timevalS(t syscall.Timeval) float64 {
 	return float64(t.Sec) + float64(t.Usec)/1e6
 }
 

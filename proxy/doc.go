@@ -13,8 +13,12 @@
 // after. Brownouts need the capacity model and are refused.
 //
 // Composition order, outermost first: the answer counters, the chaos
-// ingress (reset/refuse, blackhole, error answers, latency), then the
-// forwarding. The proxy is not an open relay: whatever the request's Host
-// header or absolute URI, it goes to the configured upstream; CONNECT is
-// refused.
+// ingress (reset/refuse, blackhole, error answers, latency), the in-flight
+// bound (MaxInFlight forwarded at once, as many waiting, the rest answered
+// 503 at once, as Envoy's circuit breakers do), then the forwarding, whose
+// bodies stream through pooled buffers. The proxy is not an open relay:
+// whatever the request's Host header or absolute URI, it goes to the
+// configured upstream; CONNECT is refused. Its memory is bounded whatever a
+// swarm sends: at most MaxConns client connections (DefaultMaxConns) and
+// MaxInFlight requests in flight keep it under 200 MB (bench/pressure).
 package proxy

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -29,6 +30,32 @@ type Options struct {
 	Transport http.RoundTripper
 	// Listen opens the listener; net.Listen("tcp", addr) when nil.
 	Listen target.ListenFunc
+	// MaxInFlight is how many requests are forwarded at once; as many
+	// again wait, and the rest are answered 503 at once.
+	// DefaultMaxInFlight when 0.
+	MaxInFlight int
+	// MaxConns is how many client connections the proxy holds at once;
+	// more wait in the listen backlog. 0: DefaultMaxConns, or fewer if the
+	// open-files limit allows fewer (netguard.TrafficLimits(2)).
+	MaxConns int
+}
+
+// DefaultMaxConns is how many client connections a proxy holds at once
+// unless told otherwise. A connection costs about 20 KB even when idle, so
+// with DefaultMaxInFlight requests in flight the proxy stays under 200 MB
+// however many connections a swarm opens at once.
+const DefaultMaxConns = 4096
+
+// limits returns the traffic port's limits for o.
+func (o Options) limits() netguard.Limits {
+	l := netguard.TrafficLimits(2) // each connection through the proxy has one to the upstream too
+	switch {
+	case o.MaxConns > 0:
+		l.MaxConns = o.MaxConns
+	default:
+		l.MaxConns = min(l.MaxConns, DefaultMaxConns)
+	}
+	return l
 }
 
 // Proxy is a running chaos proxy.
@@ -37,6 +64,7 @@ type Proxy struct {
 	upstream       *url.URL
 	transport      http.RoundTripper
 	upstreamErrors atomic.Int64
+	limit          *inFlight
 }
 
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
@@ -91,13 +119,19 @@ func Start(o Options) (*Proxy, error) {
 	if err := CheckPlan(o.Plan); err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
+	if o.MaxInFlight < 0 {
+		return nil, fmt.Errorf("proxy: at most %d requests in flight: give 1 or more", o.MaxInFlight)
+	}
+	if o.MaxInFlight == 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
 	p := &Proxy{upstream: o.Upstream, transport: o.Transport}
 	if p.transport == nil {
 		p.transport = &http.Transport{
 			Proxy:               nil, // never through an environment proxy: the upstream is the only destination
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-			MaxIdleConns:        4096,
-			MaxIdleConnsPerHost: 4096,
+			MaxIdleConns:        o.MaxInFlight,
+			MaxIdleConnsPerHost: o.MaxInFlight,
 			IdleConnTimeout:     90 * time.Second,
 			DisableCompression:  true,
 		}
@@ -112,11 +146,14 @@ func Start(o Options) (*Proxy, error) {
 		Transport:    p.transport,
 		ErrorLog:     log.New(io.Discard, "", 0),
 		ErrorHandler: p.upstreamError,
+		BufferPool:   newBufferPool(),
 	}
+	p.limit = newInFlight(rp, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
 		Config: target.Config{Concurrency: 1},
-		Next:   refuseConnect(rp),
+		Next:   refuseConnect(p.limit),
+		Limits: o.limits(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)
@@ -127,6 +164,10 @@ func Start(o Options) (*Proxy, error) {
 
 // Upstream returns the upstream's URL.
 func (p *Proxy) Upstream() *url.URL { return p.upstream }
+
+// Overloaded returns the requests answered 503 because MaxInFlight requests
+// were being forwarded and as many were waiting.
+func (p *Proxy) Overloaded() int64 { return p.limit.refused.Load() }
 
 // UpstreamErrors returns the requests answered 502 because the upstream
 // could not be reached or failed mid-answer.

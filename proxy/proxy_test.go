@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -269,5 +270,88 @@ func TestBrownoutIsRefused(t *testing.T) {
 	p := mustPlan(t, chaos.Timed{Name: "cut", Kind: "brownout", At: time.Second, For: time.Second, Fault: chaos.Brownout{Capacity: 0.5}})
 	if err := CheckPlan(p); err == nil || !strings.Contains(err.Error(), "brownout") {
 		t.Fatalf("CheckPlan: %v, want a brownout error", err)
+	}
+}
+
+// TestMaxInFlight: past MaxInFlight requests forwarded and as many waiting,
+// a request is answered 503 at once, marked as the proxy's own; the waiting
+// ones are forwarded as places free up.
+func TestMaxInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		var hits atomic.Int64
+		up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			time.Sleep(time.Second)
+			_, _ = io.WriteString(w, "ok")
+		}))
+		ln, err := n.Listen("tcp", "upstream:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		up.Listener = ln
+		up.Start()
+		defer up.Close()
+		u, _ := ParseUpstream(up.URL)
+		p, err := Start(Options{Addr: "proxy:80", Upstream: u, Transport: &http.Transport{DialContext: n.Dial}, Listen: n.Listen, MaxInFlight: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ct := &http.Transport{DialContext: n.Dial}
+		defer ct.CloseIdleConnections()
+		client := &http.Client{Transport: ct}
+		start := time.Now()
+		type answer struct {
+			status int
+			at     time.Duration
+			header string
+		}
+		answers := make(chan answer, 5)
+		for i := range 5 {
+			go func() {
+				time.Sleep(time.Duration(i) * time.Millisecond) // in this order
+				resp, err := client.Post("http://proxy:80/", "text/plain", nil)
+				if err != nil {
+					answers <- answer{}
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				answers <- answer{resp.StatusCode, time.Since(start), resp.Header.Get("X-Herdbench-Proxy")}
+			}()
+		}
+		got := map[answer]int{}
+		for range 5 {
+			got[<-answers]++
+		}
+		want := map[answer]int{
+			{503, 4 * time.Millisecond, "overloaded"}:   1,
+			{200, time.Second, ""}:                      1,
+			{200, time.Second + time.Millisecond, ""}:   1,
+			{200, 2 * time.Second, ""}:                  1, // waited for the first place
+			{200, 2*time.Second + time.Millisecond, ""}: 1,
+		}
+		if len(got) != len(want) {
+			t.Errorf("answers %v, want %v", got, want)
+		}
+		for a, n := range want {
+			if got[a] != n {
+				t.Errorf("answers %v, want %v", got, want)
+				break
+			}
+		}
+		if p.Overloaded() != 1 || hits.Load() != 4 {
+			t.Errorf("overloaded %d, upstream hits %d; want 1 and 4", p.Overloaded(), hits.Load())
+		}
+	})
+}
+
+func TestProxyConnectionCap(t *testing.T) {
+	if l := (Options{}).limits(); l.MaxConns > DefaultMaxConns || l.MaxConns < 1 || l.ReadHeaderTimeout <= 0 || l.IdleTimeout <= 0 {
+		t.Errorf("default limits %+v: want at most %d connections and both timeouts", l, DefaultMaxConns)
+	}
+	if l := (Options{MaxConns: 20000}).limits(); l.MaxConns != 20000 {
+		t.Errorf("MaxConns 20000: limits %+v", l)
 	}
 }

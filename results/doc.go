@@ -22,6 +22,12 @@
 // its own.
 //
 // Thresholds (thresholds.go) are release gates on a run's figures, written
-// "metric op value" with the metric named as in summary.json; they are
-// checked against a Summary and recorded in it.
+// "metric op value" (or "mean(metric) op value") with the metric named as in
+// summary.json; they are checked against a Summary, over every repetition,
+// and recorded in it.
+//
+// A results folder is staged (folder.go): written into a hidden folder,
+// report included, and renamed into place when complete. Readers of a
+// folder use ReadRegular and OpenRegular (regular.go): regular files only,
+// of bounded size, never blocking on a FIFO.
 package results

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,5 +67,72 @@ func TestLiveCountsByAttempt(t *testing.T) {
 	}
 	if AttemptGroupName(0) != "1" || AttemptGroupName(3) != "4+" {
 		t.Errorf("group names %q %q", AttemptGroupName(0), AttemptGroupName(3))
+	}
+}
+
+// A staged folder is invisible until published, and a discarded one
+// leaves nothing behind.
+func TestStagePublishDiscard(t *testing.T) {
+	out := t.TempDir()
+	dir := filepath.Join(out, "s-20250101T000000Z")
+	st, err := Stage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.Dir, "report.html"), []byte("<html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the results folder is visible before Publish: %v", err)
+	}
+	got, err := st.Publish()
+	if err != nil || got != dir {
+		t.Fatalf("Publish = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Errorf("the published folder lacks its file: %v", err)
+	}
+	st, err = Stage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Discard()
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Errorf("after Discard the folder holds %d entries, want only the published one", len(entries))
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	out := t.TempDir()
+	if err := CheckWritable(filepath.Join(out, "new", "runs")); err != nil {
+		t.Errorf("a new folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, "new", "runs")); len(entries) != 0 {
+		t.Errorf("the check left %d files behind", len(entries))
+	}
+	file := filepath.Join(out, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(file); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
+		t.Errorf("a file: %v", err)
+	}
+	if err := CheckWritable(filepath.Join(file, "runs")); err == nil {
+		t.Error("a folder under a file: no error")
+	}
+	if _, err := os.Stat("/proc/self"); err == nil { // Linux: no one creates folders in /proc, root neither
+		if err := CheckWritable("/proc/self/herdbench-runs"); err == nil || !strings.Contains(err.Error(), "cannot create") {
+			t.Errorf("a folder that cannot be created: %v", err)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(out, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckWritable(ro); err == nil || !strings.Contains(err.Error(), "cannot write") {
+			t.Errorf("a read-only folder: %v", err)
+		}
 	}
 }

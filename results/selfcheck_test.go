@@ -109,7 +109,7 @@ func TestSelfCheckLine(t *testing.T) {
 func TestThresholdOnAbsentSelfCheck(t *testing.T) {
 	s := &Summary{Runs: []Run{{Strategy: "sim"}, {Strategy: "real", SendLagMS: &Lag{P99: 3}}}}
 	th := Threshold{Metric: "send_lag_ms.p99", Op: LessEq, Limit: 5, Expr: "send_lag_ms.p99 <= 5"}
-	got := CheckThresholds(s, []Threshold{th})
+	got := CheckThresholds(s, []Threshold{th}, nil)
 	if len(got) != 2 || got[0].Value != nil || got[0].Pass || got[1].Value == nil || *got[1].Value != 3 || !got[1].Pass {
 		t.Errorf("got %+v", got)
 	}

@@ -16,9 +16,10 @@ import (
 
 // A threshold is a release gate on one figure of a run: "metric op value",
 // e.g. "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 <
-// 2s", "success_ratio >= 99%". Grammar:
+// 2s", "success_ratio >= 99%", "mean(herd_factor) < 3". Grammar:
 //
-//	threshold = metric op value
+//	threshold = figure op value
+//	figure    = metric | "mean(" metric ")"
 //	metric    = a numeric field of a run in summary.json, dotted:
 //	            amplification, recovery_s, latency_ms.request.p99,
 //	            outcomes.reset, ...
@@ -33,6 +34,11 @@ import (
 // A null figure (recovery_s when the target never recovered within the run)
 // counts as +∞: it fails every upper bound and == and passes lower bounds.
 // Thresholds compare the figures as summary.json records them (rounded).
+//
+// With repetitions (--runs K), a threshold holds only if it holds in every
+// repetition; mean(metric) compares instead the mean of the metric over
+// the repetitions (null if it is null in any). Without repetitions the
+// mean is the figure itself. A sweep checks every threshold at every point.
 
 // Op is a threshold's comparison.
 type Op uint8
@@ -81,8 +87,11 @@ type Threshold struct {
 	Cohort string // the cohort it applies to; "" for every cohort
 	Expr   string // as written
 	Metric string // the summary.json path, e.g. "latency_ms.request.p99"
-	Op     Op
-	Limit  float64 // in the metric's unit (ms for latency_ms, s for *_s)
+	// Mean compares the metric's mean over the repetitions, rather than
+	// the metric in each of them: "mean(metric) op value".
+	Mean  bool
+	Op    Op
+	Limit float64 // in the metric's unit (ms for latency_ms, s for *_s)
 }
 
 // ErrThreshold is matched (errors.Is) by ParseThreshold's errors.
@@ -128,6 +137,13 @@ func ParseThreshold(expr string) (Threshold, error) {
 	if value == "" {
 		return th, fmt.Errorf("%w: %q has no value after %s; write e.g. %s %s 1.5", ErrThreshold, th.Expr, opText, name, opText)
 	}
+	if inner, ok := strings.CutPrefix(name, "mean("); ok {
+		inner, closed := strings.CutSuffix(inner, ")")
+		if !closed || strings.TrimSpace(inner) == "" {
+			return th, fmt.Errorf("%w: %q: write mean(metric), e.g. mean(amplification) %s 1.5", ErrThreshold, th.Expr, opText)
+		}
+		name, th.Mean = strings.TrimSpace(inner), true
+	}
 	needUnit := false
 	th.Metric = name
 	if after, ok := strings.CutPrefix(name, "latency."); ok {
@@ -169,8 +185,11 @@ func parseLimit(metric, v string, needUnit bool) (float64, error) {
 	isLatency := strings.HasPrefix(metric, "latency_ms.")
 	if num, ok := strings.CutSuffix(v, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if err != nil || !strings.HasSuffix(last, "_ratio") {
+		switch {
+		case !strings.HasSuffix(last, "_ratio"):
 			return 0, fmt.Errorf("%q: a percentage is for ratio metrics such as success_ratio; write a number", v)
+		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+			return 0, fmt.Errorf("%q is not a percentage; write a number from 0%% to 100%%, e.g. 99%%", v)
 		}
 		return f / 100, nil
 	}
@@ -303,46 +322,112 @@ func (m metricRef) value(r *Run) float64 {
 // ThresholdResult is one threshold checked against one cohort, as
 // summary.json records it.
 type ThresholdResult struct {
-	Cohort     string   `json:"cohort"`
-	Expression string   `json:"expression"`
-	Metric     string   `json:"metric"`
-	Op         string   `json:"op"`
-	Limit      float64  `json:"limit"`
-	Value      *float64 `json:"value"` // null when the figure is null (never recovered)
-	Pass       bool     `json:"pass"`
+	Cohort     string  `json:"cohort"`
+	Expression string  `json:"expression"`
+	Metric     string  `json:"metric"`
+	Op         string  `json:"op"`
+	Limit      float64 `json:"limit"`
+	// Value is the figure compared: the metric, its mean for mean(...),
+	// or with repetitions the worst repetition's (the highest for < and
+	// <=, the lowest for > and >=, the first failing for ==). null when
+	// the figure is null (never recovered).
+	Value *float64 `json:"value"`
+	Pass  bool     `json:"pass"`
+	// Repetitions is how many repetitions the threshold was checked over,
+	// and FailedRepetitions in how many of them it failed (mean(...)
+	// thresholds: absent). Both absent without repetitions.
+	Repetitions       int `json:"repetitions,omitempty"`
+	FailedRepetitions int `json:"failed_repetitions,omitempty"`
 }
 
 // CheckThresholds checks every threshold against the cohorts it applies to:
 // for each run in order, the thresholds for all cohorts, then its own.
-func CheckThresholds(s *Summary, ths []Threshold) []ThresholdResult {
+// reps, if not nil, holds for each run of s (in order) its figures in
+// every repetition: a threshold then holds only if it holds in all of
+// them, and a mean(...) threshold compares their mean. Without reps, a
+// run's own figures are its only repetition.
+func CheckThresholds(s *Summary, ths []Threshold, reps [][]Run) []ThresholdResult {
 	var out []ThresholdResult
-	check := func(r *Run, th Threshold) {
-		m, ok := metricIndex()[th.Metric]
-		res := ThresholdResult{Cohort: r.Strategy, Expression: th.Expr, Metric: th.Metric, Op: th.Op.String(), Limit: th.Limit}
-		v := math.NaN()
-		if ok {
-			v = m.value(r)
-		}
-		if !math.IsNaN(v) {
-			res.Value = &v
-		}
-		res.Pass = ok && th.Op.Holds(v, th.Limit)
-		out = append(out, res)
-	}
 	for i := range s.Runs {
 		r := &s.Runs[i]
+		figures := []Run{*r}
+		if i < len(reps) && len(reps[i]) > 0 {
+			figures = reps[i]
+		}
 		for _, th := range ths {
 			if th.Cohort == "" {
-				check(r, th)
+				out = append(out, check(r.Strategy, th, figures))
 			}
 		}
 		for _, th := range ths {
 			if th.Cohort == r.Strategy {
-				check(r, th)
+				out = append(out, check(r.Strategy, th, figures))
 			}
 		}
 	}
 	return out
+}
+
+// check checks one threshold against one cohort's repetitions.
+func check(cohort string, th Threshold, reps []Run) ThresholdResult {
+	res := ThresholdResult{Cohort: cohort, Expression: th.Expr, Metric: th.Metric, Op: th.Op.String(), Limit: th.Limit}
+	m, ok := metricIndex()[th.Metric]
+	if !ok {
+		return res
+	}
+	values := make([]float64, len(reps))
+	for i := range reps {
+		values[i] = m.value(&reps[i])
+	}
+	if len(reps) > 1 {
+		res.Repetitions = len(reps)
+	}
+	var v float64
+	if th.Mean {
+		var sum float64
+		for _, x := range values {
+			sum += x // a NaN (null) makes the mean null
+		}
+		v = round(sum/float64(len(values)), 6) // as Stat's mean in summary.json
+		res.Pass = th.Op.Holds(v, th.Limit)
+	} else {
+		v = values[0]
+		for i, x := range values {
+			if !th.Op.Holds(x, th.Limit) {
+				res.FailedRepetitions++
+			}
+			if i > 0 && worse(th.Op, th.Limit, x, v) {
+				v = x
+			}
+		}
+		res.Pass = res.FailedRepetitions == 0
+		if res.Repetitions == 0 {
+			res.FailedRepetitions = 0
+		}
+	}
+	if !math.IsNaN(v) {
+		res.Value = &v
+	}
+	return res
+}
+
+// worse reports whether x is further than v on the failing side of op:
+// higher for upper bounds, lower for lower bounds; for ==, a failing x
+// beats a passing v. A NaN (null) counts as +∞.
+func worse(op Op, limit, x, v float64) bool {
+	inf := func(f float64) float64 {
+		if math.IsNaN(f) {
+			return math.Inf(1)
+		}
+		return f
+	}
+	switch op {
+	case Less, LessEq:
+		return inf(x) > inf(v)
+	case Greater, GreaterEq:
+		return inf(x) < inf(v)
+	}
+	return !op.Holds(x, limit) && op.Holds(v, limit)
 }
 
 // ThresholdsFailed counts the failed checks.
@@ -376,7 +461,18 @@ func RenderThresholds(w io.Writer, rs []ThresholdResult) error {
 		if !r.Pass {
 			result = "FAIL"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, valueText(r.Metric, r.Value), result)
+		value := valueText(r.Metric, r.Value)
+		switch {
+		case r.Repetitions == 0:
+		case strings.HasPrefix(r.Expression, "mean("):
+			value += fmt.Sprintf(" (mean of %d)", r.Repetitions)
+		default:
+			value += fmt.Sprintf(" (worst of %d)", r.Repetitions)
+			if r.FailedRepetitions > 0 {
+				result += fmt.Sprintf(" in %d of %d", r.FailedRepetitions, r.Repetitions)
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, value, result)
 	}
 	return tw.Flush()
 }

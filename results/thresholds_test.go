@@ -43,11 +43,17 @@ func TestParseThreshold(t *testing.T) {
 		{"peak_attempts_per_s > 10", "peak_attempts_per_s", Greater, 10},
 		{"outcomes.reset <= 100", "outcomes.reset", LessEq, 100},
 		{"requests >= 1e3", "requests", GreaterEq, 1000},
+		{"mean(amplification) <= 1.5", "amplification", LessEq, 1.5},
+		{"mean( latency.request.p99 ) < 2s", "latency_ms.request.p99", Less, 2000},
+		{"mean(success_ratio) >= 99%", "success_ratio", GreaterEq, 0.99},
 	} {
 		th, err := ParseThreshold(c.expr)
 		if err != nil {
 			t.Errorf("ParseThreshold(%q): %v", c.expr, err)
 			continue
+		}
+		if th.Mean != strings.Contains(c.expr, "mean(") {
+			t.Errorf("ParseThreshold(%q): Mean = %v", c.expr, th.Mean)
 		}
 		if th.Metric != c.metric || th.Op != c.op || math.Abs(th.Limit-c.limit) > 1e-9 || th.Expr != strings.TrimSpace(c.expr) {
 			t.Errorf("ParseThreshold(%q) = %+v; want %s %s %v", c.expr, th, c.metric, c.op, c.limit)
@@ -73,6 +79,14 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"success_ratio >= 150%", "at most 100%"},
 		{"success_ratio >= 99", "write 99% or 0.99"},
 		{"amplification <= -1", "never negative"},
+		{"success_ratio >= nan%", `"nan%" is not a percentage`},
+		{"success_ratio >= -Inf%", `"-Inf%" is not a percentage`},
+		{"amplification <= NaN", "not a number or a duration"},
+		{"amplification <= inf", "not a number or a duration"},
+		{"mean(amplification <= 1.5", "write mean(metric)"},
+		{"mean() <= 1.5", "write mean(metric)"},
+		{"mean(amplificaton) <= 1.5", `unknown metric "amplificaton"`},
+		{"median(amplification) <= 1.5", "unknown metric"},
 	} {
 		_, err := ParseThreshold(c.expr)
 		if err == nil || !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), c.want) {
@@ -150,7 +164,7 @@ func mustThresholds(t *testing.T, cohort string, exprs ...string) []Threshold {
 func TestCheckThresholds(t *testing.T) {
 	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s"),
 		mustThresholds(t, "full-jitter", "herd_factor < 3", "outcomes.reset < 400")...)
-	got := CheckThresholds(thresholdSummary(), ths)
+	got := CheckThresholds(thresholdSummary(), ths, nil)
 	type row struct {
 		cohort, expr string
 		value        float64 // NaN for null
@@ -185,7 +199,7 @@ func TestRenderThresholdsGolden(t *testing.T) {
 	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s", "success_ratio >= 99%"),
 		mustThresholds(t, "full-jitter", "herd_factor < 3")...)
 	var b bytes.Buffer
-	if err := RenderThresholds(&b, CheckThresholds(thresholdSummary(), ths)); err != nil {
+	if err := RenderThresholds(&b, CheckThresholds(thresholdSummary(), ths, nil)); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "thresholds.golden")
@@ -219,4 +233,64 @@ func FuzzParseThreshold(f *testing.F) {
 			t.Fatalf("ParseThreshold(%q) = %+v: unknown metric or NaN limit", expr, th)
 		}
 	})
+}
+
+// With repetitions a threshold holds only if it holds in every one, and
+// reports the worst; mean(...) compares the mean, null if any is null.
+func TestCheckThresholdsOverRepetitions(t *testing.T) {
+	rec := func(v float64) *float64 { return &v }
+	reps := [][]Run{{
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: 0.999},
+		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: 0.97}, // one bad repetition
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: 0.999},
+	}}
+	s := &Summary{Runs: []Run{reps[0][0]}} // the first repetition's figures, as engine.Execute keeps them
+	ths := mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.5", "success_ratio >= 98%",
+		"mean(success_ratio) >= 98%", "recovery_s <= 5s", "mean(recovery_s) <= 5s", "amplification == 1.2")
+	got := CheckThresholds(s, ths, reps)
+	type row struct {
+		value        float64 // NaN for null
+		pass         bool
+		failedInReps int
+	}
+	want := []row{
+		{1.9, false, 1},        // the worst repetition
+		{1.433333, true, 0},    // the mean passes, rounded as summary.json rounds means
+		{0.97, false, 1},       // the lowest for a lower bound
+		{0.989333, true, 0},    // its mean passes
+		{math.NaN(), false, 1}, // never recovered in one repetition
+		{math.NaN(), false, 0}, // so the mean is null too
+		{1.9, false, 1},        // == reports the failing one
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		valueOK := (g.Value == nil && math.IsNaN(w.value)) || (g.Value != nil && math.Abs(*g.Value-w.value) < 1e-9)
+		if g.Pass != w.pass || !valueOK || g.FailedRepetitions != w.failedInReps || g.Repetitions != 3 {
+			t.Errorf("%s: %+v (value %v); want value %v, pass %v, failed in %d of 3", g.Expression, g, g.Value, w.value, w.pass, w.failedInReps)
+		}
+	}
+	// Without repetitions the run's own figures are checked, and the
+	// mean is the figure itself.
+	for _, r := range CheckThresholds(s, ths, nil) {
+		if !r.Pass || r.Repetitions != 0 {
+			t.Errorf("first repetition alone: %+v", r)
+		}
+	}
+}
+
+func TestRenderThresholdsOverRepetitions(t *testing.T) {
+	reps := [][]Run{{{Strategy: "a", Amplification: 1.2}, {Strategy: "a", Amplification: 1.9}}}
+	s := &Summary{Runs: []Run{reps[0][0]}}
+	var b bytes.Buffer
+	if err := RenderThresholds(&b, CheckThresholds(s, mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.6"), reps)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"thresholds: 1 of 2 FAILED", "1.9 (worst of 2)  FAIL in 1 of 2", "1.55 (mean of 2)  pass"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
 }

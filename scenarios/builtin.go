@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -50,7 +51,7 @@ var ErrNotFound = errors.New("scenario not found")
 // built-in scenario by name, with or without ".yaml". It returns the name to
 // report problems under and the file's bytes.
 func Find(arg string) (string, []byte, error) {
-	data, err := os.ReadFile(arg)
+	data, err := readFile(arg)
 	if err == nil {
 		return arg, data, nil
 	}
@@ -79,4 +80,15 @@ func Load(arg string, o Overrides) (*Plan, error) {
 		return nil, err
 	}
 	return Check(name, data, o)
+}
+
+// readFile reads a scenario file, or its first MaxFileBytes + 1 bytes (Parse
+// refuses a longer file): a device or a huge file is not read whole.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 }

@@ -39,6 +39,11 @@ type Overrides struct {
 	Target string
 	// AllowRemote lets the swarm send to a target that is not on loopback.
 	AllowRemote bool
+	// Runs replaces the file's runs (repetitions) when more than 0.
+	Runs int
+	// Sweep replaces the file's sweep of client counts when not nil; one
+	// count is no sweep, but that number of clients.
+	Sweep []int
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -58,6 +63,12 @@ type Plan struct {
 	AllowRemote bool
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
+	// Runs is how many times each cohort runs (1 or more), and Sweep the
+	// client counts to run the scenario at, one point each (none, or two
+	// or more): the file's, or the overrides'. Resolved records both, so
+	// rerunning it repeats them.
+	Runs  int
+	Sweep []int
 	// Resolved is the scenario as run: the file with overrides and defaults
 	// filled in, as YAML.
 	Resolved []byte
@@ -71,6 +82,9 @@ type compiler struct {
 	// durationFlag is set when --duration gave the run's length: a fault
 	// it cuts is then the flag's doing, not the file's.
 	durationFlag bool
+	// instant is set when an answer can arrive at the instant it was
+	// asked: the network takes no time, or an outage refuses connections.
+	instant bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -90,6 +104,10 @@ func (c *compiler) duration(v *string, def time.Duration, path []step) time.Dura
 	}
 	if d < 0 {
 		c.fail(path, "%s is negative; durations are 0 or more", *v)
+		return def
+	}
+	if d > MaxDuration {
+		c.fail(path, "%s is more than a day; durations go from 0 to %s", *v, durationText(MaxDuration))
 		return def
 	}
 	return d
@@ -114,14 +132,14 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
 
-	if f.Name == "" {
-		c.fail([]step{key("name")}, "missing; give the scenario a name (it names the results folder)")
-	} else if strings.ContainsAny(f.Name, `/\ `) {
-		c.fail([]step{key("name")}, "%q has a slash or a space; the name is used in file names, write e.g. my-outage", f.Name)
+	if msg := nameProblem(f.Name); msg != "" {
+		c.fail([]step{key("name")}, "%s", msg)
 	}
 
 	p.Duration = c.duration(&f.Duration, DefaultDuration, []step{key("duration")})
-	if o.Duration > 0 {
+	if o.Duration > MaxDuration {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--duration %s is more than a day; a run lasts at most %s", o.Duration, durationText(MaxDuration))})
+	} else if o.Duration > 0 {
 		p.Duration = o.Duration
 		f.Duration = o.Duration.String()
 		c.durationFlag = true
@@ -155,8 +173,17 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
+	c.instant = p.Target.Network.IsZero()
+	if p.Chaos != nil {
+		for _, t := range p.Chaos.Faults() {
+			if o, ok := t.Fault.(chaos.Outage); ok && o.Mode == chaos.Refuse {
+				c.instant = true // a refused connection answers at once, network or not
+			}
+		}
+	}
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
+	p.Runs, p.Sweep = c.repeat(&f, o, p.Workload)
 
 	if p.Chaos != nil {
 		for _, t := range p.Chaos.Faults() {
@@ -197,6 +224,8 @@ func (c *compiler) target(t *TargetFile) target.Config {
 		t.Concurrency, cfg.Concurrency = DefaultConcurrency, DefaultConcurrency
 	} else if t.Concurrency < 0 {
 		c.fail(at("concurrency"), "%d requests at once is impossible; write 1 or more", t.Concurrency)
+	} else if t.Concurrency > MaxConcurrency {
+		c.fail(at("concurrency"), "%d requests at once; the target serves from 1 to %d", t.Concurrency, MaxConcurrency)
 	}
 	if t.Queue == nil {
 		q := DefaultQueue
@@ -205,13 +234,15 @@ func (c *compiler) target(t *TargetFile) target.Config {
 	cfg.Queue = *t.Queue
 	if cfg.Queue < 0 {
 		c.fail(at("queue"), "a queue of %d; write 0 (no queue) or more", cfg.Queue)
+	} else if cfg.Queue > MaxQueue {
+		c.fail(at("queue"), "a queue of %d; the target queues from 0 to %d requests", cfg.Queue, MaxQueue)
 	}
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
 	if cs := t.ColdStart; cs != nil {
 		p := func(k string) []step { return []step{key("target"), key("cold_start"), key(k)} }
 		cfg.ColdStart.From = cs.From
-		if cs.From <= 0 || cs.From > 1 {
+		if !(cs.From > 0 && cs.From <= 1) { // NaN too
 			c.fail(p("from"), "%v is not a fraction of capacity; write the capacity right after an outage, in (0, 1], e.g. from: 0.1", cs.From)
 		}
 		cfg.ColdStart.Ramp = c.duration(&cs.Ramp, 0, p("ramp"))
@@ -225,6 +256,10 @@ func (c *compiler) target(t *TargetFile) target.Config {
 func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 	var timed []chaos.Timed
 	ok := true
+	if len(faults) > MaxFaults {
+		c.fail([]step{key("chaos")}, "%d faults; a chaos plan holds at most %d", len(faults), MaxFaults)
+		return nil
+	}
 	for i := range faults {
 		f := &faults[i]
 		at := func(k string) []step { return []step{key("chaos"), index(i), key(k)} }
@@ -248,13 +283,20 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			c.fail(at("for"), "missing; write how long the fault lasts, e.g. for: 3s")
 			ok = false
 		}
+		atProblems := len(c.errs.Problems)
 		start := c.duration(&f.At, 0, at("at"))
+		before := len(c.errs.Problems)
 		length := c.duration(&f.For, 0, at("for"))
-		if f.For != "" && length == 0 {
+		if len(c.errs.Problems) > atProblems {
+			ok = false // at or for unreadable: the window is unknown
+		}
+		if f.For != "" && length == 0 && len(c.errs.Problems) == before {
 			c.fail(at("for"), "the fault lasts 0s; write how long it lasts, e.g. for: 3s")
 			ok = false
 		}
-		if run > 0 && start+length > run {
+		// start and length are at most MaxDuration each, so start+length
+		// cannot overflow; the test is written so that it could not anyway.
+		if run > 0 && (start >= run || length > run-start) {
 			fix := "shorten it or lengthen duration"
 			if c.durationFlag {
 				fix = fmt.Sprintf("--duration %s cuts it; give a --duration of at least %s", run, start+length)
@@ -317,13 +359,22 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		c.fail(at("kind"), "unknown workload kind %q; valid kinds: closed (N clients, request then think), open (arrivals at a rate), oneshot (N clients, one request each, all at t = 0)", w.Kind)
 	}
 	out := clients.Workload{Kind: kind, Clients: w.Clients, Rate: w.Rate}
-	if clientsOverride > 0 {
+	if kind == clients.Open && clientsOverride > 0 {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: "--clients: the workload is open (arrivals at a rate), it has no clients to count; change its rate instead"})
+		clientsOverride = 0
+	}
+	if clientsOverride > MaxClients {
+		c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--clients %d: a cohort has from 1 to %d clients", clientsOverride, MaxClients)})
+	} else if clientsOverride > 0 {
 		out.Clients, w.Clients = clientsOverride, clientsOverride
 	}
 	switch kind {
 	case clients.Open:
-		if w.Rate <= 0 {
+		switch {
+		case w.Rate == 0:
 			c.fail(at("rate"), "an open workload needs its arrival rate in requests per second, e.g. rate: 200")
+		case !(w.Rate >= MinRate && w.Rate <= MaxRate): // NaN and ±Inf too
+			c.fail(at("rate"), "%v arrivals per second; write a rate from %v to %d, e.g. rate: 200", w.Rate, MinRate, MaxRate)
 		}
 		if w.Clients != 0 {
 			c.fail(at("clients"), "an open workload has arrivals, not clients; remove clients or use kind: closed")
@@ -338,8 +389,8 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 			} else {
 				out.Clients, w.Clients = DefaultClients, DefaultClients
 			}
-		} else if out.Clients < 0 {
-			c.fail(at("clients"), "%d clients; write 1 or more", out.Clients)
+		} else if out.Clients < 0 || out.Clients > MaxClients && clientsOverride == 0 {
+			c.fail(at("clients"), "%d clients; write from 1 to %d", out.Clients, MaxClients)
 		}
 	}
 	if kind == clients.Closed {
@@ -376,6 +427,10 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 		c.fail([]step{key("strategies")}, "no strategies; list at least one cohort, e.g.\n    strategies:\n      - name: full-jitter\n        backoff: full")
 		return nil
 	}
+	if len(f.Strategies) > MaxStrategies {
+		c.fail([]step{key("strategies")}, "%d strategies; a scenario compares at most %d cohorts", len(f.Strategies), MaxStrategies)
+		return nil
+	}
 	seen := map[string]int{}
 	var out []clients.Strategy
 	for i := range f.Strategies {
@@ -383,6 +438,8 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 		at := func(k string) []step { return []step{key("strategies"), index(i), key(k)} }
 		if sf.Name == "" {
 			c.fail(at("name"), "missing; every strategy needs a name (it labels its cohort)")
+		} else if msg := labelProblem(sf.Name); msg != "" {
+			c.fail(at("name"), "%s", msg)
 		} else if j, dup := seen[sf.Name]; dup {
 			c.fail(at("name"), "%q is already the name of strategies[%d]; cohort names must be unique", sf.Name, j)
 		} else {
@@ -440,6 +497,8 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.Backoff.Multiplier = sf.Multiplier
 	if sf.Multiplier < 1 {
 		c.fail(at("multiplier"), "%v would shrink the wait after each failure; write 1 or more (2 doubles it)", sf.Multiplier)
+	} else if !(sf.Multiplier <= MaxMultiplier) { // NaN and +Inf too
+		c.fail(at("multiplier"), "%v; write a growth per failed attempt from 1 to %d (2 doubles the wait)", sf.Multiplier, MaxMultiplier)
 	}
 	if sf.MaxAttempts == nil {
 		l := Limit(DefaultMaxAttempts)
@@ -449,4 +508,62 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
 	c.policies(sf, &s, at)
 	return s
+}
+
+// repeat reads the repetitions and the sweep, the file's or the
+// overrides', and writes them back into f as they will run.
+func (c *compiler) repeat(f *File, o Overrides, w clients.Workload) (runs int, sweep []int) {
+	runs = max(1, f.Runs)
+	if f.Runs < 0 || f.Runs > MaxRuns {
+		c.fail([]step{key("runs")}, "%d runs; repeat each cohort from 1 to %d times", f.Runs, MaxRuns)
+	}
+	if o.Runs > 0 {
+		runs = o.Runs
+		if runs > MaxRuns {
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--runs %d: repeat each cohort from 1 to %d times", runs, MaxRuns)})
+		}
+	}
+	f.Runs = 0
+	if runs > 1 {
+		f.Runs = runs
+	}
+
+	if f.Sweep != nil {
+		at := func(i int) []step { return []step{key("sweep"), key("clients"), index(i)} }
+		if len(f.Sweep.Clients) < 2 {
+			c.fail([]step{key("sweep"), key("clients")}, "%d client count(s); a sweep lists two or more, e.g. clients: [10, 50, 100] (for one, set workload.clients)", len(f.Sweep.Clients))
+		}
+		if len(f.Sweep.Clients) > MaxSweepPoints {
+			c.fail([]step{key("sweep"), key("clients")}, "%d client counts; a sweep has at most %d", len(f.Sweep.Clients), MaxSweepPoints)
+		}
+		seen := map[int]bool{}
+		for i, n := range f.Sweep.Clients {
+			switch {
+			case n < 1 || n > MaxClients:
+				c.fail(at(i), "%d clients; write from 1 to %d", n, MaxClients)
+			case seen[n]:
+				c.fail(at(i), "%d is listed twice; give each client count once", n)
+			}
+			seen[n] = true
+		}
+		sweep = f.Sweep.Clients
+	}
+	if o.Sweep != nil {
+		sweep = o.Sweep // checked by the command line, with --clients in its messages
+	}
+	if len(sweep) == 1 {
+		sweep = nil // one count is a number of clients, not a sweep
+	}
+	f.Sweep = nil
+	if len(sweep) > 0 {
+		switch {
+		case w.Kind != clients.Open:
+		case o.Sweep != nil:
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: "--clients: the workload is open (arrivals at a rate), it has no clients to count; change its rate instead"})
+		default:
+			c.fail([]step{key("sweep")}, "the workload is open (arrivals at a rate): it has no clients to sweep")
+		}
+		f.Sweep = &SweepFile{Clients: sweep}
+	}
+	return runs, sweep
 }

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -28,16 +30,56 @@ func (c *compiler) targetURL(t *TargetFile, override string) string {
 
 // checkTargetURL returns what is wrong with an external target's URL, or "".
 func checkTargetURL(raw string) string {
+	if strings.Contains(raw, `\`) {
+		// Backslashes are a Windows path's, never a URL's.
+		return "\"" + raw + "\" has backslashes; a URL is written with forward slashes, e.g. " + suggestURL(strings.ReplaceAll(raw, `\`, "/"))
+	}
+	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return fmt.Sprintf("%q has spaces or control characters; write the URL alone, e.g. http://127.0.0.1:8000/", raw)
+	}
 	u, err := url.Parse(raw)
 	switch {
-	case err != nil || u.Scheme == "" && u.Host == "":
-		return "\"" + raw + "\" is not a URL; write the scheme too, e.g. http://" + strings.TrimPrefix(raw, "//") + "/"
+	case err != nil && strings.Contains(raw, "://"):
+		return "\"" + raw + "\" is not a URL (" + urlReason(err) + "); write e.g. http://127.0.0.1:8000/"
+	case err != nil || u.Scheme == "" && u.Host == "" || u.Opaque != "" && u.Opaque[0] >= '0' && u.Opaque[0] <= '9':
+		// "127.0.0.1:8000", or "localhost:8000" (read as scheme localhost)
+		return "\"" + raw + "\" is not a URL; write the scheme too, e.g. " + suggestURL(raw)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return "\"" + raw + "\": write an http:// or https:// URL, e.g. http://127.0.0.1:8000/"
 	case u.Host == "":
-		return "\"" + raw + "\" has no host; write e.g. http://127.0.0.1:8000/"
+		return "\"" + raw + "\" has no host; write e.g. " + suggestURL(raw)
 	case u.Fragment != "":
 		return "\"" + raw + "\": remove the #fragment; it is never sent"
 	}
 	return ""
+}
+
+// suggestURL writes raw as the URL it probably means: with a scheme and
+// "//", and a slash after the host; a generic example when it has no host.
+func suggestURL(raw string) string {
+	const example = "http://127.0.0.1:8000/"
+	scheme, rest := "http", raw
+	if i := strings.Index(raw, ":"); i > 0 {
+		if s := strings.ToLower(raw[:i]); s == "http" || s == "https" {
+			scheme, rest = s, raw[i+1:]
+		}
+	}
+	rest = strings.TrimPrefix(strings.TrimLeft(rest, "/"), "//")
+	u, err := url.Parse(scheme + "://" + rest)
+	if err != nil || u.Host == "" {
+		return example
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// urlReason is url.Parse's complaint without the URL it repeats.
+func urlReason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }

@@ -21,6 +21,16 @@ type File struct {
 	Strategies  []StrategyFile `yaml:"strategies"`
 	// Thresholds are release gates checked against every cohort.
 	Thresholds []string `yaml:"thresholds,omitempty"`
+	// Runs repeats each cohort (--runs); 0 or 1 runs it once.
+	Runs int `yaml:"runs,omitempty"`
+	// Sweep runs the scenario once per value (--clients a,b,c).
+	Sweep *SweepFile `yaml:"sweep,omitempty"`
+}
+
+// SweepFile is a sweep: the scenario runs once per client count, each
+// point with its repetitions and its gates.
+type SweepFile struct {
+	Clients []int `yaml:"clients"`
 }
 
 // TargetFile is the target's capacity model.
@@ -137,6 +147,9 @@ func (l *Limit) UnmarshalYAML(n *yaml.Node) error {
 		if v, err := strconv.Atoi(n.Value); err == nil {
 			if v < 1 {
 				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts is %d; it counts attempts including the first, so write 1 or more, or unlimited", n.Line, v)}}
+			}
+			if v > MaxAttempts {
+				return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: max_attempts is %d; write from 1 to %d attempts, or unlimited", n.Line, v, MaxAttempts)}}
 			}
 			*l = Limit(v)
 			return nil

@@ -158,3 +158,29 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 }
+
+// A wrong URL gets a message that says what is wrong and suggests the URL
+// it probably means, never a doubled scheme.
+func TestTargetURLMessages(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`http://127.0.0.1\x`, "has backslashes; a URL is written with forward slashes, e.g. http://127.0.0.1/x"},
+		{`http:\\127.0.0.1:8000\`, "e.g. http://127.0.0.1:8000/"},
+		{`\\127.0.0.1:8000\work`, "e.g. http://127.0.0.1:8000/work"},
+		{"127.0.0.1:8000", "write the scheme too, e.g. http://127.0.0.1:8000/"},
+		{"localhost:8000", "write the scheme too, e.g. http://localhost:8000/"},
+		{"http:127.0.0.1", "e.g. http://127.0.0.1/"},
+		{"http:/127.0.0.1:8000", "has no host; write e.g. http://127.0.0.1:8000/"},
+		{"http://[::1", "is not a URL (missing ']' in host)"},
+		{"http://a b/", "has spaces or control characters"},
+		{"ftp://x/", "write an http:// or https:// URL"},
+		{"mailto:x@y", "write an http:// or https:// URL"},
+	} {
+		got := checkTargetURL(c.raw)
+		if !strings.Contains(got, c.want) || strings.Contains(got, "http://http") {
+			t.Errorf("checkTargetURL(%q) = %q; want it to say %q", c.raw, got, c.want)
+		}
+	}
+	if got := checkTargetURL("http://127.0.0.1:8000/ok"); got != "" {
+		t.Errorf("a good URL: %q", got)
+	}
+}

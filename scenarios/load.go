@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/chaos"
 	"go.yaml.in/yaml/v3"
@@ -39,6 +42,10 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 func parse(filename string, data []byte) (*Scenario, *Error) {
 	s := &Scenario{Filename: filename, Source: data}
 	e := &Error{File: filename}
+	if p, ok := textProblem(data); !ok {
+		e.Problems = append(e.Problems, p)
+		return nil, e
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -47,6 +54,21 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		} else {
 			e.Problems = append(e.Problems, syntaxProblem(err))
 		}
+		return nil, e
+	}
+	var more yaml.Node
+	switch err := dec.Decode(&more); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		e.Problems = append(e.Problems, syntaxProblem(err))
+		return nil, e
+	default:
+		// yaml would read the first document and drop the rest unseen.
+		line := more.Line
+		if len(more.Content) > 0 {
+			line = more.Content[0].Line
+		}
+		e.Problems = append(e.Problems, Problem{Line: line, Msg: "a second YAML document (after a --- line); a scenario file holds one: remove the --- line, or put each scenario in its own file"})
 		return nil, e
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -144,6 +166,17 @@ func friendlyType(msg string) string {
 	if got == "" {
 		got = "!!" + m[1]
 	}
+	if m[1] == "int" && want == "a whole number" {
+		// A whole number that does not fit: negative for an unsigned
+		// field, or beyond the type's range.
+		if strings.HasPrefix(m[3], "uint") && strings.HasPrefix(m[2], "-") {
+			return fmt.Sprintf("%s is negative; this field takes a whole number from 0 to %d", m[2], uint64(math.MaxUint64))
+		}
+		if strings.HasPrefix(m[3], "uint") {
+			return fmt.Sprintf("%s is too large; this field takes a whole number from 0 to %d", m[2], uint64(math.MaxUint64))
+		}
+		return fmt.Sprintf("%s is far too large; this field counts something, write a whole number such as 10", m[2])
+	}
 	if m[2] != "" {
 		return fmt.Sprintf("%q is %s, but this field takes %s", m[2], got, want)
 	}
@@ -163,8 +196,48 @@ func lineProblem(msg string) Problem {
 
 func syntaxProblem(err error) Problem {
 	p := lineProblem(err.Error())
-	p.Msg = "YAML syntax: " + p.Msg + " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
+	p.Msg = "YAML syntax: " + p.Msg
+	if p.Line > 0 {
+		p.Msg += " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
+	}
 	return p
+}
+
+// textProblem checks that data is a scenario's kind of text before YAML
+// reads it: at most MaxFileBytes of UTF-8 without control characters. The
+// YAML library reports these without a line ("control characters are not
+// allowed"); here the first one is found with its line and column, and a
+// binary file or another encoding is named as such.
+func textProblem(data []byte) (Problem, bool) {
+	if len(data) > MaxFileBytes {
+		return Problem{Msg: fmt.Sprintf("the file is more than %d bytes; a scenario is a short YAML text file (is this the right file?)", MaxFileBytes)}, false
+	}
+	for _, bom := range []struct {
+		prefix, name string
+	}{{"\x00\x00\xfe\xff", "UTF-32"}, {"\xff\xfe\x00\x00", "UTF-32"}, {"\xfe\xff", "UTF-16"}, {"\xff\xfe", "UTF-16"}} {
+		if bytes.HasPrefix(data, []byte(bom.prefix)) {
+			return Problem{Line: 1, Msg: fmt.Sprintf("the file is %s text; save it as UTF-8 (a scenario is YAML text in UTF-8)", bom.name)}, false
+		}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return Problem{Line: 1 + bytes.Count(data[:i], []byte("\n")), Msg: "a NUL byte: this looks like a binary file, not a scenario (YAML text)"}, false
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return Problem{Line: line, Msg: fmt.Sprintf("column %d: byte 0x%02X is not UTF-8 text; a scenario is YAML text in UTF-8: save the file as UTF-8 (or is it not a scenario?)", col, data[i])}, false
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r' || r == 0xFEFF && i == 0:
+		case unicode.IsControl(r) && r != 0x85:
+			return Problem{Line: line, Msg: fmt.Sprintf("column %d: the control character %U; YAML text holds none (a stray byte from a copy and paste? or not a scenario file?)", col, r)}, false
+		}
+		i += size
+		col++
+	}
+	return Problem{}, true
 }
 
 // step is one element of a field path: a key or an index.
@@ -227,7 +300,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 		checkFault(n, path, e)
 	case t == limitType:
 	case isWhole(t.Kind()) && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float":
-		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: fmt.Sprintf("%s is not a whole number; this field counts something, write e.g. %d", n.Value, int(mustFloat(n.Value)))})
+		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: notWhole(n.Value, t.Kind())})
 	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
 		names, fields := yamlFields(t)
 		checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
@@ -244,9 +317,23 @@ func isWhole(k reflect.Kind) bool {
 	return k >= reflect.Int && k <= reflect.Uint64
 }
 
-func mustFloat(s string) float64 {
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
+// notWhole explains why a number YAML read as a float does not fit a field
+// of whole numbers of kind k: a fraction, or a number beyond the field's
+// type (YAML reads 2^64 as a float).
+func notWhole(v string, k reflect.Kind) string {
+	f, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+		return fmt.Sprintf("%s is not a whole number; this field takes one, e.g. 10", v)
+	case f == math.Trunc(f) && k >= reflect.Uint && k <= reflect.Uint64:
+		if f < 0 {
+			return fmt.Sprintf("%s is negative; this field takes a whole number from 0 to %d", v, uint64(math.MaxUint64))
+		}
+		return fmt.Sprintf("%s is too large; this field takes a whole number from 0 to %d", v, uint64(math.MaxUint64))
+	case math.Abs(f) >= 1<<53:
+		return fmt.Sprintf("%s is far too large; this field counts something, write a whole number such as 10", v)
+	}
+	return fmt.Sprintf("%s is not a whole number; this field counts something, write e.g. %d", v, int64(f))
 }
 
 // checkMapping walks a mapping's keys (following << merges), reporting those

@@ -210,10 +210,17 @@ func (c *compiler) policies(sf *StrategyFile, s *clients.Strategy, at func(strin
 	default:
 		c.fail(at("retry_after"), "unknown value %q; write honor (wait what the server's Retry-After asks instead of the backoff) or ignore (the default)", sf.RetryAfter)
 	}
-	// A refused call moves the request on by one backoff wait; a wait that
-	// is always 0 with no limit on attempts would spin at one instant.
-	if (s.Breaker != nil || s.Throttle != nil) && s.MaxAttempts == 0 && (s.Backoff.Shape == clients.None || s.Backoff.Base == 0) {
-		c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call the breaker or throttle refuses counts as an attempt and is retried at once, forever; set max_attempts or a backoff that waits")
+	// A wait that is always 0 with no limit on attempts spins at one
+	// instant: a call refused at once (by the breaker or throttle, or,
+	// over a network that takes no time, a full queue's 503) is retried at
+	// once, forever, and virtual time never moves on.
+	if s.MaxAttempts == 0 && (s.Backoff.Shape == clients.None || s.Backoff.Base == 0) {
+		switch {
+		case s.Breaker != nil || s.Throttle != nil:
+			c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call the breaker or throttle refuses counts as an attempt and is retried at once, forever; set max_attempts or a backoff that waits")
+		case c.instant:
+			c.fail(at("max_attempts"), "unlimited attempts with a backoff that never waits: a call answered at once (a full queue's 503 over a network that takes no time, a refused connection) is retried at the same instant, forever, and a simulated run never ends; set max_attempts or a backoff that waits")
+		}
 	}
 }
 
@@ -273,11 +280,11 @@ func (c *compiler) budget(f *BudgetFile, at func(string) []step) *clients.Budget
 	switch kind {
 	case clients.BudgetGRPC:
 		cfg.MaxTokens, cfg.TokenRatio = *f.MaxTokens, *f.TokenRatio
-		if cfg.MaxTokens <= 0 || cfg.MaxTokens > 1000 {
+		if !(cfg.MaxTokens > 0 && cfg.MaxTokens <= MaxRatio) { // NaN too
 			c.fail(at("max_tokens"), "%v tokens; gRPC accepts 0 < max_tokens <= 1000 (retries stop while tokens <= max_tokens/2)", cfg.MaxTokens)
 		}
-		if cfg.TokenRatio <= 0 {
-			c.fail(at("token_ratio"), "%v; the tokens a success gives back must be more than 0, e.g. token_ratio: 0.1", cfg.TokenRatio)
+		if !(cfg.TokenRatio > 0 && cfg.TokenRatio <= MaxRatio) { // NaN too
+			c.fail(at("token_ratio"), "%v; the tokens a success gives back go from more than 0 to %d, e.g. token_ratio: 0.1", cfg.TokenRatio, MaxRatio)
 		}
 	case clients.BudgetAWS:
 		cfg.Tokens, cfg.RetryCost, cfg.TimeoutRetryCost, cfg.NoRetryIncrement = *f.Tokens, *f.RetryCost, *f.TimeoutRetryCost, *f.NoRetryIncrement
@@ -286,8 +293,8 @@ func (c *compiler) budget(f *BudgetFile, at func(string) []step) *clients.Budget
 			val  int
 			min  int
 		}{{"tokens", cfg.Tokens, 1}, {"retry_cost", cfg.RetryCost, 1}, {"timeout_retry_cost", cfg.TimeoutRetryCost, 1}, {"no_retry_increment", cfg.NoRetryIncrement, 0}} {
-			if v.val < v.min {
-				c.fail(at(v.name), "%d; write %d or more", v.val, v.min)
+			if v.val < v.min || v.val > MaxCount {
+				c.fail(at(v.name), "%d; write from %d to %d", v.val, v.min, MaxCount)
 			}
 		}
 	case clients.BudgetFinagle:
@@ -296,25 +303,25 @@ func (c *compiler) budget(f *BudgetFile, at func(string) []step) *clients.Budget
 			c.fail(at("ttl"), "%s; Finagle takes a ttl of whole seconds from 1s to 60s, e.g. ttl: 10s", f.TTL)
 		}
 		cfg.MinRetriesPerSec, cfg.PercentCanRetry = *f.MinRetriesPerSec, *f.PercentCanRetry
-		if cfg.MinRetriesPerSec < 0 {
-			c.fail(at("min_retries_per_sec"), "%d; write 0 (no reserve) or more", cfg.MinRetriesPerSec)
+		if cfg.MinRetriesPerSec < 0 || cfg.MinRetriesPerSec > MaxCount {
+			c.fail(at("min_retries_per_sec"), "%d; write from 0 (no reserve) to %d", cfg.MinRetriesPerSec, MaxCount)
 		}
-		if cfg.PercentCanRetry < 0 || cfg.PercentCanRetry > 1000 {
+		if !(cfg.PercentCanRetry >= 0 && cfg.PercentCanRetry <= MaxRatio) { // NaN too
 			c.fail(at("percent_can_retry"), "%v; it is the retries allowed per request, a fraction from 0 to 1000 (0.2 allows one retry per five requests)", cfg.PercentCanRetry)
 		}
 	case clients.BudgetSRE:
 		cfg.Ratio = *f.Ratio
-		if cfg.Ratio <= 0 {
-			c.fail(at("ratio"), "%v; retries may be at most this share of requests, e.g. ratio: 0.1", cfg.Ratio)
+		if !(cfg.Ratio > 0 && cfg.Ratio <= MaxRatio) { // NaN too
+			c.fail(at("ratio"), "%v; retries may be at most this share of requests, more than 0 and at most %d, e.g. ratio: 0.1", cfg.Ratio, MaxRatio)
 		}
 		cfg.Window = c.positive(&f.Window, cfg.Window, at("window"))
 	case clients.BudgetEnvoy:
 		cfg.BudgetPercent, cfg.MinRetryConcurrency = *f.BudgetPercent, *f.MinRetryConcurrency
-		if cfg.BudgetPercent < 0 || cfg.BudgetPercent > 100 {
+		if !(cfg.BudgetPercent >= 0 && cfg.BudgetPercent <= 100) { // NaN too
 			c.fail(at("budget_percent"), "%v; a percentage of active requests, from 0 to 100, e.g. budget_percent: 20", cfg.BudgetPercent)
 		}
-		if cfg.MinRetryConcurrency < 0 {
-			c.fail(at("min_retry_concurrency"), "%d; write 0 or more", cfg.MinRetryConcurrency)
+		if cfg.MinRetryConcurrency < 0 || cfg.MinRetryConcurrency > MaxCount {
+			c.fail(at("min_retry_concurrency"), "%d; write from 0 to %d", cfg.MinRetryConcurrency, MaxCount)
 		}
 	}
 	return &cfg
@@ -339,13 +346,13 @@ func (c *compiler) breaker(f *BreakerFile, at func(string) []step) *clients.Brea
 	}
 	if f.ConsecutiveFailures != nil {
 		cfg.ConsecutiveFailures = *f.ConsecutiveFailures
-		if cfg.ConsecutiveFailures < 1 {
-			c.fail(at("consecutive_failures"), "%d; the breaker opens after this many failures in a row, so write 1 or more", cfg.ConsecutiveFailures)
+		if cfg.ConsecutiveFailures < 1 || cfg.ConsecutiveFailures > MaxCount {
+			c.fail(at("consecutive_failures"), "%d; the breaker opens after this many failures in a row, so write from 1 to %d", cfg.ConsecutiveFailures, MaxCount)
 		}
 	}
 	if f.FailureRate != nil {
 		cfg.FailureRate = *f.FailureRate
-		if cfg.FailureRate <= 0 || cfg.FailureRate > 1 {
+		if !(cfg.FailureRate > 0 && cfg.FailureRate <= 1) { // NaN too
 			c.fail(at("failure_rate"), "%v; the breaker opens when this share of calls fails, a fraction in (0, 1], e.g. failure_rate: 0.5", cfg.FailureRate)
 		}
 		cfg.Window = c.positive(&f.Window, def.Window, at("window"))
@@ -354,8 +361,8 @@ func (c *compiler) breaker(f *BreakerFile, at func(string) []step) *clients.Brea
 			f.MinCalls = &n
 		}
 		cfg.MinCalls = *f.MinCalls
-		if cfg.MinCalls < 1 {
-			c.fail(at("min_calls"), "%d; the failure rate counts once this many calls were answered in the window, so write 1 or more", cfg.MinCalls)
+		if cfg.MinCalls < 1 || cfg.MinCalls > MaxCount {
+			c.fail(at("min_calls"), "%d; the failure rate counts once this many calls were answered in the window, so write from 1 to %d", cfg.MinCalls, MaxCount)
 		}
 	} else {
 		if f.Window != "" {
@@ -371,8 +378,8 @@ func (c *compiler) breaker(f *BreakerFile, at func(string) []step) *clients.Brea
 		f.HalfOpenCalls = &n
 	}
 	cfg.HalfOpenCalls = *f.HalfOpenCalls
-	if cfg.HalfOpenCalls < 1 {
-		c.fail(at("half_open_calls"), "%d; the trial calls let through after open_for, so write 1 or more", cfg.HalfOpenCalls)
+	if cfg.HalfOpenCalls < 1 || cfg.HalfOpenCalls > MaxCount {
+		c.fail(at("half_open_calls"), "%d; the trial calls let through after open_for, so write from 1 to %d", cfg.HalfOpenCalls, MaxCount)
 	}
 	return &cfg
 }
@@ -386,6 +393,8 @@ func (c *compiler) throttle(f *ThrottleFile, at func(string) []step) *clients.Th
 	cfg.K = *f.K
 	if cfg.K < 1 {
 		c.fail(at("k"), "%v; with k below 1 a client throttles itself even when every call is accepted; write 1 or more (2 in the SRE book; lower throttles sooner)", cfg.K)
+	} else if !(cfg.K <= MaxRatio) { // NaN and +Inf too
+		c.fail(at("k"), "%v; write k from 1 to %d (2 in the SRE book; lower throttles sooner)", cfg.K, MaxRatio)
 	}
 	cfg.Window = c.positive(&f.Window, def.Window, at("window"))
 	return &cfg

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,64 +94,166 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
-// Each bad scenario must be refused with a message that names the line and
-// says what is wrong.
+// badScenarios are refused with a message that names the line and says
+// what is wrong. They seed the fuzz target too.
+var badScenarios = []struct {
+	name string
+	src  string
+	line int
+	want string // a part of the message
+}{
+	{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
+	{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
+	{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
+	{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, `"many" is text, but this field takes a whole number`},
+	{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
+	{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
+	{"cap below base", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: 1s\n    cap: 100ms\n", 6, "below base"},
+	{"unknown backoff", "name: x\nstrategies:\n  - name: a\n    backoff: jitter\n", 4, `unknown backoff "jitter"`},
+	{"zero clients", "name: x\nworkload:\n  clients: 0\nstrategies:\n  - {name: a, backoff: full}\n", 3, "0 clients"},
+	{"fault outside the run", "name: x\nduration: 10s\nchaos:\n  - kind: outage\n    at: 8s\n    for: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 6, "past the end of the run"},
+	{"no strategies", "name: x\nduration: 10s\n", 1, "no strategies"},
+	{"duplicate cohort names", "name: x\nstrategies:\n  - {name: a, backoff: full}\n  - {name: a, backoff: equal}\n", 4, "already the name of strategies[0]"},
+	{"unknown fault kind", "name: x\nchaos:\n  - kind: outtage\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 3, `did you mean "outage"`},
+	{"unknown fault parameter", "name: x\nchaos:\n  - kind: blip\n    at: 1s\n    for: 1s\n    delay: 5ms\n    jitter: 2ms\n", 7, `unknown field "jitter"`},
+	{"bad outage mode", "name: x\nchaos:\n  - kind: outage\n    mode: crash\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, `unknown outage mode "crash"`},
+	{"error rate above 1", "name: x\nchaos:\n  - kind: error-rate\n    rate: 1.5\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, "not a fraction"},
+	{"max attempts zero", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    max_attempts: 0\n", 5, "1 or more, or unlimited"},
+	{"bad distribution", "name: x\ntarget:\n  service_time: gaussian(5ms)\nstrategies:\n  - {name: a, backoff: full}\n", 3, `unknown kind "gaussian"`},
+	{"blackhole without timeout", "name: x\nchaos:\n  - {kind: blip, mode: blackhole, at: 1s, for: 1s}\nstrategies:\n  - {name: a, backoff: full, timeout: 0}\n", 5, "no per-attempt timeout"},
+	{"missing name", "strategies:\n  - {name: a, backoff: full}\n", 1, "name: missing"},
+	{"empty file", "", 0, "the file is empty"},
+	{"fraction of a client", "name: x\nworkload:\n  clients: 50.5\nstrategies:\n  - {name: a, backoff: full}\n", 3, "50.5 is not a whole number"},
+	{"list for a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    cap: [1s]\n", 5, "this is a list, but this field takes a single value"},
+	{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
+	{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
+}
+
 func TestBadScenarios(t *testing.T) {
-	cases := []struct {
-		name string
-		src  string
-		line int
-		want string // a part of the message
-	}{
-		{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
-		{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
-		{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
-		{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, `"many" is text, but this field takes a whole number`},
-		{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
-		{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
-		{"cap below base", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: 1s\n    cap: 100ms\n", 6, "below base"},
-		{"unknown backoff", "name: x\nstrategies:\n  - name: a\n    backoff: jitter\n", 4, `unknown backoff "jitter"`},
-		{"zero clients", "name: x\nworkload:\n  clients: 0\nstrategies:\n  - {name: a, backoff: full}\n", 3, "0 clients"},
-		{"fault outside the run", "name: x\nduration: 10s\nchaos:\n  - kind: outage\n    at: 8s\n    for: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 6, "past the end of the run"},
-		{"no strategies", "name: x\nduration: 10s\n", 1, "no strategies"},
-		{"duplicate cohort names", "name: x\nstrategies:\n  - {name: a, backoff: full}\n  - {name: a, backoff: equal}\n", 4, "already the name of strategies[0]"},
-		{"unknown fault kind", "name: x\nchaos:\n  - kind: outtage\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 3, `did you mean "outage"`},
-		{"unknown fault parameter", "name: x\nchaos:\n  - kind: blip\n    at: 1s\n    for: 1s\n    delay: 5ms\n    jitter: 2ms\n", 7, `unknown field "jitter"`},
-		{"bad outage mode", "name: x\nchaos:\n  - kind: outage\n    mode: crash\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, `unknown outage mode "crash"`},
-		{"error rate above 1", "name: x\nchaos:\n  - kind: error-rate\n    rate: 1.5\n    at: 1s\n    for: 1s\nstrategies:\n  - {name: a, backoff: full}\n", 4, "not a fraction"},
-		{"max attempts zero", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    max_attempts: 0\n", 5, "1 or more, or unlimited"},
-		{"bad distribution", "name: x\ntarget:\n  service_time: gaussian(5ms)\nstrategies:\n  - {name: a, backoff: full}\n", 3, `unknown kind "gaussian"`},
-		{"blackhole without timeout", "name: x\nchaos:\n  - {kind: blip, mode: blackhole, at: 1s, for: 1s}\nstrategies:\n  - {name: a, backoff: full, timeout: 0}\n", 5, "no per-attempt timeout"},
-		{"missing name", "strategies:\n  - {name: a, backoff: full}\n", 1, "name: missing"},
-		{"empty file", "", 0, "the file is empty"},
-		{"fraction of a client", "name: x\nworkload:\n  clients: 50.5\nstrategies:\n  - {name: a, backoff: full}\n", 3, "50.5 is not a whole number"},
-		{"list for a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    cap: [1s]\n", 5, "this is a list, but this field takes a single value"},
-		{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
-		{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
-	}
-	for _, c := range cases {
+	for _, c := range badScenarios {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, c.src, Overrides{})
-			var e *Error
-			if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want an *Error", err)
-			}
-			var found *Problem
-			for i, p := range e.Problems {
-				if strings.Contains(p.String(), c.want) {
-					found = &e.Problems[i]
-				}
-			}
-			if found == nil {
-				t.Fatalf("no problem mentions %q:\n%v", c.want, err)
-			}
-			if found.Line != c.line {
-				t.Errorf("problem %q is on line %d, want %d", found, found.Line, c.line)
-			}
-			if c.line > 0 && !strings.Contains(err.Error(), fmt.Sprintf("test.yaml:%d:", c.line)) {
-				t.Errorf("the message does not name the line:\n%v", err)
-			}
+			checkRefused(t, "test.yaml", err, c.line, c.want)
 		})
+	}
+}
+
+// checkRefused checks that err lists a problem on line that mentions want.
+func checkRefused(t *testing.T, file string, err error, line int, want string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("got %v, want an *Error", err)
+	}
+	var found *Problem
+	for i, p := range e.Problems {
+		if strings.Contains(p.String(), want) {
+			found = &e.Problems[i]
+		}
+		if strings.Contains(p.Msg, "invalid fault window") {
+			t.Errorf("a follow-on problem of an unreadable field: %s", p)
+		}
+	}
+	if found == nil {
+		t.Fatalf("no problem mentions %q:\n%v", want, err)
+	}
+	if found.Line != line {
+		t.Errorf("problem %q is on line %d, want %d", found, found.Line, line)
+	}
+	if line > 0 && !strings.Contains(err.Error(), fmt.Sprintf("%s:%d:", file, line)) {
+		t.Errorf("the message does not name the line:\n%v", err)
+	}
+}
+
+// badFiles are the hostile inputs of testdata/bad: each validated (or
+// passed validation and then crashed a run, filled the memory or failed
+// after it) before herdbench checked every number, name and byte. Each is
+// refused with its line and what is wrong. They seed the fuzz targets,
+// here and in package engine.
+var badFiles = map[string]struct {
+	line int
+	want string
+}{
+	"aws-huge":              {4, "tokens: 2000000000000; write from 1 to 1000000000"},
+	"binary":                {2, "a NUL byte: this looks like a binary file"},
+	"breaker-nan":           {4, "failure_rate: NaN"},
+	"brownout-nan":          {3, "chaos[0].capacity: NaN is not a capacity cut"},
+	"budget-nan":            {4, "max_tokens: NaN tokens"},
+	"cap-2000000h":          {3, "cap: 2000000h is more than a day"},
+	"clients-1e30":          {3, "1e30 is far too large"},
+	"clients-2e64":          {3, "is far too large"},
+	"clients-maxint":        {3, "workload.clients: 9223372036854775807 clients; write from 1 to 10000000"},
+	"cold-start-nan":        {3, "target.cold_start.from: NaN is not a fraction"},
+	"concurrency-huge":      {3, "the target serves from 1 to 1000000"},
+	"control-character":     {2, "column 7: the control character U+0001"},
+	"duration-1000h":        {2, "duration: 1000h is more than a day"},
+	"envoy-nan":             {4, "budget_percent: NaN"},
+	"error-rate-nan":        {3, "chaos[0].rate: NaN is not a fraction"},
+	"fault-at-for-2000000h": {3, "chaos[0].at: 2000000h is more than a day"},
+	"fault-at-for-23h":      {4, "at or after the end of the run at 1m0s"},
+	"max-attempts-huge":     {3, "write from 1 to 1000000 attempts"},
+	"multiplier-inf":        {3, "multiplier: +Inf"},
+	"multiplier-nan":        {4, "multiplier: NaN"},
+	"name-control":          {1, "holds the control character U+001B"},
+	"name-dot":              {1, "starts with \".\""},
+	"name-long":             {1, "201 bytes long; a name has at most 200"},
+	"name-newline":          {1, "holds a line break"},
+	"name-nul":              {1, "name: \"a\\x00b\" holds the control character U+0000"},
+	"name-slash":            {1, "\"a/b\" holds '/'"},
+	"network-delay-25h":     {3, "is more than a day (24h)"},
+	"not-utf8":              {3, "column 17: byte 0xE9 is not UTF-8 text"},
+	"queue-huge":            {3, "the target queues from 0 to 10000000"},
+	"rate-huge":             {2, "workload.rate: 1e+12 arrivals per second"},
+	"rate-inf":              {2, "workload.rate: +Inf arrivals per second"},
+	"rate-nan":              {2, "workload.rate: NaN arrivals per second"},
+	"rate-tiny":             {2, "workload.rate: 1e-12 arrivals per second"},
+	"retry-after-25h":       {3, "more than a day (24h), the longest wait"},
+	"second-document":       {3, "a second YAML document"},
+	"seed-2e64":             {2, "seed: 18446744073709551616 is too large; this field takes a whole number from 0 to 18446744073709551615"},
+	"seed-negative":         {2, "seed: -1 is negative; this field takes a whole number from 0 to 18446744073709551615"},
+	"spin-at-one-instant":   {3, "unlimited attempts with a backoff that never waits: a call answered at once"},
+	"spin-refused":          {6, "is retried at the same instant, forever"},
+	"sweep-one-count":       {2, "sweep.clients: 1 client count(s); a sweep lists two or more"},
+	"sweep-bad-counts":      {3, "sweep.clients[2]: 10 is listed twice"},
+	"runs-huge":             {2, "runs: 20000 runs; repeat each cohort from 1 to 10000 times"},
+	"sweep-open":            {3, "sweep: the workload is open"},
+	"service-time-2000000h": {3, "is more than a day (24h)"},
+	"strategy-name-newline": {3, "strategies[0].name: \"a\\nb\" holds a line break"},
+	"threshold-inf":         {5, "inf"},
+	"threshold-nan-percent": {5, "\"nan%\" is not a percentage"},
+	"throttle-inf":          {4, "k: +Inf"},
+	"timeout-25h":           {3, "timeout: 25h is more than a day"},
+	"url-backslash":         {2, "has backslashes; a URL is written with forward slashes, e.g. http://127.0.0.1:8000/"},
+	"utf16":                 {1, "the file is UTF-16 text"},
+}
+
+func TestBadScenarioFiles(t *testing.T) {
+	entries, err := os.ReadDir("testdata/bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".yaml")
+		seen[name] = true
+		c, ok := badFiles[name]
+		if !ok {
+			t.Errorf("testdata/bad/%s has no expected problem in badFiles", e.Name())
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata/bad", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Check(e.Name(), data, Overrides{})
+			checkRefused(t, e.Name(), err, c.line, c.want)
+		})
+	}
+	for name := range badFiles {
+		if !seen[name] {
+			t.Errorf("badFiles names %s, which testdata/bad lacks", name)
+		}
 	}
 }
 
@@ -234,6 +338,20 @@ func TestOutageHasTheCohortsTheStoryNeeds(t *testing.T) {
 
 func FuzzParseCompile(f *testing.F) {
 	f.Add(good)
+	for _, c := range badScenarios {
+		f.Add(c.src)
+	}
+	entries, err := os.ReadDir("testdata/bad")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata/bad", e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
 	for _, b := range []string{"outage"} {
 		_, data, err := Find(b)
 		if err != nil {

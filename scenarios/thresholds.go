@@ -18,6 +18,14 @@ func (c *compiler) thresholds(f *File, picked []clients.Strategy) []results.Thre
 		run[s.Name] = true
 	}
 	var out []results.Threshold
+	total := len(f.Thresholds)
+	for _, sf := range f.Strategies {
+		total += len(sf.Thresholds)
+	}
+	if total > MaxThresholds {
+		c.fail([]step{key("thresholds")}, "%d thresholds in all; a scenario has at most %d", total, MaxThresholds)
+		return nil
+	}
 	for i, e := range f.Thresholds {
 		if th, ok := c.threshold(e, "", []step{key("thresholds"), index(i)}); ok {
 			out = append(out, th)

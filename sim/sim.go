@@ -251,11 +251,12 @@ func (s *Sim) dispatch(e event) {
 // nextArrival schedules the open workload's next arrival, drawn as the
 // real swarm draws it.
 func (s *Sim) nextArrival() {
-	s.arrivalAt += time.Duration(s.arrivalRNG.ExpFloat64() / s.arrivals.Rate * float64(time.Second))
-	if s.arrivalAt >= s.co.Duration {
+	at, more := s.arrivals.NextArrival(s.arrivalAt, s.arrivalRNG.ExpFloat64(), s.co.Duration)
+	if !more {
 		s.arrivals = nil
 		return
 	}
+	s.arrivalAt = at
 	s.q.push(s.arrivalAt, pack(evArrival, 0, 0))
 }
 

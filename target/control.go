@@ -25,6 +25,16 @@ type planClock struct {
 // ErrControl is wrapped by the errors of the control methods.
 var ErrControl = errors.New("target control")
 
+// MaxInjected is how many injected faults may be active or still to come
+// at once. Faults that have ended are dropped (see prune), so the list,
+// the compiled plan and the control API's status stay small however long
+// a game day lasts.
+const MaxInjected = 100
+
+// MaxAhead bounds how far ahead control calls reach: a plan's start time,
+// an injected fault's delay and its length.
+const MaxAhead = 24 * time.Hour
+
 // StartPlan (re)starts the scenario's chaos plan so that its t = 0 is at;
 // a zero at means now. A running plan is stopped first, its active faults
 // ending now. Faults injected by hand are kept.
@@ -37,6 +47,10 @@ func (s *Server) StartPlan(at time.Time) error {
 		start = at.Sub(s.origin)
 		if start < 0 {
 			return fmt.Errorf("%w: start time %s is before the server started (%s)", ErrControl, at.UTC().Format(time.RFC3339Nano), s.origin.UTC().Format(time.RFC3339Nano))
+		}
+		if start-now > MaxAhead {
+			return fmt.Errorf("%w: start time %s is more than %s from now (%s); give a time within the next day, or none to start now",
+				ErrControl, at.UTC().Format(time.RFC3339Nano), trim(MaxAhead), s.origin.Add(now).UTC().Format(time.RFC3339))
 		}
 	}
 	if s.clock.running {
@@ -64,12 +78,17 @@ func (s *Server) StopPlan() error {
 // Inject adds a fault by hand. Its At is a delay from now (0: at once); it
 // acts whether or not the plan runs.
 func (s *Server) Inject(f chaos.Timed) error {
-	if f.At < 0 || f.For <= 0 {
-		return fmt.Errorf("%w: a fault needs at >= 0 (a delay from now) and for > 0, got at %s, for %s", ErrControl, f.At, f.For)
+	if f.At < 0 || f.For <= 0 || f.At > MaxAhead || f.For > MaxAhead {
+		return fmt.Errorf("%w: a fault needs 0 <= at <= %s (a delay from now) and 0 < for <= %s, got at %s, for %s", ErrControl, trim(MaxAhead), trim(MaxAhead), f.At, f.For)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f.At += s.elapsed()
+	now := s.elapsed()
+	s.clock.injected = prune(s.clock.injected, now)
+	if n := len(s.clock.injected); n >= MaxInjected {
+		return fmt.Errorf("%w: %d injected faults are active or still to come, the most there may be at once; wait for some to end, or POST /control/stop to end them all", ErrControl, n)
+	}
+	f.At += now
 	s.clock.injected = append(s.clock.injected, f)
 	if err := s.replace(); err != nil {
 		s.clock.injected = s.clock.injected[:len(s.clock.injected)-1]
@@ -109,9 +128,40 @@ func clip(faults []chaos.Timed, now time.Duration) []chaos.Timed {
 	return out
 }
 
+// prune drops the faults that have ended by now, but for the outage that
+// ended last: it alone sets where the cold-start ramp begins (an outage's
+// recovery is the end of the latest outage before now), and nothing else
+// that has ended changes what is active from now on.
+func prune(faults []chaos.Timed, now time.Duration) []chaos.Timed {
+	last := -1
+	for i, f := range faults {
+		if o, ok := f.Fault.(chaos.Outage); ok && o.Mode != chaos.NoOutage && f.End() <= now && (last < 0 || f.End() > faults[last].End()) {
+			last = i
+		}
+	}
+	out := faults[:0]
+	for i, f := range faults {
+		if f.End() > now || i == last {
+			out = append(out, f)
+		}
+	}
+	clear(faults[len(out):])
+	return out
+}
+
+func trim(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
+}
+
 // replace compiles the effective plan from the clock and swaps it in.
 // Called with mu held.
 func (s *Server) replace() error {
+	now := s.elapsed()
+	s.clock.past = prune(s.clock.past, now)
+	s.clock.injected = prune(s.clock.injected, now)
 	faults := append([]chaos.Timed(nil), s.clock.past...)
 	if s.clock.running {
 		faults = append(faults, s.scheduled()...)

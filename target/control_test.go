@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -188,6 +189,83 @@ func TestInjectRefuseAndReset(t *testing.T) {
 	})
 }
 
+// TestInjectedFaultsExpire: injected faults that have ended are dropped, so
+// a long game day's thousands of injects neither slow each inject down nor
+// grow the status; the outage that ended last is kept, for the cold start.
+func TestInjectedFaultsExpire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Config{Concurrency: 10, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0),
+			ColdStart: ColdStart{From: 0.1, Ramp: 100 * time.Second}}
+		s := newStandalone(t, Options{Config: cfg})
+		blip := chaos.Timed{Name: "lag", Kind: "blip", For: 10 * time.Millisecond, Fault: chaos.Blip{Delay: dist.Const(time.Millisecond)}}
+		for i := range 3000 {
+			f := blip
+			if i == 1000 {
+				f = outage503("down", 0, 10*time.Millisecond) // ends at 10.01 s
+			}
+			if err := s.srv.Inject(f); err != nil {
+				t.Fatalf("inject %d: %v", i, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		s.srv.mu.Lock()
+		compiled := len(s.srv.plan.Faults())
+		s.srv.mu.Unlock()
+		st := s.srv.Status()
+		if compiled > 2 || len(st.Faults) > 2 {
+			t.Errorf("after 3,000 faults that have ended: %d in the compiled plan, %d in the status; want at most the last and the last outage", compiled, len(st.Faults))
+		}
+		// 30 s after the start, 19.99 s after the outage: 10 × (0.1 + 0.9 × 0.1999).
+		if want := 2; st.Capacity != want {
+			t.Errorf("capacity %d, want %d: the cold start after the last outage was lost", st.Capacity, want)
+		}
+	})
+}
+
+// TestInjectLimits: faults that would outlast a day, or more than
+// MaxInjected at once, are refused with a message; so is a start time
+// more than a day away.
+func TestInjectLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStandalone(t, Options{Hold: true})
+		f := outage503("down", 0, time.Hour)
+		for _, c := range []struct{ at, length time.Duration }{
+			{0, 24*time.Hour + time.Nanosecond}, {24*time.Hour + time.Second, time.Second}, {2000000 * time.Hour, 2000000 * time.Hour}, {-time.Second, time.Second},
+		} {
+			g := f
+			g.At, g.For = c.at, c.length
+			if err := s.srv.Inject(g); err == nil || !strings.Contains(err.Error(), "24h") {
+				t.Errorf("inject at %s for %s: %v, want an error naming 24h", c.at, c.length, err)
+			}
+		}
+		g := f
+		g.At, g.For = 24*time.Hour, 24*time.Hour
+		if err := s.srv.Inject(g); err != nil {
+			t.Errorf("inject at 24h for 24h: %v", err)
+		}
+		for i := 1; i < MaxInjected; i++ {
+			if err := s.srv.Inject(f); err != nil {
+				t.Fatalf("inject %d: %v", i, err)
+			}
+		}
+		if err := s.srv.Inject(f); err == nil || !strings.Contains(err.Error(), "100 injected faults") || !strings.Contains(err.Error(), "/control/stop") {
+			t.Errorf("inject %d: %v, want a refusal naming the limit and /control/stop", MaxInjected+1, err)
+		}
+		if err := s.srv.StopPlan(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.srv.Inject(f); err != nil {
+			t.Errorf("inject after stop: %v", err)
+		}
+		if err := s.srv.StartPlan(time.Now().Add(24*time.Hour + time.Second)); err == nil || !strings.Contains(err.Error(), "more than 24h from now") {
+			t.Errorf("start a day and a second away: %v", err)
+		}
+		if err := s.srv.StartPlan(time.Now().Add(24 * time.Hour)); err != nil {
+			t.Errorf("start a day away: %v", err)
+		}
+	})
+}
+
 func TestRetryAfterValue(t *testing.T) {
 	for _, c := range []struct {
 		d    time.Duration
@@ -197,4 +275,86 @@ func TestRetryAfterValue(t *testing.T) {
 			t.Errorf("RetryAfterValue(%s) = %q, want %q", c.d, got, c.want)
 		}
 	}
+}
+
+// BenchmarkInject injects one short fault after another, as a script at a
+// game day might: each has ended by the next inject. The cost of an inject
+// must not grow with the number made before it (go test -bench Inject
+// -benchtime 1000x ./target/).
+func BenchmarkInject(b *testing.B) {
+	n := &memnet.Network{}
+	srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: Config{Concurrency: 1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	f := chaos.Timed{Name: "lag", Kind: "blip", For: time.Microsecond, Fault: chaos.Blip{Delay: dist.Const(time.Millisecond)}}
+	for b.Loop() {
+		if err := srv.Inject(f); err != nil {
+			b.Fatal(err)
+		}
+		for start := time.Now(); time.Since(start) < 2*time.Microsecond; {
+			// let the fault end
+		}
+	}
+}
+
+// TestSlowAndIdleConnectionsEnd: a standalone target (default limits)
+// closes a connection whose headers dribble in (slowloris) after 10 s, and
+// a kept-alive connection left idle after 5 minutes; a client that sends
+// its request at once and comes back within that keeps its connection.
+func TestSlowAndIdleConnectionsEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		start := time.Now()
+		closedAt := func(c io.Reader) time.Duration {
+			_, _ = io.Copy(io.Discard, c)
+			return time.Since(start)
+		}
+		slow, err := n.Dial(context.Background(), "tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		slowDone := make(chan time.Duration)
+		go func() { slowDone <- closedAt(slow) }()
+		go func() {
+			for _, part := range []string{"POST / HTTP/1.1\r\n", "Host: target\r\n", "X-Slow: 1\r\n"} {
+				if _, err := slow.Write([]byte(part)); err != nil {
+					return
+				}
+				time.Sleep(4 * time.Second)
+			}
+		}()
+
+		idle, err := n.Dial(context.Background(), "tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer idle.Close()
+		idleDone := make(chan time.Duration)
+		request := []byte("POST / HTTP/1.1\r\nHost: target\r\nContent-Length: 0\r\n\r\n")
+		go func() {
+			// Two requests 4 minutes apart on one connection, then silence.
+			_, _ = idle.Write(request)
+			time.Sleep(4 * time.Minute)
+			_, _ = idle.Write(request)
+		}()
+		go func() { idleDone <- closedAt(idle) }()
+
+		if at := <-slowDone; at != 10*time.Second {
+			t.Errorf("slow headers: connection closed at %s, want 10s", at)
+		}
+		if at := <-idleDone; at != 9*time.Minute {
+			t.Errorf("idle keep-alive connection closed at %s, want 9m (5m after its second request at 4m)", at)
+		}
+		if a := srv.Counters().Answers(); a[AnswerOK] != 2 {
+			t.Errorf("answers %v, want the idle connection's 2 ok", a)
+		}
+	})
 }

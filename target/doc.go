@@ -27,5 +27,13 @@
 // (Inject); each change compiles a new chaos.Plan on the server's clock and
 // swaps it into the model, so "what is active at t" stays a pure lookup.
 // With Options.Next, requests the plan lets through go to another handler
-// (the proxy's upstream) instead of the capacity model.
+// (the proxy's upstream) instead of the capacity model. Injected faults
+// that have ended are dropped (MaxInjected at once, none reaching more than
+// MaxAhead), so a long game day's injects stay cheap.
+//
+// Every Server caps its connections and times out slow headers and idle
+// connections (netguard.Limits: Options.Limits, or StartOn's argument), so
+// a slowloris on its port cannot take the open files the rest of the
+// process needs; the cap's listener keeps each socket reachable, so a crash
+// still resets connections with an RST.
 package target

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/netguard"
 )
 
 // Options configure a standalone server made by Listen.
@@ -32,6 +33,9 @@ type Options struct {
 	// Listen opens a listener at an address; net.Listen("tcp", addr) when
 	// nil. Tests pass an in-memory network.
 	Listen ListenFunc
+	// Limits cap the connections the server holds and time out slow and
+	// idle ones; netguard.TrafficLimits(1) when zero.
+	Limits netguard.Limits
 }
 
 // Listen starts a standalone server: a target with the capacity model (or a
@@ -68,7 +72,11 @@ func Listen(o Options) (*Server, error) {
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(0, 0))
 	}
-	s := newServer(o.Config, plan, rng, time.Now(), listen)
+	limits := o.Limits
+	if limits == (netguard.Limits{}) {
+		limits = netguard.TrafficLimits(1)
+	}
+	s := newServer(o.Config, plan, rng, time.Now(), listen, limits)
 	s.next = o.Next
 	s.srv.Handler = s.counters.Wrap(s)
 	if o.Hold {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/netguard"
 )
 
 // Server is the real-time driver of a Model: an HTTP/1.1 server on a
@@ -22,6 +23,8 @@ import (
 type Server struct {
 	// listen opens the listener at addr (again after a refuse outage).
 	listen ListenFunc
+	// limits cap the connections and time out slow and idle ones.
+	limits netguard.Limits
 	origin time.Time
 	plan   *chaos.Plan
 	kind   Kind
@@ -52,28 +55,30 @@ type Server struct {
 // network's; the default is the host's TCP stack.
 type ListenFunc func(network, addr string) (net.Listener, error)
 
-// Start starts a server for cfg on 127.0.0.1 at a random port. The chaos
-// plan's clock starts at origin (which may be in the future: the run starts
-// then). rng is the target's own random stream.
+// Start starts a server for cfg on 127.0.0.1 at a random port, with the
+// limits of a traffic port (netguard.TrafficLimits). The chaos plan's clock
+// starts at origin (which may be in the future: the run starts then). rng
+// is the target's own random stream.
 func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
-	return StartOn(net.Listen, "127.0.0.1:0", cfg, plan, rng, origin)
+	return StartOn(net.Listen, "127.0.0.1:0", cfg, plan, rng, origin, netguard.TrafficLimits(1))
 }
 
-// StartOn is Start with the listener opened by listen at addr; the same
-// address is listened on again after a refuse outage.
-func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
+// StartOn is Start with the listener opened by listen at addr (the same
+// address is listened on again after a refuse outage), and the given
+// limits on its connections.
+func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, limits netguard.Limits) (*Server, error) {
 	ln, err := listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
 	}
-	s := newServer(cfg, plan, rng, origin, listen)
+	s := newServer(cfg, plan, rng, origin, listen, limits)
 	s.srv.Handler = s
 	s.run(ln)
 	return s, nil
 }
 
 // newServer returns a server whose plan runs from origin; run starts it.
-func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc) *Server {
+func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
 	s := &Server{
 		origin:  origin,
 		plan:    plan,
@@ -84,6 +89,7 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 		conns:   map[net.Conn]struct{}{},
 		stop:    make(chan struct{}),
 		listen:  listen,
+		limits:  limits,
 		clock:   planClock{sched: plan, running: true},
 		replan:  make(chan struct{}, 1),
 	}
@@ -91,12 +97,14 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 		ConnState: s.trackConn,
 		ErrorLog:  log.New(io.Discard, "", 0),
 	}
+	limits.Apply(s.srv)
 	return s
 }
 
 // run serves on ln and starts applying the plan.
 func (s *Server) run(ln net.Listener) {
 	s.addr = ln.Addr().String()
+	ln = s.limits.Listener(ln)
 	s.ln = ln
 	s.serve(ln)
 	s.wg.Add(1)
@@ -233,6 +241,7 @@ func (s *Server) reopen() {
 	for attempt := 0; ; attempt++ {
 		ln, err := s.listen("tcp", s.addr)
 		if err == nil {
+			ln = s.limits.Listener(ln)
 			s.mu.Lock()
 			if s.closed {
 				s.mu.Unlock()
@@ -258,7 +267,7 @@ func (s *Server) reopen() {
 // resetConn closes c with an RST instead of a FIN, as a crashed process's
 // kernel does.
 func resetConn(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
+	if tc := netguard.Socket(c); tc != nil {
 		_ = tc.SetLinger(0)
 	}
 	_ = c.Close()

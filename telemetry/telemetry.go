@@ -14,24 +14,31 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// MaxScrapes is how many scrapes of one Handler run at once; more are
+// answered 503 at once. Each scrape builds the whole exposition in memory,
+// so without a bound many concurrent scrapes (10,000 took a target to
+// 1.24 GB) cost as much memory as the process has.
+const MaxScrapes = 4
+
 // Handler serves the collectors' metrics, with the Go runtime's and the
-// process's, in the Prometheus text format.
+// process's, in the Prometheus text format, at most MaxScrapes at once.
 func Handler(cs ...prometheus.Collector) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, c := range cs {
 		reg.MustRegister(c)
 	}
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: MaxScrapes})
 }
 
 // serverCollector exports a standalone target or a proxy.
 type serverCollector struct {
 	status         func() target.Status
 	upstreamErrors func() int64 // the proxy's; nil for a target
+	overloaded     func() int64 // the proxy's
 
 	requests, inFlight, activeFault, planRunning, planElapsed *prometheus.Desc
-	queue, busy, capacity, events, upstream                   *prometheus.Desc
+	queue, busy, capacity, events, upstream, overload         *prometheus.Desc
 }
 
 func newServerCollector(role string, status func() target.Status) *serverCollector {
@@ -48,6 +55,7 @@ func newServerCollector(role string, status func() target.Status) *serverCollect
 		capacity:    prometheus.NewDesc(name("capacity_slots"), "Slots available now (concurrency, cut by brownouts and the cold-start ramp).", nil, nil),
 		events:      prometheus.NewDesc(name("model_events_total"), "Capacity model events: served, wasted (served for a client that had gone), rejected (queue full), expired (queue timeout), faulted (answered by a fault), abandoned (left the queue), crashed (lost to a crash).", []string{"event"}, nil),
 		upstream:    prometheus.NewDesc(name("upstream_errors_total"), "Requests answered 502 because the upstream could not be reached or failed.", nil, nil),
+		overload:    prometheus.NewDesc(name("overloaded_total"), "Requests answered 503 by the proxy itself because --max-in-flight requests were being forwarded and as many were waiting.", nil, nil),
 	}
 }
 
@@ -59,7 +67,7 @@ func NewTargetCollector(s *target.Server) prometheus.Collector {
 // NewProxyCollector exports a chaos proxy as herdbench_proxy_*.
 func NewProxyCollector(p *proxy.Proxy) prometheus.Collector {
 	c := newServerCollector("proxy", p.Status)
-	c.upstreamErrors = p.UpstreamErrors
+	c.upstreamErrors, c.overloaded = p.UpstreamErrors, p.Overloaded
 	return c
 }
 
@@ -73,7 +81,7 @@ func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *serverCollector) descs() []*prometheus.Desc {
 	ds := []*prometheus.Desc{c.requests, c.inFlight, c.activeFault, c.planRunning, c.planElapsed}
 	if c.upstreamErrors != nil {
-		return append(ds, c.upstream)
+		return append(ds, c.upstream, c.overload)
 	}
 	return append(ds, c.queue, c.busy, c.capacity, c.events)
 }
@@ -99,6 +107,7 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.planElapsed, prometheus.GaugeValue, st.PlanElapsed.Seconds())
 	if c.upstreamErrors != nil {
 		ch <- prometheus.MustNewConstMetric(c.upstream, prometheus.CounterValue, float64(c.upstreamErrors()))
+		ch <- prometheus.MustNewConstMetric(c.overload, prometheus.CounterValue, float64(c.overloaded()))
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Queued))

@@ -35,6 +35,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/herdbench/herdbench/bench/internal/cli"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -145,13 +146,8 @@ func run(hb string, n int, d, think time.Duration) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if hb == "" {
-		hb = filepath.Join(dir, "herdbench")
-		build := exec.Command("go", "build", "-o", hb, "./cmd/herdbench")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("building herdbench (run from the repository's root, or pass -herdbench): %w", err)
-		}
+	if hb, err = cli.Herdbench(hb, dir); err != nil {
+		return err
 	}
 	file := filepath.Join(dir, "scale.yaml")
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(scenario, d, n, think)), 0o644); err != nil {

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
@@ -27,18 +27,21 @@ type gameDayFlags struct {
 	allowRemote  bool
 	metricsAddr  string
 	chaosControl string
+	tokenFile    string
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.target, "target", "", "send the swarm to this URL instead of embedded targets (overrides target.url); the chaos plan is then not applied by this command")
-	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a target that is not on loopback (127.0.0.0/8, ::1, localhost)")
+	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a --target, --chaos-control or --metrics-addr off loopback (127.0.0.0/8, ::1), decided from the addresses the host resolves to")
 	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the cohorts at http://ADDR/metrics while the run lasts, e.g. 127.0.0.1:9100")
 	fs.StringVar(&g.chaosControl, "chaos-control", "", "control URL of a herdbench proxy or target (its --control-addr, e.g. http://127.0.0.1:8091): its chaos plan is started at the run's t = 0")
+	fs.StringVar(&g.tokenFile, "chaos-control-token-file", "", "file holding the --chaos-control API's token (default: $"+tokenEnv+", if set)")
 }
 
 // gameDay is what the flags set up around a run.
 type gameDay struct {
 	flags     *gameDayFlags
+	control   *chaosControl // nil without --chaos-control
 	collector *telemetry.SwarmCollector
 	metrics   *http.Server
 	served    chan struct{}
@@ -56,13 +59,23 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		}
 	}
 	if g.chaosControl != "" {
-		if err := chaosControlStatus(ctx, g.chaosControl); err != nil {
+		cc, err := newChaosControl(ctx, g.chaosControl, g.tokenFile, netguard.Guard{AllowRemote: g.allowRemote})
+		if err != nil {
+			fmt.Fprintf(stderr, "herdbench scenario: --chaos-control: %v\nNothing was sent.\n", err)
+			return nil, exitUsage
+		}
+		if err := cc.status(ctx); err != nil {
 			fmt.Fprintf(stderr, "herdbench scenario: --chaos-control: %v\nStart the proxy or target first (herdbench proxy --hold ...), or drop --chaos-control.\n", err)
 			return nil, exitUsage
 		}
+		gd.control = cc
 	}
 	if g.metricsAddr != "" {
-		ln, err := net.Listen("tcp", g.metricsAddr)
+		if _, err := checkAddr("--metrics-addr", g.metricsAddr, g.allowRemote); err != nil {
+			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
+			return nil, exitUsage
+		}
+		ln, err := netguard.Guard{AllowRemote: g.allowRemote}.Listen("tcp", g.metricsAddr)
 		if err != nil {
 			fmt.Fprintf(stderr, "herdbench scenario: --metrics-addr: %v\n", err)
 			return nil, exitUsage
@@ -70,11 +83,12 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		gd.collector = telemetry.NewSwarmCollector()
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", telemetry.Handler(gd.collector))
-		gd.metrics = &http.Server{Handler: mux, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 10 * time.Second}
+		limits := netguard.ControlLimits()
+		gd.metrics = limits.Server(mux)
 		gd.served = make(chan struct{})
 		go func() {
 			defer close(gd.served)
-			_ = gd.metrics.Serve(ln)
+			_ = gd.metrics.Serve(limits.Listener(ln))
 		}()
 		fmt.Fprintf(stderr, "herdbench: live metrics on http://%s/metrics\n", ln.Addr())
 	}
@@ -87,8 +101,8 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 	if gd.collector != nil {
 		gd.collector.Set(r)
 	}
-	if gd.flags.chaosControl != "" {
-		if err := chaosControlStart(ctx, gd.flags.chaosControl, r.Origin); err != nil {
+	if gd.control != nil {
+		if err := gd.control.start(ctx, r.Origin); err != nil {
 			return fmt.Errorf("--chaos-control: %w", err)
 		}
 	}
@@ -126,41 +140,102 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 
 // exitCodeOf maps a finished run to the exit code: interrupted beats
 // failed thresholds.
-func exitCodeOf(s *results.Summary, stderr io.Writer) int {
-	if s.Partial {
-		return exitSignal
+func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
+	failed, checked := 0, 0
+	for _, s := range summaries {
+		if s.Partial {
+			return exitSignal
+		}
+		failed += results.ThresholdsFailed(s.Thresholds)
+		checked += len(s.Thresholds)
 	}
-	if n := results.ThresholdsFailed(s.Thresholds); n > 0 {
-		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed (exit code %d)\n", n, len(s.Thresholds), exitThresholds)
+	if failed > 0 {
+		where := ""
+		if len(summaries) > 1 {
+			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
+		}
+		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
 		return exitThresholds
 	}
 	return exitOK
 }
 
-var controlClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-
-func chaosControlStatus(ctx context.Context, base string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+"/control/status", nil)
-	if err != nil {
-		return err
-	}
-	return controlCall(req)
+// chaosControl is the client of a herdbench proxy's or target's control
+// API, for --chaos-control. It sends what the API requires (JSON, the
+// token), dials only addresses the loopback interlock allows, and follows
+// no redirect: a redirect is an error that names where it pointed.
+type chaosControl struct {
+	base   *url.URL
+	token  string
+	client *http.Client
 }
 
-func chaosControlStart(ctx context.Context, base string, at time.Time) error {
+// newChaosControl checks the control URL (http, a host on loopback unless
+// allowed) and reads the token from tokenFile or the environment.
+func newChaosControl(ctx context.Context, raw, tokenFile string, g netguard.Guard) (*chaosControl, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q is not a URL: %w", raw, err)
+	case u.Scheme != "http":
+		return nil, fmt.Errorf("%q: write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091 (the control API speaks plain http)", raw)
+	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("%q: write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091, without user, query or fragment", raw)
+	}
+	if _, err := g.Check(ctx, u.Hostname()); err != nil {
+		if errors.Is(err, netguard.ErrRemote) {
+			return nil, fmt.Errorf("%s is not on loopback (%w); herdbench calls a control API elsewhere only when told to: pass --allow-remote", u.Redacted(), err)
+		}
+		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
+	}
+	tok, _, err := loadToken("", tokenFile, "", "--chaos-control-token-file")
+	if err != nil {
+		return nil, err
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	return &chaosControl{base: u, token: tok, client: &http.Client{
+		Timeout: 5 * time.Second,
+		Transport: &http.Transport{
+			Proxy:             nil, // never through an environment proxy
+			DialContext:       g.DialContext,
+			DisableKeepAlives: true,
+		},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			return fmt.Errorf("%s answered with a redirect to %s; herdbench follows no redirects from a control API: give --chaos-control the address of the proxy's or target's --control-addr itself", via[0].URL.Redacted(), req.URL.Redacted())
+		},
+	}}, nil
+}
+
+func (c *chaosControl) status(ctx context.Context) error {
+	return c.call(ctx, http.MethodGet, "/control/status", nil)
+}
+
+// start starts the plan so that its t = 0 is at.
+func (c *chaosControl) start(ctx context.Context, at time.Time) error {
 	body, _ := json.Marshal(map[string]time.Time{"at": at.UTC()})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(base, "/")+"/control/start", bytes.NewReader(body))
+	return c.call(ctx, http.MethodPost, "/control/start", body)
+}
+
+func (c *chaosControl) call(ctx context.Context, method, path string, body []byte) error {
+	u := *c.base
+	u.Path += path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	return controlCall(req)
-}
-
-func controlCall(req *http.Request) error {
-	resp, err := controlClient.Do(req)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.client.Do(req)
 	if err != nil {
-		return err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is named below
+		}
+		return fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
@@ -169,9 +244,9 @@ func controlCall(req *http.Request) error {
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return errors.New(req.URL.String() + ": " + e.Error)
+			return fmt.Errorf("%s %s: %s: %s", method, u.Redacted(), resp.Status, e.Error)
 		}
-		return fmt.Errorf("%s: %s (is this a herdbench proxy or target control address?)", req.URL, resp.Status)
+		return fmt.Errorf("%s %s: %s (is this a herdbench proxy or target control address?)", method, u.Redacted(), resp.Status)
 	}
 	return nil
 }

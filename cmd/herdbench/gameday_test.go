@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -238,15 +237,7 @@ func readSummary(t *testing.T, out string) results.Summary {
 	if len(dirs) != 1 {
 		t.Fatalf("want one results folder in %s, found %v", out, dirs)
 	}
-	b, err := os.ReadFile(dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s results.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return readJSON(t, dirs[0])
 }
 
 // nonLoopbackIP returns an address of this machine off loopback, or a
@@ -294,6 +285,29 @@ func TestRemoteTargetRefused(t *testing.T) {
 		msg := stderr.String()
 		if code != exitUsage || !strings.Contains(msg, "--allow-remote") || !strings.Contains(msg, "not on loopback") || !strings.Contains(msg, "Nothing was sent") {
 			t.Errorf("%v: exit code %d, stderr:\n%s\nwant 2 and a message naming --allow-remote", args, code, msg)
+		}
+	}
+	// Hosts that are not loopback whatever their spelling suggests, in
+	// --target and in the file's target.url.
+	for _, c := range []struct{ url, want string }{
+		{"http://0.0.0.0:9/", "every interface"},
+		{"http://[::]:9/", "every interface"},
+		{"http://[::ffff:10.0.0.1]:9/", "10.0.0.1 is off"},
+		{"http://127.1:9/", "ends in a number"},
+		{"http://0x7f.1:9/", "ends in a number"},
+		{"http://2130706433:9/", "ends in a number"},
+		{"http://0177.0.0.1:9/", "ends in a number"},
+		{"http://127.0.0.1.:9/", "ends in a number"},
+	} {
+		for _, args := range [][]string{
+			{"scenario", scenario, "--target", c.url, "--out", out, "-q"},
+			{"scenario", writeScenario(t, "name: remote\nduration: 2s\ntarget:\n  url: "+c.url+"\nstrategies:\n  - name: a\n    backoff: full\n"), "--out", out, "-q"},
+		} {
+			var stderr syncBuffer
+			code := run(context.Background(), args, io.Discard, &stderr)
+			if msg := stderr.String(); code != exitUsage || !strings.Contains(msg, c.want) || !strings.Contains(msg, "Nothing was sent") {
+				t.Errorf("%v: exit code %d, stderr:\n%s\nwant 2 and %q", args, code, msg, c.want)
+			}
 		}
 	}
 	if hits.Load() != 0 {

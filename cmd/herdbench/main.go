@@ -16,9 +16,15 @@ import (
 
 // Exit codes, documented in the README and in --help.
 const (
-	exitOK     = 0 // success
-	exitFailed = 1 // the run failed (could not start, could not write results)
-	exitUsage  = 2 // bad flags, or an invalid scenario: nothing ran
+	exitOK = 0 // success
+	// exitFailed: the run failed (could not start, could not write
+	// results), or herdbench itself did (an internal error: a bug).
+	exitFailed = 1
+	// exitUsage: bad flags, an invalid scenario, or a run refused before
+	// it started (a remote target, too little memory or open files, an
+	// --out that cannot be written): nothing ran. Go's runtime also exits
+	// with 2 when it crashes, which a recovered panic never does.
+	exitUsage = 2
 	// exitThresholds: the run completed, its results are written, and at
 	// least one of the scenario's thresholds failed.
 	exitThresholds = 3
@@ -68,12 +74,19 @@ Start here:
 
 Run 'herdbench COMMAND --help' for a command's flags.
 
-Exit codes: 0 ok; 1 the run failed; 2 bad usage or an invalid scenario;
+Exit codes: 0 ok; 1 the run failed, or an internal error (a bug, reported
+on stderr); 2 bad usage, an invalid scenario or a refused run (nothing ran);
 3 a threshold failed; 130 interrupted (results written, marked partial).
 `
 
-// run is main without the process: it returns the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run is main without the process: it returns the exit code. A panic
+// becomes an internal error (exit 1) with its report on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			code = internalError(stderr, v, debug.Stack(), "")
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -82,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "scenario", "run":
 		return runScenario(ctx, args[1:], stdout, stderr)
 	case "report":
-		return runReport(args[1:], stdout, stderr)
+		return runReport(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "list":
@@ -115,4 +128,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "herdbench: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// internalError reports a panic, a bug in herdbench, and returns exit code
+// 1: what happened, the stack, where the results recorded so far are (dir,
+// if any were written) and how to report it.
+func internalError(stderr io.Writer, v any, stack []byte, dir string) int {
+	fmt.Fprintf(stderr, "\nherdbench: internal error: %v\n\nThis is a bug in herdbench %s, not a problem with your scenario or target.\n", v, herdbenchVersion())
+	if dir != "" {
+		fmt.Fprintf(stderr, "The results recorded until then are in %s (marked partial).\n", dir)
+	}
+	fmt.Fprintf(stderr, "Please report it with the command you ran, the scenario file (or the results folder's scenario.yaml) and this message:\n\n%s\n", stack)
+	return exitFailed
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -27,9 +28,14 @@ Brownouts cut herdbench's own target model and are refused here; the
 upstream's real capacity and recovery apply.
 
 The plan starts with the proxy, or with --hold when asked. The control API
-and metrics (herdbench_proxy_*) are on --control-addr, as for herdbench
-target. Point the swarm at the proxy (a loopback address, so no
---allow-remote is needed even when the upstream is remote):
+and metrics (herdbench_proxy_*) are on --control-addr, with the same checks
+as for herdbench target (JSON POSTs, Host and Origin, an optional token).
+Both addresses are on loopback unless --allow-remote; the upstream is
+where you send it, anywhere. At most --max-in-flight requests are
+forwarded at once and as many wait; beyond that the proxy answers 503 at
+once (X-Herdbench-Proxy: overloaded), so its memory stays bounded. Point
+the swarm at the proxy (a loopback address, so no --allow-remote is needed
+even when the upstream is remote):
   herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091
 
@@ -41,10 +47,13 @@ Flags:
 func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f serveFlags
 	var upstream string
+	var maxInFlight int
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
-	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091")
+	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
+		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
+	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
@@ -56,6 +65,13 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "herdbench proxy: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
+		return exitUsage
+	}
+	if code := f.check("proxy", stderr); code != exitOK {
+		return code
+	}
+	if maxInFlight < 1 {
+		fmt.Fprintf(stderr, "herdbench proxy: --max-in-flight %d: forward at least 1 request at once\n", maxInFlight)
 		return exitUsage
 	}
 	if upstream == "" {
@@ -77,7 +93,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	p, err := proxy.Start(proxy.Options{
-		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold,
+		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -33,7 +34,7 @@ Examples:
 Flags:
 `
 
-func runReport(args []string, stdout, stderr io.Writer) int {
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
 		out    string
 		labels []string
@@ -50,7 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), reportHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read or the report not written; 2 bad usage.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read (or is not one herdbench wrote) or the report not written;\n2 bad usage; 130 interrupted (Ctrl-C: nothing written, the folder's report is as it was).\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -71,8 +72,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if len(labels) == 0 {
 		labels = defaultLabels(dirs)
 	}
+	interrupted := func() int {
+		fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
+		return exitSignal
+	}
 	runs := make([]*report.Run, len(dirs))
 	for i, d := range dirs {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		r, err := report.Load(d)
 		if err != nil {
 			fmt.Fprintln(stderr, "herdbench report:", err)
@@ -90,7 +98,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), safeName("overlay-"+strings.Join(labels, "-vs-")))
 		}
 	}
-	files, err := report.Render(runs, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi})
+	files, err := report.RenderContext(ctx, runs, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi})
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err == nil {
 		err = report.WriteFiles(out, files)
 	}

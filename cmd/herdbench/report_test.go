@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,5 +125,37 @@ func TestDefaultLabels(t *testing.T) {
 		if got := defaultLabels(tc.dirs); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("defaultLabels(%q) = %q, want %q", tc.dirs, got, tc.want)
 		}
+	}
+}
+
+// The first Ctrl-C stops herdbench report, as it stops a run: nothing is
+// written (the folder's report stays as it was) and the exit code is 130.
+func TestReportStopsOnFirstInterrupt(t *testing.T) {
+	dir := savedRun(t, filepath.Join(t.TempDir(), "tiny-20260301T120000Z"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the first Ctrl-C, as interruptible delivers it
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"report", dir, "--no-png"}, &out, &errb)
+	if code != exitSignal || !strings.Contains(errb.String(), "interrupted; nothing was written") {
+		t.Errorf("exit %d, stderr %q; want 130 and a note", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); !os.IsNotExist(err) {
+		t.Errorf("report.html was written after the interrupt: %v", err)
+	}
+}
+
+// A hostile folder is refused with a message and exit 1, not a hang or a
+// crash.
+func TestReportRefusesHostileFolder(t *testing.T) {
+	dir := savedRun(t, filepath.Join(t.TempDir(), "tiny-20260301T120000Z"))
+	if err := os.Remove(filepath.Join(dir, "scenario.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "scenario.yaml"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	code, _, errs := runCLI(t, "report", dir, "--no-png")
+	if code != exitFailed || !strings.Contains(errs, "scenario.yaml is a named pipe (FIFO); a results folder holds only the files herdbench wrote") {
+		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

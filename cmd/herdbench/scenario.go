@@ -7,12 +7,14 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/herdbench/herdbench/clients"
+	"github.com/dustin/go-humanize"
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/sysmem"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
@@ -50,9 +52,17 @@ Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
 cohort, or under a strategy for it alone) are checked at the end, printed as
 a pass/fail table and recorded in summary.json; any failure exits with 3.
+With --runs a threshold must hold in every repetition ("mean(herd_factor) <
+3" compares the mean instead); a sweep checks them at every client count.
 
 With --target (or target.url in the file) the swarm sends to that service
-instead; one off loopback needs --allow-remote. Ctrl-C or SIGTERM stops the
+instead. Nothing leaves this machine's loopback (127.0.0.0/8, ::1) without
+--allow-remote: the target's host, --chaos-control's and --metrics-addr's
+are resolved and every address checked, and checked again at every
+connection, so no spelling ("localhost.", "127.1") or DNS answer gets
+around it. --chaos-control follows no redirect and sends the control
+token from $HERDBENCH_CONTROL_TOKEN or --chaos-control-token-file, if the
+proxy or target has one. Ctrl-C or SIGTERM stops the
 run within about a second and still writes the results, marked partial
 (exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
 
@@ -67,7 +77,14 @@ and reports every figure as mean ± standard deviation (summary.json: each
 run's "stats"). --clients 10,20,50 sweeps the number of clients: the folder
 then holds sweep.csv (one row per client count and strategy, means and
 standard deviations) and one summary per client count. Real runs go one
-after another; simulated runs use every core.
+after another; simulated runs use every core. The folder's scenario.yaml
+records the repetitions (runs) and the sweep (sweep.clients): rerunning it
+repeats them.
+
+Before anything runs, every number is checked against its range
+(docs/limits.md), --out is created and checked writable, and the memory the
+run needs is estimated: above --max-memory (default: half of this machine's
+memory) the run is refused with what to change.
 
 Examples:
   herdbench scenario outage
@@ -91,22 +108,47 @@ type scenarioFlags struct {
 	sim        bool
 	runs       int
 	clients    []int
+	maxMemory  string
 	cohorts    string
 	noSimRef   bool
 	game       gameDayFlags
 }
 
-func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f scenarioFlags
+// execute runs the plans and renderReport draws a results folder's
+// report; tests replace them.
+var (
+	execute      = engine.Execute
+	renderReport = report.RenderDir
+)
+
+// scenarioRun is a scenario command whose flags and scenario were read and
+// checked: what it will run, and how.
+type scenarioRun struct {
+	f         scenarioFlags
+	plans     []*scenarios.Plan // one, or one per point of a sweep
+	sweep     bool
+	opts      engine.Options
+	limit     uint64 // --max-memory, or its default; 0 for none
+	limitText string // how to name the limit in messages
+}
+
+// planScenario reads the scenario command's flags and compiles its
+// scenario. done is true when the command should return code at once
+// (help asked for, or a problem reported on stderr). Nothing is checked
+// against the machine yet (memory, --out).
+func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, code int, done bool) {
+	sr = &scenarioRun{}
+	f := &sr.f
 	fs := pflag.NewFlagSet("scenario", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVarP(&f.out, "out", "o", "runs", "folder to write the results folder into")
+	fs.StringVarP(&f.out, "out", "o", "runs", "folder to write the results folder into (created, and checked writable, before the run)")
 	fs.Uint64Var(&f.seed, "seed", 0, "root random seed (default: the scenario's seed, or a random one, recorded in summary.json)")
 	fs.StringSliceVar(&f.strategies, "strategies", nil, "run only these strategies, comma-separated, in this order")
-	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s)")
+	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s; at most 24h)")
 	fs.BoolVar(&f.sim, "sim", false, "run in virtual time: a deterministic simulation, no sockets")
-	fs.IntVar(&f.runs, "runs", 1, "repeat each cohort this many times (seeds derived from the root seed) and report mean ± sd")
-	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv")
+	fs.IntVar(&f.runs, "runs", 1, fmt.Sprintf("repeat each cohort this many times, 1 to %d (seeds derived from the root seed), and report mean ± sd; thresholds must hold in every repetition", scenarios.MaxRuns))
+	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv, with thresholds checked at each")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts outnumber the cores")
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
@@ -116,62 +158,62 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), scenarioHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 the run failed; 2 bad usage, an invalid scenario or a refused target (nothing ran);\n3 a threshold failed (results written); 130 interrupted (results written, marked partial).\n")
+		fmt.Fprint(fs.Output(), exitCodesHelp)
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
-		return code
+		return nil, code, true
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
-		return exitUsage
+		return nil, exitUsage, true
 	}
-	seen := map[string]bool{}
-	for i, name := range f.strategies {
-		name = strings.TrimSpace(name)
-		f.strategies[i] = name
-		if seen[name] {
-			fmt.Fprintf(stderr, "herdbench scenario: --strategies names %q twice; cohorts must differ (each is labelled by its strategy's name)\n", name)
-			return exitUsage
-		}
-		seen[name] = true
+	if msg := f.check(fs); msg != "" {
+		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
+		return nil, exitUsage, true
 	}
-	counted := map[int]bool{}
-	for _, n := range f.clients {
-		if counted[n] {
-			fmt.Fprintf(stderr, "herdbench scenario: --clients lists %d twice; give each client count once\n", n)
-			return exitUsage
-		}
-		counted[n] = true
+	var err error
+	if sr.limit, sr.limitText, err = memoryLimit(f.maxMemory); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --max-memory: %v\n", err)
+		return nil, exitUsage, true
 	}
 	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
 	}
-	if fs.Changed("duration") && f.duration <= 0 {
-		fmt.Fprintf(stderr, "herdbench scenario: --duration %s: a run must last more than 0s\n", f.duration)
-		return exitUsage
+	if fs.Changed("runs") {
+		o.Runs = f.runs
 	}
-	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
-		fmt.Fprintf(stderr, "herdbench scenario: --cohorts %q: write together (every cohort at once), apart (one after the other) or auto\n", f.cohorts)
-		return exitUsage
+	if len(f.clients) > 0 {
+		o.Sweep = f.clients
 	}
-	if f.runs < 1 {
-		fmt.Fprintf(stderr, "herdbench scenario: --runs %d: run each cohort at least once\n", f.runs)
-		return exitUsage
-	}
-	for _, n := range f.clients {
-		if n < 1 {
-			fmt.Fprintf(stderr, "herdbench scenario: --clients %d: each client count must be 1 or more\n", n)
-			return exitUsage
-		}
-	}
-	plans, err := loadPlans(fs.Arg(0), o, f.clients)
-	if err != nil {
+	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return nil, exitUsage, true
 	}
-	plan := plans[0]
+	plan := sr.plans[0]
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+		return nil, exitUsage, true
+	}
+	sr.sweep = len(plan.Sweep) > 0
+	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef}
+	sr.opts.Apart = !f.sim && plan.TargetURL == "" && len(plan.Strategies) > 1 &&
+		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
+	return sr, exitOK, false
+}
 
+func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	var dir string // the results folder, once written
+	defer func() {
+		if v := recover(); v != nil {
+			code = internalError(stderr, v, debug.Stack(), dir)
+		}
+	}()
+	sr, code, done := planScenario(args, stdout, stderr)
+	if done {
+		return code
+	}
+	f, plans, plan, sweep, opts := &sr.f, sr.plans, sr.plans[0], sr.sweep, sr.opts
 	names := make([]string, len(plan.Strategies))
 	for i, s := range plan.Strategies {
 		names[i] = s.Name
@@ -180,8 +222,13 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if f.sim {
 		mode = "virtual time"
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+	// Before any traffic: the memory the run needs, and where it writes.
+	if err := engine.CheckMemory(plans, opts, sr.limit, sr.limitText); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
+	if err := results.CheckWritable(f.out); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
 		return exitUsage
 	}
 	gd, code := f.game.prepare(ctx, plan, stderr)
@@ -190,15 +237,12 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	defer gd.Close()
 	externalNote(stderr, plan, &f.game)
-	opts := engine.Options{Sim: f.sim, Runs: f.runs, Version: herdbenchVersion(), Timelines: len(plans) == 1, NoSimReference: f.noSimRef}
-	opts.Apart = !f.sim && plan.TargetURL == "" && len(plan.Strategies) > 1 &&
-		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	if !f.quiet {
 		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
 			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
 		if opts.Apart {
 			fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
-				runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(plans)*f.runs)*plan.Duration)
+				runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(plans)*plan.Runs)*plan.Duration)
 		}
 	}
 	var startErr error
@@ -211,8 +255,8 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if f.quiet {
 			return
 		}
-		if len(plans) > 1 || f.runs > 1 {
-			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*f.runs+rep+1, len(plans)*f.runs, plans[point].Workload.Clients)
+		if len(plans) > 1 || plan.Runs > 1 {
+			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, plans[point].Workload.Clients)
 		}
 		if opts.Apart {
 			name := r.Plan.Strategies[0].Name
@@ -221,137 +265,268 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		showProgress(ctx, r, stderr)
 	}
 	began := time.Now()
-	points, err := engine.Execute(ctx, plans, opts)
+	points, err := execute(ctx, plans, opts)
 	if err == nil && startErr != nil {
 		fmt.Fprintln(stderr, "herdbench:", startErr, "\nThe run was stopped before its start; nothing was written.")
 		return exitFailed
 	}
-	if err != nil {
+	var internal *engine.PanicError
+	switch {
+	case errors.As(err, &internal) && len(points) > 0:
+		// Write what was recorded (marked partial), then report the bug.
+		finish(stdout, stderr, f, points, sweep, &dir)
+		return internalError(stderr, internal.Value, internal.Stack, dir)
+	case errors.As(err, &internal):
+		return internalError(stderr, internal.Value, internal.Stack, "")
+	case err != nil:
 		fmt.Fprintln(stderr, "herdbench:", err)
-		if errors.Is(err, engine.ErrTooManyFiles) {
+		if errors.Is(err, engine.ErrTooManyFiles) || errors.Is(err, engine.ErrTooMuchMemory) {
 			return exitUsage // refused before anything ran
 		}
 		return exitFailed
 	}
 	if f.sim && !f.quiet {
-		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*f.runs, time.Since(began).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
-	if len(points) > 1 || len(f.clients) > 1 {
-		return writeSweep(stdout, stderr, f.out, points)
-	}
-	out := points[0].Output
-	out.Summary.Thresholds = results.CheckThresholds(out.Summary, plan.Thresholds)
-	dir, werr := results.WriteRun(filepath.Join(f.out, results.DirName(plan.Name, out.Summary.Started)), out)
-	if werr == nil {
-		// The data is complete and in place; the report is drawn from it.
-		werr = report.RenderDir(dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
-	}
-
-	fmt.Fprintln(stdout)
-	if n := results.PartialNotice(out.Summary); n != "" {
-		fmt.Fprintln(stdout, n)
-	}
-	if f.runs > 1 {
-		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", f.runs, out.Summary.Seed)
-	}
-	_ = results.RenderTable(stdout, out.Summary)
-	fmt.Fprintln(stdout)
-	if r := out.Summary.Runs; f.runs > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
-		_ = results.RenderStatsTable(stdout, []*results.Summary{out.Summary})
-		fmt.Fprintln(stdout)
-	}
-	_ = results.RenderPolicies(stdout, out.Summary)
-	timelines := make([]results.Timeline, len(out.Cohorts))
-	for i, c := range out.Cohorts {
-		timelines[i] = c.Rec.Timeline(results.Bucket)
-	}
-	_ = results.RenderSparklines(stdout, out.Summary, timelines, 100)
-	fmt.Fprintln(stdout)
-	for _, line := range results.Explain(out.Summary) {
-		fmt.Fprintln(stdout, "- "+line)
-	}
-	fmt.Fprintln(stdout)
-	if line := results.SelfCheckLine(out.Summary); line != "" {
-		fmt.Fprintln(stdout, line)
-		fmt.Fprintln(stdout)
-	}
-	if len(out.Summary.Thresholds) > 0 {
-		_ = results.RenderThresholds(stdout, out.Summary.Thresholds)
-		fmt.Fprintln(stdout)
-	}
-	if out.Summary.Partial {
-		fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
-	}
-	warnNoSuccess(stderr, out.Summary)
-	warnHarness(stderr, out.Summary, "these figures")
-	if werr != nil {
-		fmt.Fprintln(stderr, "herdbench:", werr)
-		return exitFailed
-	}
-	fmt.Fprintln(stdout, "results:", dir)
-	return exitCodeOf(out.Summary, stderr)
+	return finish(stdout, stderr, f, points, sweep, &dir)
 }
 
-// loadPlans compiles the scenario once per client count (once with the
-// scenario's own count when there is none), all with one seed.
-func loadPlans(arg string, o scenarios.Overrides, counts []int) ([]*scenarios.Plan, error) {
+const exitCodesHelp = `
+Exit codes: 0 ok; 1 the run failed, or an internal error (a bug: its report
+is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
+ran); 3 a threshold failed (results written); 130 interrupted (results
+written, marked partial).
+`
+
+// check checks the flags that need no scenario, and returns what is wrong,
+// or "".
+func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
+	seen := map[string]bool{}
+	for i, name := range f.strategies {
+		name = strings.TrimSpace(name)
+		f.strategies[i] = name
+		if seen[name] {
+			return fmt.Sprintf("--strategies names %q twice; cohorts must differ (each is labelled by its strategy's name)", name)
+		}
+		seen[name] = true
+	}
+	if len(f.clients) > scenarios.MaxSweepPoints {
+		return fmt.Sprintf("--clients lists %d counts; a sweep has at most %d", len(f.clients), scenarios.MaxSweepPoints)
+	}
+	counted := map[int]bool{}
+	for _, n := range f.clients {
+		if counted[n] {
+			return fmt.Sprintf("--clients lists %d twice; give each client count once", n)
+		}
+		counted[n] = true
+		if n < 1 || n > scenarios.MaxClients {
+			return fmt.Sprintf("--clients %d: each client count must be from 1 to %d per cohort", n, scenarios.MaxClients)
+		}
+	}
+	if fs.Changed("duration") && (f.duration <= 0 || f.duration > scenarios.MaxDuration) {
+		return fmt.Sprintf("--duration %s: a run lasts more than 0s and at most 24h", f.duration)
+	}
+	if f.runs < 1 || f.runs > scenarios.MaxRuns {
+		return fmt.Sprintf("--runs %d: run each cohort from 1 to %d times", f.runs, scenarios.MaxRuns)
+	}
+	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
+		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
+	}
+	return ""
+}
+
+// memoryLimit reads --max-memory: a size ("8GiB", "500MB"), 0 for no
+// limit, or, when empty, half of what this machine (or its cgroup) has.
+// It returns the limit and how to name it in messages.
+func memoryLimit(flag string) (uint64, string, error) {
+	if flag != "" {
+		b, err := humanize.ParseBytes(flag)
+		if err != nil {
+			return 0, "", fmt.Errorf("%q is not a size; write e.g. 8GiB or 500MB, or 0 for no limit", flag)
+		}
+		return b, "--max-memory " + humanize.IBytes(b), nil
+	}
+	m, err := sysmem.Available()
+	if err != nil {
+		const fallback = 8 << 30
+		return fallback, "the default --max-memory of " + humanize.IBytes(fallback) + " (this machine's memory is unknown)", nil
+	}
+	return m.Bytes / 2, fmt.Sprintf("the default --max-memory of %s, half of %s (%s)", humanize.IBytes(m.Bytes/2), m.Source, humanize.IBytes(m.Bytes)), nil
+}
+
+// loadPlans compiles the scenario: once, or once per client count of its
+// sweep (the file's, or --clients'), all with one seed.
+func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 	name, data, err := scenarios.Find(arg)
 	if err != nil {
 		return nil, err
 	}
-	if len(counts) == 0 {
-		counts = []int{0}
+	if len(o.Sweep) == 1 {
+		o.Clients = o.Sweep[0]
 	}
 	sc, err := scenarios.Parse(name, data)
 	if err != nil {
 		// Report every problem at once, those of what the values mean too.
-		o.Clients = counts[0]
 		_, err = scenarios.Check(name, data, o)
 		return nil, err
 	}
+	first, err := sc.Compile(o)
+	if err != nil || len(first.Sweep) == 0 {
+		return []*scenarios.Plan{first}, err
+	}
+	o.Seed = &first.Seed // a random seed is drawn once, for every point
 	var plans []*scenarios.Plan
-	for _, n := range counts {
+	for _, n := range first.Sweep {
 		o.Clients = n
 		p, err := sc.Compile(o)
 		if err != nil {
 			return nil, err
 		}
-		if n > 0 && p.Workload.Kind == clients.Open {
-			return nil, fmt.Errorf("%s: --clients: the workload is open (arrivals at a rate), it has no clients to count", name)
-		}
-		o.Seed = &p.Seed // a random seed is drawn once, for every point
 		plans = append(plans, p)
 	}
 	return plans, nil
 }
 
-// writeSweep writes and prints the results of a sweep over client counts.
-func writeSweep(stdout, stderr io.Writer, out string, points []engine.Point) int {
+// finish ends every run the same way, one or a sweep: each point's
+// thresholds checked over all its repetitions, the results folder written
+// whole (report included) and published, the figures printed, and the exit
+// code: 130 if interrupted, else 3 if any threshold failed anywhere. dir
+// is set once the results folder is in place.
+func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
 	summaries := make([]*results.Summary, len(points))
 	for i, p := range points {
-		summaries[i] = p.Output.Summary
+		s := p.Output.Summary
+		s.Thresholds = results.CheckThresholds(s, p.Plan.Thresholds, p.Repetitions)
+		summaries[i] = s
 	}
 	first := summaries[0]
-	dir := filepath.Join(out, results.DirName(first.Scenario, first.Started))
-	werr := results.WriteSweep(dir, summaries, points[0].Plan.Resolved)
+	var werr error
+	*dir, werr = writeResults(f, points, sweep)
+
 	fmt.Fprintln(stdout)
-	_ = results.RenderStatsTable(stdout, summaries)
-	fmt.Fprintln(stdout)
+	if sweep {
+		_ = results.RenderStatsTable(stdout, summaries)
+		fmt.Fprintln(stdout)
+	} else {
+		printRun(stdout, &points[0].Output)
+	}
+	for _, s := range summaries {
+		if len(s.Thresholds) == 0 {
+			continue
+		}
+		if sweep {
+			fmt.Fprintf(stdout, "%d clients: ", s.Clients)
+		}
+		_ = results.RenderThresholds(stdout, s.Thresholds)
+		fmt.Fprintln(stdout)
+	}
 	for _, s := range summaries {
 		if s.Partial {
 			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
 			break
 		}
 	}
-	for _, s := range summaries {
-		warnHarness(stderr, s, fmt.Sprintf("the figures at %d clients", s.Clients))
+	if !sweep {
+		warnNoSuccess(stderr, first)
+		warnHarness(stderr, first, "these figures")
+	} else {
+		for _, s := range summaries {
+			warnHarness(stderr, s, fmt.Sprintf("the figures at %d clients", s.Clients))
+		}
 	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
+		if *dir == "" {
+			return exitFailed
+		}
+	}
+	if *dir != "" {
+		fmt.Fprintln(stdout, "results:", *dir)
+	}
+	if werr != nil && !first.Partial {
 		return exitFailed
 	}
-	fmt.Fprintln(stdout, "results:", dir)
-	return exitOK
+	return exitCodeOf(summaries, stderr)
+}
+
+// writeResults writes the results folder into a hidden folder and renames
+// it into place only once complete, report.html included: a run killed
+// meanwhile leaves no results folder without its report. A report that
+// fails to draw leaves the data, complete, in place (herdbench report DIR
+// draws it again) and returns the error.
+func writeResults(f *scenarioFlags, points []engine.Point, sweep bool) (string, error) {
+	first := points[0].Output.Summary
+	st, err := results.Stage(filepath.Join(f.out, results.DirName(first.Scenario, first.Started)))
+	if err != nil {
+		return "", err
+	}
+	var rerr error
+	if sweep {
+		summaries := make([]*results.Summary, len(points))
+		for i, p := range points {
+			summaries[i] = p.Output.Summary
+		}
+		err = results.WriteSweep(st.Dir, summaries, points[0].Plan.Resolved)
+	} else {
+		out := points[0].Output
+		err = results.Write(st.Dir, out)
+		switch {
+		case err != nil:
+		case len(out.Cohorts) == 0:
+			// A simulation interrupted before every cohort's first run
+			// ended keeps no timelines: its figures are all there is.
+			rerr = errors.New("no report: the simulation was interrupted before its timelines were complete; summary.json holds the figures of the runs that ended")
+		default:
+			// The data is complete; the report is drawn from it.
+			rerr = renderReport(st.Dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
+		}
+	}
+	if err != nil {
+		st.Discard()
+		return "", err
+	}
+	dir, err := st.Publish()
+	if err != nil {
+		return "", err
+	}
+	if rerr != nil && len(points[0].Output.Cohorts) > 0 {
+		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
+	}
+	return dir, rerr
+}
+
+// printRun prints a single run's figures: the comparison table, the
+// repetitions' table, the policies, the sparklines and the reading of
+// them.
+func printRun(stdout io.Writer, out *results.Output) {
+	s := out.Summary
+	if n := results.PartialNotice(s); n != "" {
+		fmt.Fprintln(stdout, n)
+	}
+	if s.Repetitions > 1 {
+		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
+	}
+	_ = results.RenderTable(stdout, s)
+	fmt.Fprintln(stdout)
+	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
+		_ = results.RenderStatsTable(stdout, []*results.Summary{s})
+		fmt.Fprintln(stdout)
+	}
+	_ = results.RenderPolicies(stdout, s)
+	timelines := make([]results.Timeline, len(out.Cohorts))
+	for i, c := range out.Cohorts {
+		timelines[i] = c.Rec.Timeline(results.Bucket)
+	}
+	_ = results.RenderSparklines(stdout, s, timelines, 100)
+	fmt.Fprintln(stdout)
+	for _, line := range results.Explain(s) {
+		fmt.Fprintln(stdout, "- "+line)
+	}
+	fmt.Fprintln(stdout)
+	if line := results.SelfCheckLine(s); line != "" {
+		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(stdout)
+	}
 }
 
 // warnNoSuccess says so when a cohort sent attempts and none succeeded: a

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/control"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
@@ -30,21 +29,77 @@ type serveFlags struct {
 	seed        uint64
 	exitAfter   time.Duration
 	quiet       bool
+
+	maxConns         int
+	allowRemote      bool
+	controlToken     string
+	controlTokenFile string
+	token            string // the token in force, from a flag, a file or the environment
 }
 
-func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string) {
-	fs.StringVar(&f.listen, "listen", listen, "address to serve the traffic on, host:port (0.0.0.0:PORT for every interface; port 0 for a free one)")
-	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic")
+func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns int, maxConnsHelp string) {
+	fs.StringVar(&f.listen, "listen", listen, "address to serve the traffic on, host:port (port 0 for a free one); off loopback (0.0.0.0:PORT, every interface) needs --allow-remote")
+	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic; off loopback needs --allow-remote and a control token")
 	fs.StringVar(&f.scenario, "scenario", "", "scenario file or built-in name whose chaos plan to apply (default: none; faults only by POST /control/inject)")
 	fs.BoolVar(&f.hold, "hold", false, "do not start the chaos plan until POST /control/start (or herdbench scenario --chaos-control)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop by itself after this long, e.g. 10m (default: run until Ctrl-C)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log nothing but errors")
+	fs.IntVar(&f.maxConns, "max-conns", maxConns, "client connections held at once on --listen; more wait in the kernel's backlog until one closes, so slow or idle ones cannot starve the control API "+maxConnsHelp)
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen and --control-addr off loopback (127.0.0.0/8, ::1), e.g. 0.0.0.0:PORT for other machines")
+	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
+	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
 }
 
-// loadServerPlan reads --scenario for a target or proxy; a nil plan with no
-// error means no scenario.
+// check refuses, before anything starts, addresses off loopback without
+// --allow-remote and a control API off loopback without a token, and
+// loads the token. A non-zero code means stop with it.
+func (f *serveFlags) check(role string, stderr io.Writer) int {
+	if f.maxConns < 1 {
+		fmt.Fprintf(stderr, "herdbench %s: --max-conns %d: hold at least 1 connection\n", role, f.maxConns)
+		return exitUsage
+	}
+	if _, err := checkAddr("--listen", f.listen, f.allowRemote); err != nil {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+		return exitUsage
+	}
+	remote, err := checkAddr("--control-addr", f.controlAddr, f.allowRemote)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+		return exitUsage
+	}
+	f.token, _, err = loadToken(f.controlToken, f.controlTokenFile, "--control-token", "--control-token-file")
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench %s: control token: %v\n", role, err)
+		return exitUsage
+	}
+	if remote && f.token == "" {
+		fmt.Fprintf(stderr, "herdbench %s: --control-addr %s is off loopback, where anyone who reaches it could stop or inject faults: give it a token with --control-token-file FILE or $%s (e.g. openssl rand -hex 16 > token), and send it as \"Authorization: Bearer TOKEN\"\n", role, f.controlAddr, tokenEnv)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// limits returns the traffic port's limits with --max-conns, for
+// connections that cost perConn open files each.
+func (f *serveFlags) limits(perConn int) netguard.Limits {
+	l := netguard.TrafficLimits(perConn)
+	l.MaxConns = f.maxConns
+	return l
+}
+
+// listenFunc is how the traffic port is opened: on loopback only unless
+// --allow-remote, checked on the address bound.
+func (f *serveFlags) listenFunc() func(network, addr string) (net.Listener, error) {
+	return netguard.Guard{AllowRemote: f.allowRemote}.Listen
+}
+
+// loadServerPlan reads --scenario for a target or proxy, once the other
+// flags are checked; a nil plan with no error means no scenario.
 func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) {
+	if fs.Changed("exit-after") && f.exitAfter <= 0 {
+		return nil, fmt.Errorf("herdbench %s: --exit-after %s: give how long to serve, more than 0s (or leave it out to serve until Ctrl-C)", fs.Name(), f.exitAfter)
+	}
 	o := scenarios.Overrides{}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
@@ -87,21 +142,29 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
 		}
 	}
-	ln, err := net.Listen("tcp", f.controlAddr)
+	ln, err := f.listenFunc()("tcp", f.controlAddr)
 	if err != nil {
 		_ = closeServer()
 		fmt.Fprintf(stderr, "herdbench %s: control API: listen on %s: %v\nChoose another address with --control-addr.\n", role, f.controlAddr, err)
 		return exitFailed
 	}
+	// The control API has its own connection cap, so that however many
+	// connections the traffic port holds, the controls still answer.
+	limits := netguard.ControlLimits()
 	h := control.Handler(control.Options{
 		Server: srv, Metrics: telemetry.Handler(collector), Check: check,
 		Notify: func(msg string) { logf("%s", msg) },
+		Access: controlAccess(f.controlAddr, ln.Addr(), f.token),
 	})
-	cs := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0), ReadHeaderTimeout: 10 * time.Second}
+	cs := limits.Server(h)
 	served := make(chan error, 1)
-	go func() { served <- cs.Serve(ln) }()
+	go func() { served <- cs.Serve(limits.Listener(ln)) }()
 
-	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject, GET /metrics)", ln.Addr())
+	auth := ""
+	if f.token != "" {
+		auth = "; every call needs the control token"
+	}
+	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject with Content-Type: application/json, GET /metrics%s)", ln.Addr(), auth)
 	if st := srv.Status(); st.PlanRunning {
 		logf("chaos plan: %s; started now", describePlan(srv.Plan()))
 	} else {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -29,13 +30,22 @@ traffic, so no path clashes and an outage never cuts off the controls:
   POST /control/stop      end every fault now
   POST /control/inject    a fault now: {"kind":"outage","mode":"503","for":"5s"}
   GET  /metrics           herdbench_target_* (docs/game-day.md lists them)
+A POST needs "Content-Type: application/json"; a request whose Host is not
+the control address, or whose Origin is another site, is refused (a web
+page cannot drive the API); with a token (--control-token-file, or
+$HERDBENCH_CONTROL_TOKEN) every call needs "Authorization: Bearer TOKEN".
 
 Examples:
   herdbench target --scenario outage --listen 127.0.0.1:8080
   herdbench target --listen 127.0.0.1:9000 --control-addr 127.0.0.1:9001   # healthy, faults by hand
-  curl -X POST 127.0.0.1:8081/control/inject -d '{"kind":"outage","mode":"reset","for":"3s"}'
+  curl -X POST 127.0.0.1:8081/control/inject -H 'Content-Type: application/json' -d '{"kind":"outage","mode":"reset","for":"3s"}'
+  herdbench target --listen 0.0.0.0:8080 --control-addr 0.0.0.0:8081 --allow-remote --control-token-file token   # for other machines
 
-It binds only the two addresses given. Ctrl-C stops it (exit 0).
+It binds only the two addresses given, on loopback unless --allow-remote;
+a control address off loopback also needs a token. Slow and idle
+connections are cut off (headers within 10 s, idle for 5 minutes) and at
+most --max-conns are held, so the control API answers whatever the traffic
+port is sent. Ctrl-C stops it (exit 0).
 
 Flags:
 `
@@ -44,7 +54,8 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var f serveFlags
 	fs := pflag.NewFlagSet("target", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f.add(fs, "127.0.0.1:8080", "127.0.0.1:8081")
+	f.add(fs, "127.0.0.1:8080", "127.0.0.1:8081", netguard.TrafficLimits(1).MaxConns,
+		fmt.Sprintf("(default: what this process's %d open files allow, ulimit -n, after a reserve)", netguard.OpenFiles()))
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), targetHelp)
@@ -58,13 +69,16 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "herdbench target: unexpected argument %q; name the scenario with --scenario\n", fs.Arg(0))
 		return exitUsage
 	}
+	if code := f.check("target", stderr); code != exitOK {
+		return code
+	}
 	plan, err := f.loadServerPlan(fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	srv, err := target.Listen(target.Options{
-		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold,
+		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
 		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
 	})
 	if err != nil {

@@ -46,12 +46,26 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 	case Uniform:
 		return d.A + time.Duration(r.Float64()*float64(d.B-d.A))
 	case Exponential:
-		return time.Duration(r.ExpFloat64() * float64(d.A))
+		return clamp(r.ExpFloat64() * float64(d.A))
 	case Normal:
-		return time.Duration(math.Abs(float64(d.A) + r.NormFloat64()*float64(d.B)))
+		return clamp(math.Abs(float64(d.A) + r.NormFloat64()*float64(d.B)))
 	default:
 		return d.A
 	}
+}
+
+// maxSample bounds a draw of an unbounded distribution: far beyond any
+// run (a hundred times MaxDuration), yet far below time.Duration's limit, so
+// that a time plus a draw never overflows. The standard library's
+// exponential and normal draws are +Inf once in 2^53 (a uniform draw of
+// exactly 0 in their tails), which time.Duration would turn negative.
+const maxSample = 100 * MaxDuration
+
+func clamp(ns float64) time.Duration {
+	if !(ns < float64(maxSample)) { // +Inf and NaN too
+		return maxSample
+	}
+	return time.Duration(ns)
 }
 
 // Mean returns the expected value of a draw (for Normal, of the normal
@@ -93,6 +107,13 @@ func (d Dist) String() string {
 	}
 }
 
+// MaxDuration is the longest duration a distribution may name, and the
+// longest of any duration in a scenario: a day. Longer ones are refused, so
+// that every time herdbench computes (a send time plus a wait, a fault's
+// start plus its length) stays far from time.Duration's limit of 292
+// years, whatever is added to it.
+const MaxDuration = 24 * time.Hour
+
 // ErrSyntax is wrapped by every error Parse returns.
 var ErrSyntax = errors.New("invalid distribution")
 
@@ -100,8 +121,8 @@ const forms = `a duration ("10ms"), "constant(10ms)", "uniform(5ms, 15ms)", "exp
 
 // Parse reads a distribution written as a plain duration ("10ms") or as
 // kind(args): constant(d), uniform(min, max), exponential(mean),
-// normal(mean, sd). Durations use time.ParseDuration syntax and may not be
-// negative.
+// normal(mean, sd). Durations use time.ParseDuration syntax and go from 0
+// to MaxDuration.
 func Parse(s string) (Dist, error) {
 	s = strings.TrimSpace(s)
 	fail := func(why string) (Dist, error) {
@@ -163,6 +184,9 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	if v < 0 {
 		return 0, fmt.Errorf("%q is negative", s)
+	}
+	if v > MaxDuration {
+		return 0, fmt.Errorf("%q is more than a day (24h), the longest duration herdbench takes", s)
 	}
 	return v, nil
 }

@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("round trip of %q via %q: %v, %v", in, got.String(), back, err)
 		}
 	}
-	for _, in := range []string{"", "fast", "-5ms", "uniform(5ms)", "uniform(15ms, 5ms)", "gaussian(1ms)", "normal(1ms, 2ms", "exponential(x)"} {
+	for _, in := range []string{"", "fast", "-5ms", "uniform(5ms)", "uniform(15ms, 5ms)", "gaussian(1ms)", "normal(1ms, 2ms", "exponential(x)", "exponential(2000000h)", "uniform(0s, 25h)", "24h0m0.000000001s"} {
 		if _, err := Parse(in); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Parse(%q) = %v, want ErrSyntax", in, err)
 		}
@@ -67,6 +67,25 @@ func TestSampleMoments(t *testing.T) {
 		}
 		if c.d.Mean() != time.Duration(c.mean*ms) {
 			t.Errorf("%v: Mean() = %v", c.d, c.d.Mean())
+		}
+	}
+}
+
+// A draw never overflows, even at the largest parameters and in the tails
+// where the standard library's draws reach +Inf.
+func TestSampleIsBounded(t *testing.T) {
+	if got := clamp(math.Inf(1)); got != maxSample {
+		t.Errorf("clamp(+Inf) = %v, want %v", got, maxSample)
+	}
+	if got := clamp(math.NaN()); got != maxSample {
+		t.Errorf("clamp(NaN) = %v, want %v", got, maxSample)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []Dist{{Kind: Exponential, A: MaxDuration}, {Kind: Normal, A: MaxDuration, B: MaxDuration}} {
+		for i := 0; i < 100000; i++ {
+			if v := d.Sample(r); v < 0 || v > maxSample {
+				t.Fatalf("%v: sample %v outside [0, %v]", d, v, maxSample)
+			}
 		}
 	}
 }

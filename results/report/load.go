@@ -1,11 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/herdbench/herdbench/results"
@@ -45,10 +48,25 @@ type Second struct {
 	AttemptP99, RequestP50, RequestP99 float64 // milliseconds
 }
 
-// Load reads the results folder dir.
+// The most Load reads of each file of a results folder: well above what a
+// run herdbench accepts writes (a day at most; --max-memory bounds the
+// rest), far below what would exhaust the memory.
+const (
+	maxSummaryBytes  = 16 << 20
+	maxTimelineBytes = 1 << 30
+	maxHlogBytes     = 256 << 20
+	maxScenarioBytes = 1 << 20
+	// maxDuration is the longest run a results folder can hold.
+	maxDuration = 24 * time.Hour
+)
+
+// Load reads the results folder dir. It reads only regular files (never
+// blocking on a FIFO or reading a device, also through a link), each up to
+// its bound, and refuses figures no run can have (a time past the run's
+// end, a duration beyond a day), with a message naming the file.
 func Load(dir string) (*Run, error) {
-	read := func(name string) ([]byte, error) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+	read := func(name string, max int64) ([]byte, error) {
+		b, err := results.ReadRegular(filepath.Join(dir, name), max)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
 				return nil, fmt.Errorf("%s is a sweep's folder (--clients with several counts): its figures are in sweep.csv and summary-clients-N.json; a report is drawn for one run (run the scenario with one --clients count)", dir)
@@ -57,7 +75,7 @@ func Load(dir string) (*Run, error) {
 		}
 		return b, err
 	}
-	raw, err := read("summary.json")
+	raw, err := read("summary.json", maxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +83,20 @@ func Load(dir string) (*Run, error) {
 	if r.Summary, err = results.DecodeSummary(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
+	if err := checkSummary(r.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
 	if r.Doc, err = parseDocument(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	csv, err := read("timeline.csv")
+	csv, err := read("timeline.csv", maxTimelineBytes)
 	if err != nil {
 		return nil, err
 	}
 	names, timelines, err := results.DecodeTimeline(csv)
+	if err == nil {
+		err = checkTimelines(names, timelines, r.Summary)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "timeline.csv"), err)
 	}
@@ -98,7 +122,7 @@ func Load(dir string) (*Run, error) {
 		}
 		r.Cohorts = append(r.Cohorts, c)
 	}
-	if r.Scenario, err = os.ReadFile(filepath.Join(dir, "scenario.yaml")); err != nil {
+	if r.Scenario, err = results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -110,14 +134,21 @@ func Load(dir string) (*Run, error) {
 // readLog merges the intervals of a cohort's histogram log and keeps each
 // second's figures.
 func (c *Cohort) readLog(path string, s *results.Summary) error {
-	f, err := os.Open(path)
+	f, err := results.OpenRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > maxHlogBytes {
+		return fmt.Errorf("%s: %w", path, cmp.Or(err, results.ErrTooLarge))
+	}
+	last := int(math.Ceil(s.DurationS)) // the interval of the run's end, which may hold the last answers
 	c.Attempt = results.NewHistogram()
 	c.Request = results.NewHistogram()
 	err = results.ScanHistogramLog(f, s.Started, func(li results.LoggedInterval) error {
+		if li.Index > last {
+			return fmt.Errorf("%w: an interval at %d s, after the run's end at %g s", results.ErrHistogramLog, li.Index, s.DurationS)
+		}
 		for len(c.Seconds) <= li.Index {
 			c.Seconds = append(c.Seconds, Second{})
 		}
@@ -137,6 +168,39 @@ func (c *Cohort) readLog(path string, s *results.Summary) error {
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// checkSummary refuses figures that no run has and that the charts would
+// turn into overflowing times or endless axes.
+func checkSummary(s *results.Summary) error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if !finite(s.DurationS) || s.DurationS <= 0 || s.DurationS > maxDuration.Seconds() {
+		return fmt.Errorf("duration_s is %g; a run lasts more than 0 s and at most a day", s.DurationS)
+	}
+	if e := s.EndedS; e != nil && (!finite(*e) || *e < 0 || *e > s.DurationS) {
+		return fmt.Errorf("ended_s is %g, outside the run's %g s", *e, s.DurationS)
+	}
+	for _, f := range s.Faults {
+		if !finite(f.AtS) || !finite(f.ForS) || f.AtS < 0 || f.ForS < 0 || f.AtS+f.ForS > s.DurationS+1e-9 {
+			return fmt.Errorf("fault %q from %g s for %g s is outside the run's %g s", f.Name, f.AtS, f.ForS, s.DurationS)
+		}
+	}
+	return nil
+}
+
+// checkTimelines refuses timelines that are not the run's 10 ms ones: rows
+// apart by another step, or more rows than the run has buckets.
+func checkTimelines(names []string, timelines []results.Timeline, s *results.Summary) error {
+	buckets := int(math.Ceil(s.DurationS*float64(time.Second)/float64(results.Bucket))) + 1
+	for i, t := range timelines {
+		if t.Resolution != results.Bucket {
+			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", results.ErrTimeline, names[i], t.Resolution, results.Bucket)
+		}
+		if len(t.Rows) > buckets {
+			return fmt.Errorf("%w: cohort %s: %d rows, more than the %d of a %g s run", results.ErrTimeline, names[i], len(t.Rows), buckets, s.DurationS)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,12 @@ const PNGDPI = 120
 // Render renders runs (one, or several to overlay) into report.html and one
 // PNG per chart, in that order.
 func Render(runs []*Run, o Options) ([]File, error) {
+	return RenderContext(context.Background(), runs, o)
+}
+
+// RenderContext is Render that stops drawing when ctx is done and returns
+// its error.
+func RenderContext(ctx context.Context, runs []*Run, o Options) ([]File, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("report: no results to render")
 	}
@@ -58,13 +65,19 @@ func Render(runs []*Run, o Options) ([]File, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if svgs[i], errs[i] = renderSVG(c); errs[i] != nil || o.NoPNG {
+			if errs[i] = ctx.Err(); errs[i] != nil {
+				return
+			}
+			if svgs[i], errs[i] = renderSVG(c); errs[i] != nil || o.NoPNG || ctx.Err() != nil {
 				return
 			}
 			pngs[i], errs[i] = renderPNG(c, o.DPI)
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("report: chart %s: %w", charts[i].ID, err)

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/herdbench/herdbench/results"
+)
+
+// gateScenario is a small simulated scenario whose figures vary from
+// repetition to repetition (a 30% error rate draws differently per seed)
+// and grow with the clients.
+const gateScenario = `name: gates
+duration: 2s
+seed: 11
+target: {concurrency: 8, service_time: exponential(5ms)}
+chaos:
+  - {kind: error-rate, rate: 0.3, at: 500ms, for: 1s}
+workload: {kind: closed, clients: 20, think: exponential(50ms)}
+strategies:
+  - {name: full, backoff: full, base: 10ms, cap: 200ms}
+`
+
+// readJSON reads a summary file.
+func readJSON(t *testing.T, path string) results.Summary {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s results.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A sweep checks its thresholds at every point: the one that fails makes
+// the command exit 3, and each point's summary records its checks.
+func TestSweepChecksThresholdsAtEveryPoint(t *testing.T) {
+	file := writeScenario(t, gateScenario+"thresholds:\n  - requests < 1000\n")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--clients", "1,200", "--out", out, "-q")
+	if code != exitThresholds {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	for _, c := range []struct {
+		clients int
+		pass    bool
+	}{{1, true}, {200, false}} {
+		s := readJSON(t, filepath.Join(dirs[0], results.SweepFileName(c.clients)))
+		if len(s.Thresholds) != 1 || s.Thresholds[0].Pass != c.pass || s.Thresholds[0].Value == nil {
+			t.Errorf("%d clients: thresholds %+v, want one that passes: %v", c.clients, s.Thresholds, c.pass)
+		}
+	}
+	for _, want := range []string{"1 clients: thresholds: all 1 passed", "200 clients: thresholds: 1 of 1 FAILED"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "1 of 2 threshold checks failed over the 2 points of the sweep (exit code 3)") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// With --runs K a threshold holds only if it holds in every repetition,
+// not only in the first; mean(...) compares the mean over them.
+func TestThresholdsSeeEveryRepetition(t *testing.T) {
+	const reps = 5
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "scenario", file, "--sim", "--runs", fmt.Sprint(reps), "--out", out, "-q", "--no-png"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	st := readSummary(t, out).Runs[0].Stats["attempts"]
+	if st.N != reps || st.Min == st.Max {
+		t.Fatalf("attempts over the repetitions: %+v; the test needs them to differ", st)
+	}
+	first := *st.Values[0]
+	// A bound the first repetition meets and another one does not.
+	gate := fmt.Sprintf("attempts <= %g", first)
+	if first == st.Max {
+		gate = fmt.Sprintf("attempts >= %g", first)
+	}
+	mean := fmt.Sprintf("mean(attempts) <= %g", math.Ceil(st.Mean))
+	file = writeScenario(t, gateScenario+"thresholds:\n  - "+gate+"\n  - "+mean+"\n")
+	out = t.TempDir()
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--runs", fmt.Sprint(reps), "--out", out, "-q", "--no-png")
+	if code != exitThresholds {
+		t.Fatalf("%s over %d repetitions whose first passes: exit %d, want 3\n%s\n%s", gate, reps, code, stdout, stderr)
+	}
+	th := readSummary(t, out).Thresholds
+	if len(th) != 2 || th[0].Pass || th[0].Repetitions != reps || th[0].FailedRepetitions < 1 || !th[1].Pass || th[1].Value == nil || *th[1].Value != st.Mean {
+		t.Errorf("summary.json thresholds: %+v", th)
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("(worst of %d)", reps)) || !strings.Contains(stdout, fmt.Sprintf("(mean of %d)", reps)) {
+		t.Errorf("the thresholds table does not say what it compared:\n%s", stdout)
+	}
+}
+
+// A sweep's scenario.yaml records the sweep and the repetitions: rerunning
+// it repeats the sweep, figure for figure.
+func TestSweepScenarioReruns(t *testing.T) {
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "scenario", file, "--sim", "--clients", "5,10", "--runs", "2", "--out", out, "-q"); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	resolved, err := os.ReadFile(filepath.Join(dirs[0], "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(resolved), "runs: 2\nsweep:\n    clients:\n        - 5\n        - 10\n") {
+		t.Errorf("scenario.yaml does not record the sweep:\n%s", resolved)
+	}
+	again := t.TempDir()
+	if code, _, stderr := runCLI(t, "scenario", filepath.Join(dirs[0], "scenario.yaml"), "--sim", "--out", again, "-q"); code != exitOK {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	rerun, _ := filepath.Glob(filepath.Join(again, "gates-*", "sweep.csv"))
+	if len(rerun) != 1 {
+		t.Fatalf("the rerun wrote no sweep: %v", rerun)
+	}
+	a, _ := os.ReadFile(filepath.Join(dirs[0], "sweep.csv"))
+	b, _ := os.ReadFile(rerun[0])
+	if string(a) != string(b) {
+		t.Errorf("the rerun's sweep.csv differs:\n%s\nwant:\n%s", b, a)
+	}
+	// --clients with one count on the command line replaces the file's
+	// sweep: a single run.
+	single := t.TempDir()
+	if code, _, stderr := runCLI(t, "scenario", filepath.Join(dirs[0], "scenario.yaml"), "--sim", "--clients", "7", "--runs", "1", "--out", single, "-q", "--no-png"); code != exitOK {
+		t.Fatalf("one count: exit %d: %s", code, stderr)
+	}
+	if s := readSummary(t, single); s.Clients != 7 || s.Repetitions != 0 {
+		t.Errorf("one count over a file's sweep: clients %d, repetitions %d", s.Clients, s.Repetitions)
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/herdbench/herdbench/engine"
+)
+
+// memoryChildEnv marks the test binary run as a child process: it then
+// runs the herdbench command given after "--".
+const memoryChildEnv = "HERDBENCH_MEMORY_CHILD"
+
+// TestMemoryChild is herdbench in a child process: it runs the command
+// given after "--" and exits with its code. It does nothing in a normal
+// test run.
+func TestMemoryChild(t *testing.T) {
+	if os.Getenv(memoryChildEnv) != "1" {
+		t.Skip("runs only as TestMemoryEstimateIsHonest's child")
+	}
+	os.Exit(run(context.Background(), flag.Args(), io.Discard, os.Stderr))
+}
+
+// The memory estimate that --max-memory is checked against is honest: for
+// runs of different shapes (long timelines, many simulated clients, real
+// clients on loopback), a whole process's peak resident memory, as the
+// kernel counts it, lies between half of the estimate and the estimate
+// plus a quarter.
+func TestMemoryEstimateIsHonest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race multiplies the memory; .ci/run runs this test without it")
+	}
+	if testing.Short() {
+		t.Skip("runs herdbench three times, about 15 s")
+	}
+	real := writeScenario(t, `name: calib
+duration: 2s
+seed: 1
+target: {concurrency: 64, queue: 1000, service_time: exponential(5ms)}
+workload: {kind: closed, clients: 100, think: exponential(100ms)}
+strategies:
+  - {name: a, backoff: full, timeout: 1s}
+  - {name: b, backoff: exponential, timeout: 1s}
+`)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"long timelines", []string{"outage", "--sim", "--duration", "10m", "--clients", "100"}},
+		{"many simulated clients", []string{"outage", "--sim", "--duration", "10s", "--clients", "300000", "--strategies", "no-jitter,full-jitter"}},
+		{"real clients", []string{real, "--clients", "1500"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"scenario"}, c.args...)
+			args = append(args, "--out", t.TempDir(), "-q", "--no-png")
+			estimate := estimateOf(t, args)
+			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMemoryChild$", "--"}, args...)...)
+			cmd.Env = append(os.Environ(), memoryChildEnv+"=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("herdbench %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			peak := uint64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
+			ratio := float64(peak) / float64(estimate)
+			t.Logf("estimate %d MiB, measured peak %d MiB (%.2f of it)", estimate>>20, peak>>20, ratio)
+			if ratio < 0.5 || ratio > 1.25 {
+				t.Errorf("measured peak %d MiB is %.2f of the estimate %d MiB; want 0.5 to 1.25", peak>>20, ratio, estimate>>20)
+			}
+		})
+	}
+}
+
+// estimateOf returns the memory estimate of herdbench args, as the command
+// computes it.
+func estimateOf(t *testing.T, args []string) uint64 {
+	t.Helper()
+	var errb strings.Builder
+	sr, code, done := planScenario(args[1:], io.Discard, &errb)
+	if done {
+		t.Fatalf("herdbench %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return engine.EstimateMemory(sr.plans, sr.opts).Total
+}

@@ -1,0 +1,138 @@
+package control
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// Access is who may use the control API: the address it serves on (for
+// the Host and Origin checks) and an optional bearer token.
+type Access struct {
+	// Bound is the address the control API's listener is bound to.
+	Bound netip.AddrPort
+	// Names are host names that mean this control address besides IP
+	// addresses: the name in --control-addr, if it was one, and for an
+	// address on every interface this machine's host name. "localhost" is
+	// added for a loopback or every-interface address.
+	Names []string
+	// Token, when set, must come with every request as
+	// "Authorization: Bearer TOKEN".
+	Token string
+}
+
+// guard refuses, before the API sees it, a request that a web page or a
+// stranger could have sent:
+//
+//   - a Host that does not name the control address (403): a page whose
+//     own name was made to resolve to this address (DNS rebinding) sends
+//     its own name;
+//   - an Origin other than the control address itself (403): a page on
+//     another site, which a browser lets send simple POSTs anywhere;
+//   - without the token, when one is set (401);
+//   - a POST whose Content-Type is not application/json (415): a browser
+//     sends only text/plain, form or multipart types across sites without
+//     asking first (a CORS preflight, which this API never grants).
+func guard(a Access, next http.Handler) http.Handler {
+	sum := sha256.Sum256([]byte(a.Token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hostAllowed(r.Host, a) {
+			fail(w, http.StatusForbidden, "Host "+quote(r.Host)+" does not name this control address ("+a.Bound.String()+
+				"); send the request to http://"+a.Bound.String()+"/ or to a name given in --control-addr (a different Host is how a DNS-rebinding web page reaches a local API)", nil)
+			return
+		}
+		if o := r.Header.Values("Origin"); len(o) > 0 && !originAllowed(o, r.Host) {
+			fail(w, http.StatusForbidden, "Origin "+quote(strings.Join(o, ", "))+" is not this control address (http://"+r.Host+"): requests from web pages of other sites are refused; send it from curl or herdbench, without an Origin", nil)
+			return
+		}
+		if a.Token != "" && !tokenMatches(r.Header.Get("Authorization"), sum) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="herdbench control"`)
+			fail(w, http.StatusUnauthorized, "this control API needs its token: send \"Authorization: Bearer TOKEN\" (curl -H \"Authorization: Bearer $HERDBENCH_CONTROL_TOKEN\"; herdbench scenario --chaos-control reads HERDBENCH_CONTROL_TOKEN or --chaos-control-token-file)", nil)
+			return
+		}
+		if r.Method == http.MethodPost && !isJSON(r.Header.Get("Content-Type")) {
+			ct := r.Header.Get("Content-Type")
+			if ct == "" {
+				ct = "none"
+			}
+			fail(w, http.StatusUnsupportedMediaType, "a POST to the control API needs \"Content-Type: application/json\" (got "+ct+"); with curl: -H 'Content-Type: application/json'", nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func quote(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}
+
+// hostAllowed reports whether host (a Host header, with or without its
+// port) names the control address: an IP address the listener is bound to
+// (any of this machine's, for an address on every interface; any loopback
+// one, for a loopback address), localhost for a loopback or every-interface
+// address, or one of the names. The port is not compared: a rebinding page
+// uses the API's own port, and a tunnel or forwarded port may change it.
+func hostAllowed(host string, a Access) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "" {
+		return false
+	}
+	bound := a.Bound.Addr().Unmap()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ip = ip.WithZone("").Unmap()
+		switch {
+		case bound.IsUnspecified():
+			return true // an IP address cannot be rebound: it names no page's site
+		case bound.IsLoopback():
+			return ip.IsLoopback()
+		}
+		return ip == bound
+	}
+	if host == "localhost" && (bound.IsLoopback() || bound.IsUnspecified()) {
+		return true
+	}
+	for _, n := range a.Names {
+		if strings.TrimSuffix(strings.ToLower(n), ".") == host {
+			return true
+		}
+	}
+	return false
+}
+
+// originAllowed reports whether the request's Origin is the control
+// address itself: http, the same host and port as its Host header.
+func originAllowed(origins []string, host string) bool {
+	if len(origins) != 1 {
+		return false
+	}
+	u, err := url.Parse(origins[0])
+	if err != nil || u.Scheme != "http" || u.Path != "" || u.User != nil {
+		return false // "null" (a sandboxed or file page) parses with no scheme
+	}
+	return strings.EqualFold(u.Host, host)
+}
+
+func tokenMatches(header string, want [sha256.Size]byte) bool {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}

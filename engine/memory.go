@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/scenarios"
+)
+
+// ErrTooMuchMemory is wrapped by the error of a run whose estimated memory
+// is above the limit: it is refused before anything starts.
+var ErrTooMuchMemory = errors.New("this run needs more memory than allowed")
+
+// What the parts of a run cost, measured on this code (docs/limits.md has
+// the commands): a whole CLI process's peak resident memory, fitted over
+// runs of 1 to 4 cohorts, 3 s to 50 min and 100 to a million clients.
+const (
+	// memBase is the process itself: the runtime, the libraries, the
+	// report's fonts.
+	memBase = 60 << 20
+	// memPerWrittenSecond is one second of one cohort whose timeline is
+	// written: its 10 ms timeline (22 series × 100 buckets × 8 bytes),
+	// its latency intervals, and the copies that writing timeline.csv
+	// and drawing report.html make.
+	memPerWrittenSecond = 100 << 10
+	// memPerRecorderSecond is one second of a recorder that is only
+	// summarized (repetitions and sweeps): its timeline and intervals.
+	memPerRecorderSecond = 20 << 10
+	// memPerRealCohort is a real-time cohort's fixed part: its recorder's
+	// shards, each with two dense latency histograms.
+	memPerRealCohort = 4 << 20
+	// memPerRealClient is a real-time client: its goroutine, its
+	// connection's buffers, and the embedded target's side of it.
+	memPerRealClient = 36 << 10
+	// memPerSimClient is a simulated client: its slot in the slab, its
+	// random stream and its policies' state.
+	memPerSimClient = 600
+	// memPerCohortRun is the figures of one cohort run kept until the
+	// end, for repetitions and sweeps.
+	memPerCohortRun = 2 << 10
+)
+
+// MemoryEstimate is the memory a run of plans will take at its peak, by
+// part, in bytes. It is an estimate from the run's shape, not a bound:
+// TestMemoryEstimateIsHonest in cmd/herdbench holds a whole process's
+// measured peak within 0.5 to 1.25 of it (0.66 to 1.02 when last
+// measured), except for open workloads, whose clients in flight are
+// counted as if none ever got an answer before its strategy gave up.
+type MemoryEstimate struct {
+	Total     uint64
+	Timelines uint64 // 10 ms timelines and latency intervals, and writing them
+	Clients   uint64 // the clients of the cohorts that run at once
+	Runs      uint64 // the figures of every cohort run, kept for the summary
+}
+
+// EstimateMemory estimates what Execute(plans, o) will take.
+func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
+	reps := uint64(max(1, o.Runs))
+	var e MemoryEstimate
+	var cohortRuns uint64
+	for _, p := range plans {
+		cohortRuns += uint64(len(p.Strategies)) * reps
+	}
+	e.Runs = sat(cohortRuns, memPerCohortRun)
+	if o.Sim {
+		workers := uint64(o.Workers)
+		if workers == 0 {
+			workers = uint64(runtime.GOMAXPROCS(0))
+		}
+		workers = max(1, min(workers, cohortRuns))
+		var scratch, slab, kept uint64
+		for _, p := range plans {
+			secs := seconds(p.Duration)
+			scratch = max(scratch, sat(secs, memPerRecorderSecond))
+			slab = max(slab, sat(inFlight(p), memPerSimClient))
+			if o.Timelines {
+				kept = add(kept, sat(sat(secs, uint64(len(p.Strategies))), memPerWrittenSecond))
+			}
+		}
+		// Each worker runs one cohort at a time, with its own slab and
+		// scratch recorder; the first repetitions' recorders are kept.
+		e.Timelines = add(kept, sat(workers, scratch))
+		e.Clients = sat(workers, slab)
+	} else {
+		// Points and repetitions run one after another, every cohort of
+		// one at once; the first repetition's recorders are kept.
+		var peakClients, peakTimelines uint64
+		for _, p := range plans {
+			cohorts := uint64(len(p.Strategies))
+			secs := seconds(p.Duration)
+			perSecond := uint64(memPerRecorderSecond)
+			if o.Timelines {
+				perSecond = memPerWrittenSecond
+			}
+			peakTimelines = max(peakTimelines, add(sat(cohorts, memPerRealCohort), sat(sat(cohorts, secs), perSecond)))
+			peakClients = max(peakClients, sat(sat(cohorts, inFlight(p)), memPerRealClient))
+		}
+		e.Timelines, e.Clients = peakTimelines, peakClients
+	}
+	e.Total = add(add(add(memBase, e.Timelines), e.Clients), e.Runs)
+	return e
+}
+
+// CheckMemory refuses a run whose estimate is above limit (0: no limit).
+// what names the limit for the message, e.g. "--max-memory 12 GiB (half of
+// this machine's memory)".
+func CheckMemory(plans []*scenarios.Plan, o Options, limit uint64, what string) error {
+	e := EstimateMemory(plans, o)
+	if limit == 0 || e.Total <= limit {
+		return nil
+	}
+	p := plans[0]
+	clientsText := fmt.Sprintf("%d clients", p.Workload.Clients)
+	if p.Workload.Kind == clients.Open {
+		clientsText = fmt.Sprintf("up to %d arrivals in flight", inFlight(p))
+	}
+	return fmt.Errorf("%w: about %s (timelines %s for %d cohort(s) over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
+		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points, "+
+		"or raise --max-memory if this machine has the memory to spare",
+		ErrTooMuchMemory, size(e.Total), size(e.Timelines), len(p.Strategies), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
+}
+
+// inFlight is how many clients of one cohort of p exist at once: all of
+// them for closed and oneshot workloads; for an open one, the arrivals of
+// the longest time one can last (every attempt timing out, every wait at
+// the cap), up to the whole run.
+func inFlight(p *scenarios.Plan) uint64 {
+	if p.Workload.Kind != clients.Open {
+		return uint64(max(0, p.Workload.Clients))
+	}
+	run := p.Duration.Seconds()
+	life := 0.0 // in seconds, where up to a million attempts cannot overflow
+	for _, s := range p.Strategies {
+		if s.MaxAttempts == 0 || s.Timeout == 0 {
+			life = run
+			break
+		}
+		n := float64(s.MaxAttempts)
+		life = max(life, n*s.Timeout.Seconds()+(n-1)*s.Backoff.Cap.Seconds())
+	}
+	life = min(life, run)
+	n := p.Workload.Rate*life + 1
+	if !(n < 1<<53) {
+		return 1 << 53
+	}
+	return uint64(n)
+}
+
+// seconds is d in whole seconds, rounded up.
+func seconds(d time.Duration) uint64 {
+	return uint64((max(d, 0) + time.Second - 1) / time.Second)
+}
+
+// sat multiplies without overflow, saturating at the largest uint64.
+func sat(a, b uint64) uint64 {
+	if a != 0 && b > ^uint64(0)/a {
+		return ^uint64(0)
+	}
+	return a * b
+}
+
+// add adds without overflow.
+func add(a, b uint64) uint64 {
+	if a > ^uint64(0)-b {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
+// size writes a byte count for people: "63 GiB".
+func size(b uint64) string { return humanize.IBytes(b) }

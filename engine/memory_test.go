@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/scenarios"
+)
+
+// The estimate adds up its parts as documented: kept timelines and the
+// workers' scratch recorders, the workers' client slabs, the kept figures.
+func TestEstimateMemoryParts(t *testing.T) {
+	p := compile(t, `
+name: parts
+duration: 30s
+workload: {kind: closed, clients: 100}
+strategies:
+  - {name: a, backoff: full}
+  - {name: b, backoff: none}
+  - {name: c, backoff: equal}
+  - {name: d, backoff: exponential}
+`)
+	plans := []*scenarios.Plan{p}
+	e := EstimateMemory(plans, Options{Sim: true, Timelines: true, Workers: 2})
+	want := MemoryEstimate{
+		Timelines: 4*30*memPerWrittenSecond + 2*30*memPerRecorderSecond,
+		Clients:   2 * 100 * memPerSimClient,
+		Runs:      4 * memPerCohortRun,
+	}
+	want.Total = memBase + want.Timelines + want.Clients + want.Runs
+	if e != want {
+		t.Errorf("sim: %+v, want %+v", e, want)
+	}
+	e = EstimateMemory(plans, Options{Runs: 3})
+	want = MemoryEstimate{
+		Timelines: 4*memPerRealCohort + 4*30*memPerRecorderSecond,
+		Clients:   4 * 100 * memPerRealClient,
+		Runs:      4 * 3 * memPerCohortRun,
+	}
+	want.Total = memBase + want.Timelines + want.Clients + want.Runs
+	if e != want {
+		t.Errorf("real time, 3 repetitions: %+v, want %+v", e, want)
+	}
+}
+
+// An open workload counts the arrivals of the longest a request can last:
+// here 3 attempts of 2s with waits of at most 1s between them, 8s.
+func TestEstimateMemoryOpenWorkload(t *testing.T) {
+	p := compile(t, `
+name: open
+duration: 1m
+workload: {kind: open, rate: 1000}
+strategies:
+  - {name: a, backoff: full, max_attempts: 3, timeout: 2s, cap: 1s}
+`)
+	if got := inFlight(p); got != 8001 {
+		t.Errorf("inFlight = %d, want 8001 (1000/s × 8s, plus one)", got)
+	}
+	p.Strategies[0].MaxAttempts = 0 // unlimited: the whole run
+	if got := inFlight(p); got != 60001 {
+		t.Errorf("inFlight with unlimited attempts = %d, want 60001", got)
+	}
+}
+
+// The largest plans validation accepts saturate the estimate instead of
+// wrapping around to a small number, and are refused.
+func TestEstimateMemorySaturates(t *testing.T) {
+	p := compile(t, `
+name: huge
+duration: 24h
+workload: {kind: open, rate: 10000000}
+strategies:
+  - {name: a, backoff: full, max_attempts: unlimited}
+`)
+	for i := 0; i < 99; i++ {
+		s := p.Strategies[0]
+		s.Name += strings.Repeat("x", i+1)
+		p.Strategies = append(p.Strategies, s)
+	}
+	plans := make([]*scenarios.Plan, scenarios.MaxSweepPoints)
+	for i := range plans {
+		plans[i] = p
+	}
+	e := EstimateMemory(plans, Options{Runs: scenarios.MaxRuns})
+	if e.Total < 1<<50 {
+		t.Errorf("the largest run is estimated at %d bytes", e.Total)
+	}
+	if sat(math.MaxUint64/2, 3) != math.MaxUint64 || add(math.MaxUint64-1, 2) != math.MaxUint64 {
+		t.Error("sat or add wraps around")
+	}
+	if n := FilesNeeded(&scenarios.Plan{Workload: p.Workload, Strategies: p.Strategies}); n < 0 {
+		t.Errorf("FilesNeeded wraps around: %d", n)
+	}
+}
+
+// A run above the limit is refused before anything starts, with what it
+// needs and how to bring it down; the same run under the limit is not.
+func TestMemoryLimitRefuses(t *testing.T) {
+	p := compile(t, `
+name: long
+duration: 24h
+workload: {kind: closed, clients: 1000}
+strategies:
+  - {name: a, backoff: full}
+  - {name: b, backoff: none}
+`)
+	plans := []*scenarios.Plan{p}
+	err := CheckMemory(plans, Options{Sim: true, Timelines: true}, 4<<30, "--max-memory 4.0 GiB")
+	if !errors.Is(err, ErrTooMuchMemory) {
+		t.Fatalf("CheckMemory: %v, want ErrTooMuchMemory", err)
+	}
+	for _, want := range []string{"about 20 GiB", "2 cohort(s) over 24h0m0s", "1000 clients", "above --max-memory 4.0 GiB", "--duration"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the message lacks %q: %v", want, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Execute(ctx, plans, Options{Sim: true, Timelines: true, MaxMemory: 4 << 30}); !errors.Is(err, ErrTooMuchMemory) {
+		t.Errorf("Execute over the limit: %v", err)
+	}
+	p.Duration = time.Second
+	if err := CheckMemory(plans, Options{Sim: true, Timelines: true}, 4<<30, "4 GiB"); err != nil {
+		t.Errorf("a 1 s run refused: %v", err)
+	}
+}
