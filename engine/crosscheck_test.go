@@ -22,10 +22,10 @@ import (
 // the harness kept up (TestCrossCheckOnSockets).
 
 // agree checks one metric's mean over k real repetitions against the
-// simulator's.
-func agree(t *testing.T, what string, real, sim results.Stat, k int) {
+// simulator's: within 5 standard errors plus tol of the simulator's mean.
+func agree(t *testing.T, what string, real, sim results.Stat, k int, tol float64) {
 	t.Helper()
-	band := 5*sim.SD/math.Sqrt(float64(k)) + 0.02*math.Abs(sim.Mean)
+	band := 5*sim.SD/math.Sqrt(float64(k)) + tol*math.Abs(sim.Mean)
 	t.Logf("%s: real %.3f, sim %.3f ± %.3f (sd), band ± %.3f", what, real.Mean, sim.Mean, sim.SD, band)
 	if real.N != k || math.Abs(real.Mean-sim.Mean) > band {
 		t.Errorf("%s: real %.3f over %d repetitions, sim %.3f: more than %.3f apart", what, real.Mean, real.N, sim.Mean, band)
@@ -43,7 +43,7 @@ func crossCheck(t *testing.T, ps []*scenarios.Plan, k int, metrics ...string) {
 	}
 	for _, r := range real.Output.Summary.Runs {
 		for _, m := range metrics {
-			agree(t, r.Strategy+" "+m, stat(t, real, r.Strategy, m), stat(t, sim, r.Strategy, m), k)
+			agree(t, r.Strategy+" "+m, stat(t, real, r.Strategy, m), stat(t, sim, r.Strategy, m), k, 0.02)
 		}
 	}
 }
@@ -76,9 +76,9 @@ func TestCrossCheckOutage(t *testing.T) {
 
 // TestCrossCheckOnSockets: on real sockets the figures carry the machine's
 // noise, and a busy machine distorts them (late sends break the lockstep).
-// A run whose self-check says the harness kept up is held to a band of 20%
-// of the simulator's figure for the same seeds; one that says it did not is
-// not held to any (its warning is the product's answer), and the test says
+// A run whose self-check says the harness kept up is held to the band
+// above widened to 20% of the simulator's mean; one that says it did not
+// is held to none (its warning is the product's answer), and the test says
 // so and skips.
 func TestCrossCheckOnSockets(t *testing.T) {
 	if testing.Short() {
@@ -103,37 +103,16 @@ strategies: [{name: full, backoff: full, base: 50ms, cap: 1s, max_attempts: 4, t
 `, scenarios.Overrides{}), 2, []string{"requests", "attempts", "amplification", "success_ratio"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkOnSockets(t, c.ps, c.runs, c.metrics)
+			real := execute(t, c.ps, Options{Runs: c.runs, NoSimReference: true})[0]
+			if h := real.Output.Summary.Harness; h == nil || !h.Trustworthy {
+				t.Skipf("the self-check says the machine could not keep up (%q): the real figures are not held to the simulator's", h.Warnings)
+			}
+			sim := execute(t, c.ps, Options{Sim: true, Runs: 100})[0]
+			for _, r := range real.Output.Summary.Runs {
+				for _, m := range c.metrics {
+					agree(t, r.Strategy+" "+m, stat(t, real, r.Strategy, m), stat(t, sim, r.Strategy, m), c.runs, 0.20)
+				}
+			}
 		})
 	}
-}
-
-// checkOnSockets runs ps on real sockets and, if its self-check says the
-// harness kept up, holds each metric's mean to 20% of the simulator's
-// figure for the same seeds (runs[].sim).
-func checkOnSockets(t *testing.T, ps []*scenarios.Plan, runs int, metrics []string) {
-	real := execute(t, ps, Options{Runs: runs})[0].Output.Summary
-	if h := real.Harness; h == nil || !h.Trustworthy {
-		t.Skipf("the self-check says the machine could not keep up (%q): the real figures are not held to the simulator's", h.Warnings)
-	}
-	for _, r := range real.Runs {
-		sim := map[string]float64{
-			"calls": deref(r.Sim.Calls), "completion_s": deref(r.Sim.CompletionS), "requests": r.Sim.Requests,
-			"attempts": r.Sim.Attempts, "amplification": r.Sim.Amplification, "success_ratio": r.Sim.SuccessRatio,
-		}
-		for _, m := range metrics {
-			st, ok := r.Stats[m]
-			t.Logf("%s %s %s: real %.3f, sim %.3f", real.Scenario, r.Strategy, m, st.Mean, sim[m])
-			if !ok || math.Abs(st.Mean/sim[m]-1) > 0.20 {
-				t.Errorf("%s %s %s: real %.3f, sim %.3f: more than 20%% apart while the harness kept up", real.Scenario, r.Strategy, m, st.Mean, sim[m])
-			}
-		}
-	}
-}
-
-func deref(p *float64) float64 {
-	if p == nil {
-		return math.NaN()
-	}
-	return *p
 }

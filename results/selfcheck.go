@@ -87,11 +87,11 @@ type CPU struct {
 type Harness struct {
 	// Trustworthy is false when the harness was too late for the
 	// scenario's timescales (LagLimit): some cohort's send lag p99, or
-	// its embedded target's drift p99, exceeded LimitMS. Warnings say
-	// which and by how much.
+	// its embedded target's drift p50, exceeded LimitMS (Judge). Warnings
+	// say which and by how much.
 	Trustworthy bool     `json:"trustworthy"`
 	Warnings    []string `json:"warnings,omitempty"`
-	// LimitMS is the lateness (p99) this scenario tolerates: LagLimit.
+	// LimitMS is the lateness this scenario tolerates: LagLimit.
 	LimitMS float64 `json:"limit_ms"`
 	// SendLagMS is the send lag of every attempt of every cohort: send
 	// time minus scheduled time. Each cohort's own is runs[].send_lag_ms.
@@ -122,16 +122,22 @@ func LagLimit(bases []time.Duration) time.Duration {
 	return max(limit, MinLagLimit)
 }
 
-// MinLagLimit is the least lateness LagLimit allows: a tenth of the
-// timeline's 10 ms bucket. Below it, lateness is smaller than what any
-// real network adds between two machines, and than the scheduler noise of
-// an idle machine's loopback (a wake-up takes tens to hundreds of
-// microseconds); a limit under it would call every run untrustworthy.
-const MinLagLimit = time.Millisecond
+// MinLagLimit is the least lateness LagLimit allows. On Linux the Go
+// runtime sleeps in epoll_wait, whose timeout counts whole milliseconds:
+// a timer that falls due while every goroutine waits fires up to 1 ms
+// late, by design, on an idle machine (measured here: a 5-client run at
+// load average 0.3 has a send lag p50 of 0.5 to 0.7 ms and a p99 of 1.3 to
+// 1.5 ms). Twice that granularity is the least a limit can ask without
+// calling every run untrustworthy.
+const MinLagLimit = 2 * time.Millisecond
 
 // Judge fills h.Trustworthy and h.Warnings from each cohort's send lag and
 // target drift in runs, against h.LimitMS: a run is trustworthy when every
-// cohort's p99 of both is within the limit.
+// cohort's send lag p99 and target drift p50 are within the limit. The
+// tail of the send lag is what smears a wave (the last clients of a wave
+// are the late ones); the target's typical drift is what slows its
+// service down (each modelled wait ends that much late), while a late
+// timer now and then does not.
 func Judge(h *Harness, runs []Run) {
 	h.Trustworthy, h.Warnings = true, nil
 	for _, r := range runs {
@@ -141,11 +147,11 @@ func Judge(h *Harness, runs []Run) {
 				"%s: attempts were sent late, p99 %s after their scheduled time (limit %s): waves and timings are smeared",
 				r.Strategy, lagText(l.P99), lagText(h.LimitMS)))
 		}
-		if d := r.TargetDriftMS; d != nil && d.P99 > h.LimitMS {
+		if d := r.TargetDriftMS; d != nil && d.P50 > h.LimitMS {
 			h.Trustworthy = false
 			h.Warnings = append(h.Warnings, fmt.Sprintf(
-				"%s: the embedded target ended its modelled waits late, p99 %s (limit %s): it served slower than the model says",
-				r.Strategy, lagText(d.P99), lagText(h.LimitMS)))
+				"%s: the embedded target ended its modelled waits late, p50 %s (limit %s): it served slower than the model says",
+				r.Strategy, lagText(d.P50), lagText(h.LimitMS)))
 		}
 	}
 }
@@ -165,7 +171,7 @@ func SelfCheckLine(s *Summary) string {
 		b.WriteString("no attempts")
 	}
 	if d := h.TargetDriftMS; d != nil {
-		fmt.Fprintf(&b, "; target drift p99 %s", lagText(d.P99))
+		fmt.Fprintf(&b, "; target drift p50 %s, p99 %s", lagText(d.P50), lagText(d.P99))
 	}
 	fmt.Fprintf(&b, " (limit %s); CPU %.0f%% of %d cores", lagText(h.LimitMS), 100*h.CPU.Utilization, h.CPU.Cores)
 	if l := h.CPU.LoadAvg1m; l != nil {

@@ -17,7 +17,8 @@ func TestLagLimit(t *testing.T) {
 		{[]time.Duration{time.Second}, 10 * time.Millisecond},                       // a tenth is 100 ms: the bucket is tighter
 		{[]time.Duration{100 * time.Millisecond, 0}, 10 * time.Millisecond},         // the built-in outage
 		{[]time.Duration{time.Second, 50 * time.Millisecond}, 5 * time.Millisecond}, // the smallest base decides
-		{[]time.Duration{5 * time.Millisecond}, time.Millisecond},                   // aws-contention: a tenth is 500 µs, the floor is 1 ms
+		{[]time.Duration{5 * time.Millisecond}, 2 * time.Millisecond},               // aws-contention: a tenth is 500 µs, the floor is 2 ms
+		{[]time.Duration{30 * time.Millisecond}, 3 * time.Millisecond},              // a tenth
 	} {
 		if got := LagLimit(c.bases); got != c.want {
 			t.Errorf("LagLimit(%v) = %s, want %s", c.bases, got, c.want)
@@ -27,23 +28,23 @@ func TestLagLimit(t *testing.T) {
 
 func TestJudge(t *testing.T) {
 	runs := []Run{
-		{Strategy: "calm", SendLagMS: &Lag{P50: 0.1, P99: 0.9, Max: 30}, TargetDriftMS: &Lag{P99: 1}},
-		{Strategy: "at-the-limit", SendLagMS: &Lag{P99: 2}, TargetDriftMS: &Lag{P99: 2}},
+		{Strategy: "calm", SendLagMS: &Lag{P50: 0.1, P99: 0.9, Max: 30}, TargetDriftMS: &Lag{P50: 0.5, P99: 9}},
+		{Strategy: "at-the-limit", SendLagMS: &Lag{P99: 2}, TargetDriftMS: &Lag{P50: 2, P99: 2}},
 		{Strategy: "external"}, // no figures of its own (an external target, or no attempts)
 	}
 	h := &Harness{LimitMS: 2}
 	Judge(h, runs)
 	if !h.Trustworthy || len(h.Warnings) != 0 {
-		t.Fatalf("every p99 within 2 ms (a max above is allowed): trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
+		t.Fatalf("send lag p99 and drift p50 within 2 ms (a send lag max, a drift p99 above are allowed): trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
 	}
 	runs[1].SendLagMS.P99 = 2.5
-	runs[0].TargetDriftMS.P99 = 7
+	runs[0].TargetDriftMS.P50 = 7
 	Judge(h, runs)
 	if h.Trustworthy || len(h.Warnings) != 2 {
-		t.Fatalf("two p99s over the limit: trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
+		t.Fatalf("a send lag p99 and a drift p50 over the limit: trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
 	}
 	for i, want := range []string{
-		"calm: the embedded target ended its modelled waits late, p99 7.0ms (limit 2.0ms)",
+		"calm: the embedded target ended its modelled waits late, p50 7.0ms (limit 2.0ms)",
 		"at-the-limit: attempts were sent late, p99 2.5ms after their scheduled time (limit 2.0ms)",
 	} {
 		if !strings.HasPrefix(h.Warnings[i], want) {
@@ -98,7 +99,7 @@ func TestSelfCheckLine(t *testing.T) {
 		TargetDriftMS: &Lag{P50: 0.1, P99: 0.8, Max: 3},
 		CPU:           CPU{Cores: 2, Utilization: 0.414, LoadAvg1m: &load},
 	}}
-	want := "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: the harness kept up."
+	want := "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: the harness kept up."
 	if got := SelfCheckLine(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

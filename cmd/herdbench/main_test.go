@@ -139,7 +139,7 @@ strategies:
 	}
 	data, _ := os.ReadFile(matches[0])
 	for _, want := range []string{`"mode": "real"`, `"seed": 3`, `"strategy": "no-jitter"`, `"herd_factor"`, `"recovery_s"`, `"p999"`,
-		`"harness": {`, `"trustworthy": `, `"limit_ms": 1,`, `"send_lag_ms": {`, `"target_drift_ms": {`, `"sim": {`} {
+		`"harness": {`, `"trustworthy": `, `"limit_ms": 2,`, `"send_lag_ms": {`, `"target_drift_ms": {`, `"sim": {`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("summary.json lacks %s", want)
 		}

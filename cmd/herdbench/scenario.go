@@ -43,7 +43,7 @@ docs/results.md; 'herdbench report DIR' re-renders the report.
 A real run checks itself: how late each attempt was sent (send time minus
 scheduled time), how late the embedded target ended the waits its model set,
 and the CPU it used. When the harness was too late for the scenario's
-timescales (a tenth of its smallest backoff base, 1 to 10 ms) it warns and
+timescales (a tenth of its smallest backoff base, 2 to 10 ms) it warns and
 marks the run "trustworthy": false in summary.json. It also runs the same plan
 in virtual time (well under a second) and prints the simulator's figures for
 the same seed on a "(sim)" row under each cohort's (--no-sim-reference: not).
