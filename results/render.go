@@ -28,8 +28,12 @@ func RenderTable(w io.Writer, s *Summary) error {
 			if len(s.Faults) > 0 {
 				failed, recovery = fmt.Sprintf("%.0f", m.FailedAfterFault), recoveryText(m.RecoveryS)
 			}
-			fmt.Fprintf(tw, "(sim)\t%.0f\t%.1f%%\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
-				m.Requests, 100*m.SuccessRatio, m.Attempts, m.Amplification,
+			label := "(sim)"
+			if s.Repetitions > 1 {
+				label = "(sim mean)" // over the same seeds; the row above is the first repetition
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t%.1f%%\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
+				label, m.Requests, 100*m.SuccessRatio, m.Attempts, m.Amplification,
 				m.PeakAttemptsPerS, m.HerdFactor, failed, recovery)
 		}
 	}

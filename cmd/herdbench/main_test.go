@@ -54,6 +54,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--target", "127.0.0.1:9"},
 		{"scenario", "outage", "--duration", "6s"},
 		{"scenario", "outage", "--cohorts", "sideways"},
+		{"scenario", "outage", "--cohorts", "apart", "--chaos-control", "http://127.0.0.1:9"},
 		{"scenario", "outage", "--sim", "--clients", "-5"},
 		{"scenario", "outage", "--sim", "--runs", "100000"},
 		{"scenario", "outage", "--sim", "--duration", "25h"},

@@ -197,7 +197,11 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	}
 	sr.sweep = len(plan.Sweep) > 0
 	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef}
-	sr.opts.Apart = !f.sim && plan.TargetURL == "" && len(plan.Strategies) > 1 &&
+	if f.cohorts == "apart" && f.game.chaosControl != "" {
+		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
+		return nil, exitUsage, true
+	}
+	sr.opts.Apart = !f.sim && plan.TargetURL == "" && f.game.chaosControl == "" && len(plan.Strategies) > 1 &&
 		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	return sr, exitOK, false
 }
