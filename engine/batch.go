@@ -241,6 +241,13 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 			o.OnRun(point, rep, r)
 		}
 		co := r.Wait()
+		started := r.Origin.UTC().Truncate(time.Millisecond)
+		if len(co.Summary.Runs) > 0 {
+			co.Summary.Runs[0].Started = &started
+		}
+		if len(co.Cohorts) > 0 {
+			co.Cohorts[0].Started = started
+		}
 		if i == 0 {
 			rr = repRun{out: co, origin: r.Origin, check: r.check}
 			rr.out.Summary.CohortsApart = true

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -195,6 +198,23 @@ func TestCohortsApart(t *testing.T) {
 	}
 	if s.Harness == nil || s.Harness.LimitMS != 2 || s.Harness.CPU.WallS < 2 {
 		t.Errorf("apart: harness %+v, want the whole plan's 2 ms limit and both cohorts' wall time", s.Harness)
+	}
+	// Each cohort says when its own t = 0 was, and so does its .hlog.
+	for i, r := range s.Runs {
+		if r.Started == nil || !r.Started.Equal(starts[i].UTC().Truncate(time.Millisecond)) || together.Summary.Runs[i].Started != nil {
+			t.Errorf("%s: started %v, want %v (and none together)", r.Strategy, r.Started, starts[i])
+		}
+	}
+	dir := t.TempDir()
+	if err := results.Write(dir, apart); err != nil {
+		t.Fatal(err)
+	}
+	hlog, err := os.ReadFile(filepath.Join(dir, "full.hlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("#[StartTime: %.3f", float64(s.Runs[1].Started.UnixMilli())/1000); !strings.Contains(string(hlog), want) {
+		t.Errorf("full.hlog does not start at full's own t = 0 (%s):\n%.300s", want, hlog)
 	}
 }
 

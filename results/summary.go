@@ -97,6 +97,9 @@ type Run struct {
 	// target ended the waits its model set (absent for an external target).
 	SendLagMS     *Lag `json:"send_lag_ms,omitempty"`
 	TargetDriftMS *Lag `json:"target_drift_ms,omitempty"`
+	// Started is, when the cohorts ran one after the other
+	// (Summary.CohortsApart), this cohort's own t = 0; absent otherwise.
+	Started *time.Time `json:"started,omitempty"`
 	// Sim is, for a real-time run with an embedded target, the simulator's
 	// figures for the same plan and seed (simref.go); absent otherwise.
 	Sim *SimReference `json:"sim,omitempty" threshold:"-"`
@@ -149,6 +152,9 @@ type Cohort struct {
 	Rec      *Recorder
 	OCC      bool // the target is an OCC row: report calls
 	OneShot  bool // the workload is oneshot: report completion_s
+	// Started is the cohort's own t = 0 when it ran apart from the others
+	// (Summary.CohortsApart); zero means the run's (Summary.Started).
+	Started time.Time
 }
 
 // Summarize computes a cohort's figures.
