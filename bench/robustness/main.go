@@ -153,9 +153,11 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 	o := outcome{scenario: name, hogs: h, load: loadAverage()}
 	var hogs []*exec.Cmd
 	for range h {
-		// A hog outlives no run: it stops by itself after the longest a
-		// built-in runs, plus the lead, in case this process is killed.
-		c := exec.Command(self, "-hog", "3m")
+		// A hog outlives no run: it is killed right after it, and stops by
+		// itself when this process is gone, or after 15 minutes, longer
+		// than any built-in takes (aws-contention at 100 clients, cohorts
+		// apart: about 2 minutes).
+		c := exec.Command(self, "-hog", "15m")
 		if err := c.Start(); err != nil {
 			o.err = err
 			return o
