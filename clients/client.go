@@ -107,13 +107,17 @@ type Reply struct {
 	Outcome results.Outcome
 	// RetryAfter is the server's pushback (a Retry-After header), 0 if none.
 	RetryAfter time.Duration
+	// Lag is how late the driver sent the attempt: Sent minus the time
+	// the client's Action asked for. The real-time driver measures it
+	// (the harness's own lateness); the simulator is never late.
+	Lag time.Duration
 }
 
 // Result takes the reply to the attempt the client last sent and returns
 // the next action.
 func (c *Client) Result(r Reply) Action {
 	now := r.Sent + r.Latency
-	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome})
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag})
 	if c.pol != nil {
 		c.pol.answered(now, r.Outcome, c.paid)
 	}

@@ -30,6 +30,11 @@ type Swarm struct {
 	// OCC makes each attempt a read then a write of the target's OCC row
 	// (see attemptOCC) instead of one plain request.
 	OCC bool
+	// BeforeSend, if set, is called by a client's goroutine each time it
+	// has woken to send an attempt, right before it sends. Tests make the
+	// harness late on purpose with it: a pause here is what a busy
+	// machine's scheduler does, and the attempt's send lag shows it.
+	BeforeSend func()
 	// Panicked, if set, is called with a panic of a client's goroutine
 	// and its stack, instead of the panic ending the process.
 	Panicked func(v any, stack []byte)
@@ -144,6 +149,9 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
 		}
+		if s.BeforeSend != nil {
+			s.BeforeSend()
+		}
 		l := src.get()
 		sh.InFlight(1)
 		sent, end, o, retryAfter := s.attempt(ctx, l)
@@ -152,7 +160,9 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		if ctx.Err() != nil {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter})
+		// The send lag is the harness's lateness: the wake-up, the
+		// scheduler, everything before the request's first byte or packet.
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: max(0, sent-a.At)})
 	}
 }
 

@@ -40,6 +40,21 @@ type Options struct {
 	// with an in-memory network in tests. Both or neither.
 	Listen target.ListenFunc
 	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Apart runs a real-time run's cohorts one after the other, each alone
+	// on the machine, instead of all at once: on few cores the cohorts
+	// then do not take CPU from each other at the instants that matter
+	// (a crash every cohort sees at once, the waves after it). Each cohort
+	// has its own t = 0; the run takes as many times longer as there are
+	// cohorts. Ignored with an external target (one service, one timeline).
+	Apart bool
+	// NoSimReference leaves out the simulator's figures that a real-time
+	// run with an embedded target otherwise carries beside its own
+	// (results.Run.Sim): the same plans and seeds, run in virtual time.
+	NoSimReference bool
+	// BeforeSend, if set, is called by every real-time client right before
+	// each send (clients.Swarm.BeforeSend): tests make the harness late
+	// with it.
+	BeforeSend func()
 	// Resolver resolves an external target's host, for the loopback
 	// check and for the swarm's dials; net.DefaultResolver when nil. Tests
 	// pass one with their own DNS.
@@ -97,6 +112,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 	for pi, p := range plans {
 		cohortRuns := make([][]results.Run, len(p.Strategies))
 		var first results.Output
+		var check *selfCheck
 		var runErr error
 		partial := false
 		for rep := 0; rep < reps; rep++ {
@@ -106,23 +122,23 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			}
 			q := *p
 			q.Seed = RepSeed(p.Seed, rep)
-			r, err := StartWith(ctx, &q, o)
+			rr, err := runRep(ctx, &q, o, pi, rep)
 			if err != nil {
 				return points, err
 			}
-			if o.OnRun != nil {
-				o.OnRun(pi, rep, r)
-			}
-			out := r.Wait()
-			if err := r.Err(); err != nil {
+			out := rr.out
+			if rr.err != nil {
 				// A bug stopped the run: keep what it recorded, and stop.
-				runErr = err
+				runErr = rr.err
 				out.Summary.Partial = true
 			}
 			partial = partial || out.Summary.Partial
 			if rep == 0 {
 				first = out
-				first.Summary.Started = r.Origin.UTC().Truncate(time.Millisecond)
+				first.Summary.Started = rr.origin.UTC().Truncate(time.Millisecond)
+				check = rr.check
+			} else {
+				check.merge(rr.check)
 			}
 			for i, run := range out.Summary.Runs {
 				cohortRuns[i] = append(cohortRuns[i], run)
@@ -134,6 +150,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		s := first.Summary
 		s.Seed, s.Partial = p.Seed, partial
 		finishSummary(s, p, cohortRuns, reps)
+		check.apply(s) // over every repetition
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
@@ -145,7 +162,125 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			break
 		}
 	}
+	if !o.NoSimReference && ctx.Err() == nil {
+		addSimReference(ctx, points, reps, o)
+	}
 	return points, nil
+}
+
+// addSimReference runs the real points' plans again in virtual time, with
+// the same seeds, and puts each cohort's simulated figures beside the real
+// ones. An external target has no model to simulate: its points get none.
+func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
+	var plans []*scenarios.Plan
+	var at []int
+	for i, pt := range points {
+		if pt.Plan.TargetURL == "" && !pt.Output.Summary.Partial {
+			plans = append(plans, pt.Plan)
+			at = append(at, i)
+		}
+	}
+	if len(plans) == 0 {
+		return
+	}
+	sim, err := executeSim(ctx, plans, reps, Options{Workers: o.Workers})
+	if err != nil {
+		return // a bug in the simulator: the real figures stand without a reference
+	}
+	for k, sp := range sim {
+		if sp.Output.Summary.Partial {
+			continue
+		}
+		real := points[at[k]].Output.Summary
+		for i := range real.Runs {
+			for _, r := range sp.Output.Summary.Runs {
+				if r.Strategy == real.Runs[i].Strategy {
+					real.Runs[i].Sim = results.SimReferenceOf(r)
+				}
+			}
+		}
+	}
+}
+
+// repRun is one repetition of a real-time run: what it wrote, the first
+// cohort's t = 0, the self-check, and the panic that stopped it, if any.
+type repRun struct {
+	out    results.Output
+	origin time.Time
+	check  *selfCheck
+	err    error // a panic of the run's goroutines (Run.Err)
+}
+
+// runRep runs one repetition of p in real time: every cohort at once, or,
+// with Options.Apart, one cohort after the other, each alone on the
+// machine.
+func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (repRun, error) {
+	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
+		r, err := StartWith(ctx, p, o)
+		if err != nil {
+			return repRun{}, err
+		}
+		if o.OnRun != nil {
+			o.OnRun(point, rep, r)
+		}
+		return repRun{out: r.Wait(), origin: r.Origin, check: r.check, err: r.Err()}, nil
+	}
+	var rr repRun
+	for i := range p.Strategies {
+		if i > 0 && ctx.Err() != nil {
+			rr.out.Summary.Partial = true // the cohorts after this one never ran
+			break
+		}
+		q := *p
+		q.Strategies = p.Strategies[i : i+1]
+		r, err := StartWith(ctx, &q, o)
+		if err != nil {
+			return repRun{}, err
+		}
+		if o.OnRun != nil {
+			o.OnRun(point, rep, r)
+		}
+		co := r.Wait()
+		started := r.Origin.UTC().Truncate(time.Millisecond)
+		if len(co.Summary.Runs) > 0 {
+			co.Summary.Runs[0].Started = &started
+		}
+		if len(co.Cohorts) > 0 {
+			co.Cohorts[0].Started = started
+		}
+		if i == 0 {
+			rr = repRun{out: co, origin: r.Origin, check: r.check}
+			rr.out.Summary.CohortsApart = true
+		} else {
+			rr.out.Summary.Runs = append(rr.out.Summary.Runs, co.Summary.Runs...)
+			rr.out.Cohorts = append(rr.out.Cohorts, co.Cohorts...)
+			rr.check.join(r.check)
+		}
+		if rr.err = r.Err(); rr.err != nil {
+			break
+		}
+		if co.Summary.Partial {
+			rr.out.Summary.Partial, rr.out.Summary.EndedS = true, co.Summary.EndedS
+			break
+		}
+	}
+	rr.check.limit = lagLimit(p) // every cohort's strategy counts, not the first's alone
+	rr.check.apply(rr.out.Summary)
+	return rr, nil
+}
+
+// ApartByDefault reports whether a real-time run of p should run its
+// cohorts one after the other (Options.Apart) when the user does not say:
+// when the process has fewer cores than p has cohorts and p's clients are
+// closed-loop or one-shot. Such clients act together: a crash or the start
+// fails hundreds of them at one instant, and what the run measures is how
+// they retry afterwards, in waves a few milliseconds wide. Cohorts that
+// share too few cores wake at those same instants and take the CPU from
+// each other, smearing each other's waves (docs/performance.md has the
+// measurements). Open-loop arrivals are independent of each other: their
+// cohorts run together.
+func ApartByDefault(p *scenarios.Plan) bool {
+	return p.TargetURL == "" && p.Workload.Kind != clients.Open && runtime.GOMAXPROCS(0) < len(p.Strategies)
 }
 
 // finishSummary puts the repetitions' figures into s.

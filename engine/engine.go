@@ -47,6 +47,7 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	summary   *results.Summary
+	check     *selfCheck // the harness's own lateness and cost (selfcheck.go)
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -94,8 +95,9 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			return nil, err
 		}
 	}
+	check := beginCheck(p)
 	origin := time.Now().Add(leadFor(p))
-	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{})}
+	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -118,7 +120,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial,
-			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked,
+			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 		}
 		wg.Add(1)
 		go func() {
@@ -168,6 +170,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			}
 		}
 		r.closeTargets()
+		r.check.end(r.cohorts)
 		r.cancel()
 		close(r.done)
 	}()
@@ -253,5 +256,6 @@ func (r *Run) Wait() results.Output {
 		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, rc)
 	}
+	r.check.apply(s)
 	return out
 }

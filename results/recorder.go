@@ -51,6 +51,11 @@ type Attempt struct {
 	Latency time.Duration
 	Number  int // 1 for the first try, 2 for the first retry, ...
 	Outcome Outcome
+	// Lag is how late the attempt was sent: its send time minus the time
+	// its client scheduled it for. It is the harness's own lateness (a
+	// busy machine wakes the client late), recorded by the real-time
+	// engine only (selfcheck.go); the simulator is never late.
+	Lag time.Duration
 }
 
 // Request is one logical request that ended.
@@ -93,7 +98,8 @@ type Recorder struct {
 type Shard struct {
 	rec *Recorder
 	mu  sync.Mutex
-	iv  shardInterval // the current second's latency histograms (interval.go)
+	iv  shardInterval           // the current second's latency histograms (interval.go)
+	lag *hdrhistogram.Histogram // send lag, made on the first shared record (selfcheck.go)
 	// Live counters for dashboards, per shard so clients do not contend.
 	live     [NumOutcomes][AttemptGroups]atomic.Int64
 	inFlight atomic.Int64
@@ -178,6 +184,7 @@ func (s *Shard) Attempt(a Attempt) {
 	s.live[a.Outcome][min(max(a.Number, 1), AttemptGroups)-1].Add(1)
 	s.mu.Lock()
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
+	s.recordLag(a.Lag)
 	s.mu.Unlock()
 }
 
@@ -298,6 +305,9 @@ func (r *Recorder) Reset() {
 		s.iv.attempt.Reset()
 		s.iv.request.Reset()
 		s.iv.index = 0
+		if s.lag != nil {
+			s.lag.Reset()
+		}
 		s.mu.Unlock()
 		s.inFlight.Store(0)
 		for e := range s.policy {

@@ -22,6 +22,20 @@ func RenderTable(w io.Writer, s *Summary) error {
 			r.Strategy, r.Requests, 100*r.SuccessRatio, r.Attempts, r.Amplification,
 			r.PeakAttemptsPerS, r.HerdFactor, failed, recovery,
 			msText(r.LatencyMS.Request.P50), msText(r.LatencyMS.Request.P99))
+		if m := r.Sim; m != nil {
+			// The simulator's figures for the same seed, right under the
+			// real ones.
+			if len(s.Faults) > 0 {
+				failed, recovery = fmt.Sprintf("%.0f", m.FailedAfterFault), recoveryText(m.RecoveryS)
+			}
+			label := "(sim)"
+			if s.Repetitions > 1 {
+				label = "(sim mean)" // over the same seeds; the row above is the first repetition
+			}
+			fmt.Fprintf(tw, "%s\t%.0f\t%.1f%%\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
+				label, m.Requests, 100*m.SuccessRatio, m.Attempts, m.Amplification,
+				m.PeakAttemptsPerS, m.HerdFactor, failed, recovery)
+		}
 	}
 	return tw.Flush()
 }

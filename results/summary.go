@@ -30,11 +30,19 @@ type Summary struct {
 	Seeds       []uint64      `json:"seeds,omitempty"`
 	Faults      []FaultWindow `json:"faults"`
 	Runs        []Run         `json:"runs"`
+	// CohortsApart is set when the cohorts ran one after the other, each
+	// alone on the machine, rather than all at once (--cohorts apart):
+	// each cohort's times then count from its own start, and Started is
+	// the first cohort's.
+	CohortsApart bool `json:"cohorts_apart,omitempty"`
 	// Target is the external target's URL; empty for the embedded target.
 	Target string `json:"target,omitempty"`
 	// Thresholds are the scenario's release gates checked against the runs;
 	// absent when the scenario has none.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// Harness is a real-time run's self-check (selfcheck.go); absent in
+	// virtual time.
+	Harness *Harness `json:"harness,omitempty"`
 }
 
 // FaultWindow is one fault of the chaos plan.
@@ -82,6 +90,19 @@ type Run struct {
 	// Stats summarizes every metric above over the repetitions (--runs):
 	// the figures above are the first repetition's.
 	Stats map[string]Stat `json:"stats,omitempty"`
+
+	// The self-check of a real-time run (selfcheck.go), over every
+	// repetition; absent in virtual time. SendLagMS is how late this
+	// cohort's attempts were sent; TargetDriftMS how late its embedded
+	// target ended the waits its model set (absent for an external target).
+	SendLagMS     *Lag `json:"send_lag_ms,omitempty"`
+	TargetDriftMS *Lag `json:"target_drift_ms,omitempty"`
+	// Started is, when the cohorts ran one after the other
+	// (Summary.CohortsApart), this cohort's own t = 0; absent otherwise.
+	Started *time.Time `json:"started,omitempty"`
+	// Sim is, for a real-time run with an embedded target, the simulator's
+	// figures for the same plan and seed (simref.go); absent otherwise.
+	Sim *SimReference `json:"sim,omitempty" threshold:"-"`
 }
 
 // Latencies holds the attempt and request latency percentiles.
@@ -131,6 +152,9 @@ type Cohort struct {
 	Rec      *Recorder
 	OCC      bool // the target is an OCC row: report calls
 	OneShot  bool // the workload is oneshot: report completion_s
+	// Started is the cohort's own t = 0 when it ran apart from the others
+	// (Summary.CohortsApart); zero means the run's (Summary.Started).
+	Started time.Time
 }
 
 // Summarize computes a cohort's figures.

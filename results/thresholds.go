@@ -224,7 +224,7 @@ var metricIndex = sync.OnceValue(func() map[string]metricRef {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" {
+			if name == "" || name == "-" || f.Tag.Get("threshold") == "-" {
 				continue
 			}
 			path, idx := prefix+name, append(append([]int(nil), index...), i)
@@ -291,7 +291,10 @@ func MetricHelp() string {
 
 // value reads a figure of r; NaN when it is null.
 func (m metricRef) value(r *Run) float64 {
-	v := reflect.ValueOf(r).Elem().FieldByIndex(m.field)
+	v, err := reflect.ValueOf(r).Elem().FieldByIndexErr(m.field)
+	if err != nil {
+		return math.NaN() // a figure inside an absent object (send_lag_ms in virtual time)
+	}
 	if v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return math.NaN()

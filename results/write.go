@@ -121,7 +121,11 @@ func Write(dir string, o Output) error {
 	for i, hlog := range HlogNames(names) {
 		c := o.Cohorts[i]
 		files = append(files, file{hlog, func() ([]byte, error) {
-			return EncodeHistogramLog(c.Strategy, o.Summary.Started, c.Rec.Intervals())
+			started := o.Summary.Started
+			if !c.Started.IsZero() {
+				started = c.Started // a cohort run apart: its own t = 0
+			}
+			return EncodeHistogramLog(c.Strategy, started, c.Rec.Intervals())
 		}})
 	}
 	// summary.json last: once it is there, the folder is complete.

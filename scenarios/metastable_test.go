@@ -17,15 +17,15 @@ func TestMetastableBuiltin(t *testing.T) {
 		t.Fatal(err)
 	}
 	capacity := float64(p.Target.Concurrency) / p.Target.ServiceTime.Mean().Seconds()
-	if p.Workload.Kind != clients.Open || p.Workload.Rate > 0.75*capacity {
-		t.Errorf("workload %+v against a capacity of %.0f/s; want an open workload well under it", p.Workload, capacity)
+	if p.Workload.Kind != clients.Open || p.Workload.Rate > 0.5*capacity {
+		t.Errorf("workload %+v against a capacity of %.0f/s; want an open workload at most half of it, so that a busy machine's slower service does not overload it alone", p.Workload, capacity)
 	}
 	if !p.Target.ServeAbandoned || p.Target.QueueTimeout <= time.Second {
 		t.Errorf("target %+v; want wasted work: serve_abandoned, and queued work outliving the 1 s client timeout", p.Target)
 	}
 	faults := p.Chaos.Faults()
-	if len(faults) != 1 || faults[0].For > 5*time.Second || p.Duration > 40*time.Second || p.Duration-faults[0].End() < 3*faults[0].For+5*time.Second {
-		t.Errorf("one short trigger with room after it for 3x its length: faults %+v in %s", faults, p.Duration)
+	if len(faults) != 1 || p.Duration > 30*time.Second || p.Duration-faults[0].End() < 2*faults[0].For {
+		t.Errorf("one trigger with room after it for twice its length, in at most 30 s: faults %+v in %s", faults, p.Duration)
 	}
 	if b, ok := faults[0].Fault.(chaos.Blip); !ok || !b.Blackhole {
 		t.Errorf("trigger %+v, want a blackhole blip", faults[0].Fault)

@@ -45,6 +45,7 @@ type Server struct {
 	clock    planClock     // guarded by mu; see control.go
 	replan   chan struct{} // wakes runPlan when the plan is replaced
 	counters Counters
+	drift    driftLog // how late the model's waits ended (drift.go)
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -315,12 +316,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	crashed := s.crashed
 	s.mu.Unlock()
-	if d := s.hop(); d > 0 && !sleep(ctx, crashed, d) {
+	if d := s.hop(); d > 0 && !s.wait(ctx, crashed, d) {
 		panic(http.ErrAbortHandler)
 	}
 	// answer writes status (and body) after the reply hop.
 	answer := func(status int, body []byte) {
-		if d := s.hop(); d > 0 && !sleep(ctx, crashed, d) {
+		if d := s.hop(); d > 0 && !s.wait(ctx, crashed, d) {
 			panic(http.ErrAbortHandler)
 		}
 		if body != nil {
@@ -353,7 +354,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
-	if in.Delay > 0 && !sleep(ctx, crashed, in.Delay) {
+	if in.Delay > 0 && !s.wait(ctx, crashed, in.Delay) {
 		panic(http.ErrAbortHandler)
 	}
 	if s.next != nil {
@@ -426,7 +427,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // schedule arms the timer that ends j's service. Called with s.mu held.
 func (s *Server) schedule(j *Job) {
-	s.timers[j] = time.AfterFunc(j.Service, func() { s.finish(j) })
+	due := time.Now().Add(j.Service)
+	s.timers[j] = time.AfterFunc(j.Service, func() {
+		s.drift.record(time.Since(due))
+		s.finish(j)
+	})
 }
 
 func (s *Server) finish(j *Job) {

@@ -70,7 +70,7 @@ Usage:
   herdbench version                      print the version
 
 Start here:
-  herdbench scenario outage              the stampede, in about 20 seconds
+  herdbench scenario outage              the stampede: 15 s, or a minute on fewer than 4 cores
 
 Run 'herdbench COMMAND --help' for a command's flags.
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -51,6 +53,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--sim", "--clients", "10,10"},
 		{"scenario", "outage", "--target", "127.0.0.1:9"},
 		{"scenario", "outage", "--duration", "6s"},
+		{"scenario", "outage", "--cohorts", "sideways"},
+		{"scenario", "outage", "--cohorts", "apart", "--chaos-control", "http://127.0.0.1:9"},
 		{"scenario", "outage", "--sim", "--clients", "-5"},
 		{"scenario", "outage", "--sim", "--runs", "100000"},
 		{"scenario", "outage", "--sim", "--duration", "25h"},
@@ -121,8 +125,9 @@ strategies:
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "no-jitter") || strings.Contains(out, "full-jitter") || !strings.Contains(out, "results:") {
-		t.Errorf("output:\n%s", out)
+	if !strings.Contains(out, "no-jitter") || strings.Contains(out, "full-jitter") || !strings.Contains(out, "results:") ||
+		!strings.Contains(out, "  (sim)  ") || !strings.Contains(out, "self-check: send lag p50 ") {
+		t.Errorf("output (want the cohort, its (sim) row and the self-check):\n%s", out)
 	}
 	matches, _ := filepath.Glob(filepath.Join(dir, "tiny-*", "summary.json"))
 	if len(matches) != 1 {
@@ -134,9 +139,30 @@ strategies:
 		}
 	}
 	data, _ := os.ReadFile(matches[0])
-	for _, want := range []string{`"mode": "real"`, `"seed": 3`, `"strategy": "no-jitter"`, `"herd_factor"`, `"recovery_s"`, `"p999"`} {
+	for _, want := range []string{`"mode": "real"`, `"seed": 3`, `"strategy": "no-jitter"`, `"herd_factor"`, `"recovery_s"`, `"p999"`,
+		`"harness": {`, `"trustworthy": `, `"limit_ms": 2,`, `"send_lag_ms": {`, `"target_drift_ms": {`, `"sim": {`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("summary.json lacks %s", want)
+		}
+	}
+}
+
+// A run whose self-check failed says so on stderr, with each reason and
+// what to do; one that kept up says nothing.
+func TestWarnHarness(t *testing.T) {
+	var b strings.Builder
+	s := &results.Summary{Harness: &results.Harness{Trustworthy: true}}
+	warnHarness(&b, s, "these figures")
+	warnHarness(&b, &results.Summary{Mode: "sim"}, "these figures")
+	if b.Len() != 0 {
+		t.Fatalf("a trustworthy or simulated run warned: %q", b.String())
+	}
+	s.Harness = &results.Harness{LimitMS: 10, Warnings: []string{"no-jitter: attempts were sent late, p99 23.4ms"}}
+	warnHarness(&b, s, "these figures")
+	for _, want := range []string{`warning: the machine could not keep up, so these figures are not trustworthy ("trustworthy": false in summary.json)`,
+		"  - no-jitter: attempts were sent late, p99 23.4ms\n", "--sim"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("warning lacks %q:\n%s", want, b.String())
 		}
 	}
 }

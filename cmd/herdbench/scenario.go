@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,8 +24,10 @@ import (
 const scenarioHelp = `Usage: herdbench scenario NAME|FILE [flags]
 
 Runs a scenario: every strategy it lists runs as a cohort of clients against
-its own fresh fault-injecting target on 127.0.0.1, all cohorts at once, with
-the same seed and the same chaos plan, so they differ only by strategy.
+its own fresh fault-injecting target on 127.0.0.1, with the same seed and the
+same chaos plan, so they differ only by strategy. The cohorts run at once, or
+one after the other when closed-loop or one-shot cohorts outnumber the cores
+(--cohorts): cohorts that share too few cores smear each other's waves.
 
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
@@ -35,6 +39,14 @@ timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
 per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
 in a browser, no network needed) and PNG copies of its charts. See
 docs/results.md; 'herdbench report DIR' re-renders the report.
+
+A real run checks itself: how late each attempt was sent (send time minus
+scheduled time), how late the embedded target ended the waits its model set,
+and the CPU it used. When the harness was too late for the scenario's
+timescales (a tenth of its smallest backoff base, 2 to 10 ms) it warns and
+marks the run "trustworthy": false in summary.json. It also runs the same plan
+in virtual time (well under a second) and prints the simulator's figures for
+the same seed on a "(sim)" row under each cohort's (--no-sim-reference: not).
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -97,6 +109,8 @@ type scenarioFlags struct {
 	runs       int
 	clients    []int
 	maxMemory  string
+	cohorts    string
+	noSimRef   bool
 	game       gameDayFlags
 }
 
@@ -135,6 +149,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.IntVar(&f.runs, "runs", 1, fmt.Sprintf("repeat each cohort this many times, 1 to %d (seeds derived from the root seed), and report mean ± sd; thresholds must hold in every repetition", scenarios.MaxRuns))
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv, with thresholds checked at each")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
+	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts outnumber the cores")
+	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
 	f.game.add(fs)
@@ -180,7 +196,13 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	sr.sweep = len(plan.Sweep) > 0
-	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit}
+	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef}
+	if f.cohorts == "apart" && f.game.chaosControl != "" {
+		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
+		return nil, exitUsage, true
+	}
+	sr.opts.Apart = !f.sim && plan.TargetURL == "" && f.game.chaosControl == "" && len(plan.Strategies) > 1 &&
+		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	return sr, exitOK, false
 }
 
@@ -222,6 +244,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if !f.quiet {
 		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
 			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
+		if opts.Apart {
+			fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
+				runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(plans)*plan.Runs)*plan.Duration)
+		}
 	}
 	var startErr error
 	opts.OnRun = func(point, rep int, r *engine.Run) {
@@ -235,6 +261,10 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		if len(plans) > 1 || plan.Runs > 1 {
 			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, plans[point].Workload.Clients)
+		}
+		if opts.Apart {
+			name := r.Plan.Strategies[0].Name
+			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
 		showProgress(ctx, r, stderr)
 	}
@@ -302,6 +332,9 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	}
 	if f.runs < 1 || f.runs > scenarios.MaxRuns {
 		return fmt.Sprintf("--runs %d: run each cohort from 1 to %d times", f.runs, scenarios.MaxRuns)
+	}
+	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
+		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
 	}
 	return ""
 }
@@ -399,6 +432,11 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	}
 	if !sweep {
 		warnNoSuccess(stderr, first)
+		warnHarness(stderr, first, "these figures")
+	} else {
+		for _, s := range summaries {
+			warnHarness(stderr, s, fmt.Sprintf("the figures at %d clients", s.Clients))
+		}
 	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
@@ -489,6 +527,10 @@ func printRun(stdout io.Writer, out *results.Output) {
 		fmt.Fprintln(stdout, "- "+line)
 	}
 	fmt.Fprintln(stdout)
+	if line := results.SelfCheckLine(s); line != "" {
+		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(stdout)
+	}
 }
 
 // warnNoSuccess says so when a cohort sent attempts and none succeeded: a
@@ -510,4 +552,19 @@ func warnNoSuccess(w io.Writer, s *results.Summary) {
 		}
 		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, top, n, where)
 	}
+}
+
+// warnHarness says so when a real run's self-check found the harness too
+// late for the scenario's timescales: its figures describe the machine as
+// much as the strategies.
+func warnHarness(w io.Writer, s *results.Summary, what string) {
+	h := s.Harness
+	if h == nil || h.Trustworthy {
+		return
+	}
+	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (\"trustworthy\": false in summary.json):\n", what)
+	for _, line := range h.Warnings {
+		fmt.Fprintln(w, "  - "+line)
+	}
+	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
 }

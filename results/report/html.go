@@ -29,6 +29,22 @@ type cell struct {
 	Text    string
 	Numeric bool
 	Missing bool
+	Sim     bool // the simulator's figure beside a real one
+}
+
+// Class is the cell's CSS classes, "" for none.
+func (c cell) Class() string {
+	var cs []string
+	switch {
+	case c.Numeric:
+		cs = append(cs, "num")
+	case c.Missing:
+		cs = append(cs, "missing")
+	}
+	if c.Sim {
+		cs = append(cs, "sim")
+	}
+	return strings.Join(cs, " ")
 }
 
 func newCell(text string, ok bool) cell {
@@ -55,18 +71,40 @@ var metricHelp = map[string]string{
 	"recovery_s":          "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
 }
 
+// simPrefix starts the paths of a real cohort's simulator figures
+// (runs[].sim): they get a column of their own beside the cohort's.
+const simPrefix = "sim."
+
 // metricsTable is the comparison table: one column per cohort (per run),
 // one row per field of the cohorts' entries in summary.json, in file order.
+// A cohort of a real run that carries the simulator's figures for the same
+// seed (runs[].sim) gets a second column beside its own, "(sim)", with
+// them on the rows of the same metrics.
 func metricsTable(v *view) table {
 	t := table{Head: []string{"metric"}}
 	var paths []string
+	type column struct {
+		e   entry
+		sim bool
+	}
+	var cols []column
 	for _, e := range v.entries {
 		t.Head = append(t.Head, e.label)
+		cols = append(cols, column{e, false})
 		if e.index < len(e.run.Doc.Runs) {
+			hasSim := false
 			for _, f := range e.run.Doc.Runs[e.index] {
+				if strings.HasPrefix(f.Path, simPrefix) {
+					hasSim = true
+					continue
+				}
 				if f.Path != "strategy" && !slices.Contains(paths, f.Path) {
 					paths = append(paths, f.Path)
 				}
+			}
+			if hasSim {
+				t.Head = append(t.Head, e.label+" (sim)")
+				cols = append(cols, column{e, true})
 			}
 		}
 	}
@@ -77,13 +115,19 @@ func metricsTable(v *view) table {
 			r.Group = g != "" || prevGroup != ""
 			prevGroup = g
 		}
-		for _, e := range v.entries {
+		for _, c := range cols {
 			var text string
 			ok := false
-			if e.index < len(e.run.Doc.Runs) {
-				text, ok = lookup(e.run.Doc.Runs[e.index], p)
+			if c.e.index < len(c.e.run.Doc.Runs) {
+				key := p
+				if c.sim {
+					key = simPrefix + p
+				}
+				text, ok = lookup(c.e.run.Doc.Runs[c.e.index], key)
 			}
-			r.Cells = append(r.Cells, newCell(text, ok))
+			cl := newCell(text, ok)
+			cl.Sim = c.sim
+			r.Cells = append(r.Cells, cl)
 		}
 		t.Rows = append(t.Rows, r)
 	}
@@ -237,6 +281,9 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		if r.Summary.Partial {
 			p.Notes = append(p.Notes, r.Label+": the run was interrupted; its figures cover what was recorded (partial).")
 		}
+		if h := r.Summary.Harness; h != nil && !h.Trustworthy {
+			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies ("+strings.Join(h.Warnings, "; ")+").")
+		}
 		lines := results.Explain(r.Summary)
 		if len(lines) > 0 {
 			p.Explain = append(p.Explain, explanation{Label: r.Label, Lines: lines})
@@ -245,10 +292,19 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		sm := r.Summary
 		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s workload · %d cohorts",
 			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(sm.DurationS, 'f', -1, 64), sm.Workload, len(sm.Runs))
+		if sm.CohortsApart {
+			fact += " · cohorts run one after the other"
+		}
 		if len(v.runs) > 1 {
 			fact = r.Label + ": " + fact
 		}
 		p.Facts = append(p.Facts, fact)
+		if line := results.SelfCheckLine(sm); line != "" {
+			if len(v.runs) > 1 {
+				line = r.Label + ": " + line
+			}
+			p.Facts = append(p.Facts, line)
+		}
 	}
 	p.Title = "herdbench: " + strings.Join(names, ", ")
 	if p.Overlay {
@@ -300,6 +356,7 @@ th, td { padding: .22rem .6rem; border-bottom: 1px solid #eee; text-align: left;
 thead th { border-bottom: 2px solid #bbb; background: #fafafa; position: sticky; top: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.missing { color: #aaa; text-align: center; }
+td.sim { color: #666; background: #f7f7fb; }
 tr.group th, tr.group td { border-top: 1px solid #bbb; }
 th.key { font-weight: normal; font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: .8rem; white-space: nowrap; }
 th[title] { text-decoration: underline dotted #999; cursor: help; }
@@ -368,7 +425,7 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 {{with .Caption}}<caption>{{.}}</caption>{{end}}
 <thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{if .Numeric}} class="num"{{else if .Missing}} class="missing"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table>{{end}}
 `))

@@ -164,26 +164,10 @@ func TestRenderIsDeterministic(t *testing.T) {
 // The table shows every field of summary.json, also fields this renderer
 // does not know.
 func TestTableShowsNewSummaryFields(t *testing.T) {
-	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
-	path := filepath.Join(dir, "summary.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = bytes.Replace(data, []byte(`"strategy": "no-jitter",`), []byte(`"strategy": "no-jitter", "calls": 4242, "policy": {"denied_by_budget": 17},`), 1)
-	data = bytes.Replace(data, []byte(`"partial": false,`), []byte(`"partial": false, "thresholds": [{"expr": "amplification <= 1.5", "passed": false}],`), 1)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := Render([]*Run{r}, Options{NoPNG: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(files[0].Data)
+	html := renderEdited(t, func(data []byte) []byte {
+		data = bytes.Replace(data, []byte(`"strategy": "no-jitter",`), []byte(`"strategy": "no-jitter", "calls": 4242, "policy": {"denied_by_budget": 17},`), 1)
+		return bytes.Replace(data, []byte(`"partial": false,`), []byte(`"partial": false, "thresholds": [{"expr": "amplification <= 1.5", "passed": false}],`), 1)
+	})
 	for _, want := range []string{
 		`<th scope="row" class="key">calls</th><td class="num">4242</td><td class="missing">–</td>`,
 		`<th scope="row" class="key">policy.denied_by_budget</th><td class="num">17</td>`,
@@ -343,4 +327,70 @@ func TestPercentileTicks(t *testing.T) {
 	if got, want := strings.Join(lat, " "), "100 µs 1 ms 10 ms 100 ms 1 s 10 s"; got != want {
 		t.Errorf("latency axis labels %q, want %q", got, want)
 	}
+}
+
+// A real run's report says what the self-check found, above everything
+// when the harness could not keep up, and shows the simulator's figures
+// for the same seed in a column beside each cohort's own.
+func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
+	html := renderEdited(t, func(data []byte) []byte {
+		s, err := results.DecodeSummary(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Mode = "real"
+		s.Runs[0].SendLagMS = &results.Lag{P50: 0.2, P99: 23.5, Max: 80}
+		s.Runs[1].SendLagMS = &results.Lag{P50: 0.2, P99: 0.9, Max: 3}
+		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
+		results.Judge(s.Harness, s.Runs)
+		rec := 0.25
+		s.Runs[0].Sim = &results.SimReference{Requests: 1234, HerdFactor: 98.5, RecoveryS: &rec}
+		if data, err = results.EncodeSummary(s); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	})
+	for _, want := range []string{
+		`NOT TRUSTWORTHY: the machine could not keep up`,
+		`no-jitter: attempts were sent late, p99 23.5ms after their scheduled time (limit 10.0ms)`,
+		`self-check: send lag p50 200µs, p99 12.0ms, max 80.0ms (limit 10.0ms); CPU 50% of 2 cores: NOT TRUSTWORTHY`,
+		`<th scope="col">no-jitter</th><th scope="col">no-jitter (sim)</th><th scope="col">full-jitter</th>`,
+		`<td class="num sim">98.5</td>`,
+		`<td class="num sim">1234</td>`,
+		`<td class="num sim">0.25</td>`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if strings.Contains(html, `class="key">sim.`) {
+		t.Error("the simulator's figures have rows of their own; they belong in the (sim) column")
+	}
+	if strings.Contains(html, "full-jitter (sim)") {
+		t.Error("a cohort without simulator figures got a (sim) column")
+	}
+}
+
+// renderEdited renders the fixture's report after edit has changed its
+// summary.json, and returns the HTML.
+func renderEdited(t *testing.T, edit func([]byte) []byte) string {
+	t.Helper()
+	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
+	path := filepath.Join(dir, "summary.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, edit(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render([]*Run{r}, Options{NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(files[0].Data)
 }

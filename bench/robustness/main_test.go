@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+)
+
+// The report counts the runs whose every claim held, per scenario and
+// condition, and prints one table each, with a legend once.
+func TestReport(t *testing.T) {
+	claims := func(ok ...bool) []scenarios.Claim {
+		var cs []scenarios.Claim
+		for i, h := range ok {
+			cs = append(cs, scenarios.Claim{Text: "claim " + string(rune('a'+i)), Short: "c" + string(rune('a'+i)), Figure: "1.00×", Holds: h})
+		}
+		return cs
+	}
+	trusted := &results.Harness{Trustworthy: true}
+	all := []outcome{
+		{scenario: "outage", load: 0.5, wall: 62 * time.Second, checks: claims(true, true), harness: trusted, worstLag: 6.6},
+		{scenario: "outage", hogs: 2, load: 0.7, wall: 62 * time.Second, checks: claims(true, false), harness: &results.Harness{}, worstLag: 14},
+		{scenario: "outage", load: 1.5, wall: 62 * time.Second, checks: claims(true, true), harness: trusted},
+		{scenario: "outage", hogs: 2, load: 0.9, err: errors.New("interrupted")},
+	}
+	var b strings.Builder
+	report(&b, config{scenarios: []string{"outage"}, runs: 2, hogRuns: 2, hogs: 2, markdown: true}, all, time.Minute)
+	out := b.String()
+	for _, want := range []string{
+		"| run | load | wall | ca | cb | send lag p99 | trustworthy | held |",
+		"| 1 | 0.5 | 62 s | 1.00× | 1.00× | 6.6 ms | yes | yes |",
+		"| 1 | 0.7 | 62 s | 1.00× | 1.00× ✗ | 14.0 ms | no | NO |",
+		"| 2 | 0.9 | 0 s | error: interrupted |",
+		"  ca: claim a\n  cb: claim b\n",
+		"outage, 0 CPU hogs: headline held in 2 of 2 runs; trustworthy 2 of 2; load average 0.5 to 1.5",
+		"outage, 2 CPU hogs: headline held in 0 of 2 runs; trustworthy 0 of 2; load average 0.7 to 0.9",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "  ca: claim a") != 1 {
+		t.Errorf("the legend is not printed once:\n%s", out)
+	}
+}

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/scenarios"
+)
+
+// Every built-in scenario shows what it claims in virtual time, where the
+// figures are exact for the seed: the real runs are measured against this
+// story (bench/robustness counts how often they tell it).
+func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
+	builtins, err := scenarios.Builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range builtins {
+		s := execute(t, plans(t, b.Name, "", scenarios.Overrides{}), Options{Sim: true})[0].Output.Summary
+		claims, ok := scenarios.Headline(b.Name, s)
+		if !ok {
+			t.Errorf("built-in %s has no headline (scenarios.Headline)", b.Name)
+			continue
+		}
+		for _, c := range claims {
+			if !c.Holds {
+				t.Errorf("%s: %s: %s", b.Name, c.Text, c.Figure)
+			}
+		}
+		if d := time.Duration(s.DurationS * float64(time.Second)); b.Name != "aws-contention" && d > 30*time.Second {
+			t.Errorf("%s lasts %s; a demonstration should take at most 30 s", b.Name, d)
+		}
+	}
+}
+
+// The real engine tells the same story as the simulator when nothing is
+// late: the built-in outage and metastable runs, through the real HTTP
+// server and swarm over an in-memory network in virtual time, hold their
+// headlines.
+func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real engine on 4,000 clients")
+	}
+	for _, name := range []string{"outage", "metastable"} {
+		began := time.Now()
+		s := executeInBubble(t, plans(t, name, "", scenarios.Overrides{}), Options{NoSimReference: true})[0].Output.Summary
+		claims, _ := scenarios.Headline(name, s)
+		for _, c := range claims {
+			t.Logf("%s: %s: %s", name, c.Text, c.Figure)
+			if !c.Holds {
+				t.Errorf("%s: %s: %s", name, c.Text, c.Figure)
+			}
+		}
+		t.Logf("%s in %s", name, time.Since(began).Round(time.Millisecond))
+	}
+}

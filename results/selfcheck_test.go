@@ -1,0 +1,174 @@
+package results
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLagLimit(t *testing.T) {
+	for _, c := range []struct {
+		bases []time.Duration
+		want  time.Duration
+	}{
+		{nil, 10 * time.Millisecond},                                                // no backoff: the 10 ms bucket
+		{[]time.Duration{0}, 10 * time.Millisecond},                                 // retry at once: no limit of its own
+		{[]time.Duration{time.Second}, 10 * time.Millisecond},                       // a tenth is 100 ms: the bucket is tighter
+		{[]time.Duration{100 * time.Millisecond, 0}, 10 * time.Millisecond},         // the built-in outage
+		{[]time.Duration{time.Second, 50 * time.Millisecond}, 5 * time.Millisecond}, // the smallest base decides
+		{[]time.Duration{5 * time.Millisecond}, 2 * time.Millisecond},               // aws-contention: a tenth is 500 µs, the floor is 2 ms
+		{[]time.Duration{30 * time.Millisecond}, 3 * time.Millisecond},              // a tenth
+	} {
+		if got := LagLimit(c.bases); got != c.want {
+			t.Errorf("LagLimit(%v) = %s, want %s", c.bases, got, c.want)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	runs := []Run{
+		{Strategy: "calm", SendLagMS: &Lag{P50: 0.1, P99: 0.9, Max: 30}, TargetDriftMS: &Lag{P50: 0.5, P99: 9}},
+		{Strategy: "at-the-limit", SendLagMS: &Lag{P99: 2}, TargetDriftMS: &Lag{P50: 2, P99: 2}},
+		{Strategy: "external"}, // no figures of its own (an external target, or no attempts)
+	}
+	h := &Harness{LimitMS: 2}
+	Judge(h, runs)
+	if !h.Trustworthy || len(h.Warnings) != 0 {
+		t.Fatalf("send lag p99 and drift p50 within 2 ms (a send lag max, a drift p99 above are allowed): trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
+	}
+	runs[1].SendLagMS.P99 = 2.5
+	runs[0].TargetDriftMS.P50 = 7
+	Judge(h, runs)
+	if h.Trustworthy || len(h.Warnings) != 2 {
+		t.Fatalf("a send lag p99 and a drift p50 over the limit: trustworthy %v, warnings %q", h.Trustworthy, h.Warnings)
+	}
+	for i, want := range []string{
+		"calm: the embedded target ended its modelled waits late, p50 7.0ms (limit 2.0ms)",
+		"at-the-limit: attempts were sent late, p99 2.5ms after their scheduled time (limit 2.0ms)",
+	} {
+		if !strings.HasPrefix(h.Warnings[i], want) {
+			t.Errorf("warning %d: %q, want it to start %q", i, h.Warnings[i], want)
+		}
+	}
+}
+
+// A real-time (shared) recorder keeps every attempt's send lag; a
+// simulated (unshared) one keeps none; Reset forgets it.
+func TestSendLagRecorded(t *testing.T) {
+	rec := NewRecorder(10*time.Second, 4)
+	for i := range 1000 {
+		lag := 100 * time.Microsecond
+		if i >= 990 {
+			lag = 40 * time.Millisecond // the slowest 1%
+		}
+		rec.Shard(i).Attempt(Attempt{Sent: time.Duration(i) * time.Millisecond, Latency: time.Millisecond, Number: 1, Lag: lag})
+	}
+	h := rec.SendLag()
+	if h.TotalCount() != 1000 {
+		t.Fatalf("%d lags recorded, want 1000", h.TotalCount())
+	}
+	l := LagOf(h)
+	if l.P50 != 0.1 || l.P99 != 0.1 || math.Abs(l.Max-40) > 0.4 {
+		t.Errorf("lag %+v, want p50 and p99 0.1 ms (the 99th percentile is the last of the fast ones), max 40 ms", *l)
+	}
+	rec.Shard(0).Attempt(Attempt{Sent: time.Second, Number: 1, Lag: -time.Millisecond}) // a clock that stepped back: no lateness
+	if got := rec.SendLag().TotalCount(); got != 1001 || rec.SendLag().Min() != 0 {
+		t.Errorf("a negative lag: %d recorded, min %d µs; want it counted as 0", got, rec.SendLag().Min())
+	}
+	rec.Reset()
+	if LagOf(rec.SendLag()) != nil {
+		t.Error("Reset kept the send lag")
+	}
+
+	sim := NewRecorder(10*time.Second, 1).Unshared()
+	sim.Shard(0).Attempt(Attempt{Sent: time.Second, Number: 1, Lag: time.Millisecond})
+	if LagOf(sim.SendLag()) != nil {
+		t.Error("an unshared (simulated) recorder recorded a send lag")
+	}
+}
+
+func TestSelfCheckLine(t *testing.T) {
+	if line := SelfCheckLine(&Summary{Mode: "sim"}); line != "" {
+		t.Errorf("a simulated run has no self-check, got %q", line)
+	}
+	load := 3.25
+	s := &Summary{Harness: &Harness{
+		Trustworthy: true, LimitMS: 10,
+		SendLagMS:     &Lag{P50: 0.35, P99: 4.25, Max: 12},
+		TargetDriftMS: &Lag{P50: 0.1, P99: 0.8, Max: 3},
+		CPU:           CPU{Cores: 2, Utilization: 0.414, LoadAvg1m: &load},
+	}}
+	want := "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: the harness kept up."
+	if got := SelfCheckLine(s); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A threshold on a self-check figure reads null where the run has none (a
+// simulated run), rather than failing to read it.
+func TestThresholdOnAbsentSelfCheck(t *testing.T) {
+	s := &Summary{Runs: []Run{{Strategy: "sim"}, {Strategy: "real", SendLagMS: &Lag{P99: 3}}}}
+	th := Threshold{Metric: "send_lag_ms.p99", Op: LessEq, Limit: 5, Expr: "send_lag_ms.p99 <= 5"}
+	got := CheckThresholds(s, []Threshold{th}, nil)
+	if len(got) != 2 || got[0].Value != nil || got[0].Pass || got[1].Value == nil || *got[1].Value != 3 || !got[1].Pass {
+		t.Errorf("got %+v", got)
+	}
+	for _, name := range MetricNames() {
+		if strings.HasPrefix(name, "sim.") {
+			t.Errorf("MetricNames lists %s: the simulator's reference is not a figure of the run", name)
+		}
+	}
+}
+
+// The simulator's reference is a cohort's own figures, or with repetitions
+// their means; recovery_s over the repetitions that recovered, null if
+// none did.
+func TestSimReferenceOf(t *testing.T) {
+	rec, calls := 1.5, int64(40)
+	one := Run{Requests: 100, Succeeded: 99, Attempts: 130, Amplification: 1.3, HerdFactor: 12.25, FailedAfterFault: 7, RecoveryS: &rec, Calls: &calls}
+	ref := SimReferenceOf(one)
+	if ref.Requests != 100 || ref.Attempts != 130 || ref.HerdFactor != 12.25 || ref.FailedAfterFault != 7 || *ref.RecoveryS != 1.5 || *ref.Calls != 40 || ref.CompletionS != nil {
+		t.Errorf("one run: %+v", *ref)
+	}
+	a, b := 2.0, 4.0
+	reps := []Run{one, {Requests: 200, Attempts: 330, HerdFactor: 2, RecoveryS: &a}, {Requests: 300, Attempts: 230, RecoveryS: &b}}
+	reps[2].Calls = &calls
+	reps[1].Calls = &calls
+	agg := Aggregate(reps)
+	ref = SimReferenceOf(agg)
+	if ref.Requests != 200 || ref.Attempts != 230 || *ref.RecoveryS != 2.5 || *ref.Calls != 40 {
+		t.Errorf("three repetitions: %+v, want means (requests 200, attempts 230, recovery 2.5 s)", *ref)
+	}
+	for i := range reps {
+		reps[i].RecoveryS = nil
+	}
+	if ref := SimReferenceOf(Aggregate(reps)); ref.RecoveryS != nil {
+		t.Errorf("no repetition recovered: recovery_s %v, want null", *ref.RecoveryS)
+	}
+}
+
+// The table prints the simulator's figures on a row under the cohort's
+// own, "(sim mean)" when they are means over repetitions.
+func TestTableShowsTheSimulatorsRow(t *testing.T) {
+	rec := 3.91
+	s := &Summary{Faults: []FaultWindow{{Name: "crash", AtS: 1, ForS: 1}}, Runs: []Run{{
+		Strategy: "no-jitter", Requests: 4195, SuccessRatio: 0.967, Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
+		Sim: &SimReference{Requests: 4086, SuccessRatio: 0.959, Attempts: 6263, Amplification: 1.533, PeakAttemptsPerS: 934, HerdFactor: 135.671, FailedAfterFault: 443, RecoveryS: &rec},
+	}}}
+	var b strings.Builder
+	if err := RenderTable(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[1], "no-jitter") ||
+		strings.Join(strings.Fields(lines[2]), " ") != "(sim) 4086 95.9% 6263 1.53 934 135.7 443 3.91s" {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	s.Repetitions = 3
+	b.Reset()
+	_ = RenderTable(&b, s)
+	if !strings.Contains(b.String(), "(sim mean)") {
+		t.Errorf("with repetitions the row should say it holds means:\n%s", b.String())
+	}
+}

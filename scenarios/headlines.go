@@ -1,0 +1,158 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/herdbench/herdbench/results"
+)
+
+// Claim is one claim of a built-in scenario's headline, checked on a
+// summary of its run.
+type Claim struct {
+	Text   string  // what must hold, e.g. "herd factor: no-jitter ≥ 5 × full-jitter"
+	Short  string  // the same in a few characters, for a table's header: "herd nj/fj ≥ 5"
+	Value  float64 // the figure the claim is about; +Inf for "never" (recovery)
+	Figure string  // Value as a person reads it, e.g. "17.2×" or "never"
+	Holds  bool
+}
+
+// Headline returns the checks of the claim that built-in scenario name
+// demonstrates (its description says it in words), on summary s; false if
+// name has no headline. A cohort the summary lacks (--strategies left it
+// out) fails the checks that need it.
+//
+//   - outage: no-jitter's waves stand out (herd factor at least 5 times
+//     full jitter's), full jitter knocks the recovering service down far
+//     less (failed_after_fault at most a third of no-jitter's) and
+//     recovers no later.
+//   - metastable: naive retries never recover within the run; every
+//     budgeted cohort (jitter+budget+breaker, aws-standard, grpc)
+//     recovers within 2 s with an amplification of at most 1.2.
+//   - aws-contention: exponential backoff without jitter makes more calls
+//     than full jitter and finishes later.
+func Headline(name string, s *results.Summary) ([]Claim, bool) {
+	runs := map[string]*results.Run{}
+	for i := range s.Runs {
+		runs[s.Runs[i].Strategy] = &s.Runs[i]
+	}
+	switch name {
+	case "outage":
+		nj, fj := runs["no-jitter"], runs["full-jitter"]
+		return []Claim{
+			ratioCheck("herd factor: no-jitter ≥ 5 × full-jitter", "herd nj/fj ≥ 5", nj, fj, func(r *results.Run) float64 { return r.HerdFactor }, 5, true),
+			ratioCheck("failed after fault: full-jitter ≤ ⅓ × no-jitter", "failed after fj/nj ≤ ⅓", fj, nj, func(r *results.Run) float64 { return float64(r.FailedAfterFault) }, 1.0/3, false),
+			recoveryNoLater("recovery: full-jitter no later than no-jitter", "recovery fj ≤ nj", fj, nj),
+		}, true
+	case "metastable":
+		short := map[string]string{"jitter+budget+breaker": "budget+brk", "aws-standard": "aws", "grpc": "grpc"}
+		checks := []Claim{neverRecovers("recovery: naive never recovers", "naive never recovers", runs["naive"])}
+		for _, name := range []string{"jitter+budget+breaker", "aws-standard", "grpc"} {
+			r := runs[name]
+			checks = append(checks, recoversWithin("recovery: "+name+" within 2 s", short[name]+" recovery ≤ 2 s", r, 2))
+			c := Claim{Text: "amplification: " + name + " ≤ 1.2", Short: short[name] + " amplif. ≤ 1.2", Value: math.NaN(), Figure: "no cohort"}
+			if r != nil {
+				c.Value, c.Figure, c.Holds = r.Amplification, fmt.Sprintf("%.2f", r.Amplification), r.Amplification <= 1.2
+			}
+			checks = append(checks, c)
+		}
+		return checks, true
+	case "aws-contention":
+		exp, full := runs["exponential"], runs["full"]
+		calls := func(r *results.Run) float64 {
+			if r.Calls == nil {
+				return math.NaN()
+			}
+			return float64(*r.Calls)
+		}
+		completion := func(r *results.Run) float64 {
+			if r.CompletionS == nil {
+				return math.Inf(1) // not finished within the run
+			}
+			return *r.CompletionS
+		}
+		return []Claim{
+			ratioCheck("calls: exponential > full", "calls exp/full > 1", exp, full, calls, 1, true),
+			ratioCheck("completion: full < exponential", "completion full/exp < 1", full, exp, completion, 1, false),
+		}, true
+	}
+	return nil, false
+}
+
+// ratioCheck checks f(a) / f(b) against limit: at least (atLeast) or at
+// most. Equality never holds for a limit of 1 ("more", "less").
+func ratioCheck(claim, short string, a, b *results.Run, f func(*results.Run) float64, limit float64, atLeast bool) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
+	if a == nil || b == nil {
+		return c
+	}
+	x, y := f(a), f(b)
+	switch {
+	case y == 0 && x == 0:
+		c.Value = math.NaN()
+	case y == 0:
+		c.Value = math.Inf(1)
+	default:
+		c.Value = x / y
+	}
+	c.Figure = fmt.Sprintf("%.2f× (%.4g vs %.4g)", c.Value, x, y)
+	if math.IsNaN(c.Value) {
+		c.Figure = "undefined"
+		return c
+	}
+	if atLeast {
+		c.Holds = c.Value >= limit && (limit != 1 || c.Value > 1)
+	} else {
+		c.Holds = c.Value <= limit && (limit != 1 || c.Value < 1)
+	}
+	return c
+}
+
+func recovery(r *results.Run) float64 {
+	if r.RecoveryS == nil {
+		return math.Inf(1)
+	}
+	return *r.RecoveryS
+}
+
+func recoveryText(v float64) string {
+	if math.IsInf(v, 1) {
+		return "never"
+	}
+	return fmt.Sprintf("%.2f s", v)
+}
+
+// recoveryNoLater: a recovers, and no later than b (which may never).
+func recoveryNoLater(claim, short string, a, b *results.Run) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
+	if a == nil || b == nil {
+		return c
+	}
+	x, y := recovery(a), recovery(b)
+	c.Value = x
+	c.Figure = recoveryText(x) + " vs " + recoveryText(y)
+	c.Holds = !math.IsInf(x, 1) && x <= y
+	return c
+}
+
+func neverRecovers(claim, short string, r *results.Run) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
+	if r == nil {
+		return c
+	}
+	c.Value = recovery(r)
+	c.Figure = recoveryText(c.Value)
+	c.Holds = math.IsInf(c.Value, 1)
+	return c
+}
+
+func recoversWithin(claim, short string, r *results.Run, limit float64) Claim {
+	c := Claim{Text: claim, Short: short, Value: math.NaN(), Figure: "no cohort"}
+	if r == nil {
+		return c
+	}
+	c.Value = recovery(r)
+	c.Figure = recoveryText(c.Value)
+	c.Holds = c.Value <= limit
+	return c
+}
