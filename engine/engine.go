@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -106,7 +107,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
-		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin, embeddedLimits(p))
+		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, seeds.Stream(p.Seed, seeds.Target), origin, embeddedLimits(p))
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)

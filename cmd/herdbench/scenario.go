@@ -18,6 +18,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/spf13/pflag"
 )
 
@@ -359,7 +360,7 @@ func memoryLimit(flag string) (uint64, string, error) {
 }
 
 // loadPlans compiles the scenario: once, or once per client count of its
-// sweep (the file's, or --clients'), all with one seed.
+// sweep (the file's, or --clients'), all with one root seed.
 func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 	name, data, err := scenarios.Find(arg)
 	if err != nil {
@@ -374,11 +375,14 @@ func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 		_, err = scenarios.Check(name, data, o)
 		return nil, err
 	}
+	// The run's root seed, resolved once here, for every point: --seed,
+	// the file's, or a fresh one.
+	seed := seeds.Resolve(o.Seed, sc.File.Seed)
+	o.Seed = &seed
 	first, err := sc.Compile(o)
 	if err != nil || len(first.Sweep) == 0 {
 		return []*scenarios.Plan{first}, err
 	}
-	o.Seed = &first.Seed // a random seed is drawn once, for every point
 	var plans []*scenarios.Plan
 	for _, n := range first.Sweep {
 		o.Clients = n

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,47 @@ func TestScenarioSim(t *testing.T) {
 			t.Fatal("two runs with one seed differ")
 		}
 		prev = b
+	}
+}
+
+// TestSeedResolvedOnce: a scenario without a seed gets one drawn by the
+// command, the same for every point of a sweep, recorded in every summary
+// and in scenario.yaml; two such runs draw different seeds.
+func TestSeedResolvedOnce(t *testing.T) {
+	scenario := writeScenario(t, "name: s\nduration: 1s\nworkload:\n  clients: 2\nstrategies:\n  - name: a\n    backoff: full\n")
+	var drawn []uint64
+	for range 2 {
+		dir := t.TempDir()
+		if code, _, errs := runCLI(t, "scenario", scenario, "--sim", "--clients", "1,2", "--out", dir, "-q"); code != exitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "summary-clients-*.json"))
+		if len(files) != 2 {
+			t.Fatalf("summaries %v", files)
+		}
+		var seed uint64
+		for i, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s results.Summary
+			if err := json.Unmarshal(data, &s); err != nil {
+				t.Fatal(err)
+			}
+			if i > 0 && s.Seed != seed {
+				t.Fatalf("the points of one sweep ran with seeds %d and %d", seed, s.Seed)
+			}
+			seed = s.Seed
+		}
+		yaml, err := os.ReadFile(filepath.Join(filepath.Dir(files[0]), "scenario.yaml"))
+		if err != nil || !strings.Contains(string(yaml), fmt.Sprintf("seed: %d\n", seed)) {
+			t.Fatalf("scenario.yaml does not record seed %d (%v):\n%s", seed, err, yaml)
+		}
+		drawn = append(drawn, seed)
+	}
+	if drawn[0] == drawn[1] {
+		t.Errorf("two runs without a seed both ran with seed %d", drawn[0])
 	}
 }
 
