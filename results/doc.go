@@ -14,7 +14,11 @@
 //
 // The metrics (amplification, herd factor, recovery, ...) are pure functions
 // of timelines and fault windows, defined in metrics.go exactly as the
-// summary documents them. Summarize turns recorders into a Summary; writers
+// summary documents them. The metric table (Metrics, run.go) defines every
+// figure of a cohort once: its name in summary.json, unit, meaning, how it
+// combines over repetitions and shards, and how it shows; stats, sweep.csv,
+// thresholds and the renderers read it. Summarize turns a recorder into a
+// cohort's Run; writers
 // put a Summary, its timelines and histogram logs on disk atomically, and
 // readers (read.go, ScanHistogramLog) read them back; renderers draw the
 // terminal table and sparklines. The HTML report and PNG charts are in the

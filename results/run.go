@@ -1,6 +1,12 @@
 package results
 
 import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -152,4 +158,326 @@ func Summarize(c Cohort, w Window) Run {
 		r.CompletionS = &s
 	}
 	return r
+}
+
+// Metric is the definition of one figure of a cohort: a number in its
+// entry of runs[] in summary.json. Every part of herdbench that handles
+// figures reads it here: runs[].stats and sweep.csv (Aggregate,
+// EncodeSweep), thresholds (ParseThreshold, CheckThresholds), the
+// terminal's repetitions table (RenderStatsTable), the report's
+// explanations, and the merge of shards.
+//
+// Adding a metric is one change in this file: a field of Run, its
+// computation in Summarize and its entry in metricTable (a test fails
+// when a number of Run has no entry), plus its line in docs/results.md
+// (a test fails when it has none).
+type Metric struct {
+	// Name is the figure's path in a run of summary.json, dotted:
+	// "amplification", "latency_ms.request.p99", "outcomes.reset".
+	// Thresholds, runs[].stats and sweep.csv name it the same way.
+	Name string
+	// Unit is what its numbers measure.
+	Unit Unit
+	// Help says in one line what it is; docs/results.md says more.
+	Help string
+	// Reps is how it combines over the repetitions of a run (--runs).
+	Reps RepRule
+	// Shards is how the figures of shards of one cohort (its clients
+	// split over processes) combine into the cohort's: from the merged
+	// data, never averaged.
+	Shards ShardRule
+	// Headline marks the figures the report explains on hover.
+	Headline bool
+	// Column, if not nil, shows the figure in the terminal's repetitions
+	// table.
+	Column *Column
+
+	at field // where it lives in a Run, found from Name
+}
+
+// Unit is what a figure measures. Thresholds read their limits in it.
+type Unit uint8
+
+// Units.
+const (
+	Count   Unit = iota // how many (attempts, requests)
+	Number              // a plain number (a multiplier, a factor)
+	Ratio               // a fraction from 0 to 1; a threshold may write 99%
+	Seconds             // seconds; a threshold may write a duration (5s)
+	Millis              // milliseconds; a threshold may write a duration (250ms)
+)
+
+var unitNames = [...]string{Count: "count", Number: "number", Ratio: "ratio", Seconds: "s", Millis: "ms"}
+
+// String returns the unit's name.
+func (u Unit) String() string {
+	if int(u) < len(unitNames) {
+		return unitNames[u]
+	}
+	return fmt.Sprintf("Unit(%d)", uint8(u))
+}
+
+// RepRule is how a figure combines over the repetitions of a run.
+type RepRule uint8
+
+// Rules over repetitions.
+const (
+	// RepStats: each repetition has its own figure; runs[] shows the
+	// first repetition's, runs[].stats and sweep.csv the mean, sd, min
+	// and max of all of them.
+	RepStats RepRule = iota
+	// RepFirst: each repetition has its own figure; runs[] shows the
+	// first repetition's, without stats.
+	RepFirst
+	// RepPooled: one figure computed from every repetition's data taken
+	// together (the self-check's lag histograms).
+	RepPooled
+)
+
+// ShardRule is how the figures of a cohort's shards combine into the
+// cohort's. A merge recomputes every figure from merged data; averaging a
+// percentile, a peak or a ratio would give a wrong one.
+type ShardRule uint8
+
+// Rules over shards.
+const (
+	ShardSum       ShardRule = iota // the shards' figures add up (counts)
+	ShardMax                        // the largest of the shards' figures
+	ShardRatio                      // recomputed from the summed counts it divides
+	ShardTimeline                   // recomputed from the merged timeline (peaks, herd factor, recovery)
+	ShardHistogram                  // recomputed from the merged histograms (percentiles)
+)
+
+var shardRuleNames = [...]string{ShardSum: "sum", ShardMax: "max", ShardRatio: "ratio of sums", ShardTimeline: "from the timeline", ShardHistogram: "from the histograms"}
+
+// String says the rule in a few words.
+func (r ShardRule) String() string {
+	if int(r) < len(shardRuleNames) {
+		return shardRuleNames[r]
+	}
+	return fmt.Sprintf("ShardRule(%d)", uint8(r))
+}
+
+// Column is how a figure shows in the terminal's repetitions table.
+type Column struct {
+	At   int                    // its place, from 1, left to right
+	Head string                 // its heading
+	Text func(v float64) string // how a mean or an sd is written
+}
+
+// Metrics returns the metric table: every figure of a cohort, in the order
+// of sweep.csv's columns.
+func Metrics() []Metric { return slices.Clone(metricTable()) }
+
+// LookupMetric returns the metric named name (as in summary.json).
+func LookupMetric(name string) (Metric, bool) {
+	i, ok := metricIndex()[name]
+	if !ok {
+		return Metric{}, false
+	}
+	return metricTable()[i], true
+}
+
+var metricIndex = sync.OnceValue(func() map[string]int {
+	out := map[string]int{}
+	for i, m := range metricTable() {
+		out[m.Name] = i
+	}
+	return out
+})
+
+// metricTable is the table. Its order is sweep.csv's (a contract: new
+// metrics go after the last one of their kind, never between old ones).
+var metricTable = sync.OnceValue(func() []Metric {
+	decimals := func(n int) func(float64) string {
+		return func(v float64) string { return strconv.FormatFloat(v, 'f', n, 64) }
+	}
+	ms := []Metric{
+		{Name: "requests", Unit: Count, Shards: ShardSum, Headline: true,
+			Help: "logical requests started (units of work)"},
+		{Name: "succeeded", Unit: Count, Shards: ShardSum, Headline: true,
+			Help: "requests that ended in success"},
+		{Name: "failed", Unit: Count, Shards: ShardSum, Headline: true,
+			Help: "requests that gave up"},
+		{Name: "success_ratio", Unit: Ratio, Shards: ShardRatio, Headline: true,
+			Help:   "succeeded / requests",
+			Column: &Column{6, "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }}},
+		{Name: "attempts", Unit: Count, Shards: ShardSum, Headline: true,
+			Help:   "calls that went to the target: first tries + retries",
+			Column: &Column{4, "attempts", decimals(1)}},
+		{Name: "amplification", Unit: Number, Shards: ShardRatio, Headline: true,
+			Help:   "attempts / requests",
+			Column: &Column{5, "amplif.", decimals(2)}},
+		{Name: "calls", Unit: Count, Shards: ShardSum,
+			Help:   "writes an OCC target served, successes plus conflicts, as AWS counts them",
+			Column: &Column{1, "calls", decimals(1)}},
+		{Name: "completion_s", Unit: Seconds, Shards: ShardMax,
+			Help:   "for a oneshot workload, the time from the start until the last unit of work ended",
+			Column: &Column{2, "completion", func(v float64) string { return msText(v * 1000) }}},
+		{Name: "peak_calls_per_10ms", Unit: Count, Shards: ShardTimeline,
+			Help:   "the most writes an OCC target served in one 10 ms bucket from 1 s on: the height of the retry waves",
+			Column: &Column{3, "wave peak/10ms", decimals(1)}},
+		{Name: "peak_attempts_per_s", Unit: Count, Shards: ShardTimeline, Headline: true,
+			Help: "the largest count of attempts in any 1 s bucket"},
+		{Name: "herd_factor", Unit: Number, Shards: ShardTimeline, Headline: true,
+			Help:   "how bunched attempts are inside each 1 s window from the first fault on: about 1 for independent arrivals, far above 1 for synchronized waves",
+			Column: &Column{7, "herd factor", decimals(1)}},
+		{Name: "failed_after_fault", Unit: Count, Shards: ShardSum, Headline: true,
+			Help: "attempts that failed after the last fault window ended"},
+		{Name: "recovery_s", Unit: Seconds, Shards: ShardTimeline, Headline: true,
+			Help:   "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
+			Column: &Column{8, "recovery", func(v float64) string { return fmt.Sprintf("%.2fs", v) }}},
+	}
+	for _, kind := range []string{"attempt", "request"} {
+		what := "attempt latency (send to outcome)"
+		if kind == "request" {
+			what = "request latency (intended start of the first attempt to the final outcome, backoff included)"
+		}
+		for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p90", "90th percentile"}, {"p99", "99th percentile"}, {"p999", "99.9th percentile"}, {"max", "maximum"}} {
+			m := Metric{Name: "latency_ms." + kind + "." + q.name, Unit: Millis, Shards: ShardHistogram,
+				Help: what + ", " + q.text + ", from the HDR histogram"}
+			switch m.Name {
+			case "latency_ms.request.p50":
+				m.Column = &Column{9, "req p50", msText}
+			case "latency_ms.request.p99":
+				m.Column = &Column{10, "req p99", msText}
+			}
+			ms = append(ms, m)
+		}
+	}
+	for o := Outcome(0); o < NumOutcomes; o++ {
+		ms = append(ms, Metric{Name: "outcomes." + o.String(), Unit: Count, Reps: RepFirst, Shards: ShardSum,
+			Help: "attempts whose outcome was " + outcomeHelp[o] + ", counted by send time"})
+	}
+	ms = append(ms,
+		Metric{Name: "budget_denied", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+			Help: "retries a retry budget denied; each ended its request as failed at once"},
+		Metric{Name: "breaker_rejected", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+			Help: "calls a circuit breaker refused; they never reached the target"},
+		Metric{Name: "throttled", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+			Help: "calls client-side adaptive throttling refused; they never reached the target"},
+		Metric{Name: "max_open_breakers", Unit: Count, Reps: RepFirst, Shards: ShardTimeline,
+			Help: "the most clients with an open (or half-open) breaker at the end of any 10 ms bucket"},
+		Metric{Name: "wasted_work", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+			Help: "requests the target served after their client had gone away"},
+	)
+	for _, lag := range []struct{ name, what string }{
+		{"send_lag_ms", "how late the cohort's attempts were sent (a real run's self-check)"},
+		{"target_drift_ms", "how late the cohort's embedded target ended the waits its model set (a real run's self-check)"},
+	} {
+		for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p99", "99th percentile"}, {"max", "maximum"}} {
+			ms = append(ms, Metric{Name: lag.name + "." + q.name, Unit: Millis, Reps: RepPooled, Shards: ShardHistogram,
+				Help: lag.what + ", " + q.text + ", over every repetition; null in virtual time"})
+		}
+	}
+	for i := range ms {
+		at, err := fieldOf(ms[i].Name)
+		if err != nil {
+			panic("results: the metric table names " + ms[i].Name + ", which is no number of a Run: " + err.Error())
+		}
+		ms[i].at = at
+	}
+	return ms
+})
+
+// Value reads the metric's figure in r; ok is false when r has none (a
+// null or absent field: recovery_s when the target never recovered, calls
+// for a target that is not an OCC row, send_lag_ms in virtual time).
+func (m Metric) Value(r *Run) (v float64, ok bool) { return m.at.value(r) }
+
+// field is where a figure lives in a Run: a path of struct fields, and a
+// map key for outcomes.<name>.
+type field struct {
+	index []int
+	key   string
+}
+
+// fieldOf finds the number of Run whose summary.json path is name.
+func fieldOf(name string) (field, error) {
+	t := reflect.TypeOf(Run{})
+	var f field
+	parts := strings.Split(name, ".")
+	for i, part := range parts {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			sf, ok := jsonField(t, part)
+			if !ok {
+				return field{}, fmt.Errorf("no field %q", strings.Join(parts[:i+1], "."))
+			}
+			f.index = append(f.index, sf.Index...)
+			t = sf.Type
+		case reflect.Map:
+			if i != len(parts)-1 || t.Key().Kind() != reflect.String {
+				return field{}, fmt.Errorf("%q is not a map of numbers", strings.Join(parts[:i], "."))
+			}
+			f.key, t = part, t.Elem()
+		default:
+			return field{}, fmt.Errorf("%q is a %s, not an object", strings.Join(parts[:i], "."), t.Kind())
+		}
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if !isNumber(t.Kind()) {
+		return field{}, fmt.Errorf("%q is a %s, not a number", name, t.Kind())
+	}
+	return f, nil
+}
+
+// jsonField returns the field of struct type t named name in JSON.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		if n, _, _ := strings.Cut(sf.Tag.Get("json"), ","); n == name && sf.IsExported() {
+			return sf, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func isNumber(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint64, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// value reads the figure at f in r; ok is false when it is null or absent.
+func (f field) value(r *Run) (float64, bool) {
+	v := reflect.ValueOf(r).Elem()
+	for _, i := range f.index {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return 0, false // inside an absent object (send_lag_ms in virtual time)
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	if v.Kind() == reflect.Map {
+		e := v.MapIndex(reflect.ValueOf(f.key))
+		if !e.IsValid() {
+			return 0, true // a count nothing was counted in
+		}
+		v = e
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return 0, false
+		}
+		v = v.Elem()
+	}
+	switch {
+	case v.CanFloat():
+		return v.Float(), true
+	case v.CanInt():
+		return float64(v.Int()), true
+	case v.CanUint():
+		return float64(v.Uint()), true
+	}
+	return 0, false
 }
