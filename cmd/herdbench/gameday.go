@@ -14,7 +14,6 @@ import (
 
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
-	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -136,28 +135,6 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 	if n := len(plan.Strategies); n > 1 {
 		fmt.Fprintf(w, "herdbench: note: all %d cohorts send to this one service at once and share its capacity; for a fair comparison run one at a time (--strategies NAME).\n", n)
 	}
-}
-
-// exitCodeOf maps a finished run to the exit code: interrupted beats
-// failed thresholds.
-func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
-	failed, checked := 0, 0
-	for _, s := range summaries {
-		if s.Partial {
-			return exitSignal
-		}
-		failed += results.ThresholdsFailed(s.Thresholds)
-		checked += len(s.Thresholds)
-	}
-	if failed > 0 {
-		where := ""
-		if len(summaries) > 1 {
-			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
-		}
-		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
-		return exitThresholds
-	}
-	return exitOK
 }
 
 // chaosControl is the client of a herdbench proxy's or target's control
