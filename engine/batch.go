@@ -204,7 +204,7 @@ type repRun struct {
 // machine.
 func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (repRun, error) {
 	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
-		r, err := StartWith(ctx, p, o)
+		r, err := Start(ctx, p, o)
 		if err != nil {
 			return repRun{}, err
 		}
@@ -221,7 +221,7 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 		}
 		q := *p
 		q.Strategies = p.Strategies[i : i+1]
-		r, err := StartWith(ctx, &q, o)
+		r, err := Start(ctx, &q, o)
 		if err != nil {
 			return repRun{}, err
 		}

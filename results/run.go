@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -264,10 +263,6 @@ type Column struct {
 	Head string                 // its heading
 	Text func(v float64) string // how a mean or an sd is written
 }
-
-// Metrics returns the metric table: every figure of a cohort, in the order
-// of sweep.csv's columns.
-func Metrics() []Metric { return slices.Clone(metricTable()) }
 
 // LookupMetric returns the metric named name (as in summary.json).
 func LookupMetric(name string) (Metric, bool) {

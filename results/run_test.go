@@ -96,7 +96,7 @@ func numbersOfJSON(v any, prefix string, out *[]string) {
 // such a number. A field added to Run without an entry fails here.
 func TestMetricTableCoversRun(t *testing.T) {
 	names := map[string]int{}
-	for _, m := range Metrics() {
+	for _, m := range metricTable() {
 		names[m.Name]++
 	}
 	for n, c := range names {
@@ -187,7 +187,7 @@ func TestMetricValues(t *testing.T) {
 // what it shows), in places 1..n; units match the names' suffixes.
 func TestMetricTableRules(t *testing.T) {
 	var at []int
-	for _, m := range Metrics() {
+	for _, m := range metricTable() {
 		if m.Help == "" {
 			t.Errorf("%s has no help", m.Name)
 		}
@@ -271,7 +271,7 @@ func TestShardRules(t *testing.T) {
 		digits   int
 	}{"success_ratio": {"succeeded", "requests", 4}, "amplification": {"attempts", "requests", 3}}
 	checked := 0
-	for _, m := range Metrics() {
+	for _, m := range metricTable() {
 		if m.Shards != ShardSum && m.Shards != ShardMax && m.Shards != ShardRatio {
 			continue
 		}
@@ -316,7 +316,7 @@ func TestMetricsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range Metrics() {
+	for _, m := range metricTable() {
 		group := m.Name
 		if i := strings.LastIndexByte(group, '.'); i > 0 {
 			group = group[:i]

@@ -18,7 +18,7 @@ import (
 //
 //	threshold = figure op value
 //	figure    = metric | "mean(" metric ")"
-//	metric    = a metric of the metric table (Metrics): a numeric field
+//	metric    = a metric of the metric table (run.go): a numeric field
 //	            of a run in summary.json, dotted: amplification,
 //	            recovery_s, latency_ms.request.p99, outcomes.reset, ...
 //	          | "latency." ("attempt"|"request") "." percentile
