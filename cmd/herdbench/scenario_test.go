@@ -66,14 +66,7 @@ func TestSeedResolvedOnce(t *testing.T) {
 		}
 		var seed uint64
 		for i, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var s results.Summary
-			if err := json.Unmarshal(data, &s); err != nil {
-				t.Fatal(err)
-			}
+			s := readJSON(t, f)
 			if i > 0 && s.Seed != seed {
 				t.Fatalf("the points of one sweep ran with seeds %d and %d", seed, s.Seed)
 			}
