@@ -281,8 +281,9 @@ var metricIndex = sync.OnceValue(func() map[string]int {
 	return out
 })
 
-// metricTable is the table. Its order is sweep.csv's (a contract: new
-// metrics go after the last one of their kind, never between old ones).
+// metricTable is the table, in the order of sweep.csv's columns: a new
+// metric goes at the end, so that the columns scripts know keep their
+// places.
 var metricTable = sync.OnceValue(func() []Metric {
 	decimals := func(n int) func(float64) string {
 		return func(v float64) string { return strconv.FormatFloat(v, 'f', n, 64) }
