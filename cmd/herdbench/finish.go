@@ -13,7 +13,9 @@ import (
 )
 
 // The end of a scenario command is one path, the same for one run and for
-// a sweep of client counts (a point each):
+// a sweep of client counts (a point each). engine.Execute has summarized
+// every point alike (each cohort's figures, with stats over the
+// repetitions); then:
 //
 //  1. thresholds: every point's, checked over all its repetitions
 //  2. write: the results folder's data, into a hidden folder
