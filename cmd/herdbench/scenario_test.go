@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/spf13/pflag"
 )
 
 // TestScenarioSim: --sim --runs writes a summary in sim mode with stats;
@@ -110,5 +111,35 @@ func TestScenarioSweep(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "scenario", "aws-contention", "--sim", "--clients", "0"); code != exitUsage {
 		t.Errorf("--clients 0: exit %d", code)
+	}
+}
+
+// TestServerSeed: herdbench target and proxy resolve their seed as the
+// scenario command does: --seed, else the scenario's, else a fresh one.
+func TestServerSeed(t *testing.T) {
+	withSeed := writeScenario(t, "name: x\nseed: 42\ntarget: {concurrency: 2}\n")
+	noSeed := writeScenario(t, "name: x\ntarget: {concurrency: 2}\n")
+	seedOf := func(args ...string) uint64 {
+		t.Helper()
+		var f serveFlags
+		fs := pflag.NewFlagSet("target", pflag.ContinueOnError)
+		f.add(fs, "127.0.0.1:0", "127.0.0.1:0", 1, "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		p, err := f.loadServerPlan(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Seed
+	}
+	if s := seedOf("--scenario", withSeed, "--seed", "5"); s != 5 {
+		t.Errorf("--seed 5: seed %d", s)
+	}
+	if s := seedOf("--scenario", withSeed); s != 42 {
+		t.Errorf("the scenario's seed 42: seed %d", s)
+	}
+	if a, b := seedOf("--scenario", noSeed), seedOf(); a == b {
+		t.Errorf("without a seed, two starts drew the same seed %d", a)
 	}
 }
