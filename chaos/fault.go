@@ -61,8 +61,20 @@ func (e *Effect) ActiveNames() string { return strings.Join(e.Active, "+") }
 // Fault is one kind of misbehaviour. Apply folds the fault's effect into e
 // while the fault is active; it is called once per plan segment at compile
 // time, never on the request path.
+//
+// Everything outside this package decides on the compiled Effect, never on
+// a fault's concrete type, so a new kind that composes the effects below is
+// one file here (its Fault, its Spec, its registration) and every driver
+// (the target, the simulator, the proxy) and every check follows.
 type Fault interface {
 	Apply(e *Effect)
+}
+
+// EffectOf returns what f does on its own: its effect on a healthy target.
+func EffectOf(f Fault) Effect {
+	e := Healthy()
+	f.Apply(&e)
+	return e
 }
 
 // Outage makes the target unavailable in the given mode. RetryAfter is the

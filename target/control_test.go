@@ -358,3 +358,23 @@ func TestSlowAndIdleConnectionsEnd(t *testing.T) {
 		}
 	})
 }
+
+// down is an outage kind only this test knows.
+type down struct{}
+
+func (down) Apply(e *chaos.Effect) { e.Outage = max(e.Outage, chaos.Unavailable) }
+
+// TestPruneKeepsTheLastOutageByEffect: pruning keeps the fault that ended
+// the latest outage, known by its effect, whatever its kind.
+func TestPruneKeepsTheLastOutageByEffect(t *testing.T) {
+	lag := chaos.Timed{Name: "lag", Kind: "blip", At: 3 * time.Second, For: time.Second, Fault: chaos.Blip{Delay: dist.Const(time.Millisecond)}}
+	faults := []chaos.Timed{
+		{Name: "first", Kind: "down", At: 0, For: time.Second, Fault: down{}},
+		{Name: "last", Kind: "down", At: time.Second, For: time.Second, Fault: down{}},
+		lag,
+	}
+	got := prune(faults, 10*time.Second)
+	if len(got) != 1 || got[0].Name != "last" {
+		t.Errorf("prune kept %+v; want the outage that ended last", got)
+	}
+}
