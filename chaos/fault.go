@@ -48,7 +48,7 @@ type Effect struct {
 	Active []string
 	// RetryAfter is sent as a Retry-After header with pushback answers and
 	// with the error answers of 503 outages and error rates; 0 for none.
-	// Overlapping faults: the longest.
+	// Whole seconds (RetryAfterHeader). Overlapping faults: the longest.
 	RetryAfter time.Duration
 }
 
@@ -78,7 +78,7 @@ func EffectOf(f Fault) Effect {
 }
 
 // Outage makes the target unavailable in the given mode. RetryAfter is the
-// pushback sent with the 503 answers of mode Unavailable.
+// pushback sent with the 503 answers of mode Unavailable, whole seconds.
 type Outage struct {
 	Mode       OutageMode
 	RetryAfter time.Duration
@@ -110,7 +110,8 @@ func (b Blip) Apply(e *Effect) {
 }
 
 // ErrorRate answers a fraction of requests at once with an error status,
-// with a Retry-After header when RetryAfter is set (pushback).
+// with a Retry-After header when RetryAfter (whole seconds) is set
+// (pushback).
 type ErrorRate struct {
 	Rate       float64
 	Status     int

@@ -132,7 +132,7 @@ func TestProxyAppliesOutageAndLatencyAtPlannedTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		plan := mustPlan(t,
 			chaos.Timed{Name: "slow", Kind: "blip", At: 1 * time.Second, For: time.Second, Fault: chaos.Blip{Delay: dist.Const(200 * time.Millisecond)}},
-			chaos.Timed{Name: "down", Kind: "outage", At: 3 * time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 1500 * time.Millisecond}},
+			chaos.Timed{Name: "down", Kind: "outage", At: 3 * time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 2 * time.Second}},
 		)
 		f := newFixture(t, plan, 0)
 		cases := []struct {

@@ -266,17 +266,6 @@ func TestInjectLimits(t *testing.T) {
 	})
 }
 
-func TestRetryAfterValue(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{{time.Millisecond, "1"}, {time.Second, "1"}, {1001 * time.Millisecond, "2"}, {90 * time.Second, "90"}} {
-		if got := RetryAfterValue(c.d); got != c.want {
-			t.Errorf("RetryAfterValue(%s) = %q, want %q", c.d, got, c.want)
-		}
-	}
-}
-
 // BenchmarkInject injects one short fault after another, as a script at a
 // game day might: each has ended by the next inject. The cost of an inject
 // must not grow with the number made before it (go test -bench Inject

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -121,11 +120,4 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, crashed <-chan 
 		panic(http.ErrAbortHandler) // the connection was reset mid-request
 	default:
 	}
-}
-
-// RetryAfterValue writes d as a Retry-After header value: whole seconds,
-// rounded up, at least 1.
-func RetryAfterValue(d time.Duration) string {
-	secs := max(1, int64((d+time.Second-1)/time.Second))
-	return strconv.FormatInt(secs, 10)
 }

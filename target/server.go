@@ -342,7 +342,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case Reject:
 		if in.RetryAfter > 0 {
-			w.Header().Set("Retry-After", RetryAfterValue(in.RetryAfter))
+			w.Header().Set("Retry-After", chaos.RetryAfterHeader(in.RetryAfter))
 		}
 		answer(in.Status, nil)
 		return
@@ -500,12 +500,6 @@ func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
 	case <-crashed:
 	}
 	return false
-}
-
-// retryAfterSeconds writes d as Retry-After's delay-seconds, rounded up:
-// HTTP has no finer unit (scenarios only allow whole seconds).
-func retryAfterSeconds(d time.Duration) string {
-	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 var _ http.Handler = (*Server)(nil)
