@@ -367,3 +367,18 @@ func TestPruneKeepsTheLastOutageByEffect(t *testing.T) {
 		t.Errorf("prune kept %+v; want the outage that ended last", got)
 	}
 }
+
+// TestOriginIsThePlansZero: the plan runs from Options.Origin, which may
+// be in the future (the engine's run starts then), not from Listen.
+func TestOriginIsThePlansZero(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plan, err := chaos.NewPlan([]chaos.Timed{outage503("down", time.Second, time.Second)}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStandalone(t, Options{Plan: plan, Origin: time.Now().Add(time.Second)})
+		s.expect(1500*time.Millisecond, http.StatusOK)                 // 0.5 s into the plan
+		s.expect(2500*time.Millisecond, http.StatusServiceUnavailable) // 1.5 s into it
+		s.expect(3500*time.Millisecond, http.StatusOK)
+	})
+}

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"math/rand/v2"
@@ -54,28 +53,6 @@ type Server struct {
 // ListenFunc opens a listener, like net.Listen. Tests pass an in-memory
 // network's; the default is the host's TCP stack.
 type ListenFunc func(network, addr string) (net.Listener, error)
-
-// Start starts a server for cfg on 127.0.0.1 at a random port, with the
-// limits of a traffic port (netguard.TrafficLimits). The chaos plan's clock
-// starts at origin (which may be in the future: the run starts then). rng
-// is the target's own random stream.
-func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
-	return StartOn(net.Listen, "127.0.0.1:0", cfg, plan, rng, origin, netguard.TrafficLimits(1))
-}
-
-// StartOn is Start with the listener opened by listen at addr (the same
-// address is listened on again after a refuse outage), and the given
-// limits on its connections.
-func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, limits netguard.Limits) (*Server, error) {
-	ln, err := listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
-	}
-	s := newServer(cfg, plan, rng, origin, listen, limits)
-	s.srv.Handler = s
-	s.run(ln)
-	return s, nil
-}
 
 // newServer returns a server whose plan runs from origin; run starts it.
 func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
