@@ -2,11 +2,11 @@ package chaos
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/kinds"
 )
 
 // OutageMode says how a service that is down answers.
@@ -154,12 +154,7 @@ type Timed struct {
 func (t Timed) End() time.Duration { return t.At + t.For }
 
 // ParamError is a problem with one parameter of a fault, reported by a Spec.
-type ParamError struct {
-	Field string // the YAML key, e.g. "rate"
-	Msg   string
-}
-
-func (e *ParamError) Error() string { return e.Field + ": " + e.Msg }
+type ParamError = kinds.ParamError
 
 // Spec is the YAML-shaped parameters of one fault kind. The scenario loader
 // decodes a fault's parameters (everything but kind, name, at and for) into
@@ -168,32 +163,14 @@ type Spec interface {
 	Compile() (Fault, []*ParamError)
 }
 
-var registry = map[string]func() Spec{}
+var registry = kinds.New[Spec]("fault kind")
 
 // Register makes a fault kind available to scenarios. It panics if kind is
 // already registered, so two kinds can never silently shadow each other.
-func Register(kind string, newSpec func() Spec) {
-	if _, dup := registry[kind]; dup {
-		panic("chaos: fault kind registered twice: " + kind)
-	}
-	registry[kind] = newSpec
-}
+func Register(kind string, newSpec func() Spec) { registry.Register(kind, "", newSpec) }
 
 // NewSpec returns a fresh Spec for kind.
-func NewSpec(kind string) (Spec, bool) {
-	f, ok := registry[kind]
-	if !ok {
-		return nil, false
-	}
-	return f(), true
-}
+func NewSpec(kind string) (Spec, bool) { return registry.Spec(kind) }
 
 // Kinds returns the registered fault kinds, sorted.
-func Kinds() []string {
-	out := make([]string, 0, len(registry))
-	for k := range registry {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Kinds() []string { return registry.Kinds() }
