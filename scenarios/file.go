@@ -126,12 +126,12 @@ type StrategyFile struct {
 	Thresholds []string `yaml:"thresholds,omitempty"`
 
 	// Client policies (policies.go).
-	Preset        string        `yaml:"preset,omitempty"`
-	Budget        *BudgetFile   `yaml:"budget,omitempty"`
-	Breaker       *BreakerFile  `yaml:"breaker,omitempty"`
-	Throttle      *ThrottleFile `yaml:"throttle,omitempty"`
-	RetryAfter    string        `yaml:"retry_after,omitempty"`
-	RetryAfterCap string        `yaml:"retry_after_cap,omitempty"`
+	Preset        string      `yaml:"preset,omitempty"`
+	Budget        *PolicyFile `yaml:"budget,omitempty"`
+	Breaker       *PolicyFile `yaml:"breaker,omitempty"`
+	Throttle      *PolicyFile `yaml:"throttle,omitempty"`
+	RetryAfter    string      `yaml:"retry_after,omitempty"`
+	RetryAfterCap string      `yaml:"retry_after_cap,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).
