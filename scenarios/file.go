@@ -79,25 +79,23 @@ func (f *FaultFile) UnmarshalYAML(n *yaml.Node) error {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a fault must be a mapping with kind, at, for and the kind's parameters", n.Line)}}
 	}
 	f.Params = *n
+	return readCommon(n, map[string]*string{"name": &f.Name, "kind": &f.Kind, "at": &f.At, "for": &f.For})
+}
+
+// readCommon reads the fields every kind has (a fault's name, kind, at and
+// for; a policy's kind and scope) from mapping n into dst, by key: the
+// first phase of decoding a kind; the rest waits for the kind's Spec.
+func readCommon(n *yaml.Node, dst map[string]*string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, n.Content[i+1]
-		var dst *string
-		switch k {
-		case "name":
-			dst = &f.Name
-		case "kind":
-			dst = &f.Kind
-		case "at":
-			dst = &f.At
-		case "for":
-			dst = &f.For
-		default:
+		p, ok := dst[k]
+		if !ok {
 			continue
 		}
 		if v.Kind != yaml.ScalarNode {
 			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s must be a single value", v.Line, k)}}
 		}
-		*dst = v.Value
+		*p = v.Value
 	}
 	return nil
 }

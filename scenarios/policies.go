@@ -34,23 +34,7 @@ func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a policy is a mapping of its fields, e.g. {kind: grpc, scope: cohort}", n.Line)}}
 	}
 	f.Params = *n
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, n.Content[i+1]
-		var dst *string
-		switch k {
-		case "kind":
-			dst = &f.Kind
-		case "scope":
-			dst = &f.Scope
-		default:
-			continue
-		}
-		if v.Kind != yaml.ScalarNode {
-			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s must be a single value", v.Line, k)}}
-		}
-		*dst = v.Value
-	}
-	return nil
+	return readCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
 }
 
 // MarshalYAML writes the policy that ran, or, before Compile, the policy as
