@@ -51,9 +51,6 @@ func ParseWorkloadKind(name string) (WorkloadKind, bool) {
 	return 0, false
 }
 
-// WorkloadNames lists the valid workload kind names.
-func WorkloadNames() []string { return workloadNames[:] }
-
 // Workload is the shape of the load.
 type Workload struct {
 	Kind    WorkloadKind

@@ -164,9 +164,6 @@ func Start(o Options) (*Proxy, error) {
 	return p, nil
 }
 
-// Upstream returns the upstream's URL.
-func (p *Proxy) Upstream() *url.URL { return p.upstream }
-
 // Overloaded returns the requests answered 503 because MaxInFlight requests
 // were being forwarded and as many were waiting.
 func (p *Proxy) Overloaded() int64 { return p.limit.refused.Load() }
