@@ -34,19 +34,16 @@ func (f *Family[P]) spec(kind string) any { s, _ := f.Spec(kind); return s }
 
 var families = []family{Budgets, Breakers, Throttles}
 
-// TestRegisteredKinds: the designs herdbench ships, each with a summary
-// for messages, its defaults valid as they are (a scenario that sets
-// nothing gets a working policy), a Spec that is a pointer to a struct of
-// YAML fields, and a default kind that exists.
+// TestRegisteredKinds: every registered kind has a summary for messages,
+// defaults that are valid as they are (a scenario that sets nothing gets a
+// working policy) and a Spec that is a pointer to a struct of YAML fields;
+// a family's default kind exists. (Which kinds ship is checked against
+// docs/policies.md by TestKindsAreDocumented, so a kind that goes missing
+// fails there.)
 func TestRegisteredKinds(t *testing.T) {
-	want := map[string][]string{
-		"budget":   {"aws", "envoy", "finagle", "grpc", "sre"},
-		"breaker":  {"standard"},
-		"throttle": {"sre"},
-	}
 	for _, f := range families {
-		if got := f.Kinds(); !slices.Equal(got, want[f.Name()]) {
-			t.Errorf("%s kinds %v, want %v", f.Name(), got, want[f.Name()])
+		if len(f.Kinds()) == 0 {
+			t.Errorf("no %s kind is registered", f.Name())
 		}
 		if d := f.Default(); d != "" && !slices.Contains(f.Kinds(), d) {
 			t.Errorf("the default %s kind %q is not registered", f.Name(), d)
