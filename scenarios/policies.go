@@ -31,7 +31,7 @@ var policyCommon = []string{"kind", "scope"}
 // kind's parameters.
 func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a policy is a mapping of its fields, e.g. {kind: grpc, scope: cohort}", n.Line)}}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a budget, breaker or throttle is a mapping of its fields, e.g. {kind: sre, scope: cohort}; docs/policies.md lists them", n.Line)}}
 	}
 	f.Params = *n
 	return readCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
@@ -73,11 +73,10 @@ func policy[P any](c *compiler, fam *clients.Family[P], f *PolicyFile, preset st
 	}
 	spec, ok := fam.Spec(kind)
 	if !ok {
-		kinds := fam.Kinds()
-		if m, near := closest(kind, kinds); near {
-			c.fail(at("kind"), "unknown %s kind %q (did you mean %q?); valid kinds: %s", fam.Name(), kind, m, validList(kinds))
+		if m, near := closest(kind, fam.Kinds()); near {
+			c.fail(at("kind"), "unknown %s kind %q (did you mean %q?); valid kinds: %s", fam.Name(), kind, m, fam.Menu())
 		} else {
-			c.fail(at("kind"), "unknown %s kind %q; valid kinds: %s", fam.Name(), kind, validList(kinds))
+			c.fail(at("kind"), "unknown %s kind %q; valid kinds: %s", fam.Name(), kind, fam.Menu())
 		}
 		return nil, nil
 	}
