@@ -106,7 +106,10 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
-		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, clients.Stream(p.Seed, clients.StreamTarget), origin, embeddedLimits(p))
+		srv, err := target.Listen(target.Options{
+			Config: p.Target, Plan: p.Chaos, RNG: clients.Stream(p.Seed, clients.StreamTarget),
+			Origin: origin, Listen: listen, Limits: embeddedLimits(p),
+		})
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
