@@ -2,11 +2,11 @@ package chaos
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/kinds"
 )
 
 // OutageMode says how a service that is down answers.
@@ -48,7 +48,7 @@ type Effect struct {
 	Active []string
 	// RetryAfter is sent as a Retry-After header with pushback answers and
 	// with the error answers of 503 outages and error rates; 0 for none.
-	// Overlapping faults: the longest.
+	// Whole seconds (RetryAfterHeader). Overlapping faults: the longest.
 	RetryAfter time.Duration
 }
 
@@ -61,12 +61,24 @@ func (e *Effect) ActiveNames() string { return strings.Join(e.Active, "+") }
 // Fault is one kind of misbehaviour. Apply folds the fault's effect into e
 // while the fault is active; it is called once per plan segment at compile
 // time, never on the request path.
+//
+// Everything outside this package decides on the compiled Effect, never on
+// a fault's concrete type, so a new kind that composes the effects below is
+// one file here (its Fault, its Spec, its registration) and every driver
+// (the target, the simulator, the proxy) and every check follows.
 type Fault interface {
 	Apply(e *Effect)
 }
 
+// EffectOf returns what f does on its own: its effect on a healthy target.
+func EffectOf(f Fault) Effect {
+	e := Healthy()
+	f.Apply(&e)
+	return e
+}
+
 // Outage makes the target unavailable in the given mode. RetryAfter is the
-// pushback sent with the 503 answers of mode Unavailable.
+// pushback sent with the 503 answers of mode Unavailable, whole seconds.
 type Outage struct {
 	Mode       OutageMode
 	RetryAfter time.Duration
@@ -98,7 +110,8 @@ func (b Blip) Apply(e *Effect) {
 }
 
 // ErrorRate answers a fraction of requests at once with an error status,
-// with a Retry-After header when RetryAfter is set (pushback).
+// with a Retry-After header when RetryAfter (whole seconds) is set
+// (pushback).
 type ErrorRate struct {
 	Rate       float64
 	Status     int
@@ -141,12 +154,7 @@ type Timed struct {
 func (t Timed) End() time.Duration { return t.At + t.For }
 
 // ParamError is a problem with one parameter of a fault, reported by a Spec.
-type ParamError struct {
-	Field string // the YAML key, e.g. "rate"
-	Msg   string
-}
-
-func (e *ParamError) Error() string { return e.Field + ": " + e.Msg }
+type ParamError = kinds.ParamError
 
 // Spec is the YAML-shaped parameters of one fault kind. The scenario loader
 // decodes a fault's parameters (everything but kind, name, at and for) into
@@ -155,32 +163,14 @@ type Spec interface {
 	Compile() (Fault, []*ParamError)
 }
 
-var registry = map[string]func() Spec{}
+var registry = kinds.New[Spec]("fault kind")
 
 // Register makes a fault kind available to scenarios. It panics if kind is
 // already registered, so two kinds can never silently shadow each other.
-func Register(kind string, newSpec func() Spec) {
-	if _, dup := registry[kind]; dup {
-		panic("chaos: fault kind registered twice: " + kind)
-	}
-	registry[kind] = newSpec
-}
+func Register(kind string, newSpec func() Spec) { registry.Register(kind, "", newSpec) }
 
 // NewSpec returns a fresh Spec for kind.
-func NewSpec(kind string) (Spec, bool) {
-	f, ok := registry[kind]
-	if !ok {
-		return nil, false
-	}
-	return f(), true
-}
+func NewSpec(kind string) (Spec, bool) { return registry.Spec(kind) }
 
 // Kinds returns the registered fault kinds, sorted.
-func Kinds() []string {
-	out := make([]string, 0, len(registry))
-	for k := range registry {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func Kinds() []string { return registry.Kinds() }

@@ -50,12 +50,19 @@ func NewPlan(faults []Timed, run time.Duration) (*Plan, error) {
 	}
 	sort.Slice(edges, func(i, j int) bool { return edges[i] < edges[j] })
 	edges = dedup(edges)
+	recovered := time.Duration(-1) // the end of the latest outage so far
 	for i, start := range edges {
 		end := time.Duration(1<<63 - 1)
 		if i+1 < len(edges) {
 			end = edges[i+1]
 		}
-		p.segments = append(p.segments, Segment{Start: start, End: end, Effect: p.effectAt(start)})
+		e := p.effectAt(start)
+		if e.Outage == NoOutage {
+			e.RecoveredAt = recovered
+		} else {
+			recovered = end
+		}
+		p.segments = append(p.segments, Segment{Start: start, End: end, Effect: e})
 	}
 	return p, nil
 }
@@ -71,6 +78,8 @@ func dedup(s []time.Duration) []time.Duration {
 }
 
 // effectAt folds every fault active at t; used only while compiling.
+// RecoveredAt is left for NewPlan, which walks the segments in order: the
+// last segment with an outage before t ends where the latest outage ended.
 func (p *Plan) effectAt(t time.Duration) Effect {
 	e := Healthy()
 	for _, f := range p.faults {
@@ -79,14 +88,19 @@ func (p *Plan) effectAt(t time.Duration) Effect {
 			e.Active = append(e.Active, f.Name)
 		}
 	}
-	if e.Outage == NoOutage {
-		for _, f := range p.faults {
-			if o, ok := f.Fault.(Outage); ok && o.Mode != NoOutage && f.End() <= t && f.End() > e.RecoveredAt {
-				e.RecoveredAt = f.End()
-			}
+	return e
+}
+
+// Ever reports whether some stretch of the plan has an effect for which
+// match is true: what a scenario's checks ask ("does the target ever refuse
+// connections?") instead of looking for a kind of fault.
+func (p *Plan) Ever(match func(e *Effect) bool) bool {
+	for i := range p.segments {
+		if match(&p.segments[i].Effect) {
+			return true
 		}
 	}
-	return e
+	return false
 }
 
 // ActiveAt returns the effect of the faults active at elapsed time t. The

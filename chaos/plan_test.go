@@ -3,6 +3,7 @@ package chaos
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,60 @@ func TestSpecsRefuseNaNAndOverflow(t *testing.T) {
 		if _, err := NewPlan([]Timed{{Name: "overflow", At: huge, For: huge, Fault: Outage{}}}, run); !errors.Is(err, ErrWindow) {
 			t.Errorf("a window whose end overflows, run %v: %v", run, err)
 		}
+	}
+}
+
+// crash is a fault kind only this test knows: an outage by its effect.
+type crash struct{}
+
+func (crash) Apply(e *Effect) { e.Outage = max(e.Outage, Reset) }
+
+// TestRecoveredAtFromEffects: the cold start begins where the latest
+// outage ended, whatever kind of fault made the outage; checked against
+// the definition (the latest end of a fault whose own effect is an outage,
+// among those ended by t, when none is active at t) on random plans.
+func TestRecoveredAtFromEffects(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	kinds := []Fault{crash{}, Outage{Mode: Unavailable}, Outage{Mode: Refuse}, Blip{Blackhole: true}, Brownout{Capacity: 0.5}, ErrorRate{Rate: 0.5, Status: 503}}
+	for range 500 {
+		var faults []Timed
+		for range 1 + rng.IntN(6) {
+			faults = append(faults, Timed{Name: "f", At: time.Duration(rng.IntN(20)) * s, For: time.Duration(1+rng.IntN(5)) * s, Fault: kinds[rng.IntN(len(kinds))]})
+		}
+		p, err := NewPlan(faults, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for at := time.Duration(0); at < 30*s; at += s / 2 {
+			want := time.Duration(-1)
+			down := false
+			for _, f := range faults {
+				if EffectOf(f.Fault).Outage == NoOutage {
+					continue
+				}
+				if f.At <= at && at < f.End() {
+					down = true
+				}
+				if f.End() <= at {
+					want = max(want, f.End())
+				}
+			}
+			if down {
+				want = -1
+			}
+			if got := p.ActiveAt(at).RecoveredAt; got != want {
+				t.Fatalf("faults %+v: RecoveredAt at %s = %s, want %s", faults, at, got, want)
+			}
+		}
+	}
+}
+
+func TestEver(t *testing.T) {
+	p, err := NewPlan([]Timed{{Name: "down", At: s, For: s, Fault: crash{}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Ever(func(e *Effect) bool { return e.Outage == Reset }) || p.Ever(func(e *Effect) bool { return e.Blackhole }) {
+		t.Error("Ever does not see the plan's effects")
 	}
 }

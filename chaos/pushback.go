@@ -3,8 +3,6 @@ package chaos
 import (
 	"fmt"
 	"time"
-
-	"github.com/herdbench/herdbench/internal/dist"
 )
 
 func init() {
@@ -44,17 +42,11 @@ func (s *PushbackSpec) Compile() (Fault, []*ParamError) {
 		}
 	}
 	if s.RetryAfter != "" {
-		d, err := time.ParseDuration(s.RetryAfter)
-		switch {
-		case err != nil:
-			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is not a duration; write whole seconds, e.g. retry_after: 2s", s.RetryAfter)})
-		case d < time.Second || d%time.Second != 0:
-			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%s: the Retry-After header carries whole seconds, 1 or more; write e.g. retry_after: 2s", s.RetryAfter)})
-		case d > dist.MaxDuration:
-			errs = append(errs, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%s is more than a day (24h), the longest wait herdbench asks for; write e.g. retry_after: 2s", s.RetryAfter)})
-		default:
-			p.RetryAfter = d
+		d, perr := parseRetryAfter(s.RetryAfter)
+		if perr != nil {
+			errs = append(errs, perr)
 		}
+		p.RetryAfter = d
 	}
 	if errs != nil {
 		return nil, errs

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
 )
@@ -16,7 +15,7 @@ func init() {
 
 // OutageSpec is the YAML form of an outage: mode is "503" (default),
 // "refuse" or "reset". retry_after, for mode 503, is sent as a Retry-After
-// header with the 503 answers.
+// header with the 503 answers (whole seconds: see RetryAfterHeader).
 type OutageSpec struct {
 	Mode       string `yaml:"mode"`
 	RetryAfter string `yaml:"retry_after"`
@@ -24,7 +23,7 @@ type OutageSpec struct {
 
 // Compile implements Spec.
 func (s *OutageSpec) Compile() (Fault, []*ParamError) {
-	ra, perr := retryAfter(s.RetryAfter)
+	ra, perr := parseRetryAfter(s.RetryAfter)
 	if perr != nil {
 		return nil, []*ParamError{perr}
 	}
@@ -41,21 +40,6 @@ func (s *OutageSpec) Compile() (Fault, []*ParamError) {
 		return Outage{Mode: Reset}, nil
 	}
 	return nil, []*ParamError{{Field: "mode", Msg: fmt.Sprintf("unknown outage mode %q; valid modes are 503 (answer 503 at once), refuse (refuse connections), reset (reset in-flight and new connections)", s.Mode)}}
-}
-
-// retryAfter reads an optional retry_after duration.
-func retryAfter(v string) (time.Duration, *ParamError) {
-	if v == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is not a positive duration; write how long clients should wait, e.g. retry_after: 2s (sent in whole seconds, rounded up)", v)}
-	}
-	if d > dist.MaxDuration {
-		return 0, &ParamError{Field: "retry_after", Msg: fmt.Sprintf("%q is more than a day (24h), the longest wait herdbench asks for; write e.g. retry_after: 2s", v)}
-	}
-	return d, nil
 }
 
 // BlipSpec is the YAML form of a network blip: mode "latency" (default) adds
@@ -88,7 +72,7 @@ func (s *BlipSpec) Compile() (Fault, []*ParamError) {
 
 // ErrorRateSpec is the YAML form of an error rate: a fraction of requests,
 // answered at once with status (default 503), and a Retry-After header when
-// retry_after is set (pushback).
+// retry_after is set (pushback; whole seconds: see RetryAfterHeader).
 type ErrorRateSpec struct {
 	Rate       float64 `yaml:"rate"`
 	Status     int     `yaml:"status"`
@@ -108,7 +92,7 @@ func (s *ErrorRateSpec) Compile() (Fault, []*ParamError) {
 	if st < 400 || st > 599 {
 		errs = append(errs, &ParamError{Field: "status", Msg: fmt.Sprintf("%d is not an error status; write one in 400..599", s.Status)})
 	}
-	ra, perr := retryAfter(s.RetryAfter)
+	ra, perr := parseRetryAfter(s.RetryAfter)
 	if perr != nil {
 		errs = append(errs, perr)
 	}

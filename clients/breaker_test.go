@@ -17,9 +17,9 @@ type breakerStep struct {
 
 func msec(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
-func runBreaker(t *testing.T, cfg BreakerConfig, steps []breakerStep) {
+func runBreaker(t *testing.T, cfg StandardBreakerConfig, steps []breakerStep) {
 	t.Helper()
-	b := NewBreaker(cfg)
+	b := NewStandardBreaker(cfg)
 	for i, s := range steps {
 		var got string
 		switch s.do {
@@ -37,7 +37,7 @@ func runBreaker(t *testing.T, cfg BreakerConfig, steps []breakerStep) {
 }
 
 func TestBreakerConsecutiveFailures(t *testing.T) {
-	cfg := BreakerConfig{ConsecutiveFailures: 3, OpenFor: time.Second, HalfOpenCalls: 2}
+	cfg := StandardBreakerConfig{ConsecutiveFailures: 3, OpenFor: time.Second, HalfOpenCalls: 2}
 	runBreaker(t, cfg, []breakerStep{
 		{msec(0), "call", "allow"}, {msec(10), "fail", "-"},
 		{msec(20), "call", "allow"}, {msec(30), "fail", "-"},
@@ -62,7 +62,7 @@ func TestBreakerConsecutiveFailures(t *testing.T) {
 }
 
 func TestBreakerFailureRate(t *testing.T) {
-	cfg := BreakerConfig{FailureRate: 0.5, Window: time.Second, MinCalls: 4, OpenFor: 500 * time.Millisecond, HalfOpenCalls: 1}
+	cfg := StandardBreakerConfig{FailureRate: 0.5, Window: time.Second, MinCalls: 4, OpenFor: 500 * time.Millisecond, HalfOpenCalls: 1}
 	runBreaker(t, cfg, []breakerStep{
 		{msec(0), "fail", "-"}, {msec(10), "fail", "-"}, {msec(20), "fail", "-"}, // 3 calls: below min_calls
 		{msec(30), "ok", "tripped"}, // 4 calls, 3 failed: 75% >= 50%
@@ -79,7 +79,7 @@ func TestBreakerFailureRate(t *testing.T) {
 }
 
 func TestBreakerStates(t *testing.T) {
-	b := NewBreaker(BreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Second, HalfOpenCalls: 1})
+	b := NewStandardBreaker(StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Second, HalfOpenCalls: 1})
 	var seq []string
 	at := func(d time.Duration) { seq = append(seq, fmt.Sprintf("%s:%s", d, b.State(d))) }
 	at(0)
@@ -96,8 +96,8 @@ func TestBreakerStates(t *testing.T) {
 }
 
 func TestDefaultBreakerIsResilience4j(t *testing.T) {
-	d := DefaultBreaker()
+	d := defaultSpec(t, Breakers, "standard").(*StandardBreakerConfig)
 	if d.FailureRate != 0.5 || d.MinCalls != 100 || d.OpenFor != time.Minute || d.HalfOpenCalls != 10 || d.ConsecutiveFailures != 0 {
-		t.Fatalf("DefaultBreaker() = %+v; want resilience4j's 50%%, 100 calls, 60 s, 10 trials", d)
+		t.Fatalf("the standard breaker's defaults = %+v; want resilience4j's 50%%, 100 calls, 60 s, 10 trials", d)
 	}
 }

@@ -21,9 +21,9 @@ func countRetries(b Budget, now time.Duration, timeout bool, limit int) int {
 }
 
 func TestAWSQuotaPublishedConstants(t *testing.T) {
-	def := DefaultBudget(BudgetAWS)
+	def := defaultSpec(t, Budgets, "aws").(*AWSBudgetConfig)
 	if def.Tokens != 500 || def.RetryCost != 5 || def.TimeoutRetryCost != 10 || def.NoRetryIncrement != 1 {
-		t.Fatalf("DefaultBudget(aws) = %+v; want botocore's 500, 5, 10, 1", def)
+		t.Fatalf("aws's defaults = %+v; want botocore's 500, 5, 10, 1", def)
 	}
 	tests := []struct {
 		name    string
@@ -35,7 +35,7 @@ func TestAWSQuotaPublishedConstants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := NewBudget(def).(*AWSQuota)
+			q := def.New().(*AWSQuota)
 			if got := countRetries(q, 0, tt.timeout, 1000); got != tt.want {
 				t.Errorf("retries = %d, want %d", got, tt.want)
 			}
@@ -47,7 +47,7 @@ func TestAWSQuotaPublishedConstants(t *testing.T) {
 }
 
 func TestAWSQuotaRefunds(t *testing.T) {
-	q := NewBudget(DefaultBudget(BudgetAWS)).(*AWSQuota)
+	q := defaultSpec(t, Budgets, "aws").New().(*AWSQuota)
 	steps := []struct {
 		do   string // "retry", "retry-timeout", "ok" (with paid), "fail"
 		paid int
@@ -79,7 +79,7 @@ func TestAWSQuotaRefunds(t *testing.T) {
 		}
 	}
 	// An empty quota refuses, and a success refills it enough for one more.
-	q = &AWSQuota{cfg: DefaultBudget(BudgetAWS), available: 4}
+	q = &AWSQuota{cfg: *defaultSpec(t, Budgets, "aws").(*AWSBudgetConfig), available: 4}
 	if _, ok := q.Retry(0, false); ok {
 		t.Fatal("4 tokens paid for a retry of cost 5")
 	}
@@ -90,11 +90,11 @@ func TestAWSQuotaRefunds(t *testing.T) {
 }
 
 func TestGRPCTokensStopAndResume(t *testing.T) {
-	def := DefaultBudget(BudgetGRPC)
+	def := defaultSpec(t, Budgets, "grpc").(*GRPCBudgetConfig)
 	if def.MaxTokens != 10 || def.TokenRatio != 0.1 {
-		t.Fatalf("DefaultBudget(grpc) = %+v; want A6's example 10, 0.1", def)
+		t.Fatalf("grpc's defaults = %+v; want A6's example 10, 0.1", def)
 	}
-	g := NewBudget(def).(*GRPCTokens)
+	g := def.New().(*GRPCTokens)
 	// Each failure takes a token, and retries go on while tokens > 5:
 	// 10 -> 9, 8, 7, 6 allow a retry; at 5 they stop.
 	want := []struct {
@@ -136,12 +136,12 @@ func TestGRPCTokensStopAndResume(t *testing.T) {
 }
 
 func TestFinagleBudget(t *testing.T) {
-	def := DefaultBudget(BudgetFinagle)
+	def := defaultSpec(t, Budgets, "finagle").(*FinagleBudgetConfig)
 	if def.TTL != 10*time.Second || def.MinRetriesPerSec != 10 || def.PercentCanRetry != 0.2 {
-		t.Fatalf("DefaultBudget(finagle) = %+v; want 10s, 10, 0.2", def)
+		t.Fatalf("finagle's defaults = %+v; want 10s, 10, 0.2", def)
 	}
 	t.Run("the reserve alone pays for min_retries_per_sec * ttl retries", func(t *testing.T) {
-		f := NewBudget(def).(*FinagleBudget)
+		f := def.New().(*FinagleBudget)
 		if got := countRetries(f, time.Second, false, 1000); got != 100 {
 			t.Errorf("retries = %d, want 10/s * 10 s = 100", got)
 		}
@@ -181,11 +181,11 @@ func TestFinagleBudget(t *testing.T) {
 }
 
 func TestSRERatio(t *testing.T) {
-	def := DefaultBudget(BudgetSRE)
+	def := defaultSpec(t, Budgets, "sre").(*SREBudgetConfig)
 	if def.Ratio != 0.1 {
-		t.Fatalf("DefaultBudget(sre).Ratio = %v, want 0.1", def.Ratio)
+		t.Fatalf("sre's defaults.Ratio = %v, want 0.1", def.Ratio)
 	}
-	s := NewBudget(def)
+	s := def.New()
 	if _, ok := s.Retry(0, false); ok {
 		t.Fatal("a retry with no request in the window")
 	}
@@ -211,11 +211,11 @@ func TestSRERatio(t *testing.T) {
 }
 
 func TestEnvoyBudget(t *testing.T) {
-	def := DefaultBudget(BudgetEnvoy)
+	def := defaultSpec(t, Budgets, "envoy").(*EnvoyBudgetConfig)
 	if def.BudgetPercent != 20 || def.MinRetryConcurrency != 3 {
-		t.Fatalf("DefaultBudget(envoy) = %+v; want 20%%, 3", def)
+		t.Fatalf("envoy's defaults = %+v; want 20%%, 3", def)
 	}
-	e := NewBudget(def)
+	e := def.New()
 	for range 10 {
 		e.Started(0)
 	}

@@ -50,7 +50,7 @@ func constantBackoff(d time.Duration) Backoff { return Backoff{Shape: Constant, 
 
 func TestBudgetDenialEndsTheRequestAtOnce(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 5,
-		Budget: &BudgetConfig{Kind: BudgetGRPC, MaxTokens: 4, TokenRatio: 0.1}}
+		Budget: &Policy[Budget]{Kind: "grpc", Spec: &GRPCBudgetConfig{MaxTokens: 4, TokenRatio: 0.1}}}
 	sink := &eventSink{}
 	c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 	a := c.Begin()
@@ -89,7 +89,7 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 4,
-				Breaker: &BreakerConfig{ConsecutiveFailures: 1, OpenFor: tt.openFor, HalfOpenCalls: 1}}
+				Breaker: &Policy[Breaker]{Kind: "standard", Spec: &StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: tt.openFor, HalfOpenCalls: 1}}}
 			sink := &eventSink{}
 			c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 			a := c.Begin()
@@ -114,10 +114,10 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 }
 
 func TestThrottledCallsAreRecorded(t *testing.T) {
-	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 2, Throttle: &ThrottleConfig{K: 2, Window: time.Minute}}
+	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 2, Throttle: &Policy[Throttle]{Kind: "sre", Spec: &SREThrottleConfig{K: 2, Window: time.Minute}}}
 	sink := &eventSink{}
 	c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
-	th := c.pol.throttle.(*Throttle)
+	th := c.pol.throttle.(*SREThrottle)
 	for range 1_000_000 {
 		th.Allow(0, 1) // a million requests, no accepts: p is 1 - 1e-6
 	}
@@ -151,7 +151,7 @@ func TestRetryAfter(t *testing.T) {
 func TestCohortSharesItsBudget(t *testing.T) {
 	quota := func(scope Scope) *Strategy {
 		return &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3,
-			Budget: &BudgetConfig{Kind: BudgetAWS, Scope: scope, Tokens: 5, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}
+			Budget: &Policy[Budget]{Kind: "aws", Scope: scope, Spec: &AWSBudgetConfig{Tokens: 5, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}}
 	}
 	for _, tt := range []struct {
 		scope Scope
@@ -173,7 +173,7 @@ func TestCohortSharesItsBudget(t *testing.T) {
 }
 
 func TestNewClientRefusesCohortScope(t *testing.T) {
-	s := &Strategy{Name: "sidecar", Breaker: &BreakerConfig{Scope: PerCohort, ConsecutiveFailures: 1, OpenFor: time.Second, HalfOpenCalls: 1}}
+	s := &Strategy{Name: "sidecar", Breaker: &Policy[Breaker]{Kind: "standard", Scope: PerCohort, Spec: &StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Second, HalfOpenCalls: 1}}}
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "NewCohort") {
 			t.Fatalf("recovered %v; want a panic that points to NewCohort", r)
@@ -186,7 +186,7 @@ func TestNewClientRefusesCohortScope(t *testing.T) {
 // per-client budget's state carried from one request to the next.
 func TestClosedLoopKeepsItsBudget(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3,
-		Budget: &BudgetConfig{Kind: BudgetAWS, Tokens: 10, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}
+		Budget: &Policy[Budget]{Kind: "aws", Spec: &AWSBudgetConfig{Tokens: 10, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}}
 	w := &Workload{Kind: Closed, Clients: 1}
 	sink := &eventSink{}
 	c := NewClient(0, s, w, time.Minute, seeds.Stream(1, 0), sink)
@@ -233,9 +233,9 @@ func TestNoPolicyClient(t *testing.T) {
 // with -race), and the shared budget's accounts add up.
 func TestCohortConcurrentUse(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
-		Budget:   &BudgetConfig{Kind: BudgetEnvoy, Scope: PerCohort, BudgetPercent: 20, MinRetryConcurrency: 3},
-		Breaker:  &BreakerConfig{Scope: PerCohort, FailureRate: 0.5, Window: time.Second, MinCalls: 10, OpenFor: 10 * time.Millisecond, HalfOpenCalls: 2},
-		Throttle: &ThrottleConfig{Scope: PerCohort, K: 2, Window: time.Second}}
+		Budget:   &Policy[Budget]{Kind: "envoy", Scope: PerCohort, Spec: &EnvoyBudgetConfig{BudgetPercent: 20, MinRetryConcurrency: 3}},
+		Breaker:  &Policy[Breaker]{Kind: "standard", Scope: PerCohort, Spec: &StandardBreakerConfig{FailureRate: 0.5, Window: time.Second, MinCalls: 10, OpenFor: 10 * time.Millisecond, HalfOpenCalls: 2}},
+		Throttle: &Policy[Throttle]{Kind: "sre", Scope: PerCohort, Spec: &SREThrottleConfig{K: 2, Window: time.Second}}}
 	k := NewCohort(s)
 	done := make(chan struct{})
 	for g := range 8 {
@@ -270,13 +270,13 @@ func BenchmarkClientStep(b *testing.B) {
 	}{
 		{"no-policy", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3}},
 		{"client-scope", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
-			Budget:   &BudgetConfig{Kind: BudgetGRPC, MaxTokens: 10, TokenRatio: 0.1},
-			Breaker:  &BreakerConfig{ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1},
-			Throttle: &ThrottleConfig{K: 2, Window: time.Minute}}},
+			Budget:   &Policy[Budget]{Kind: "grpc", Spec: &GRPCBudgetConfig{MaxTokens: 10, TokenRatio: 0.1}},
+			Breaker:  &Policy[Breaker]{Kind: "standard", Spec: &StandardBreakerConfig{ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1}},
+			Throttle: &Policy[Throttle]{Kind: "sre", Spec: &SREThrottleConfig{K: 2, Window: time.Minute}}}},
 		{"cohort-scope", &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 3,
-			Budget:   &BudgetConfig{Kind: BudgetGRPC, Scope: PerCohort, MaxTokens: 10, TokenRatio: 0.1},
-			Breaker:  &BreakerConfig{Scope: PerCohort, ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1},
-			Throttle: &ThrottleConfig{Scope: PerCohort, K: 2, Window: time.Minute}}},
+			Budget:   &Policy[Budget]{Kind: "grpc", Scope: PerCohort, Spec: &GRPCBudgetConfig{MaxTokens: 10, TokenRatio: 0.1}},
+			Breaker:  &Policy[Breaker]{Kind: "standard", Scope: PerCohort, Spec: &StandardBreakerConfig{ConsecutiveFailures: 5, OpenFor: time.Second, HalfOpenCalls: 1}},
+			Throttle: &Policy[Throttle]{Kind: "sre", Scope: PerCohort, Spec: &SREThrottleConfig{K: 2, Window: time.Minute}}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			k := NewCohort(bc.s)
@@ -305,7 +305,7 @@ func (nopSink) Policy(time.Duration, results.PolicyEvent) {}
 // request without a call reaching the driver, iteratively.
 func TestClosedLoopUnderAnOpenBreaker(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(time.Millisecond), MaxAttempts: 2,
-		Breaker: &BreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Hour, HalfOpenCalls: 1}}
+		Breaker: &Policy[Breaker]{Kind: "standard", Spec: &StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Hour, HalfOpenCalls: 1}}}
 	w := &Workload{Kind: Closed, Clients: 1} // think time 0
 	sink := &eventSink{}
 	c := NewClient(0, s, w, 10*time.Second, seeds.Stream(1, 0), sink)

@@ -18,8 +18,12 @@
 // elapsed time (and, for throttling, the caller's uniform draw): a retry
 // Budget (gRPC A6 tokens, the AWS SDK standard quota, Finagle's budget, the
 // SRE book's ratio, Envoy's concurrent retries), a circuit Breaker, adaptive
-// Throttling, and honouring the server's Retry-After. Named Presets
-// reproduce real designs with their published constants. The Client
+// Throttling, and honouring the server's Retry-After. Each kind of budget,
+// breaker and throttle is one file (budget_grpc.go, breaker_standard.go,
+// ...) that registers its Spec, with the design's published constants, in
+// the family's registry (Budgets, Breakers, Throttles: spec.go); the
+// scenario loader finds kinds there. Named presets (FindPreset) reproduce
+// real designs with their published constants. The Client
 // consults them inside its step function, so every driver gets them: a
 // budget is asked when an attempt has failed (a denial fails the request at
 // once); the throttle and then the breaker are asked for each call at its

@@ -21,21 +21,21 @@ type Cohort struct {
 	strategy *Strategy
 	mu       sync.Mutex
 	budget   Budget // the cohort-scope policies, wrapped with mu; nil otherwise
-	breaker  breakerPolicy
-	throttle throttlePolicy
+	breaker  Breaker
+	throttle Throttle
 }
 
 // NewCohort returns the shared state of a cohort running strategy s.
 func NewCohort(s *Strategy) *Cohort {
 	k := &Cohort{strategy: s}
 	if c := s.Budget; c != nil && c.Scope == PerCohort {
-		k.budget = lockedBudget{&k.mu, NewBudget(*c)}
+		k.budget = lockedBudget{&k.mu, c.Spec.New()}
 	}
 	if c := s.Breaker; c != nil && c.Scope == PerCohort {
-		k.breaker = lockedBreaker{&k.mu, NewBreaker(*c)}
+		k.breaker = lockedBreaker{&k.mu, c.Spec.New()}
 	}
 	if c := s.Throttle; c != nil && c.Scope == PerCohort {
-		k.throttle = lockedThrottle{&k.mu, NewThrottle(*c)}
+		k.throttle = lockedThrottle{&k.mu, c.Spec.New()}
 	}
 	return k
 }
@@ -59,13 +59,13 @@ func (k *Cohort) InitClient(c *Client, id int, w *Workload, end time.Duration, r
 	}
 	p := &policies{budget: k.budget, breaker: k.breaker, throttle: k.throttle}
 	if p.budget == nil && s.Budget != nil {
-		p.budget = NewBudget(*s.Budget)
+		p.budget = s.Budget.Spec.New()
 	}
 	if p.breaker == nil && s.Breaker != nil {
-		p.breaker = NewBreaker(*s.Breaker)
+		p.breaker = s.Breaker.Spec.New()
 	}
 	if p.throttle == nil && s.Throttle != nil {
-		p.throttle = NewThrottle(*s.Throttle)
+		p.throttle = s.Throttle.Spec.New()
 	}
 	p.events, _ = sink.(results.PolicySink)
 	c.pol = p
@@ -86,26 +86,11 @@ func errShared(s *Strategy) string {
 // per-client state, or the cohort's shared state behind its lock.
 type policies struct {
 	budget   Budget
-	breaker  breakerPolicy
-	throttle throttlePolicy
+	breaker  Breaker
+	throttle Throttle
 	events   results.PolicySink // nil when the sink records no policy events
 	held     bool               // a retry the budget permitted is outstanding
 }
-
-type breakerPolicy interface {
-	Allow(now time.Duration) bool
-	Record(now time.Duration, failed bool) Transition
-}
-
-type throttlePolicy interface {
-	Allow(now time.Duration, u float64) bool
-	Record(now time.Duration, accepted bool)
-}
-
-var (
-	_ breakerPolicy  = (*Breaker)(nil)
-	_ throttlePolicy = (*Throttle)(nil)
-)
 
 func (p *policies) event(at time.Duration, e results.PolicyEvent) {
 	if p.events != nil {
@@ -216,7 +201,7 @@ func (l lockedBudget) Retry(now time.Duration, timeout bool) (int, bool) {
 
 type lockedBreaker struct {
 	mu *sync.Mutex
-	b  *Breaker
+	b  Breaker
 }
 
 func (l lockedBreaker) Allow(now time.Duration) bool {
@@ -233,7 +218,7 @@ func (l lockedBreaker) Record(now time.Duration, failed bool) Transition {
 
 type lockedThrottle struct {
 	mu *sync.Mutex
-	t  *Throttle
+	t  Throttle
 }
 
 func (l lockedThrottle) Allow(now time.Duration, u float64) bool {

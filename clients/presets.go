@@ -4,8 +4,8 @@ import "time"
 
 // Preset is a real-world retry design, named after its source, with the
 // constants that source publishes (reference/retry-designs.md). A field
-// left zero or nil is not part of the design: the scenario's own value, or
-// herdbench's default, applies. A scenario may override any field of a
+// left zero or empty is not part of the design: the scenario's own value,
+// or herdbench's default, applies. A scenario may override any field of a
 // preset, one at a time.
 type Preset struct {
 	Name   string
@@ -13,13 +13,13 @@ type Preset struct {
 	// Backoff's zero Base, Cap or Multiplier are not part of the design.
 	Backoff     *Backoff
 	MaxAttempts int // 0: not part of the design
-	Budget      *BudgetConfig
-	Throttle    *ThrottleConfig
-	// None of the designs has a state-machine breaker (Envoy's "circuit
-	// breakers" are concurrency caps, reproduced by its budget).
+	// Budget and Throttle name a kind of Budgets and of Throttles, with the
+	// published constants its registration gives; "" for none. None of the
+	// designs has a state-machine breaker (Envoy's "circuit breakers" are
+	// concurrency caps, reproduced by its budget).
+	Budget   string
+	Throttle string
 }
-
-func budgetOf(k BudgetKind) *BudgetConfig { c := DefaultBudget(k); return &c }
 
 var presets = []Preset{
 	{
@@ -27,14 +27,14 @@ var presets = []Preset{
 		Source:      "gRPC A6 client retries: its example retry policy (4 attempts, 0.1 s initial backoff, 1 s max, multiplier 2, jitter ±20%) and retry throttling (10 tokens, ratio 0.1)",
 		Backoff:     &Backoff{Shape: GRPC, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2},
 		MaxAttempts: 4,
-		Budget:      budgetOf(BudgetGRPC),
+		Budget:      "grpc",
 	},
 	{
 		Name:        "envoy",
 		Source:      "Envoy router: num_retries 1, backoff base 25 ms capped at 250 ms, retry budget 20% of active requests, at least 3",
 		Backoff:     &Backoff{Shape: Envoy, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond, Multiplier: 2},
 		MaxAttempts: 2,
-		Budget:      budgetOf(BudgetEnvoy),
+		Budget:      "envoy",
 	},
 	{
 		Name:   "aws-standard",
@@ -43,26 +43,23 @@ var presets = []Preset{
 		// gives botocore's 1 s ceiling before the first retry.
 		Backoff:     &Backoff{Shape: Full, Base: 500 * time.Millisecond, Cap: 20 * time.Second, Multiplier: 2},
 		MaxAttempts: 3,
-		Budget:      budgetOf(BudgetAWS),
+		Budget:      "aws",
 	},
 	{
 		Name:    "finagle",
 		Source:  "Finagle RetryBudget defaults (ttl 10 s, 10 retries per second, 20% of requests) with jittered exponential backoff from 10 ms to 10 s (linkerd's default for Finagle retries)",
 		Backoff: &Backoff{Shape: Full, Base: 5 * time.Millisecond, Cap: 10 * time.Second, Multiplier: 2},
-		Budget:  budgetOf(BudgetFinagle),
+		Budget:  "finagle",
 	},
 	{
 		Name:        "sre",
 		Source:      "Google SRE book ch. 21-22: at most 3 attempts, randomized exponential backoff, per-client retry budget of 10% of requests, client-side adaptive throttling with K = 2 over 2 minutes",
 		Backoff:     &Backoff{Shape: Full},
 		MaxAttempts: 3,
-		Budget:      budgetOf(BudgetSRE),
-		Throttle:    &ThrottleConfig{K: 2, Window: 2 * time.Minute},
+		Budget:      "sre",
+		Throttle:    "sre",
 	},
 }
-
-// Presets returns the presets, in a fixed order.
-func Presets() []Preset { return append([]Preset(nil), presets...) }
 
 // PresetNames lists the presets' names.
 func PresetNames() []string {

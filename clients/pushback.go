@@ -10,7 +10,9 @@ import (
 // ParseRetryAfter reads an HTTP Retry-After header: delay-seconds (a
 // non-negative whole number) or an HTTP date, which is turned into a delay
 // from now (0 if it is already past). It reports false for a missing or
-// malformed value, which clients ignore.
+// malformed value, which clients ignore, and for a wait beyond a day, the
+// longest a herdbench fault asks (chaos.RetryAfterHeader states the rule),
+// so any other server's answer is read as real clients read it.
 func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -69,5 +70,17 @@ func TestSwarmReadsRetryAfter(t *testing.T) {
 	_, _, o, ra := s.attempt(context.Background(), l)
 	if o != results.HTTP429 || ra != 3*time.Second {
 		t.Fatalf("attempt = %s, %s; want http_429, 3s", o, ra)
+	}
+}
+
+// TestRetryAfterRoundTrip: what a fault asks (chaos's Retry-After rule:
+// whole seconds, 1s to a day) is what the real client reads from the
+// header, and so what the simulator, which hands the client the fault's
+// value itself, waits too.
+func TestRetryAfterRoundTrip(t *testing.T) {
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 90 * time.Second, time.Hour, 24 * time.Hour} {
+		if got, ok := ParseRetryAfter(chaos.RetryAfterHeader(d), time.Now()); !ok || got != d {
+			t.Errorf("a fault's retry_after %s reads back as %s, %v", d, got, ok)
+		}
 	}
 }

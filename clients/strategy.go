@@ -14,10 +14,10 @@ type Strategy struct {
 	MaxAttempts int           // attempts per request, first try included; 0 means no limit
 	Timeout     time.Duration // per attempt; 0 means none
 
-	Budget     *BudgetConfig   // caps retries; nil means none
-	Breaker    *BreakerConfig  // refuses calls while open; nil means none
-	Throttle   *ThrottleConfig // refuses calls as the backend rejects them; nil means none
-	RetryAfter RetryAfter      // what to do with the server's pushback
+	Budget     *Policy[Budget]   // caps retries; nil means none
+	Breaker    *Policy[Breaker]  // refuses calls while open; nil means none
+	Throttle   *Policy[Throttle] // refuses calls as the backend rejects them; nil means none
+	RetryAfter RetryAfter        // what to do with the server's pushback
 }
 
 // RetryAfter says whether a client waits what the server's Retry-After
@@ -50,9 +50,6 @@ func ParseWorkloadKind(name string) (WorkloadKind, bool) {
 	}
 	return 0, false
 }
-
-// WorkloadNames lists the valid workload kind names.
-func WorkloadNames() []string { return workloadNames[:] }
 
 // Workload is the shape of the load.
 type Workload struct {

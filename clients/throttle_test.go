@@ -21,7 +21,7 @@ func TestThrottleProbability(t *testing.T) {
 		{2, 1, 0, 0.5},
 	}
 	for _, tt := range tests {
-		th := NewThrottle(ThrottleConfig{K: tt.k, Window: 2 * time.Minute})
+		th := NewSREThrottle(SREThrottleConfig{K: tt.k, Window: 2 * time.Minute})
 		for i := range tt.requests {
 			th.Allow(0, 1) // u = 1 is never refused; it only counts the request
 			if i < tt.accepts {
@@ -35,7 +35,7 @@ func TestThrottleProbability(t *testing.T) {
 }
 
 func TestThrottleAllow(t *testing.T) {
-	th := NewThrottle(DefaultThrottle())
+	th := NewSREThrottle(*defaultSpec(t, Throttles, "sre").(*SREThrottleConfig))
 	for range 3 {
 		th.Allow(0, 1)
 	}
@@ -54,8 +54,8 @@ func TestThrottleAllow(t *testing.T) {
 	if got := th.Probability(2*time.Minute + time.Second); got != 0 {
 		t.Fatalf("p = %v a window later, want 0", got)
 	}
-	d := DefaultThrottle()
+	d := defaultSpec(t, Throttles, "sre").(*SREThrottleConfig)
 	if d.K != 2 || d.Window != 2*time.Minute {
-		t.Fatalf("DefaultThrottle() = %+v; want the SRE book's K = 2 over 2 minutes", d)
+		t.Fatalf("the sre throttle's defaults = %+v; want the SRE book's K = 2 over 2 minutes", d)
 	}
 }

@@ -102,7 +102,10 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
-		srv, err := target.StartOn(listen, "127.0.0.1:0", p.Target, p.Chaos, seeds.Stream(p.Seed, seeds.Target), origin, embeddedLimits(p))
+		srv, err := target.Listen(target.Options{
+			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
+			Origin: origin, Listen: listen, Limits: embeddedLimits(p),
+		})
 		if err != nil {
 			r.closeTargets()
 			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)

@@ -70,10 +70,12 @@ type Proxy struct {
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
 var ErrUnsupported = errors.New("not supported by the proxy")
 
-// CheckFault reports whether the proxy can apply f.
+// CheckFault reports whether the proxy can apply f, from what f does: the
+// proxy answers, delays, holds and resets requests, but a real service's
+// capacity is out of its reach.
 func CheckFault(f chaos.Timed) error {
-	if _, ok := f.Fault.(chaos.Brownout); ok {
-		return fmt.Errorf("fault %q (brownout): %w: a brownout cuts the capacity of herdbench's target model, and the proxy cannot cut a real service's capacity; remove it, or use an error-rate or latency blip instead", f.Name, ErrUnsupported)
+	if e := chaos.EffectOf(f.Fault); e.Capacity < 1 {
+		return fmt.Errorf("fault %q (%s): %w: it cuts the capacity of herdbench's target model, and the proxy cannot cut a real service's capacity; remove it, or use an error-rate or latency blip instead", f.Name, f.Kind, ErrUnsupported)
 	}
 	return nil
 }
@@ -161,9 +163,6 @@ func Start(o Options) (*Proxy, error) {
 	p.Server = srv
 	return p, nil
 }
-
-// Upstream returns the upstream's URL.
-func (p *Proxy) Upstream() *url.URL { return p.upstream }
 
 // Overloaded returns the requests answered 503 because MaxInFlight requests
 // were being forwarded and as many were waiting.

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -132,7 +133,7 @@ func TestProxyAppliesOutageAndLatencyAtPlannedTimes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		plan := mustPlan(t,
 			chaos.Timed{Name: "slow", Kind: "blip", At: 1 * time.Second, For: time.Second, Fault: chaos.Blip{Delay: dist.Const(200 * time.Millisecond)}},
-			chaos.Timed{Name: "down", Kind: "outage", At: 3 * time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 1500 * time.Millisecond}},
+			chaos.Timed{Name: "down", Kind: "outage", At: 3 * time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 2 * time.Second}},
 		)
 		f := newFixture(t, plan, 0)
 		cases := []struct {
@@ -354,5 +355,25 @@ func TestProxyConnectionCap(t *testing.T) {
 	}
 	if l := (Options{MaxConns: 20000}).limits(); l.MaxConns != 20000 {
 		t.Errorf("MaxConns 20000: limits %+v", l)
+	}
+}
+
+// cut is a fault kind that only this test knows: it cuts the target's
+// capacity, which the proxy cannot do to a real service.
+type cut struct{}
+
+func (cut) Apply(e *chaos.Effect) { e.Capacity *= 0.5 }
+
+// TestCheckFaultDecidesOnEffects: the proxy refuses a fault by what it
+// does, whatever its kind, and takes every fault it can apply.
+func TestCheckFaultDecidesOnEffects(t *testing.T) {
+	err := CheckFault(chaos.Timed{Name: "halve", Kind: "cut", For: time.Second, Fault: cut{}})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `fault "halve" (cut)`) {
+		t.Errorf("CheckFault(a capacity cut) = %v; want ErrUnsupported naming the fault and its kind", err)
+	}
+	for _, f := range []chaos.Fault{chaos.Outage{Mode: chaos.Reset}, chaos.Blip{Blackhole: true}, chaos.ErrorRate{Rate: 1, Status: 429, RetryAfter: time.Second}} {
+		if err := CheckFault(chaos.Timed{Name: "f", For: time.Second, Fault: f}); err != nil {
+			t.Errorf("CheckFault(%#v) = %v", f, err)
+		}
 	}
 }

@@ -169,27 +169,16 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
-	c.instant = p.Target.Network.IsZero()
-	if p.Chaos != nil {
-		for _, t := range p.Chaos.Faults() {
-			if o, ok := t.Fault.(chaos.Outage); ok && o.Mode == chaos.Refuse {
-				c.instant = true // a refused connection answers at once, network or not
-			}
-		}
-	}
+	// A refused connection answers at once, network or not.
+	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Outage == chaos.Refuse })
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 	p.Runs, p.Sweep = c.repeat(&f, o, p.Workload)
 
-	if p.Chaos != nil {
-		for _, t := range p.Chaos.Faults() {
-			if b, ok := t.Fault.(chaos.Blip); ok && b.Blackhole {
-				for i, st := range p.Strategies {
-					if st.Timeout == 0 {
-						c.fail([]step{key("strategies"), index(i), key("timeout")}, "strategy %q has no per-attempt timeout, but the chaos plan has a blackhole that holds requests until the client gives up; set e.g. timeout: 2s", st.Name)
-					}
-				}
-				break
+	if p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Blackhole }) {
+		for i, st := range p.Strategies {
+			if st.Timeout == 0 {
+				c.fail([]step{key("strategies"), index(i), key("timeout")}, "strategy %q has no per-attempt timeout, but the chaos plan has a blackhole that holds requests until the client gives up; set e.g. timeout: 2s", st.Name)
 			}
 		}
 	}

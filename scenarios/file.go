@@ -79,25 +79,23 @@ func (f *FaultFile) UnmarshalYAML(n *yaml.Node) error {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a fault must be a mapping with kind, at, for and the kind's parameters", n.Line)}}
 	}
 	f.Params = *n
+	return readCommon(n, map[string]*string{"name": &f.Name, "kind": &f.Kind, "at": &f.At, "for": &f.For})
+}
+
+// readCommon reads the fields every kind has (a fault's name, kind, at and
+// for; a policy's kind and scope) from mapping n into dst, by key: the
+// first phase of decoding a kind; the rest waits for the kind's Spec.
+func readCommon(n *yaml.Node, dst map[string]*string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, n.Content[i+1]
-		var dst *string
-		switch k {
-		case "name":
-			dst = &f.Name
-		case "kind":
-			dst = &f.Kind
-		case "at":
-			dst = &f.At
-		case "for":
-			dst = &f.For
-		default:
+		p, ok := dst[k]
+		if !ok {
 			continue
 		}
 		if v.Kind != yaml.ScalarNode {
 			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s must be a single value", v.Line, k)}}
 		}
-		*dst = v.Value
+		*p = v.Value
 	}
 	return nil
 }
@@ -126,12 +124,12 @@ type StrategyFile struct {
 	Thresholds []string `yaml:"thresholds,omitempty"`
 
 	// Client policies (policies.go).
-	Preset        string        `yaml:"preset,omitempty"`
-	Budget        *BudgetFile   `yaml:"budget,omitempty"`
-	Breaker       *BreakerFile  `yaml:"breaker,omitempty"`
-	Throttle      *ThrottleFile `yaml:"throttle,omitempty"`
-	RetryAfter    string        `yaml:"retry_after,omitempty"`
-	RetryAfterCap string        `yaml:"retry_after_cap,omitempty"`
+	Preset        string      `yaml:"preset,omitempty"`
+	Budget        *PolicyFile `yaml:"budget,omitempty"`
+	Breaker       *PolicyFile `yaml:"breaker,omitempty"`
+	Throttle      *PolicyFile `yaml:"throttle,omitempty"`
+	RetryAfter    string      `yaml:"retry_after,omitempty"`
+	RetryAfterCap string      `yaml:"retry_after_cap,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).

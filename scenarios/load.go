@@ -282,8 +282,9 @@ func yamlFields(t reflect.Type) ([]string, map[string]reflect.Type) {
 }
 
 var (
-	faultFileType = reflect.TypeOf(FaultFile{})
-	limitType     = reflect.TypeOf(Limit(0))
+	faultFileType  = reflect.TypeOf(FaultFile{})
+	policyFileType = reflect.TypeOf(PolicyFile{})
+	limitType      = reflect.TypeOf(Limit(0))
 )
 
 // checkKeys reports every mapping key that the target type does not have,
@@ -298,6 +299,9 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 	switch {
 	case t == faultFileType:
 		checkFault(n, path, e)
+	case t == policyFileType:
+		// The kind's parameters are checked by Compile, which knows the
+		// kind (it may come from a preset).
 	case t == limitType:
 	case isWhole(t.Kind()) && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float":
 		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: notWhole(n.Value, t.Kind())})

@@ -1,202 +1,240 @@
 package scenarios
 
 import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"go.yaml.in/yaml/v3"
 )
 
-// BudgetFile is a retry budget: its kind, who shares it, and the kind's own
-// parameters (each kind's defaults are its source's published constants).
-type BudgetFile struct {
-	Kind  string `yaml:"kind,omitempty"`
-	Scope string `yaml:"scope,omitempty"`
-	// grpc
-	MaxTokens  *float64 `yaml:"max_tokens,omitempty"`
-	TokenRatio *float64 `yaml:"token_ratio,omitempty"`
-	// aws
-	Tokens           *int `yaml:"tokens,omitempty"`
-	RetryCost        *int `yaml:"retry_cost,omitempty"`
-	TimeoutRetryCost *int `yaml:"timeout_retry_cost,omitempty"`
-	NoRetryIncrement *int `yaml:"no_retry_increment,omitempty"`
-	// finagle
-	TTL              string   `yaml:"ttl,omitempty"`
-	MinRetriesPerSec *int     `yaml:"min_retries_per_sec,omitempty"`
-	PercentCanRetry  *float64 `yaml:"percent_can_retry,omitempty"`
-	// sre
-	Ratio  *float64 `yaml:"ratio,omitempty"`
-	Window string   `yaml:"window,omitempty"`
-	// envoy
-	BudgetPercent       *float64 `yaml:"budget_percent,omitempty"`
-	MinRetryConcurrency *int     `yaml:"min_retry_concurrency,omitempty"`
+// PolicyFile is one of a strategy's client policies (its budget, breaker
+// or throttle) as written: the kind, the scope, and the kind's own
+// parameters, kept as YAML until the kind is known (two-phase decoding, as
+// for faults). Compile decodes the parameters into the kind's clients.Spec
+// from the family's registry, so a new kind needs nothing here.
+type PolicyFile struct {
+	Kind   string
+	Scope  string
+	Params yaml.Node // the whole mapping
+	// resolved is the policy that ran, every parameter filled in; it is
+	// what MarshalYAML writes, once Compile has set it.
+	resolved *yaml.Node
 }
 
-// BreakerFile is a circuit breaker. Left empty, it has resilience4j's
-// defaults.
-type BreakerFile struct {
-	Scope               string   `yaml:"scope,omitempty"`
-	ConsecutiveFailures *int     `yaml:"consecutive_failures,omitempty"`
-	FailureRate         *float64 `yaml:"failure_rate,omitempty"`
-	Window              string   `yaml:"window,omitempty"`
-	MinCalls            *int     `yaml:"min_calls,omitempty"`
-	OpenFor             string   `yaml:"open_for,omitempty"`
-	HalfOpenCalls       *int     `yaml:"half_open_calls,omitempty"`
+var policyCommon = []string{"kind", "scope"}
+
+// UnmarshalYAML reads the common fields and keeps the mapping for the
+// kind's parameters.
+func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a budget, breaker or throttle is a mapping of its fields, e.g. {kind: sre, scope: cohort}; docs/policies.md lists them", n.Line)}}
+	}
+	f.Params = *n
+	return readCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
 }
 
-// ThrottleFile is client-side adaptive throttling. Left empty, it has the
-// SRE book's constants.
-type ThrottleFile struct {
-	Scope  string   `yaml:"scope,omitempty"`
-	K      *float64 `yaml:"k,omitempty"`
-	Window string   `yaml:"window,omitempty"`
+// MarshalYAML writes the policy that ran, or, before Compile, the policy as
+// it was written.
+func (f PolicyFile) MarshalYAML() (any, error) {
+	if f.resolved != nil {
+		return f.resolved, nil
+	}
+	return &f.Params, nil
 }
 
-// budgetFields names each budget kind's own fields, in the order they are
-// listed in messages.
-var budgetFields = map[clients.BudgetKind][]string{
-	clients.BudgetGRPC:    {"max_tokens", "token_ratio"},
-	clients.BudgetAWS:     {"tokens", "retry_cost", "timeout_retry_cost", "no_retry_increment"},
-	clients.BudgetFinagle: {"ttl", "min_retries_per_sec", "percent_can_retry"},
-	clients.BudgetSRE:     {"ratio", "window"},
-	clients.BudgetEnvoy:   {"budget_percent", "min_retry_concurrency"},
-}
-
-// set returns the kind-specific fields the file sets.
-func (f *BudgetFile) set() []string {
-	var out []string
-	add := func(name string, ok bool) {
-		if ok {
-			out = append(out, name)
-		}
+// policy compiles one of a strategy's policies, of family fam: as written
+// (f, nil if the strategy has none) or else the preset's kind (preset, ""
+// if none), with the kind's published constants for what it leaves out. It
+// returns the policy and what the resolved scenario shows, nil and nil when
+// there is none.
+func policy[P any](c *compiler, fam *clients.Family[P], f *PolicyFile, preset string, path []step) (*clients.Policy[P], *PolicyFile) {
+	if f == nil && preset == "" {
+		return nil, nil
 	}
-	add("max_tokens", f.MaxTokens != nil)
-	add("token_ratio", f.TokenRatio != nil)
-	add("tokens", f.Tokens != nil)
-	add("retry_cost", f.RetryCost != nil)
-	add("timeout_retry_cost", f.TimeoutRetryCost != nil)
-	add("no_retry_increment", f.NoRetryIncrement != nil)
-	add("ttl", f.TTL != "")
-	add("min_retries_per_sec", f.MinRetriesPerSec != nil)
-	add("percent_can_retry", f.PercentCanRetry != nil)
-	add("ratio", f.Ratio != nil)
-	add("window", f.Window != "")
-	add("budget_percent", f.BudgetPercent != nil)
-	add("min_retry_concurrency", f.MinRetryConcurrency != nil)
-	return out
-}
-
-// fill sets every field of c's kind that the file leaves unset.
-func (f *BudgetFile) fill(c clients.BudgetConfig) {
-	f.Kind = c.Kind.String()
-	fillF := func(p **float64, v float64) {
-		if *p == nil {
-			*p = &v
-		}
+	at := func(k string) []step { return with(path, key(k)) }
+	var w PolicyFile
+	if f != nil {
+		w = *f
 	}
-	fillI := func(p **int, v int) {
-		if *p == nil {
-			*p = &v
-		}
+	kind := w.Kind
+	switch {
+	case kind != "":
+	case preset != "":
+		kind = preset
+	case fam.Default() != "":
+		kind = fam.Default()
+	default:
+		c.fail(at("kind"), "missing; choose a %s: %s", fam.Name(), fam.Menu())
+		return nil, nil
 	}
-	fillD := func(p *string, v time.Duration) {
-		if *p == "" {
-			*p = v.String()
-		}
-	}
-	switch c.Kind {
-	case clients.BudgetGRPC:
-		fillF(&f.MaxTokens, c.MaxTokens)
-		fillF(&f.TokenRatio, c.TokenRatio)
-	case clients.BudgetAWS:
-		fillI(&f.Tokens, c.Tokens)
-		fillI(&f.RetryCost, c.RetryCost)
-		fillI(&f.TimeoutRetryCost, c.TimeoutRetryCost)
-		fillI(&f.NoRetryIncrement, c.NoRetryIncrement)
-	case clients.BudgetFinagle:
-		fillD(&f.TTL, c.TTL)
-		fillI(&f.MinRetriesPerSec, c.MinRetriesPerSec)
-		fillF(&f.PercentCanRetry, c.PercentCanRetry)
-	case clients.BudgetSRE:
-		fillF(&f.Ratio, c.Ratio)
-		fillD(&f.Window, c.Window)
-	case clients.BudgetEnvoy:
-		fillF(&f.BudgetPercent, c.BudgetPercent)
-		fillI(&f.MinRetryConcurrency, c.MinRetryConcurrency)
-	}
-}
-
-// preset fills the fields a strategy leaves unset from its preset, so the
-// resolved scenario shows what ran. A policy of another kind than the
-// preset's (e.g. budget kind aws under preset grpc) replaces the preset's.
-func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
-	if sf.Preset == "" {
-		return
-	}
-	p, ok := clients.FindPreset(sf.Preset)
+	spec, ok := fam.Spec(kind)
 	if !ok {
-		names := clients.PresetNames()
-		if m, near := closest(sf.Preset, names); near {
-			c.fail(at("preset"), "unknown preset %q (did you mean %q?); valid presets: %s", sf.Preset, m, validList(names))
+		if m, near := closest(kind, fam.Kinds()); near {
+			c.fail(at("kind"), "unknown %s kind %q (did you mean %q?); valid kinds: %s", fam.Name(), kind, m, fam.Menu())
 		} else {
-			c.fail(at("preset"), "unknown preset %q; valid presets: %s", sf.Preset, validList(names))
+			c.fail(at("kind"), "unknown %s kind %q; valid kinds: %s", fam.Name(), kind, fam.Menu())
 		}
-		return
+		return nil, nil
 	}
-	if b := p.Backoff; b != nil {
-		if sf.Backoff == "" {
-			sf.Backoff = b.Shape.String()
+	owner := func(field string) string { // the other kind of the family that has field
+		for _, k := range fam.Kinds() {
+			if s, _ := fam.Spec(k); k != kind && contains(specFields(s), field) {
+				return k
+			}
 		}
-		if sf.Base == "" && b.Base > 0 {
-			sf.Base = b.Base.String()
-		}
-		if sf.Cap == "" && b.Cap > 0 {
-			sf.Cap = b.Cap.String()
-		}
-		if sf.Multiplier == 0 && b.Multiplier > 0 {
-			sf.Multiplier = b.Multiplier
+		return ""
+	}
+	set := c.params(&w.Params, spec, fmt.Sprintf("%s %s", kind, fam.Name()), owner, path)
+	for _, pe := range spec.Resolve(func(k string) bool { _, ok := set[k]; return ok }) {
+		c.fail(at(pe.Field), "%s", pe.Msg)
+	}
+	scope := c.scope(&w.Scope, at("scope"))
+	// The kind is shown unless it is the family's default, left out.
+	showKind := w.Kind != "" || kind != fam.Default()
+	out := &PolicyFile{Kind: w.Kind, Scope: w.Scope, Params: w.Params, resolved: resolvedPolicy(kind, showKind, w.Scope, spec, set)}
+	return &clients.Policy[P]{Kind: kind, Scope: scope, Spec: spec}, out
+}
+
+var durationType = reflect.TypeOf(time.Duration(0))
+
+// specFields returns the YAML keys of a Spec, in the order of its fields.
+func specFields(spec any) []string {
+	names, _ := yamlFields(reflect.TypeOf(spec).Elem())
+	return names
+}
+
+// params decodes a policy's parameters (its mapping but kind and scope)
+// into spec, a pointer to a struct with yaml tags, one field at a time, so
+// that each problem names its own field: a key the kind does not have (with
+// the other kind that has it, found by owner, or the valid keys and a close
+// match), a value of the wrong type, a duration that does not read. It
+// returns the keys it set, each with its text as written when the field is
+// a duration (the resolved scenario keeps it), "" otherwise. what names the
+// kind in messages ("grpc budget").
+func (c *compiler) params(n *yaml.Node, spec any, what string, owner func(string) string, path []step) map[string]string {
+	at := func(k string) []step { return with(path, key(k)) }
+	var m map[string]yaml.Node // YAML merges (<<: *defaults) applied
+	if err := n.Decode(&m); err != nil {
+		c.fail(path, "%v", strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !contains(policyCommon, k) {
+			keys = append(keys, k)
 		}
 	}
-	if sf.MaxAttempts == nil && p.MaxAttempts > 0 {
-		l := Limit(p.MaxAttempts)
-		sf.MaxAttempts = &l
+	sort.Strings(keys)
+	names := specFields(spec)
+	v := reflect.ValueOf(spec).Elem()
+	set := map[string]string{}
+	for _, k := range keys {
+		node := m[k]
+		i := fieldIndex(v.Type(), k)
+		switch {
+		case i < 0 && owner(k) != "":
+			c.fail(at(k), "%s belongs to %s %ss; a %s takes %s", k, owner(k), strings.SplitN(what, " ", 2)[1], what, validList(names))
+			continue
+		case i < 0:
+			valid := append(append([]string(nil), policyCommon...), names...)
+			if m, near := closest(k, valid); near {
+				c.fail(at(k), "unknown field %q (did you mean %q?); valid fields here: %s", k, m, validList(valid))
+			} else {
+				c.fail(at(k), "unknown field %q; valid fields here: %s", k, validList(valid))
+			}
+			continue
+		}
+		f := v.Field(i)
+		switch {
+		case f.Type() == durationType:
+			if node.Kind != yaml.ScalarNode {
+				c.fail(at(k), "write a duration, e.g. 2s")
+				continue
+			}
+			text := node.Value
+			before := len(c.errs.Problems)
+			d := c.duration(&text, 0, at(k))
+			if len(c.errs.Problems) > before {
+				continue
+			}
+			f.SetInt(int64(d))
+			set[k] = text
+		case isWhole(f.Kind()) && node.Kind == yaml.ScalarNode && node.ShortTag() == "!!float":
+			c.fail(at(k), "%s", notWhole(node.Value, f.Kind()))
+		default:
+			if err := node.Decode(f.Addr().Interface()); err != nil {
+				msg := err.Error()
+				if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+					msg = friendlyType(lineProblem(te.Errors[0]).Msg)
+				}
+				c.fail(at(k), "%s", msg)
+				continue
+			}
+			set[k] = ""
+		}
 	}
-	if b := p.Budget; b != nil {
-		if sf.Budget == nil {
-			sf.Budget = &BudgetFile{}
-		}
-		if sf.Budget.Kind == "" || sf.Budget.Kind == b.Kind.String() {
-			sf.Budget.fill(*b)
-		}
-	}
-	if t := p.Throttle; t != nil {
-		if sf.Throttle == nil {
-			sf.Throttle = &ThrottleFile{}
-		}
-		if sf.Throttle.K == nil {
-			k := t.K
-			sf.Throttle.K = &k
-		}
-		if sf.Throttle.Window == "" {
-			sf.Throttle.Window = t.Window.String()
+	return set
+}
+
+// fieldIndex returns the index of the field of struct type t whose YAML key
+// is k, or -1.
+func fieldIndex(t reflect.Type, k string) int {
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == k {
+			return i
 		}
 	}
+	return -1
+}
+
+// resolvedPolicy is a policy as it ran, for the resolved scenario: kind
+// (when shown), scope, then every parameter of the kind in the order of its
+// Spec's fields, a duration as the scenario wrote it (set holds the texts),
+// and the fields tagged omitempty left out when zero.
+func resolvedPolicy(kind string, showKind bool, scope string, spec any, set map[string]string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	add := func(k string, v *yaml.Node) {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, v)
+	}
+	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+	if showKind {
+		add("kind", str(kind))
+	}
+	add("scope", str(scope))
+	v := reflect.ValueOf(spec).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		name, opts, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		f := v.Field(i)
+		switch {
+		case name == "" || name == "-":
+		case strings.Contains(opts, "omitempty") && f.IsZero():
+		case f.Type() == durationType && set[name] != "":
+			add(name, str(set[name]))
+		default:
+			var vn yaml.Node
+			if err := vn.Encode(f.Interface()); err != nil {
+				vn = *str(fmt.Sprint(f.Interface())) // a Spec's fields are plain values: unreachable
+			}
+			add(name, &vn)
+		}
+	}
+	return n
 }
 
 // policies compiles a strategy's budget, breaker, throttle and pushback
-// handling into s.
+// handling into s, and writes what ran back into sf. A policy the strategy
+// leaves out comes from its preset, if the preset has one; a policy of
+// another kind than the preset's (e.g. budget kind aws under preset grpc)
+// replaces the preset's.
 func (c *compiler) policies(sf *StrategyFile, s *clients.Strategy, at func(string) []step) {
-	in := func(parent string) func(string) []step {
-		return func(k string) []step { return with(at(parent), key(k)) }
-	}
-	if sf.Budget != nil {
-		s.Budget = c.budget(sf.Budget, in("budget"))
-	}
-	if sf.Breaker != nil {
-		s.Breaker = c.breaker(sf.Breaker, in("breaker"))
-	}
-	if sf.Throttle != nil {
-		s.Throttle = c.throttle(sf.Throttle, in("throttle"))
-	}
+	p, _ := clients.FindPreset(sf.Preset) // an unknown preset is reported by preset
+	s.Budget, sf.Budget = policy(c, clients.Budgets, sf.Budget, p.Budget, at("budget"))
+	s.Breaker, sf.Breaker = policy(c, clients.Breakers, sf.Breaker, "", at("breaker"))
+	s.Throttle, sf.Throttle = policy(c, clients.Throttles, sf.Throttle, p.Throttle, at("throttle"))
 	switch sf.RetryAfter {
 	case "", "ignore":
 		if sf.RetryAfterCap != "" {
@@ -248,154 +286,39 @@ func (c *compiler) scope(v *string, path []step) clients.Scope {
 	return sc
 }
 
-func (c *compiler) budget(f *BudgetFile, at func(string) []step) *clients.BudgetConfig {
-	kinds := clients.BudgetKindNames()
-	kind, ok := clients.ParseBudgetKind(f.Kind)
-	switch {
-	case f.Kind == "":
-		c.fail(at("kind"), "missing; choose a budget: grpc (token bucket, gRPC A6), aws (retry quota, AWS SDK standard), finagle (share of requests plus a reserve), sre (retries at most a ratio of requests), envoy (concurrent retries)")
-		return nil
-	case !ok:
-		if m, near := closest(f.Kind, kinds); near {
-			c.fail(at("kind"), "unknown budget kind %q (did you mean %q?); valid kinds: %s", f.Kind, m, validList(kinds))
+// preset fills the fields a strategy leaves unset from its preset, so the
+// resolved scenario shows what ran; policies fills in the preset's budget
+// and throttle.
+func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
+	if sf.Preset == "" {
+		return
+	}
+	p, ok := clients.FindPreset(sf.Preset)
+	if !ok {
+		names := clients.PresetNames()
+		if m, near := closest(sf.Preset, names); near {
+			c.fail(at("preset"), "unknown preset %q (did you mean %q?); valid presets: %s", sf.Preset, m, validList(names))
 		} else {
-			c.fail(at("kind"), "unknown budget kind %q; valid kinds: %s", f.Kind, validList(kinds))
+			c.fail(at("preset"), "unknown preset %q; valid presets: %s", sf.Preset, validList(names))
 		}
-		return nil
+		return
 	}
-	for _, name := range f.set() {
-		if !contains(budgetFields[kind], name) {
-			owner := ""
-			for k, fields := range budgetFields {
-				if contains(fields, name) {
-					owner = k.String()
-				}
-			}
-			c.fail(at(name), "%s belongs to %s budgets; a %s budget takes %s", name, owner, kind, validList(budgetFields[kind]))
+	if b := p.Backoff; b != nil {
+		if sf.Backoff == "" {
+			sf.Backoff = b.Shape.String()
 		}
-	}
-	cfg := clients.DefaultBudget(kind)
-	cfg.Scope = c.scope(&f.Scope, at("scope"))
-	f.fill(cfg) // the kind's defaults for what the file leaves out
-	switch kind {
-	case clients.BudgetGRPC:
-		cfg.MaxTokens, cfg.TokenRatio = *f.MaxTokens, *f.TokenRatio
-		if !(cfg.MaxTokens > 0 && cfg.MaxTokens <= MaxRatio) { // NaN too
-			c.fail(at("max_tokens"), "%v tokens; gRPC accepts 0 < max_tokens <= 1000 (retries stop while tokens <= max_tokens/2)", cfg.MaxTokens)
+		if sf.Base == "" && b.Base > 0 {
+			sf.Base = b.Base.String()
 		}
-		if !(cfg.TokenRatio > 0 && cfg.TokenRatio <= MaxRatio) { // NaN too
-			c.fail(at("token_ratio"), "%v; the tokens a success gives back go from more than 0 to %d, e.g. token_ratio: 0.1", cfg.TokenRatio, MaxRatio)
+		if sf.Cap == "" && b.Cap > 0 {
+			sf.Cap = b.Cap.String()
 		}
-	case clients.BudgetAWS:
-		cfg.Tokens, cfg.RetryCost, cfg.TimeoutRetryCost, cfg.NoRetryIncrement = *f.Tokens, *f.RetryCost, *f.TimeoutRetryCost, *f.NoRetryIncrement
-		for _, v := range []struct {
-			name string
-			val  int
-			min  int
-		}{{"tokens", cfg.Tokens, 1}, {"retry_cost", cfg.RetryCost, 1}, {"timeout_retry_cost", cfg.TimeoutRetryCost, 1}, {"no_retry_increment", cfg.NoRetryIncrement, 0}} {
-			if v.val < v.min || v.val > MaxCount {
-				c.fail(at(v.name), "%d; write from %d to %d", v.val, v.min, MaxCount)
-			}
-		}
-	case clients.BudgetFinagle:
-		cfg.TTL = c.duration(&f.TTL, cfg.TTL, at("ttl"))
-		if cfg.TTL < time.Second || cfg.TTL > time.Minute || cfg.TTL%time.Second != 0 {
-			c.fail(at("ttl"), "%s; Finagle takes a ttl of whole seconds from 1s to 60s, e.g. ttl: 10s", f.TTL)
-		}
-		cfg.MinRetriesPerSec, cfg.PercentCanRetry = *f.MinRetriesPerSec, *f.PercentCanRetry
-		if cfg.MinRetriesPerSec < 0 || cfg.MinRetriesPerSec > MaxCount {
-			c.fail(at("min_retries_per_sec"), "%d; write from 0 (no reserve) to %d", cfg.MinRetriesPerSec, MaxCount)
-		}
-		if !(cfg.PercentCanRetry >= 0 && cfg.PercentCanRetry <= MaxRatio) { // NaN too
-			c.fail(at("percent_can_retry"), "%v; it is the retries allowed per request, a fraction from 0 to 1000 (0.2 allows one retry per five requests)", cfg.PercentCanRetry)
-		}
-	case clients.BudgetSRE:
-		cfg.Ratio = *f.Ratio
-		if !(cfg.Ratio > 0 && cfg.Ratio <= MaxRatio) { // NaN too
-			c.fail(at("ratio"), "%v; retries may be at most this share of requests, more than 0 and at most %d, e.g. ratio: 0.1", cfg.Ratio, MaxRatio)
-		}
-		cfg.Window = c.positive(&f.Window, cfg.Window, at("window"))
-	case clients.BudgetEnvoy:
-		cfg.BudgetPercent, cfg.MinRetryConcurrency = *f.BudgetPercent, *f.MinRetryConcurrency
-		if !(cfg.BudgetPercent >= 0 && cfg.BudgetPercent <= 100) { // NaN too
-			c.fail(at("budget_percent"), "%v; a percentage of active requests, from 0 to 100, e.g. budget_percent: 20", cfg.BudgetPercent)
-		}
-		if cfg.MinRetryConcurrency < 0 || cfg.MinRetryConcurrency > MaxCount {
-			c.fail(at("min_retry_concurrency"), "%d; write from 0 to %d", cfg.MinRetryConcurrency, MaxCount)
+		if sf.Multiplier == 0 && b.Multiplier > 0 {
+			sf.Multiplier = b.Multiplier
 		}
 	}
-	return &cfg
-}
-
-// positive reads a duration that must be more than 0.
-func (c *compiler) positive(v *string, def time.Duration, path []step) time.Duration {
-	d := c.duration(v, def, path)
-	if d == 0 {
-		c.fail(path, "0s; write a duration more than 0, e.g. %s", def)
-		return def
+	if sf.MaxAttempts == nil && p.MaxAttempts > 0 {
+		l := Limit(p.MaxAttempts)
+		sf.MaxAttempts = &l
 	}
-	return d
-}
-
-func (c *compiler) breaker(f *BreakerFile, at func(string) []step) *clients.BreakerConfig {
-	def := clients.DefaultBreaker()
-	cfg := clients.BreakerConfig{Scope: c.scope(&f.Scope, at("scope"))}
-	if f.ConsecutiveFailures == nil && f.FailureRate == nil {
-		r := def.FailureRate
-		f.FailureRate = &r
-	}
-	if f.ConsecutiveFailures != nil {
-		cfg.ConsecutiveFailures = *f.ConsecutiveFailures
-		if cfg.ConsecutiveFailures < 1 || cfg.ConsecutiveFailures > MaxCount {
-			c.fail(at("consecutive_failures"), "%d; the breaker opens after this many failures in a row, so write from 1 to %d", cfg.ConsecutiveFailures, MaxCount)
-		}
-	}
-	if f.FailureRate != nil {
-		cfg.FailureRate = *f.FailureRate
-		if !(cfg.FailureRate > 0 && cfg.FailureRate <= 1) { // NaN too
-			c.fail(at("failure_rate"), "%v; the breaker opens when this share of calls fails, a fraction in (0, 1], e.g. failure_rate: 0.5", cfg.FailureRate)
-		}
-		cfg.Window = c.positive(&f.Window, def.Window, at("window"))
-		if f.MinCalls == nil {
-			n := def.MinCalls
-			f.MinCalls = &n
-		}
-		cfg.MinCalls = *f.MinCalls
-		if cfg.MinCalls < 1 || cfg.MinCalls > MaxCount {
-			c.fail(at("min_calls"), "%d; the failure rate counts once this many calls were answered in the window, so write from 1 to %d", cfg.MinCalls, MaxCount)
-		}
-	} else {
-		if f.Window != "" {
-			c.fail(at("window"), "the window is for failure_rate; this breaker opens on consecutive_failures only")
-		}
-		if f.MinCalls != nil {
-			c.fail(at("min_calls"), "min_calls is for failure_rate; this breaker opens on consecutive_failures only")
-		}
-	}
-	cfg.OpenFor = c.positive(&f.OpenFor, def.OpenFor, at("open_for"))
-	if f.HalfOpenCalls == nil {
-		n := def.HalfOpenCalls
-		f.HalfOpenCalls = &n
-	}
-	cfg.HalfOpenCalls = *f.HalfOpenCalls
-	if cfg.HalfOpenCalls < 1 || cfg.HalfOpenCalls > MaxCount {
-		c.fail(at("half_open_calls"), "%d; the trial calls let through after open_for, so write from 1 to %d", cfg.HalfOpenCalls, MaxCount)
-	}
-	return &cfg
-}
-
-func (c *compiler) throttle(f *ThrottleFile, at func(string) []step) *clients.ThrottleConfig {
-	def := clients.DefaultThrottle()
-	cfg := clients.ThrottleConfig{Scope: c.scope(&f.Scope, at("scope")), K: def.K}
-	if f.K == nil {
-		f.K = &cfg.K
-	}
-	cfg.K = *f.K
-	if cfg.K < 1 {
-		c.fail(at("k"), "%v; with k below 1 a client throttles itself even when every call is accepted; write 1 or more (2 in the SRE book; lower throttles sooner)", cfg.K)
-	} else if !(cfg.K <= MaxRatio) { // NaN and +Inf too
-		c.fail(at("k"), "%v; write k from 1 to %d (2 in the SRE book; lower throttles sooner)", cfg.K, MaxRatio)
-	}
-	cfg.Window = c.positive(&f.Window, def.Window, at("window"))
-	return &cfg
 }

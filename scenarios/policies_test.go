@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,17 @@ seed: 1
 workload: {kind: closed, clients: 2}
 `
 
+// isPolicy reports whether p is a policy of kind with that scope and spec.
+func isPolicy[P any](p *clients.Policy[P], kind string, scope clients.Scope, spec clients.Spec[P]) bool {
+	return p != nil && p.Kind == kind && p.Scope == scope && reflect.DeepEqual(p.Spec, spec)
+}
+
+// published returns kind's Spec with its published constants.
+func published[P any](f *clients.Family[P], kind string) clients.Spec[P] {
+	s, _ := f.Spec(kind)
+	return s
+}
+
 func TestPresetsFillUnsetFields(t *testing.T) {
 	p, e := compilePolicyYAML(t, policyHeader+`strategies:
   - name: grpc
@@ -56,26 +68,27 @@ func TestPresetsFillUnsetFields(t *testing.T) {
 	}
 	g := p.Strategies[0]
 	if g.Backoff != (clients.Backoff{Shape: clients.GRPC, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2}) || g.MaxAttempts != 4 ||
-		*g.Budget != (clients.BudgetConfig{Kind: clients.BudgetGRPC, MaxTokens: 10, TokenRatio: 0.1}) || g.Breaker != nil || g.Throttle != nil {
+		!isPolicy(g.Budget, "grpc", clients.PerClient, &clients.GRPCBudgetConfig{MaxTokens: 10, TokenRatio: 0.1}) || g.Breaker != nil || g.Throttle != nil {
 		t.Errorf("grpc preset compiled to %+v, budget %+v", g, g.Budget)
 	}
 	a := p.Strategies[1]
 	if a.MaxAttempts != 5 || a.Backoff.Base != 500*time.Millisecond || a.Backoff.Cap != 20*time.Second || a.Backoff.Shape != clients.Full ||
-		*a.Budget != (clients.BudgetConfig{Kind: clients.BudgetAWS, Tokens: 100, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}) {
+		!isPolicy(a.Budget, "aws", clients.PerClient, &clients.AWSBudgetConfig{Tokens: 100, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}) {
 		t.Errorf("aws-standard with overrides compiled to %+v, budget %+v", a, a.Budget)
 	}
 	ea := p.Strategies[2]
 	if ea.Backoff.Shape != clients.Envoy || ea.Backoff.Base != 50*time.Millisecond || ea.Backoff.Cap != 250*time.Millisecond || ea.MaxAttempts != 2 ||
-		*ea.Budget != clients.DefaultBudget(clients.BudgetAWS) {
+		!isPolicy(ea.Budget, "aws", clients.PerClient, published(clients.Budgets, "aws")) {
 		t.Errorf("envoy with an aws budget compiled to %+v, budget %+v", ea, ea.Budget)
 	}
 	s := p.Strategies[3]
 	if s.MaxAttempts != 3 || s.Timeout != time.Second || s.Backoff.Shape != clients.Full || s.Backoff.Base != DefaultBase ||
-		*s.Budget != clients.DefaultBudget(clients.BudgetSRE) || *s.Throttle != (clients.ThrottleConfig{K: 1.5, Window: 2 * time.Minute}) {
+		!isPolicy(s.Budget, "sre", clients.PerClient, published(clients.Budgets, "sre")) ||
+		!isPolicy(s.Throttle, "sre", clients.PerClient, &clients.SREThrottleConfig{K: 1.5, Window: 2 * time.Minute}) {
 		t.Errorf("sre preset compiled to %+v, budget %+v, throttle %+v", s, s.Budget, s.Throttle)
 	}
 	f := p.Strategies[4]
-	if f.MaxAttempts != DefaultMaxAttempts || *f.Budget != clients.DefaultBudget(clients.BudgetFinagle) || f.Backoff.Base != 5*time.Millisecond {
+	if f.MaxAttempts != DefaultMaxAttempts || !isPolicy(f.Budget, "finagle", clients.PerClient, published(clients.Budgets, "finagle")) || f.Backoff.Base != 5*time.Millisecond {
 		t.Errorf("finagle preset compiled to %+v, budget %+v", f, f.Budget)
 	}
 	// The resolved scenario shows what ran, and compiles to the same plan.
@@ -95,7 +108,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
 	}
 	for i := range p.Strategies {
 		a, b := p.Strategies[i], p2.Strategies[i]
-		if a.Backoff != b.Backoff || a.MaxAttempts != b.MaxAttempts || *a.Budget != *b.Budget {
+		if a.Backoff != b.Backoff || a.MaxAttempts != b.MaxAttempts || !reflect.DeepEqual(a.Budget, b.Budget) || !reflect.DeepEqual(a.Throttle, b.Throttle) {
 			t.Errorf("strategy %d differs after a round trip: %+v vs %+v", i, a, b)
 		}
 	}
@@ -121,23 +134,23 @@ func TestPoliciesFromYAML(t *testing.T) {
 		t.Fatal(e)
 	}
 	s := p.Strategies[0]
-	if *s.Budget != (clients.BudgetConfig{Kind: clients.BudgetFinagle, Scope: clients.PerCohort, TTL: 5 * time.Second, PercentCanRetry: 0.1}) {
+	if !isPolicy(s.Budget, "finagle", clients.PerCohort, &clients.FinagleBudgetConfig{TTL: 5 * time.Second, PercentCanRetry: 0.1}) {
 		t.Errorf("budget %+v", *s.Budget)
 	}
-	if *s.Breaker != (clients.BreakerConfig{ConsecutiveFailures: 5, OpenFor: 2 * time.Second, HalfOpenCalls: 3}) {
+	if !isPolicy(s.Breaker, "standard", clients.PerClient, &clients.StandardBreakerConfig{ConsecutiveFailures: 5, OpenFor: 2 * time.Second, HalfOpenCalls: 3}) {
 		t.Errorf("breaker %+v", *s.Breaker)
 	}
-	if *s.Throttle != (clients.ThrottleConfig{Scope: clients.PerCohort, K: 2, Window: 2 * time.Minute}) {
+	if !isPolicy(s.Throttle, "sre", clients.PerCohort, &clients.SREThrottleConfig{K: 2, Window: 2 * time.Minute}) {
 		t.Errorf("throttle %+v", *s.Throttle)
 	}
 	if s.RetryAfter != (clients.RetryAfter{Honor: true, Cap: 4 * time.Second}) {
 		t.Errorf("retry_after %+v", s.RetryAfter)
 	}
-	if got := *p.Strategies[1].Breaker; got != (clients.BreakerConfig{FailureRate: 0.4, Window: 5 * time.Second, MinCalls: 20, OpenFor: time.Second, HalfOpenCalls: 10}) {
-		t.Errorf("rate breaker %+v", got)
+	if got := p.Strategies[1].Breaker; !isPolicy(got, "standard", clients.PerClient, &clients.StandardBreakerConfig{FailureRate: 0.4, Window: 5 * time.Second, MinCalls: 20, OpenFor: time.Second, HalfOpenCalls: 10}) {
+		t.Errorf("rate breaker %+v", got.Spec)
 	}
-	if got, want := *p.Strategies[2].Breaker, clients.DefaultBreaker(); got != want {
-		t.Errorf("breaker: {} = %+v, want resilience4j's %+v", got, want)
+	if got, want := p.Strategies[2].Breaker, published(clients.Breakers, "standard"); !isPolicy(got, "standard", clients.PerClient, want) {
+		t.Errorf("breaker: {} = %+v, want resilience4j's %+v", got.Spec, want)
 	}
 }
 

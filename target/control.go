@@ -135,7 +135,7 @@ func clip(faults []chaos.Timed, now time.Duration) []chaos.Timed {
 func prune(faults []chaos.Timed, now time.Duration) []chaos.Timed {
 	last := -1
 	for i, f := range faults {
-		if o, ok := f.Fault.(chaos.Outage); ok && o.Mode != chaos.NoOutage && f.End() <= now && (last < 0 || f.End() > faults[last].End()) {
+		if chaos.EffectOf(f.Fault).Outage != chaos.NoOutage && f.End() <= now && (last < 0 || f.End() > faults[last].End()) {
 			last = i
 		}
 	}

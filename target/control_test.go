@@ -266,17 +266,6 @@ func TestInjectLimits(t *testing.T) {
 	})
 }
 
-func TestRetryAfterValue(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{{time.Millisecond, "1"}, {time.Second, "1"}, {1001 * time.Millisecond, "2"}, {90 * time.Second, "90"}} {
-		if got := RetryAfterValue(c.d); got != c.want {
-			t.Errorf("RetryAfterValue(%s) = %q, want %q", c.d, got, c.want)
-		}
-	}
-}
-
 // BenchmarkInject injects one short fault after another, as a script at a
 // game day might: each has ended by the next inject. The cost of an inject
 // must not grow with the number made before it (go test -bench Inject
@@ -356,5 +345,40 @@ func TestSlowAndIdleConnectionsEnd(t *testing.T) {
 		if a := srv.Counters().Answers(); a[AnswerOK] != 2 {
 			t.Errorf("answers %v, want the idle connection's 2 ok", a)
 		}
+	})
+}
+
+// down is an outage kind only this test knows.
+type down struct{}
+
+func (down) Apply(e *chaos.Effect) { e.Outage = max(e.Outage, chaos.Unavailable) }
+
+// TestPruneKeepsTheLastOutageByEffect: pruning keeps the fault that ended
+// the latest outage, known by its effect, whatever its kind.
+func TestPruneKeepsTheLastOutageByEffect(t *testing.T) {
+	lag := chaos.Timed{Name: "lag", Kind: "blip", At: 3 * time.Second, For: time.Second, Fault: chaos.Blip{Delay: dist.Const(time.Millisecond)}}
+	faults := []chaos.Timed{
+		{Name: "first", Kind: "down", At: 0, For: time.Second, Fault: down{}},
+		{Name: "last", Kind: "down", At: time.Second, For: time.Second, Fault: down{}},
+		lag,
+	}
+	got := prune(faults, 10*time.Second)
+	if len(got) != 1 || got[0].Name != "last" {
+		t.Errorf("prune kept %+v; want the outage that ended last", got)
+	}
+}
+
+// TestOriginIsThePlansZero: the plan runs from Options.Origin, which may
+// be in the future (the engine's run starts then), not from Listen.
+func TestOriginIsThePlansZero(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		plan, err := chaos.NewPlan([]chaos.Timed{outage503("down", time.Second, time.Second)}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newStandalone(t, Options{Plan: plan, Origin: time.Now().Add(time.Second)})
+		s.expect(1500*time.Millisecond, http.StatusOK)                 // 0.5 s into the plan
+		s.expect(2500*time.Millisecond, http.StatusServiceUnavailable) // 1.5 s into it
+		s.expect(3500*time.Millisecond, http.StatusOK)
 	})
 }

@@ -20,20 +20,21 @@
 // refusing connections (closing the listener), and resetting every connection
 // when a crash begins.
 //
-// Listen makes a standalone Server, for herdbench target and the chaos
-// proxy: it binds the address given, counts every answer (Counters), and
-// keeps the chaos plan on a clock of its own that can start at once or
-// later (StartPlan), be stopped (StopPlan) and take faults by hand
-// (Inject); each change compiles a new chaos.Plan on the server's clock and
-// swaps it into the model, so "what is active at t" stays a pure lookup.
-// With Options.Next, requests the plan lets through go to another handler
-// (the proxy's upstream) instead of the capacity model. Injected faults
-// that have ended are dropped (MaxInjected at once, none reaching more than
-// MaxAhead), so a long game day's injects stay cheap.
+// Listen is the one constructor of a Server, for the engine's embedded
+// targets, herdbench target and the chaos proxy alike: it binds the address
+// given (a random loopback port by default), counts every answer
+// (Counters), and keeps the chaos plan on a clock of its own that starts at
+// Options.Origin or later (StartPlan), can be stopped (StopPlan) and take
+// faults by hand (Inject); each change compiles a new chaos.Plan on the
+// server's clock and swaps it into the model, so "what is active at t"
+// stays a pure lookup. With Options.Next, requests the plan lets through go
+// to another handler (the proxy's upstream) instead of the capacity model.
+// Injected faults that have ended are dropped (MaxInjected at once, none
+// reaching more than MaxAhead), so a long game day's injects stay cheap.
 //
 // Every Server caps its connections and times out slow headers and idle
-// connections (netguard.Limits: Options.Limits, or StartOn's argument), so
-// a slowloris on its port cannot take the open files the rest of the
-// process needs; the cap's listener keeps each socket reachable, so a crash
-// still resets connections with an RST.
+// connections (netguard.Limits, Options.Limits), so a slowloris on its port
+// cannot take the open files the rest of the process needs; the cap's
+// listener keeps each socket reachable, so a crash still resets connections
+// with an RST.
 package target

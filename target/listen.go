@@ -6,14 +6,16 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/seeds"
 )
 
-// Options configure a standalone server made by Listen.
+// Options configure a server made by Listen. Only Config is needed: the
+// zero value of every other field is a loopback server on a random port with
+// no faults, its plan starting at once.
 type Options struct {
 	// Addr is where to listen, host:port; "127.0.0.1:0" (a random loopback
 	// port) when empty. Listen binds exactly there: nothing else is opened.
@@ -21,28 +23,37 @@ type Options struct {
 	Config Config
 	// Plan is the chaos plan, relative to its own start; nil for none.
 	Plan *chaos.Plan
-	RNG  *rand.Rand
+	// RNG is the target's own random stream (service times, error rates,
+	// latency): seeds.Stream(seed, seeds.Target) under the run's seed; a
+	// fixed one (seed 0's) when nil.
+	RNG *rand.Rand
+	// Origin is the server clock's zero, where the plan starts unless Hold:
+	// now when zero. The engine gives its run's origin, which may be in the
+	// future: the run starts then.
+	Origin time.Time
 	// Hold keeps the plan from starting until StartPlan; otherwise it starts
-	// when the server does.
+	// at Origin.
 	Hold bool
 	// Next, when set, takes every request the chaos plan lets through,
 	// instead of the capacity model: the chaos proxy forwards them to its
 	// upstream. Next should give up when the request's context ends, which
 	// happens when a crash resets the client's connection.
 	Next http.Handler
-	// Listen opens a listener at an address; net.Listen("tcp", addr) when
-	// nil. Tests pass an in-memory network.
+	// Listen opens a listener at an address (again after a refuse outage);
+	// net.Listen("tcp", addr) when nil. Tests pass an in-memory network.
 	Listen ListenFunc
 	// Limits cap the connections the server holds and time out slow and
 	// idle ones; netguard.TrafficLimits(1) when zero.
 	Limits netguard.Limits
 }
 
-// Listen starts a standalone server: a target with the capacity model (or a
-// chaos proxy, with Next) whose chaos plan starts now or, with Hold, when
+// Listen starts a server: the capacity model (or, with Next, a chaos
+// proxy) behind the chaos plan, on a port of its own. It is the one way to
+// make a Server: the engine's embedded targets, herdbench target and the
+// proxy all start here. The plan starts at Origin or, with Hold, when
 // StartPlan is called, and can be stopped and given faults by hand (see
-// StartPlan, StopPlan, Inject, Status). Every request is counted (Counters)
-// before anything else sees it.
+// StartPlan, StopPlan, Inject, Status). Every request is counted
+// (Counters) before anything else sees it.
 //
 // Composition order, outermost first: the counters; then the chaos plan's
 // ingress decision, in the order Model.Ingress makes it (a reset or refuse
@@ -70,13 +81,17 @@ func Listen(o Options) (*Server, error) {
 	}
 	rng := o.RNG
 	if rng == nil {
-		rng = rand.New(rand.NewPCG(0, 0))
+		rng = seeds.Stream(0, 0)
+	}
+	origin := o.Origin
+	if origin.IsZero() {
+		origin = time.Now()
 	}
 	limits := o.Limits
 	if limits == (netguard.Limits{}) {
 		limits = netguard.TrafficLimits(1)
 	}
-	s := newServer(o.Config, plan, rng, time.Now(), listen, limits)
+	s := newServer(o.Config, plan, rng, origin, listen, limits)
 	s.next = o.Next
 	s.srv.Handler = s.counters.Wrap(s)
 	if o.Hold {
@@ -121,11 +136,4 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, crashed <-chan 
 		panic(http.ErrAbortHandler) // the connection was reset mid-request
 	default:
 	}
-}
-
-// RetryAfterValue writes d as a Retry-After header value: whole seconds,
-// rounded up, at least 1.
-func RetryAfterValue(d time.Duration) string {
-	secs := max(1, int64((d+time.Second-1)/time.Second))
-	return strconv.FormatInt(secs, 10)
 }

@@ -42,9 +42,6 @@ func ParseKind(name string) (Kind, bool) {
 	return 0, false
 }
 
-// KindNames lists the valid target kind names.
-func KindNames() []string { return kindNames[:] }
-
 // Op is what a request asks of the target. The capacity model treats every
 // op alike (it holds a slot for the service time); the op takes effect when
 // the job's service completes, so the order of effects is the order in

@@ -83,7 +83,7 @@ func TestRelease(t *testing.T) {
 // succeeds, a stale one answers 409 Conflict.
 func TestServerOCC(t *testing.T) {
 	plan, _ := chaos.NewPlan(nil, 0)
-	s, err := Start(Config{Kind: OCC, Concurrency: 4, ServiceTime: dist.Const(0), Network: dist.Const(2 * time.Millisecond)}, plan, nil, time.Now())
+	s, err := Listen(Options{Config: Config{Kind: OCC, Concurrency: 4, ServiceTime: dist.Const(0), Network: dist.Const(2 * time.Millisecond)}, Plan: plan})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"math/rand/v2"
@@ -54,28 +53,6 @@ type Server struct {
 // ListenFunc opens a listener, like net.Listen. Tests pass an in-memory
 // network's; the default is the host's TCP stack.
 type ListenFunc func(network, addr string) (net.Listener, error)
-
-// Start starts a server for cfg on 127.0.0.1 at a random port, with the
-// limits of a traffic port (netguard.TrafficLimits). The chaos plan's clock
-// starts at origin (which may be in the future: the run starts then). rng
-// is the target's own random stream.
-func Start(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time) (*Server, error) {
-	return StartOn(net.Listen, "127.0.0.1:0", cfg, plan, rng, origin, netguard.TrafficLimits(1))
-}
-
-// StartOn is Start with the listener opened by listen at addr (the same
-// address is listened on again after a refuse outage), and the given
-// limits on its connections.
-func StartOn(listen ListenFunc, addr string, cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, limits netguard.Limits) (*Server, error) {
-	ln, err := listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("target: listen on %s: %w", addr, err)
-	}
-	s := newServer(cfg, plan, rng, origin, listen, limits)
-	s.srv.Handler = s
-	s.run(ln)
-	return s, nil
-}
 
 // newServer returns a server whose plan runs from origin; run starts it.
 func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
@@ -298,7 +275,16 @@ func (s *Server) hop() time.Duration {
 	return s.model.Hop()
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler: a request goes through the steps
+// below in order, each of which may end it.
+//
+//  1. parseOp: what it asks (a plain request, or an OCC read or write);
+//  2. exchange.hop: the modelled network carries it to the server;
+//  3. exchange.applyFaults: the chaos plan's decision (Model.Ingress)
+//     resets it, answers it at once, holds it, or delays it;
+//  4. forward (the proxy's Next) or exchange.serve: the capacity model
+//     queues and serves it, and exchange.respond answers after the
+//     return hop.
 //
 // With a network delay in the model, the server plays the network: it
 // holds each request for one hop before the model sees it, and each answer
@@ -307,61 +293,93 @@ func (s *Server) hop() time.Duration {
 // resets the connection, as it would a request in flight. Resets are not
 // delayed (an RST is seen at once).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	op, version, ok := s.parseOp(r)
 	if !ok {
 		http.Error(w, "herdbench target: POST /occ/read or /occ/write?version=N (OCC targets only), or any other path for a plain request", http.StatusNotFound)
 		return
 	}
 	s.mu.Lock()
-	crashed := s.crashed
+	x := exchange{s: s, w: w, ctx: r.Context(), crashed: s.crashed}
 	s.mu.Unlock()
-	if d := s.hop(); d > 0 && !s.wait(ctx, crashed, d) {
+	x.hop()
+	if !x.applyFaults() {
+		return
+	}
+	if s.next != nil {
+		s.forward(w, r, x.crashed)
+		return
+	}
+	x.serve(op, version)
+}
+
+// exchange is one request on its way through the server.
+type exchange struct {
+	s       *Server
+	w       http.ResponseWriter
+	ctx     context.Context // ends when the client goes away
+	crashed <-chan struct{} // closed if a crash begins while the request is in
+}
+
+// hop holds the request (or its answer) for one network hop of the model;
+// a crash meanwhile aborts it.
+func (x *exchange) hop() {
+	if d := x.s.hop(); d > 0 && !x.s.wait(x.ctx, x.crashed, d) {
 		panic(http.ErrAbortHandler)
 	}
-	// answer writes status (and body) after the reply hop.
-	answer := func(status int, body []byte) {
-		if d := s.hop(); d > 0 && !s.wait(ctx, crashed, d) {
-			panic(http.ErrAbortHandler)
-		}
-		if body != nil {
-			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-	}
+}
 
+// respond writes status (and body) after the return hop.
+func (x *exchange) respond(status int, body []byte) {
+	x.hop()
+	if body != nil {
+		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	x.w.WriteHeader(status)
+	_, _ = x.w.Write(body)
+}
+
+// applyFaults applies the chaos plan's decision for the request as it
+// reaches the server, and reports whether it goes on to be served: a reset
+// or refuse outage resets the connection; a 503 outage, an error rate or a
+// pushback answers at once (with Retry-After when set); a blackhole holds
+// the request until its client gives up; added latency waits.
+func (x *exchange) applyFaults() bool {
+	s := x.s
 	s.mu.Lock()
 	in := s.model.Ingress(s.elapsed())
-	crashed = s.crashed
+	x.crashed = s.crashed
 	s.mu.Unlock()
 
 	switch in.Verdict {
 	case Reset, Refuse:
-		s.reset(w)
-		return
+		s.reset(x.w)
+		return false
 	case Reject:
 		if in.RetryAfter > 0 {
-			w.Header().Set("Retry-After", RetryAfterValue(in.RetryAfter))
+			x.w.Header().Set("Retry-After", chaos.RetryAfterHeader(in.RetryAfter))
 		}
-		answer(in.Status, nil)
-		return
+		x.respond(in.Status, nil)
+		return false
 	case Hang:
 		select {
-		case <-ctx.Done():
-			return
-		case <-crashed:
+		case <-x.ctx.Done():
+			return false
+		case <-x.crashed:
 			panic(http.ErrAbortHandler)
 		}
 	}
-	if in.Delay > 0 && !s.wait(ctx, crashed, in.Delay) {
+	if in.Delay > 0 && !s.wait(x.ctx, x.crashed, in.Delay) {
 		panic(http.ErrAbortHandler)
 	}
-	if s.next != nil {
-		s.forward(w, r, crashed)
-		return
-	}
+	return true
+}
 
+// serve hands the request to the capacity model and answers when the
+// model has served it (200, or an OCC read's version, or 409 for a stale
+// OCC write), or 503 when the queue is full or the request waited in it
+// past the queue timeout. A client that gives up abandons its job.
+func (x *exchange) serve(op Op, version uint64) {
+	s := x.s
 	done := make(chan struct{})
 	s.mu.Lock()
 	if s.closed {
@@ -383,7 +401,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if adm == Rejected {
-		answer(http.StatusServiceUnavailable, nil)
+		x.respond(http.StatusServiceUnavailable, nil)
 		return
 	}
 	var expire <-chan time.Time
@@ -395,33 +413,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for {
 		select {
 		case <-done:
-			switch {
-			case op == OpRead:
-				answer(http.StatusOK, strconv.AppendUint(nil, j.Version, 10))
-			case op == OpWrite && j.Conflict:
-				answer(http.StatusConflict, nil)
-			default:
-				answer(http.StatusOK, okBody)
-			}
+			x.respondServed(j, op)
 			return
 		case <-expire:
 			s.mu.Lock()
 			timedOut := s.model.Expire(s.elapsed(), j)
 			s.mu.Unlock()
 			if timedOut {
-				answer(http.StatusServiceUnavailable, nil)
+				x.respond(http.StatusServiceUnavailable, nil)
 				return
 			}
 			expire = nil
-		case <-ctx.Done():
+		case <-x.ctx.Done():
 			s.mu.Lock()
 			s.model.Abandon(s.elapsed(), j)
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
-		case <-crashed:
+		case <-x.crashed:
 			// The connection was reset; make sure nothing is written.
 			panic(http.ErrAbortHandler)
 		}
+	}
+}
+
+// respondServed answers a job the model has served.
+func (x *exchange) respondServed(j *Job, op Op) {
+	switch {
+	case op == OpRead:
+		x.respond(http.StatusOK, strconv.AppendUint(nil, j.Version, 10))
+	case op == OpWrite && j.Conflict:
+		x.respond(http.StatusConflict, nil)
+	default:
+		x.respond(http.StatusOK, okBody)
 	}
 }
 
@@ -500,12 +523,6 @@ func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
 	case <-crashed:
 	}
 	return false
-}
-
-// retryAfterSeconds writes d as Retry-After's delay-seconds, rounded up:
-// HTTP has no finer unit (scenarios only allow whole seconds).
-func retryAfterSeconds(d time.Duration) string {
-	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
 
 var _ http.Handler = (*Server)(nil)

@@ -14,7 +14,7 @@ import (
 
 func TestServerWritesRetryAfter(t *testing.T) {
 	p := policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Hour, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 3 * time.Second}})
-	s, err := Start(Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(0)}, p, rand.New(rand.NewPCG(1, 2)), time.Now())
+	s, err := Listen(Options{Config: Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(0)}, Plan: p, RNG: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestServerWritesRetryAfter(t *testing.T) {
 // served, and holds its slot while it is.
 func TestServerServesAbandonedWork(t *testing.T) {
 	cfg := Config{Concurrency: 1, Queue: 10, QueueTimeout: time.Minute, ServiceTime: dist.Const(100 * time.Millisecond), ServeAbandoned: true}
-	s, err := Start(cfg, policyPlan(t), rand.New(rand.NewPCG(1, 2)), time.Now())
+	s, err := Listen(Options{Config: cfg, Plan: policyPlan(t), RNG: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
 	}
