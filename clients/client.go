@@ -41,11 +41,6 @@ type Client struct {
 	paid     int // what the current request's latest retry cost its budget
 }
 
-// Stream returns the random stream of stream id under seed. Every client,
-// target and arrival process derives its own, so runs are reproducible and
-// no stream is shared between goroutines.
-func Stream(seed uint64, id uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, id)) }
-
 // NewClient returns client id of a cohort. end is the run's duration: no
 // request starts and no attempt is sent at or after it. It panics if s has
 // a policy shared by the whole cohort: such clients must be made with

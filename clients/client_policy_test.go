@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
 )
 
 // eventSink records everything a client reports, as text, in order.
@@ -51,7 +52,7 @@ func TestBudgetDenialEndsTheRequestAtOnce(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 5,
 		Budget: &Policy[Budget]{Kind: "grpc", Spec: &GRPCBudgetConfig{MaxTokens: 4, TokenRatio: 0.1}}}
 	sink := &eventSink{}
-	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
+	c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 	a := c.Begin()
 	var acts []string
 	for a.Op == Send {
@@ -90,7 +91,7 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 			s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 4,
 				Breaker: &Policy[Breaker]{Kind: "standard", Spec: &StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: tt.openFor, HalfOpenCalls: 1}}}
 			sink := &eventSink{}
-			c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
+			c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 			a := c.Begin()
 			var acts []string
 			first := true
@@ -115,7 +116,7 @@ func TestBreakerRefusalsNeverReachTheDriver(t *testing.T) {
 func TestThrottledCallsAreRecorded(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 2, Throttle: &Policy[Throttle]{Kind: "sre", Spec: &SREThrottleConfig{K: 2, Window: time.Minute}}}
 	sink := &eventSink{}
-	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
+	c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 	th := c.pol.throttle.(*SREThrottle)
 	for range 1_000_000 {
 		th.Allow(0, 1) // a million requests, no accepts: p is 1 - 1e-6
@@ -140,7 +141,7 @@ func TestRetryAfter(t *testing.T) {
 		{RetryAfter{Honor: true}, 0, "send2@110ms"}, // no header: the backoff
 	} {
 		s := &Strategy{Name: "s", Backoff: constantBackoff(100 * time.Millisecond), MaxAttempts: 3, RetryAfter: tt.honor}
-		c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), &eventSink{})
+		c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), &eventSink{})
 		if got := actionString(replyTo(c, c.Begin(), results.HTTP429, tt.retryAfter)); got != tt.want {
 			t.Errorf("%+v with Retry-After %s: %s, want %s", tt.honor, tt.retryAfter, got, tt.want)
 		}
@@ -162,7 +163,7 @@ func TestCohortSharesItsBudget(t *testing.T) {
 		k := NewCohort(quota(tt.scope))
 		var got []string
 		for id := range 2 {
-			c := k.NewClient(id, oneShotWorkload, time.Minute, Stream(1, uint64(id)), &eventSink{})
+			c := k.NewClient(id, oneShotWorkload, time.Minute, seeds.Stream(1, uint64(id)), &eventSink{})
 			got = append(got, actionString(replyTo(c, c.Begin(), results.HTTP5xx, 0)))
 		}
 		if strings.Join(got, " ") != tt.want {
@@ -178,7 +179,7 @@ func TestNewClientRefusesCohortScope(t *testing.T) {
 			t.Fatalf("recovered %v; want a panic that points to NewCohort", r)
 		}
 	}()
-	NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), &eventSink{})
+	NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), &eventSink{})
 }
 
 // A closed-loop client's requests go on after a denied retry, with the
@@ -188,7 +189,7 @@ func TestClosedLoopKeepsItsBudget(t *testing.T) {
 		Budget: &Policy[Budget]{Kind: "aws", Spec: &AWSBudgetConfig{Tokens: 10, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}}}
 	w := &Workload{Kind: Closed, Clients: 1}
 	sink := &eventSink{}
-	c := NewClient(0, s, w, time.Minute, Stream(1, 0), sink)
+	c := NewClient(0, s, w, time.Minute, seeds.Stream(1, 0), sink)
 	a := c.Begin()
 	var n int
 	for a.Op == Send && n < 8 {
@@ -210,7 +211,7 @@ func TestClosedLoopKeepsItsBudget(t *testing.T) {
 func TestNoPolicyClient(t *testing.T) {
 	s := &Strategy{Name: "s", Backoff: Backoff{Shape: Exponential, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2}, MaxAttempts: 3}
 	sink := &eventSink{}
-	c := NewClient(0, s, oneShotWorkload, time.Minute, Stream(1, 0), sink)
+	c := NewClient(0, s, oneShotWorkload, time.Minute, seeds.Stream(1, 0), sink)
 	if c.pol != nil {
 		t.Fatal("a strategy without policies got policy state")
 	}
@@ -241,7 +242,7 @@ func TestCohortConcurrentUse(t *testing.T) {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			for i := range 500 {
-				c := k.NewClient(g*1000+i, oneShotWorkload, time.Hour, Stream(1, uint64(g*1000+i)), &eventSink{})
+				c := k.NewClient(g*1000+i, oneShotWorkload, time.Hour, seeds.Stream(1, uint64(g*1000+i)), &eventSink{})
 				a := c.BeginAt(time.Duration(i) * time.Millisecond)
 				for a.Op == Send {
 					o := results.OK
@@ -279,7 +280,7 @@ func BenchmarkClientStep(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			k := NewCohort(bc.s)
-			c := k.NewClient(0, &Workload{Kind: Closed, Clients: 1}, time.Duration(1<<62), Stream(1, 0), nopSink{})
+			c := k.NewClient(0, &Workload{Kind: Closed, Clients: 1}, time.Duration(1<<62), seeds.Stream(1, 0), nopSink{})
 			a := c.Begin()
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
@@ -307,7 +308,7 @@ func TestClosedLoopUnderAnOpenBreaker(t *testing.T) {
 		Breaker: &Policy[Breaker]{Kind: "standard", Spec: &StandardBreakerConfig{ConsecutiveFailures: 1, OpenFor: time.Hour, HalfOpenCalls: 1}}}
 	w := &Workload{Kind: Closed, Clients: 1} // think time 0
 	sink := &eventSink{}
-	c := NewClient(0, s, w, 10*time.Second, Stream(1, 0), sink)
+	c := NewClient(0, s, w, 10*time.Second, seeds.Stream(1, 0), sink)
 	a := replyTo(c, c.Begin(), results.HTTP5xx, 0) // opens the breaker at 10ms
 	if a.Op != Stop {
 		t.Fatalf("%s, want stop: every later call is refused until the run ends", actionString(a))

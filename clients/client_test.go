@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
 )
 
 // fakeSink keeps every record.
@@ -28,7 +29,7 @@ func TestClientRetriesOnTheBackoffScheduleThenGivesUp(t *testing.T) {
 	s := &Strategy{Name: "x", Backoff: Backoff{Shape: Exponential, Base: 100 * ms, Cap: time.Second}, MaxAttempts: 3}
 	w := &Workload{Kind: OneShot, Clients: 1}
 	sink := &fakeSink{}
-	c := NewClient(0, s, w, time.Minute, Stream(1, 0), sink)
+	c := NewClient(0, s, w, time.Minute, seeds.Stream(1, 0), sink)
 
 	a := c.Begin()
 	if a != (Action{Op: Send, At: 0, Attempt: 1}) {
@@ -59,7 +60,7 @@ func TestClosedClientThinksBetweenRequestsAndStopsAtTheEnd(t *testing.T) {
 	s := &Strategy{Backoff: Backoff{Shape: None}, MaxAttempts: 2}
 	w := &Workload{Kind: Closed, Clients: 1, Think: dist.Const(50 * ms)}
 	sink := &fakeSink{}
-	c := NewClient(0, s, w, 200*ms, Stream(1, 0), sink)
+	c := NewClient(0, s, w, 200*ms, seeds.Stream(1, 0), sink)
 	a := c.Begin()
 	if a.At != 50*ms {
 		t.Fatalf("a closed client first thinks: %+v", a)
@@ -85,7 +86,7 @@ func TestSameSeedSameDraws(t *testing.T) {
 	s := &Strategy{Backoff: Backoff{Shape: Full, Base: 10 * ms, Cap: time.Second}}
 	w := &Workload{Kind: Closed, Think: dist.Dist{Kind: dist.Exponential, A: 100 * ms}}
 	run := func() []Action {
-		c := NewClient(3, s, w, time.Hour, Stream(99, 3), &fakeSink{})
+		c := NewClient(3, s, w, time.Hour, seeds.Stream(99, 3), &fakeSink{})
 		out := []Action{c.Begin()}
 		for i := 0; i < 20; i++ {
 			a := out[len(out)-1]

@@ -7,12 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
-)
-
-// Stream ids reserved for processes that are not clients.
-const (
-	StreamArrivals uint64 = 1 << 62 // the open workload's arrival process
-	StreamTarget   uint64 = 1 << 63 // the embedded target
+	"github.com/herdbench/herdbench/seeds"
 )
 
 // Swarm is one cohort's clients in real time.
@@ -79,7 +74,7 @@ func (s *Swarm) Run(ctx context.Context) {
 	default:
 		dials := make(chan struct{}, warmDials)
 		for id := 0; id < s.Workload.Clients; id++ {
-			c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
+			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.Rec.Shard(id))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -119,7 +114,7 @@ const warmDials = 128
 // runOpen starts one client per Poisson arrival, all sharing a pool of
 // connections.
 func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool *linkPool) {
-	rng := Stream(s.Seed, StreamArrivals)
+	rng := seeds.Stream(s.Seed, seeds.Arrivals)
 	var at time.Duration
 	var next alarm
 	defer next.stop()
@@ -128,7 +123,7 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more || !next.sleepUntil(ctx, s.Origin.Add(at)) {
 			return
 		}
-		c := k.NewClient(id, s.Workload, s.Duration, Stream(s.Seed, uint64(id)), s.Rec.Shard(id))
+		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.Rec.Shard(id))
 		first := c.BeginAt(at) // here: the goroutine must not read at, which moves on
 		wg.Add(1)
 		go func() {

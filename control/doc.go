@@ -20,4 +20,9 @@
 // be the control address itself, a POST must be application/json (which a
 // browser never sends across sites without a preflight this API does not
 // grant), and with Access.Token it must carry "Authorization: Bearer".
+//
+// Client is the API's client, beside it: Status, Start, Stop and Inject,
+// with the token, the loopback interlock (internal/netguard) on every
+// connection and no redirect followed. herdbench scenario --chaos-control
+// uses it to start a proxy's plan at its run's t = 0.
 package control

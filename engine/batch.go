@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/sim"
 	"github.com/herdbench/herdbench/target"
 )
@@ -21,7 +22,7 @@ type Options struct {
 	// Sim runs in virtual time (package sim) instead of real time.
 	Sim bool
 	// Runs is how many times each cohort runs, each with its own seed
-	// (RepSeed); less than 1 means once.
+	// (seeds.Rep); less than 1 means once.
 	Runs    int
 	Version string
 	// Timelines keeps the first repetition's recorders in Point.Output, for
@@ -79,19 +80,6 @@ type Point struct {
 	Repetitions [][]results.Run
 }
 
-// RepSeed returns the seed of repetition rep of a run with root seed root:
-// the root itself for the first, then a fixed mix of both (splitmix64), so
-// repetitions are independent and the whole batch repeats from the root.
-func RepSeed(root uint64, rep int) uint64 {
-	if rep == 0 {
-		return root
-	}
-	z := root + uint64(rep)*0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return (z ^ z>>31) >> 11 // 53 bits: exact in JSON numbers
-}
-
 // Execute runs every plan Options.Runs times, in virtual time or real time,
 // and returns one Point per plan, in order. Real runs go one after another;
 // simulated cohort runs are spread over the workers, with results in a
@@ -121,7 +109,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 				break
 			}
 			q := *p
-			q.Seed = RepSeed(p.Seed, rep)
+			q.Seed = seeds.Rep(p.Seed, rep)
 			rr, err := runRep(ctx, &q, o, pi, rep)
 			if err != nil {
 				return points, err
@@ -216,7 +204,7 @@ type repRun struct {
 // machine.
 func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (repRun, error) {
 	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
-		r, err := StartWith(ctx, p, o)
+		r, err := Start(ctx, p, o)
 		if err != nil {
 			return repRun{}, err
 		}
@@ -233,7 +221,7 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 		}
 		q := *p
 		q.Strategies = p.Strategies[i : i+1]
-		r, err := StartWith(ctx, &q, o)
+		r, err := Start(ctx, &q, o)
 		if err != nil {
 			return repRun{}, err
 		}
@@ -291,7 +279,7 @@ func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results
 	if reps > 1 {
 		s.Repetitions = reps
 		for rep := 0; rep < reps; rep++ {
-			s.Seeds = append(s.Seeds, RepSeed(p.Seed, rep))
+			s.Seeds = append(s.Seeds, seeds.Rep(p.Seed, rep))
 		}
 	}
 	s.Runs = s.Runs[:0]
@@ -392,7 +380,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				co := &sim.Cohort{
 					Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
 					Strategy: &p.Strategies[t.cohort], Duration: p.Duration,
-					Seed: RepSeed(p.Seed, t.rep),
+					Seed: seeds.Rep(p.Seed, t.rep),
 				}
 				res := s.Run(co, rec)
 				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec)

@@ -3,7 +3,7 @@
 //
 // Execute is the entry point: for every plan (one per --clients count) it
 // runs every cohort Options.Runs times with seeds derived from the root
-// seed (RepSeed). Real runs go one after another through Start; simulated
+// seed (seeds.Rep). Real runs go one after another through Start; simulated
 // cohort runs (package sim) are spread over the cores, results in fixed
 // slots, so figures never depend on scheduling. Each plan yields a Point:
 // its summary (with mean and sd per metric over the repetitions), every

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -46,8 +47,7 @@ type Run struct {
 	done      chan struct{}
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
-	summary   *results.Summary
-	check     *selfCheck // the harness's own lateness and cost (selfcheck.go)
+	check     *selfCheck    // the harness's own lateness and cost (selfcheck.go)
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -59,14 +59,10 @@ type cohort struct {
 	target   *target.Server
 }
 
-// Start starts every cohort of p. Cancelling ctx stops the run early; it
-// still ends normally through Wait, marked partial.
-func Start(ctx context.Context, p *scenarios.Plan, version string) (*Run, error) {
-	return StartWith(ctx, p, Options{Version: version})
-}
-
-// StartWith is Start with options.
-func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
+// Start starts every cohort of p in real time, as o says. Cancelling ctx
+// stops the run early; it still ends normally through Wait, marked
+// partial.
+func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	version := o.Version
 	listen := o.Listen
 	if listen == nil {
@@ -107,7 +103,7 @@ func StartWith(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) 
 			continue
 		}
 		srv, err := target.Listen(target.Options{
-			Config: p.Target, Plan: p.Chaos, RNG: clients.Stream(p.Seed, clients.StreamTarget),
+			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
 			Origin: origin, Listen: listen, Limits: embeddedLimits(p),
 		})
 		if err != nil {

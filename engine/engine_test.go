@@ -58,7 +58,7 @@ func runInBubble(t *testing.T, p *scenarios.Plan) results.Output {
 	var out results.Output
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		r, err := StartWith(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
+		r, err := Start(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ strategies:
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		p := compile(t, stallThenCrash)
-		r, err := StartWith(context.Background(), p, Options{Listen: n.Listen, Dial: n.Dial})
+		r, err := Start(context.Background(), p, Options{Listen: n.Listen, Dial: n.Dial})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,9 +220,9 @@ strategies:
 	if FilesNeeded(p) != 2*2*10000000+filesSpare {
 		t.Errorf("FilesNeeded = %d", FilesNeeded(p))
 	}
-	_, err := StartWith(context.Background(), p, Options{})
+	_, err := Start(context.Background(), p, Options{})
 	if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "--sim") {
-		t.Fatalf("StartWith: %v, want ErrTooManyFiles naming --sim", err)
+		t.Fatalf("Start: %v, want ErrTooManyFiles naming --sim", err)
 	}
 }
 

@@ -69,7 +69,7 @@ func TestTargetCheckedByAddress(t *testing.T) {
 	}
 	// Start refuses before anything starts, with the run's resolver.
 	p := externalPlan(t, "http://localhost.:8080/", scenarios.Overrides{})
-	if r, err := StartWith(context.Background(), p, Options{Resolver: dns}); r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
+	if r, err := Start(context.Background(), p, Options{Resolver: dns}); r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
 		t.Fatalf("Start: %v, %v; want ErrRemoteTarget naming --allow-remote", r, err)
 	}
 }
@@ -97,7 +97,7 @@ func TestSwarmDialsOnlyCheckedAddresses(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("192.0.2.1")}
 	})
 	p := externalPlan(t, "http://rebind.test:"+port+"/", scenarios.Overrides{})
-	r, err := StartWith(context.Background(), p, Options{Resolver: dns})
+	r, err := Start(context.Background(), p, Options{Resolver: dns})
 	if err != nil {
 		t.Fatalf("the check saw loopback, Start should pass: %v", err)
 	}
@@ -145,7 +145,7 @@ strategies:
 func TestRemoteTargetRefused(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	p := externalPlan(t, "http://192.0.2.1:8080/", scenarios.Overrides{})
-	r, err := Start(context.Background(), p, "test")
+	r, err := Start(context.Background(), p, Options{Version: "test"})
 	if r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
 		t.Fatalf("Start: %v, %v; want ErrRemoteTarget naming --allow-remote", r, err)
 	}
@@ -163,7 +163,7 @@ func TestExternalTarget(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
 	p := externalPlan(t, srv.URL+"/work", scenarios.Overrides{})
-	r, err := Start(context.Background(), p, "test")
+	r, err := Start(context.Background(), p, Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestEarlyEndIsNotPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Start(context.Background(), p, "test")
+	r, err := Start(context.Background(), p, Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestEarlyEndIsNotPartial(t *testing.T) {
 		t.Errorf("oneshot run: partial %v, succeeded %d; want complete, 3", out.Summary.Partial, out.Summary.Runs[0].Succeeded)
 	}
 	// Stopped early: partial.
-	r, err = Start(context.Background(), externalPlan(t, srv.URL, scenarios.Overrides{}), "test")
+	r, err = Start(context.Background(), externalPlan(t, srv.URL, scenarios.Overrides{}), Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
 )
 
 // fixture is a proxy in front of an httptest upstream, both on an in-memory
@@ -56,7 +57,7 @@ func newFixture(t *testing.T, plan *chaos.Plan, upstreamDelay time.Duration) *fi
 	}
 	upTransport := &http.Transport{DialContext: f.net.Dial}
 	f.proxy, err = Start(Options{
-		Addr: "proxy:80", Upstream: u, Plan: plan, RNG: clients.Stream(1, clients.StreamTarget),
+		Addr: "proxy:80", Upstream: u, Plan: plan, RNG: seeds.Stream(1, seeds.Target),
 		Transport: upTransport, Listen: f.net.Listen,
 	})
 	if err != nil {

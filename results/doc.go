@@ -14,12 +14,16 @@
 //
 // The metrics (amplification, herd factor, recovery, ...) are pure functions
 // of timelines and fault windows, defined in metrics.go exactly as the
-// summary documents them. Summarize turns recorders into a Summary; writers
-// put a Summary, its timelines and histogram logs on disk atomically, and
-// readers (read.go, ScanHistogramLog) read them back; renderers draw the
-// terminal table and sparklines. The HTML report and PNG charts are in the
-// subpackage report, rendered from the files on disk. Nothing here prints on
-// its own.
+// summary documents them. The metric table (run.go, read through
+// LookupMetric) defines every figure of a cohort once: its name in
+// summary.json, unit, meaning, how it combines over repetitions and
+// shards, and how it shows; stats, sweep.csv, thresholds and the renderers
+// read it. Summarize turns a recorder into a cohort's Run; writers put a
+// Summary, its timelines and histogram logs on disk atomically, and readers
+// (read.go, ScanHistogramLog) read them back; renderers draw the terminal
+// table and sparklines. The HTML report and PNG charts are in the
+// subpackage report, rendered from the files on disk. Nothing here prints
+// on its own.
 //
 // Thresholds (thresholds.go) are release gates on a run's figures, written
 // "metric op value" (or "mean(metric) op value") with the metric named as in

@@ -67,21 +67,6 @@ func (s *Staged) Publish() (string, error) {
 	}
 }
 
-// WriteRun writes a run's results folder as one unit (Stage, Write,
-// Publish) and returns the path it wrote: dir, or dir with a suffix when
-// dir exists already.
-func WriteRun(dir string, o Output) (string, error) {
-	st, err := Stage(dir)
-	if err != nil {
-		return "", err
-	}
-	if err := Write(st.Dir, o); err != nil {
-		st.Discard()
-		return "", err
-	}
-	return st.Publish()
-}
-
 // CheckWritable creates the folder dir if needed and checks that files
 // can be written in it, so that a run can be refused before it starts
 // rather than fail to save its results after it.

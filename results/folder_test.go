@@ -9,7 +9,21 @@ import (
 	"time"
 )
 
-func TestWriteRunIsOneUnit(t *testing.T) {
+// writeRun writes a run's results folder as one unit, as the command does:
+// Stage, Write, Publish.
+func writeRun(dir string, o Output) (string, error) {
+	st, err := Stage(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := Write(st.Dir, o); err != nil {
+		st.Discard()
+		return "", err
+	}
+	return st.Publish()
+}
+
+func TestStagedFolderIsOneUnit(t *testing.T) {
 	out := t.TempDir()
 	rec := NewRecorder(time.Second, 1)
 	rec.Shard(0).Started(0)
@@ -20,13 +34,13 @@ func TestWriteRunIsOneUnit(t *testing.T) {
 		Scenario: []byte("name: s\n"),
 	}
 	dir := filepath.Join(out, "s-20250101T000000Z")
-	got, err := WriteRun(dir, o)
+	got, err := writeRun(dir, o)
 	if err != nil || got != dir {
-		t.Fatalf("WriteRun = %q, %v; want %q", got, err, dir)
+		t.Fatalf("writeRun = %q, %v; want %q", got, err, dir)
 	}
-	again, err := WriteRun(dir, o)
+	again, err := writeRun(dir, o)
 	if err != nil || again != dir+"-2" {
-		t.Fatalf("second WriteRun = %q, %v; want %q", again, err, dir+"-2")
+		t.Fatalf("second writeRun = %q, %v; want %q", again, err, dir+"-2")
 	}
 	entries, _ := os.ReadDir(out)
 	var names []string

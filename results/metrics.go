@@ -88,15 +88,6 @@ func Recovery(ok, attempts []int64, from int) (time.Duration, bool) {
 	return time.Duration(lastBad+1-from) * Bucket, true
 }
 
-// Peak returns the largest count in any bucket of counts.
-func Peak(counts []int64) int64 {
-	var p int64
-	for _, c := range counts {
-		p = max(p, c)
-	}
-	return p
-}
-
 // FailedFrom returns the attempts that did not succeed in buckets from on.
 func FailedFrom(ok, attempts []int64, from int) int64 {
 	var n int64

@@ -109,14 +109,11 @@ func TestRecovery(t *testing.T) {
 	}
 }
 
-func TestFailedFromPeakBucketAt(t *testing.T) {
+func TestFailedFromBucketAt(t *testing.T) {
 	ok := []int64{1, 2, 3, 0, 5}
 	all := []int64{2, 2, 5, 4, 5}
 	if got := FailedFrom(ok, all, 2); got != 6 {
 		t.Errorf("FailedFrom = %d, want 6", got)
-	}
-	if got := Peak(all); got != 5 {
-		t.Errorf("Peak = %d", got)
 	}
 	if BucketAt(0) != 0 || BucketAt(10*time.Millisecond) != 1 || BucketAt(11*time.Millisecond) != 2 {
 		t.Error("BucketAt rounds up to the first bucket at or after t")

@@ -21,6 +21,19 @@ const (
 
 var outcomeNames = [NumOutcomes]string{"ok", "http_5xx", "http_429", "http_4xx", "timeout", "refused", "reset", "error"}
 
+// outcomeHelp says what each outcome is, for the metric table
+// (outcomes.<name>).
+var outcomeHelp = [NumOutcomes]string{
+	OK:      "a 2xx answer",
+	HTTP5xx: "a 5xx answer (a fast 503 outage, a full queue, a queue timeout, ...)",
+	HTTP429: "429 Too Many Requests",
+	HTTP4xx: "another 4xx answer",
+	Timeout: "the per-attempt timeout passed",
+	Refused: "the connection was refused",
+	Reset:   "the connection was reset or closed mid-request",
+	Error:   "any other transport error",
+}
+
 // String returns the outcome's name as used in summary.json and timeline.csv.
 func (o Outcome) String() string {
 	if o < NumOutcomes {

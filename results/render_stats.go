@@ -3,27 +3,24 @@ package results
 import (
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
+	"sync"
 	"text/tabwriter"
 )
 
-// statColumns are the figures of the repetitions table, in order; a column
-// shows only when some cohort has the figure.
-var statColumns = []struct {
-	metric, head string
-	format       func(v float64) string
-}{
-	{"calls", "calls", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
-	{"completion_s", "completion", func(v float64) string { return msText(v * 1000) }},
-	{"peak_calls_per_10ms", "wave peak/10ms", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
-	{"attempts", "attempts", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
-	{"amplification", "amplif.", func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }},
-	{"success_ratio", "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }},
-	{"herd_factor", "herd factor", func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }},
-	{"recovery_s", "recovery", func(v float64) string { return fmt.Sprintf("%.2fs", v) }},
-	{"latency_ms.request.p50", "req p50", msText},
-	{"latency_ms.request.p99", "req p99", msText},
-}
+// statColumns are the metrics of the repetitions table (those with a
+// Column), in their columns' order; a column shows only when some cohort
+// has the figure.
+var statColumns = sync.OnceValue(func() []Metric {
+	var out []Metric
+	for _, m := range metricTable() {
+		if m.Column != nil {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b Metric) int { return a.Column.At - b.Column.At })
+	return out
+})
 
 // RenderStatsTable writes the table of a run with repetitions: one row per
 // cohort (per client count and cohort for a sweep), each figure as
@@ -31,12 +28,13 @@ var statColumns = []struct {
 // figures.
 func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 	sweep := len(summaries) > 1
-	show := make([]bool, len(statColumns))
+	cols := statColumns()
+	show := make([]bool, len(cols))
 	for _, s := range summaries {
 		for _, r := range s.Runs {
 			st := statsOf(r)
-			for i, c := range statColumns {
-				if st[c.metric].N > 0 {
+			for i, c := range cols {
+				if st[c.Name].N > 0 {
 					show[i] = true
 				}
 			}
@@ -47,9 +45,9 @@ func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 		fmt.Fprint(tw, "clients\t")
 	}
 	fmt.Fprint(tw, "strategy\truns\t")
-	for i, c := range statColumns {
+	for i, c := range cols {
 		if show[i] {
-			fmt.Fprint(tw, c.head+"\t")
+			fmt.Fprint(tw, c.Column.Head+"\t")
 		}
 	}
 	fmt.Fprintln(tw)
@@ -60,18 +58,18 @@ func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 				fmt.Fprintf(tw, "%d\t", s.Clients)
 			}
 			fmt.Fprintf(tw, "%s\t%d\t", r.Strategy, max(1, s.Repetitions))
-			for i, c := range statColumns {
+			for i, c := range cols {
 				if !show[i] {
 					continue
 				}
-				v := st[c.metric]
+				v, text := st[c.Name], c.Column.Text
 				switch {
 				case v.N == 0:
 					fmt.Fprint(tw, "-\t")
 				case v.N == 1:
-					fmt.Fprint(tw, c.format(v.Mean)+"\t")
+					fmt.Fprint(tw, text(v.Mean)+"\t")
 				default:
-					fmt.Fprintf(tw, "%s ± %s\t", c.format(v.Mean), c.format(v.SD))
+					fmt.Fprintf(tw, "%s ± %s\t", text(v.Mean), text(v.SD))
 				}
 			}
 			fmt.Fprintln(tw)

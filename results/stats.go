@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 )
 
@@ -22,81 +23,17 @@ type Stat struct {
 	Values []*float64 `json:"values"`
 }
 
-// metric reads one figure from a Run; ok is false when the Run has none.
-type metric struct {
-	name string
-	get  func(r *Run) (float64, bool)
-}
-
-func always(f func(r *Run) float64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) { return f(r), true }
-}
-
-func optInt(f func(r *Run) *int64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		if v := f(r); v != nil {
-			return float64(*v), true
+// statMetrics are the metrics over repetitions in runs[].stats and
+// sweep.csv (RepStats), in the table's order.
+var statMetrics = sync.OnceValue(func() []Metric {
+	var out []Metric
+	for _, m := range metricTable() {
+		if m.Reps == RepStats {
+			out = append(out, m)
 		}
-		return 0, false
-	}
-}
-
-func optFloat(f func(r *Run) *float64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		if v := f(r); v != nil {
-			return *v, true
-		}
-		return 0, false
-	}
-}
-
-// StatMetrics lists, in order, the metrics that Stats and sweep.csv carry,
-// by their summary.json names (latency percentiles as
-// latency_ms.<attempt|request>.<p50|p90|p99|p999|max>).
-func StatMetrics() []string {
-	out := make([]string, len(metrics))
-	for i, m := range metrics {
-		out[i] = m.name
 	}
 	return out
-}
-
-var metrics = func() []metric {
-	ms := []metric{
-		{"requests", always(func(r *Run) float64 { return float64(r.Requests) })},
-		{"succeeded", always(func(r *Run) float64 { return float64(r.Succeeded) })},
-		{"failed", always(func(r *Run) float64 { return float64(r.Failed) })},
-		{"success_ratio", always(func(r *Run) float64 { return r.SuccessRatio })},
-		{"attempts", always(func(r *Run) float64 { return float64(r.Attempts) })},
-		{"amplification", always(func(r *Run) float64 { return r.Amplification })},
-		{"calls", optInt(func(r *Run) *int64 { return r.Calls })},
-		{"completion_s", optFloat(func(r *Run) *float64 { return r.CompletionS })},
-		{"peak_calls_per_10ms", optInt(func(r *Run) *int64 { return r.PeakCallsPer10ms })},
-		{"peak_attempts_per_s", always(func(r *Run) float64 { return float64(r.PeakAttemptsPerS) })},
-		{"herd_factor", always(func(r *Run) float64 { return r.HerdFactor })},
-		{"failed_after_fault", always(func(r *Run) float64 { return float64(r.FailedAfterFault) })},
-		{"recovery_s", optFloat(func(r *Run) *float64 { return r.RecoveryS })},
-	}
-	for _, kind := range []string{"attempt", "request"} {
-		pick := func(r *Run) *Percentiles { return &r.LatencyMS.Attempt }
-		if kind == "request" {
-			pick = func(r *Run) *Percentiles { return &r.LatencyMS.Request }
-		}
-		for _, q := range []struct {
-			name string
-			get  func(p *Percentiles) float64
-		}{
-			{"p50", func(p *Percentiles) float64 { return p.P50 }},
-			{"p90", func(p *Percentiles) float64 { return p.P90 }},
-			{"p99", func(p *Percentiles) float64 { return p.P99 }},
-			{"p999", func(p *Percentiles) float64 { return p.P999 }},
-			{"max", func(p *Percentiles) float64 { return p.Max }},
-		} {
-			ms = append(ms, metric{"latency_ms." + kind + "." + q.name, always(func(r *Run) float64 { return q.get(pick(r)) })})
-		}
-	}
-	return ms
-}()
+})
 
 // StatOf summarizes values, skipping the absent (nil) ones.
 func StatOf(values []*float64) Stat {
@@ -134,24 +71,24 @@ func StatOf(values []*float64) Stat {
 }
 
 // Aggregate returns the figures of one cohort over its repetitions: the
-// first repetition's Run with Stats for every metric of StatMetrics that
-// some repetition has.
+// first repetition's Run with Stats for every RepStats metric that some
+// repetition has.
 func Aggregate(reps []Run) Run {
 	if len(reps) == 0 {
 		return Run{}
 	}
 	out := reps[0]
 	out.Stats = map[string]Stat{}
-	for _, m := range metrics {
+	for _, m := range statMetrics() {
 		values := make([]*float64, len(reps))
 		has := false
 		for i := range reps {
-			if v, ok := m.get(&reps[i]); ok {
+			if v, ok := m.Value(&reps[i]); ok {
 				values[i], has = &v, true
 			}
 		}
 		if has {
-			out.Stats[m.name] = StatOf(values)
+			out.Stats[m.Name] = StatOf(values)
 		}
 	}
 	return out
@@ -164,14 +101,15 @@ type SweepRow struct {
 }
 
 // EncodeSweep returns sweep.csv: one row per (clients, strategy) with the
-// number of repetitions and, for every metric of StatMetrics, its mean and
-// standard deviation (empty where the cohort has no such figure).
+// number of repetitions and, for every RepStats metric in the table's
+// order, its mean and standard deviation (empty where the cohort has no
+// such figure).
 func EncodeSweep(rows []SweepRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	head := []string{"clients", "strategy", "runs"}
-	for _, m := range metrics {
-		head = append(head, m.name+"_mean", m.name+"_sd")
+	for _, m := range statMetrics() {
+		head = append(head, m.Name+"_mean", m.Name+"_sd")
 	}
 	_ = w.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -182,10 +120,10 @@ func EncodeSweep(rows []SweepRow) ([]byte, error) {
 			break
 		}
 		rec := []string{strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n)}
-		for _, m := range metrics {
-			st, ok := r.Run.Stats[m.name]
+		for _, m := range statMetrics() {
+			st, ok := r.Run.Stats[m.Name]
 			if !ok {
-				if v, has := m.get(&r.Run); has && r.Run.Stats == nil {
+				if v, has := m.Value(&r.Run); has && r.Run.Stats == nil {
 					rec = append(rec, f(v), "0")
 				} else {
 					rec = append(rec, "", "")

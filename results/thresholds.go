@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 )
@@ -20,16 +18,16 @@ import (
 //
 //	threshold = figure op value
 //	figure    = metric | "mean(" metric ")"
-//	metric    = a numeric field of a run in summary.json, dotted:
-//	            amplification, recovery_s, latency_ms.request.p99,
-//	            outcomes.reset, ...
+//	metric    = a metric of the metric table (run.go): a numeric field
+//	            of a run in summary.json, dotted: amplification,
+//	            recovery_s, latency_ms.request.p99, outcomes.reset, ...
 //	          | "latency." ("attempt"|"request") "." percentile
 //	            (latency_ms with the value written as a duration)
 //	op        = "<" | "<=" | ">" | ">=" | "=="
-//	value     = number
-//	          | number "%"   (for *_ratio metrics: 99% is 0.99)
-//	          | duration     ("250ms", "2s": for latency metrics, in ms,
-//	                          and for *_s metrics, in seconds)
+//	value     = number       (in the metric's Unit)
+//	          | number "%"   (for Ratio metrics: 99% is 0.99)
+//	          | duration     ("250ms", "2s": for Millis metrics, in ms,
+//	                          and for Seconds metrics, in seconds)
 //
 // A null figure (recovery_s when the target never recovered within the run)
 // counts as +∞: it fails every upper bound and == and passes lower bounds.
@@ -149,14 +147,15 @@ func ParseThreshold(expr string) (Threshold, error) {
 	if after, ok := strings.CutPrefix(name, "latency."); ok {
 		th.Metric, needUnit = "latency_ms."+after, true
 	}
-	if _, ok := metricIndex()[th.Metric]; !ok {
+	m, ok := LookupMetric(th.Metric)
+	if !ok {
 		return th, &UnknownMetricError{Metric: name}
 	}
-	limit, err := parseLimit(th.Metric, value, needUnit)
+	limit, err := parseLimit(m, value, needUnit)
 	if err != nil {
 		return th, fmt.Errorf("%w: %q: %s", ErrThreshold, th.Expr, err)
 	}
-	if err := checkLimit(th.Metric, value, limit); err != nil {
+	if err := checkLimit(m, value, limit); err != nil {
 		return th, fmt.Errorf("%w: %q: %s", ErrThreshold, th.Expr, err)
 	}
 	th.Limit = limit
@@ -165,28 +164,25 @@ func ParseThreshold(expr string) (Threshold, error) {
 
 // checkLimit refuses limits no figure can meet or fail: every metric is 0 or
 // more, and a ratio is at most 1.
-func checkLimit(metric, written string, limit float64) error {
-	last := metric[strings.LastIndexByte(metric, '.')+1:]
+func checkLimit(m Metric, written string, limit float64) error {
 	switch {
 	case limit < 0:
-		return fmt.Errorf("%s is never negative; a limit of %s would make the threshold always pass or always fail", metric, written)
-	case strings.HasSuffix(last, "_ratio") && limit > 1:
+		return fmt.Errorf("%s is never negative; a limit of %s would make the threshold always pass or always fail", m.Name, written)
+	case m.Unit == Ratio && limit > 1:
 		if strings.HasSuffix(written, "%") {
-			return fmt.Errorf("%s is a ratio, at most 100%%; write a limit from 0%% to 100%%", metric)
+			return fmt.Errorf("%s is a ratio, at most 100%%; write a limit from 0%% to 100%%", m.Name)
 		}
-		return fmt.Errorf("%s is a ratio from 0 to 1; write %g%% or %g", metric, limit, limit/100)
+		return fmt.Errorf("%s is a ratio from 0 to 1; write %g%% or %g", m.Name, limit, limit/100)
 	}
 	return nil
 }
 
-// parseLimit reads a threshold's value in the unit of metric.
-func parseLimit(metric, v string, needUnit bool) (float64, error) {
-	last := metric[strings.LastIndexByte(metric, '.')+1:]
-	isLatency := strings.HasPrefix(metric, "latency_ms.")
+// parseLimit reads a threshold's value in the unit of metric m.
+func parseLimit(m Metric, v string, needUnit bool) (float64, error) {
 	if num, ok := strings.CutSuffix(v, "%"); ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 		switch {
-		case !strings.HasSuffix(last, "_ratio"):
+		case m.Unit != Ratio:
 			return 0, fmt.Errorf("%q: a percentage is for ratio metrics such as success_ratio; write a number", v)
 		case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
 			return 0, fmt.Errorf("%q is not a percentage; write a number from 0%% to 100%%, e.g. 99%%", v)
@@ -203,64 +199,19 @@ func parseLimit(metric, v string, needUnit bool) (float64, error) {
 	switch {
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a number or a duration", v)
-	case isLatency:
+	case m.Unit == Millis:
 		return float64(d) / float64(time.Millisecond), nil
-	case strings.HasSuffix(last, "_s"):
+	case m.Unit == Seconds:
 		return d.Seconds(), nil
 	}
-	return 0, fmt.Errorf("%q is a duration, but %s is not a time; write a plain number", v, metric)
-}
-
-// metricRef is how to read one figure from a Run.
-type metricRef struct {
-	field []int  // reflect field index path
-	key   string // map key, for outcomes.<name>
-}
-
-var metricIndex = sync.OnceValue(func() map[string]metricRef {
-	out := map[string]metricRef{}
-	var walk func(t reflect.Type, prefix string, index []int)
-	walk = func(t reflect.Type, prefix string, index []int) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "" || name == "-" || f.Tag.Get("threshold") == "-" {
-				continue
-			}
-			path, idx := prefix+name, append(append([]int(nil), index...), i)
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			switch {
-			case ft.Kind() == reflect.Struct:
-				walk(ft, path+".", idx)
-			case ft.Kind() == reflect.Map && isNumber(ft.Elem().Kind()) && name == "outcomes":
-				for o := Outcome(0); o < NumOutcomes; o++ {
-					out[path+"."+o.String()] = metricRef{field: idx, key: o.String()}
-				}
-			case isNumber(ft.Kind()):
-				out[path] = metricRef{field: idx}
-			}
-		}
-	}
-	walk(reflect.TypeOf(Run{}), "", nil)
-	return out
-})
-
-func isNumber(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint64, reflect.Float64:
-		return true
-	}
-	return false
+	return 0, fmt.Errorf("%q is a duration, but %s is not a time; write a plain number", v, m.Name)
 }
 
 // MetricNames returns every metric a threshold can name, sorted.
 func MetricNames() []string {
 	var out []string
-	for name := range metricIndex() {
-		out = append(out, name)
+	for _, m := range metricTable() {
+		out = append(out, m.Name)
 	}
 	sort.Strings(out)
 	return out
@@ -287,36 +238,6 @@ func MetricHelp() string {
 		plain = append(plain, g+".{"+strings.Join(groups[g], ",")+"}")
 	}
 	return strings.Join(plain, ", ") + " (latency.… takes a duration: latency.request.p99 < 2s)"
-}
-
-// value reads a figure of r; NaN when it is null.
-func (m metricRef) value(r *Run) float64 {
-	v, err := reflect.ValueOf(r).Elem().FieldByIndexErr(m.field)
-	if err != nil {
-		return math.NaN() // a figure inside an absent object (send_lag_ms in virtual time)
-	}
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return math.NaN()
-		}
-		v = v.Elem()
-	}
-	if v.Kind() == reflect.Map {
-		e := v.MapIndex(reflect.ValueOf(m.key))
-		if !e.IsValid() {
-			return 0
-		}
-		v = e
-	}
-	switch {
-	case v.CanFloat():
-		return v.Float()
-	case v.CanInt():
-		return float64(v.Int())
-	case v.CanUint():
-		return float64(v.Uint())
-	}
-	return math.NaN()
 }
 
 // ThresholdResult is one threshold checked against one cohort, as
@@ -371,13 +292,17 @@ func CheckThresholds(s *Summary, ths []Threshold, reps [][]Run) []ThresholdResul
 // check checks one threshold against one cohort's repetitions.
 func check(cohort string, th Threshold, reps []Run) ThresholdResult {
 	res := ThresholdResult{Cohort: cohort, Expression: th.Expr, Metric: th.Metric, Op: th.Op.String(), Limit: th.Limit}
-	m, ok := metricIndex()[th.Metric]
+	m, ok := LookupMetric(th.Metric)
 	if !ok {
 		return res
 	}
 	values := make([]float64, len(reps))
 	for i := range reps {
-		values[i] = m.value(&reps[i])
+		v, ok := m.Value(&reps[i])
+		if !ok {
+			v = math.NaN() // null: +∞ to the comparison
+		}
+		values[i] = v
 	}
 	if len(reps) > 1 {
 		res.Repetitions = len(reps)
@@ -485,10 +410,11 @@ func valueText(metric string, v *float64) string {
 		}
 		return "null"
 	}
-	switch {
-	case strings.HasPrefix(metric, "latency_ms."):
+	m, _ := LookupMetric(metric)
+	switch m.Unit {
+	case Millis:
 		return msText(*v)
-	case strings.HasSuffix(metric, "_s"):
+	case Seconds:
 		return strconv.FormatFloat(*v, 'f', -1, 64) + "s"
 	}
 	return strconv.FormatFloat(*v, 'f', -1, 64)

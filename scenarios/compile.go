@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -31,6 +30,10 @@ const (
 
 // Overrides are command-line values that win over the file's.
 type Overrides struct {
+	// Seed replaces the file's seed. Compile draws no seed: with neither,
+	// the plan's seed is 0. The command resolves a run's root seed once,
+	// before compiling (seeds.Resolve: --seed, the file's, or a fresh one),
+	// and passes it here.
 	Seed       *uint64
 	Duration   time.Duration // 0: keep
 	Clients    int           // 0: keep
@@ -148,15 +151,8 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		c.fail([]step{key("duration")}, "the run lasts 0s; write how long it runs, e.g. duration: 30s")
 	}
 
-	switch {
-	case o.Seed != nil:
-		p.Seed = *o.Seed
-	case f.Seed != nil:
-		p.Seed = *f.Seed
-	default:
-		p.Seed = rand.Uint64() >> 11 // recorded in the results, so the run can be repeated
-	}
-	f.Seed = &p.Seed
+	p.Seed = seedOf(o, &f)
+	f.Seed = &p.Seed // recorded in the results, so the run can be repeated
 
 	p.Target = c.target(&f.Target)
 	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote

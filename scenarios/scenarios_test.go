@@ -71,6 +71,29 @@ func TestGoodScenarioCompiles(t *testing.T) {
 	}
 }
 
+// TestCompileDrawsNoSeed: compiling is pure. A scenario without a seed
+// compiles to seed 0 every time (the command resolves a run's seed before
+// compiling); an override or the file's seed is taken as it is.
+func TestCompileDrawsNoSeed(t *testing.T) {
+	noSeed := strings.Replace(good, "seed: 5\n", "", 1)
+	if noSeed == good {
+		t.Fatal("the fixture has no seed line to remove")
+	}
+	for range 2 {
+		p, err := load(t, noSeed, Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Seed != 0 || !strings.Contains(string(p.Resolved), "seed: 0") {
+			t.Fatalf("a scenario without a seed compiled to seed %d; want 0, recorded", p.Seed)
+		}
+	}
+	seed := uint64(1 << 60)
+	if p, err := load(t, noSeed, Overrides{Seed: &seed}); err != nil || p.Seed != seed {
+		t.Fatalf("override: %v, seed %d", err, p.Seed)
+	}
+}
+
 func TestOverrides(t *testing.T) {
 	seed := uint64(99)
 	p, err := load(t, good, Overrides{Seed: &seed, Duration: 20 * time.Second, Strategies: []string{"b"}, Clients: 3})

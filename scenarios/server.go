@@ -1,9 +1,6 @@
 package scenarios
 
-import (
-	"math/rand/v2"
-	"strings"
-)
+import "strings"
 
 // CompileServer compiles only what a standalone target or a chaos proxy
 // reads from a scenario: name, duration, seed, the target's capacity model
@@ -19,14 +16,7 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	if o.Duration > 0 {
 		p.Duration = o.Duration
 	}
-	switch {
-	case o.Seed != nil:
-		p.Seed = *o.Seed
-	case f.Seed != nil:
-		p.Seed = *f.Seed
-	default:
-		p.Seed = rand.Uint64() >> 11
-	}
+	p.Seed = seedOf(o, &f)
 	p.Target = c.target(&f.Target)
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	if len(c.errs.Problems) > 0 {
@@ -36,16 +26,13 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	return p, nil
 }
 
-// LoadServer finds, parses and compiles a scenario for a standalone target
-// or proxy (see CompileServer).
-func LoadServer(arg string, o Overrides) (*Plan, error) {
-	name, data, err := Find(arg)
-	if err != nil {
-		return nil, err
+// seedOf is a plan's seed: the override's, else the file's, else 0.
+func seedOf(o Overrides, f *File) uint64 {
+	switch {
+	case o.Seed != nil:
+		return *o.Seed
+	case f.Seed != nil:
+		return *f.Seed
 	}
-	s, err := Parse(name, data)
-	if err != nil {
-		return nil, err
-	}
-	return s.CompileServer(o)
+	return 0
 }

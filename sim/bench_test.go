@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/sim"
@@ -70,7 +69,6 @@ func BenchmarkEventLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
-	_ = clients.Stream
 }
 
 // BenchmarkOutageMillion is one cohort (full jitter) of the built-in outage

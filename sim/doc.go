@@ -30,7 +30,7 @@
 //
 // Determinism: events are ordered by time, then by the order in which they
 // were scheduled (first in, first out), and every random draw comes from a
-// stream seeded by (seed, id) (clients.Stream): the client's own for think
+// stream seeded by (seed, id) (seeds.Stream): the client's own for think
 // times and backoff, the target's for service times, hops and error rates.
 // The same cohort and seed give the same records, bit for bit.
 //

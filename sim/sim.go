@@ -7,6 +7,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -117,7 +118,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	}
 	s.co, s.rec = co, rec
 	s.k = clients.NewCohort(co.Strategy)
-	s.m = target.NewModel(co.Target, plan, clients.Stream(co.Seed, clients.StreamTarget))
+	s.m = target.NewModel(co.Target, plan, seeds.Stream(co.Seed, seeds.Target))
 	s.m.RecordCalls(rec)
 	s.occ = co.Target.Kind == target.OCC
 	s.timeout = co.Strategy.Timeout
@@ -144,7 +145,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	switch w.Kind {
 	case clients.Open:
 		s.arrivals = w
-		s.arrivalRNG = clients.Stream(co.Seed, clients.StreamArrivals)
+		s.arrivalRNG = seeds.Stream(co.Seed, seeds.Arrivals)
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
@@ -275,9 +276,7 @@ func (s *Sim) newClient(id int) int32 {
 	c := s.cl(ci)
 	gen := c.gen // generations run on through reuse, so old events stay stale
 	*c = client{gen: gen + 1, job: -1, slot: -1}
-	// The same stream as clients.Stream(seed, id), built in place.
-	c.pcg = *rand.NewPCG(s.co.Seed, uint64(id))
-	c.rng = *rand.New(&c.pcg)
+	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	s.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
 	return ci
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/seeds"
 )
 
 // Options configure a server made by Listen. Only Config is needed: the
@@ -23,7 +24,8 @@ type Options struct {
 	// Plan is the chaos plan, relative to its own start; nil for none.
 	Plan *chaos.Plan
 	// RNG is the target's own random stream (service times, error rates,
-	// latency); a fixed one when nil.
+	// latency): seeds.Stream(seed, seeds.Target) under the run's seed; a
+	// fixed one (seed 0's) when nil.
 	RNG *rand.Rand
 	// Origin is the server clock's zero, where the plan starts unless Hold:
 	// now when zero. The engine gives its run's origin, which may be in the
@@ -79,7 +81,7 @@ func Listen(o Options) (*Server, error) {
 	}
 	rng := o.RNG
 	if rng == nil {
-		rng = rand.New(rand.NewPCG(0, 0))
+		rng = seeds.Stream(0, 0)
 	}
 	origin := o.Origin
 	if origin.IsZero() {

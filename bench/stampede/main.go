@@ -275,7 +275,7 @@ func stampede(p *scenarios.Plan) (measure, error) {
 		w.mu.Unlock()
 		return wireConn{c, w}, nil
 	}
-	r, err := engine.StartWith(context.Background(), p, engine.Options{Version: "bench", Dial: dial})
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: dial})
 	if err != nil {
 		return measure{}, err
 	}

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"strings"
-	"time"
 
+	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
-	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -41,7 +36,7 @@ func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 // gameDay is what the flags set up around a run.
 type gameDay struct {
 	flags     *gameDayFlags
-	control   *chaosControl // nil without --chaos-control
+	control   *control.Client // nil without --chaos-control
 	collector *telemetry.SwarmCollector
 	metrics   *http.Server
 	served    chan struct{}
@@ -64,7 +59,7 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 			fmt.Fprintf(stderr, "herdbench scenario: --chaos-control: %v\nNothing was sent.\n", err)
 			return nil, exitUsage
 		}
-		if err := cc.status(ctx); err != nil {
+		if _, err := cc.Status(ctx); err != nil {
 			fmt.Fprintf(stderr, "herdbench scenario: --chaos-control: %v\nStart the proxy or target first (herdbench proxy --hold ...), or drop --chaos-control.\n", err)
 			return nil, exitUsage
 		}
@@ -102,7 +97,7 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 		gd.collector.Set(r)
 	}
 	if gd.control != nil {
-		if err := gd.control.start(ctx, r.Origin); err != nil {
+		if _, err := gd.control.Start(ctx, r.Origin); err != nil {
 			return fmt.Errorf("--chaos-control: %w", err)
 		}
 	}
@@ -138,115 +133,16 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 	}
 }
 
-// exitCodeOf maps a finished run to the exit code: interrupted beats
-// failed thresholds.
-func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
-	failed, checked := 0, 0
-	for _, s := range summaries {
-		if s.Partial {
-			return exitSignal
-		}
-		failed += results.ThresholdsFailed(s.Thresholds)
-		checked += len(s.Thresholds)
-	}
-	if failed > 0 {
-		where := ""
-		if len(summaries) > 1 {
-			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
-		}
-		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
-		return exitThresholds
-	}
-	return exitOK
-}
-
-// chaosControl is the client of a herdbench proxy's or target's control
-// API, for --chaos-control. It sends what the API requires (JSON, the
-// token), dials only addresses the loopback interlock allows, and follows
-// no redirect: a redirect is an error that names where it pointed.
-type chaosControl struct {
-	base   *url.URL
-	token  string
-	client *http.Client
-}
-
-// newChaosControl checks the control URL (http, a host on loopback unless
-// allowed) and reads the token from tokenFile or the environment.
-func newChaosControl(ctx context.Context, raw, tokenFile string, g netguard.Guard) (*chaosControl, error) {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%q is not a URL: %w", raw, err)
-	case u.Scheme != "http":
-		return nil, fmt.Errorf("%q: write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091 (the control API speaks plain http)", raw)
-	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("%q: write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091, without user, query or fragment", raw)
-	}
-	if _, err := g.Check(ctx, u.Hostname()); err != nil {
-		if errors.Is(err, netguard.ErrRemote) {
-			return nil, fmt.Errorf("%s is not on loopback (%w); herdbench calls a control API elsewhere only when told to: pass --allow-remote", u.Redacted(), err)
-		}
-		return nil, fmt.Errorf("%s: %w", u.Redacted(), err)
-	}
+// newChaosControl returns the client of --chaos-control's API, with the
+// token from --chaos-control-token-file or the environment.
+func newChaosControl(ctx context.Context, raw, tokenFile string, g netguard.Guard) (*control.Client, error) {
 	tok, _, err := loadToken("", tokenFile, "", "--chaos-control-token-file")
 	if err != nil {
 		return nil, err
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	return &chaosControl{base: u, token: tok, client: &http.Client{
-		Timeout: 5 * time.Second,
-		Transport: &http.Transport{
-			Proxy:             nil, // never through an environment proxy
-			DialContext:       g.DialContext,
-			DisableKeepAlives: true,
-		},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			return fmt.Errorf("%s answered with a redirect to %s; herdbench follows no redirects from a control API: give --chaos-control the address of the proxy's or target's --control-addr itself", via[0].URL.Redacted(), req.URL.Redacted())
-		},
-	}}, nil
-}
-
-func (c *chaosControl) status(ctx context.Context) error {
-	return c.call(ctx, http.MethodGet, "/control/status", nil)
-}
-
-// start starts the plan so that its t = 0 is at.
-func (c *chaosControl) start(ctx context.Context, at time.Time) error {
-	body, _ := json.Marshal(map[string]time.Time{"at": at.UTC()})
-	return c.call(ctx, http.MethodPost, "/control/start", body)
-}
-
-func (c *chaosControl) call(ctx context.Context, method, path string, body []byte) error {
-	u := *c.base
-	u.Path += path
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return err
+	c, err := control.NewClient(ctx, raw, control.ClientOptions{Token: tok, Guard: g})
+	if errors.Is(err, netguard.ErrRemote) {
+		return nil, fmt.Errorf("%w: pass --allow-remote", err)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is named below
-		}
-		return fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %s: %s", method, u.Redacted(), resp.Status, e.Error)
-		}
-		return fmt.Errorf("%s %s: %s (is this a herdbench proxy or target control address?)", method, u.Redacted(), resp.Status)
-	}
-	return nil
+	return c, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
 )
 
 // gateScenario is a small simulated scenario whose figures vary from
@@ -147,5 +150,43 @@ func TestSweepScenarioReruns(t *testing.T) {
 	}
 	if s := readSummary(t, single); s.Clients != 7 || s.Repetitions != 0 {
 		t.Errorf("one count over a file's sweep: clients %d, repetitions %d", s.Clients, s.Repetitions)
+	}
+}
+
+// A sweep ends as a run does (one end-of-run path): an interrupted point
+// is said partial on stdout and stderr, a cohort that never succeeded is
+// warned about at the point where it did not, and the exit code is 130.
+func TestSweepEndsLikeARun(t *testing.T) {
+	defer func(e func(context.Context, []*scenarios.Plan, engine.Options) ([]engine.Point, error)) { execute = e }(execute)
+	execute = func(ctx context.Context, plans []*scenarios.Plan, o engine.Options) ([]engine.Point, error) {
+		points, err := engine.Execute(ctx, plans, o)
+		if err != nil {
+			return points, err
+		}
+		last := points[len(points)-1].Output.Summary
+		ended := 1.5
+		last.Partial, last.EndedS = true, &ended
+		r := &last.Runs[0]
+		r.Outcomes["http_5xx"] += r.Outcomes["ok"]
+		r.Outcomes["ok"] = 0
+		return points, nil
+	}
+	for _, sweep := range []bool{false, true} {
+		clients := "20"
+		if sweep {
+			clients = "1,20"
+		}
+		code, stdout, stderr := runCLI(t, "scenario", writeScenario(t, gateScenario), "--sim", "--clients", clients, "--out", t.TempDir(), "-q", "--no-png")
+		at := ""
+		if sweep {
+			at = " at 20 clients"
+		}
+		if code != exitSignal || !strings.Contains(stdout, "PARTIAL: the run was interrupted at 1.5s of 2s") ||
+			!strings.Contains(stderr, "herdbench: interrupted") || !strings.Contains(stderr, "attempts"+at+" succeeded (most were http_5xx") {
+			t.Errorf("sweep %v: exit %d, want 130, a partial notice and a warning of no success%s\nstdout:\n%s\nstderr:\n%s", sweep, code, at, stdout, stderr)
+		}
+		if n := strings.Count(stderr, "succeeded (most were"); n != 1 {
+			t.Errorf("sweep %v: %d warnings of no success, want 1 (the point without one):\n%s", sweep, n, stderr)
+		}
 	}
 }

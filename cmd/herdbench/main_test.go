@@ -26,6 +26,9 @@ func TestHelpAndVersion(t *testing.T) {
 		}
 	}
 	code, out, _ := runCLI(t, "scenario", "--help")
+	if code != exitOK {
+		t.Errorf("scenario --help: exit %d, want 0", code)
+	}
 	for _, want := range []string{"--strategies", "--seed", "--duration", "--out", "--quiet", "Exit codes", "herdbench scenario outage"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("scenario --help does not mention %s", want)

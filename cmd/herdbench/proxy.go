@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
 )
@@ -94,7 +94,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
-		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
+		RNG: seeds.Stream(plan.Seed, seeds.Target),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/spf13/pflag"
 )
 
@@ -206,6 +206,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	return sr, exitOK, false
 }
 
+// runScenario runs the scenario command: plan, check the machine, run,
+// then finish (finish.go), the same way for one run and for a sweep.
 func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	var dir string // the results folder, once written
 	defer func() {
@@ -217,38 +219,91 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if done {
 		return code
 	}
-	f, plans, plan, sweep, opts := &sr.f, sr.plans, sr.plans[0], sr.sweep, sr.opts
-	names := make([]string, len(plan.Strategies))
-	for i, s := range plan.Strategies {
-		names[i] = s.Name
+	if code := sr.checkMachine(stderr); code != exitOK {
+		return code
 	}
-	mode := "real time"
-	if f.sim {
-		mode = "virtual time"
-	}
-	// Before any traffic: the memory the run needs, and where it writes.
-	if err := engine.CheckMemory(plans, opts, sr.limit, sr.limitText); err != nil {
-		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
-		return exitUsage
-	}
-	if err := results.CheckWritable(f.out); err != nil {
-		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
-		return exitUsage
-	}
-	gd, code := f.game.prepare(ctx, plan, stderr)
+	gd, code := sr.f.game.prepare(ctx, sr.plans[0], stderr)
 	if code != exitOK {
 		return code
 	}
 	defer gd.Close()
-	externalNote(stderr, plan, &f.game)
-	if !f.quiet {
-		fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
-			herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
-		if opts.Apart {
-			fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
-				runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(plans)*plan.Runs)*plan.Duration)
+	sr.announce(stderr)
+	points, err := sr.execute(ctx, gd, stderr)
+	var internal *engine.PanicError
+	switch {
+	case errors.As(err, &internal) && len(points) > 0:
+		// Write what was recorded (marked partial), then report the bug.
+		finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
+		return internalError(stderr, internal.Value, internal.Stack, dir)
+	case errors.As(err, &internal):
+		return internalError(stderr, internal.Value, internal.Stack, "")
+	case errors.As(err, new(*notStartedError)):
+		fmt.Fprintln(stderr, "herdbench:", err, "\nThe run was stopped before its start; nothing was written.")
+		return exitFailed
+	case err != nil:
+		fmt.Fprintln(stderr, "herdbench:", err)
+		if errors.Is(err, engine.ErrTooManyFiles) || errors.Is(err, engine.ErrTooMuchMemory) {
+			return exitUsage // refused before anything ran
 		}
+		return exitFailed
 	}
+	return finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
+}
+
+// checkMachine checks, before any traffic, the memory the run needs and
+// the folder it writes into. A non-zero code means stop with it.
+func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
+	if err := engine.CheckMemory(sr.plans, sr.opts, sr.limit, sr.limitText); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
+	if err := results.CheckWritable(sr.f.out); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// strategyNames are the cohorts' names, in order.
+func (sr *scenarioRun) strategyNames() []string {
+	names := make([]string, len(sr.plans[0].Strategies))
+	for i, s := range sr.plans[0].Strategies {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// announce says on stderr what is about to run.
+func (sr *scenarioRun) announce(stderr io.Writer) {
+	plan, names := sr.plans[0], sr.strategyNames()
+	externalNote(stderr, plan, &sr.f.game)
+	if sr.f.quiet {
+		return
+	}
+	mode := "real time"
+	if sr.f.sim {
+		mode = "virtual time"
+	}
+	fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
+		herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
+	if sr.opts.Apart {
+		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
+			runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration)
+	}
+}
+
+// notStartedError is execute's error when a real run was stopped before
+// its t = 0 because what had to happen then (--chaos-control's start)
+// failed; nothing it recorded is worth writing.
+type notStartedError struct{ err error }
+
+func (e *notStartedError) Error() string { return e.err.Error() }
+func (e *notStartedError) Unwrap() error { return e.err }
+
+// execute runs every point, with the game day's hooks and, unless quiet,
+// progress on stderr.
+func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Writer) ([]engine.Point, error) {
+	f, plans, plan, opts, names := &sr.f, sr.plans, sr.plans[0], sr.opts, sr.strategyNames()
 	var startErr error
 	opts.OnRun = func(point, rep int, r *engine.Run) {
 		if err := gd.started(ctx, r); err != nil {
@@ -271,28 +326,12 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	began := time.Now()
 	points, err := execute(ctx, plans, opts)
 	if err == nil && startErr != nil {
-		fmt.Fprintln(stderr, "herdbench:", startErr, "\nThe run was stopped before its start; nothing was written.")
-		return exitFailed
+		return points, &notStartedError{startErr}
 	}
-	var internal *engine.PanicError
-	switch {
-	case errors.As(err, &internal) && len(points) > 0:
-		// Write what was recorded (marked partial), then report the bug.
-		finish(stdout, stderr, f, points, sweep, &dir)
-		return internalError(stderr, internal.Value, internal.Stack, dir)
-	case errors.As(err, &internal):
-		return internalError(stderr, internal.Value, internal.Stack, "")
-	case err != nil:
-		fmt.Fprintln(stderr, "herdbench:", err)
-		if errors.Is(err, engine.ErrTooManyFiles) || errors.Is(err, engine.ErrTooMuchMemory) {
-			return exitUsage // refused before anything ran
-		}
-		return exitFailed
-	}
-	if f.sim && !f.quiet {
+	if err == nil && f.sim && !f.quiet {
 		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
-	return finish(stdout, stderr, f, points, sweep, &dir)
+	return points, err
 }
 
 const exitCodesHelp = `
@@ -359,7 +398,7 @@ func memoryLimit(flag string) (uint64, string, error) {
 }
 
 // loadPlans compiles the scenario: once, or once per client count of its
-// sweep (the file's, or --clients'), all with one seed.
+// sweep (the file's, or --clients'), all with one root seed.
 func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 	name, data, err := scenarios.Find(arg)
 	if err != nil {
@@ -374,11 +413,14 @@ func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 		_, err = scenarios.Check(name, data, o)
 		return nil, err
 	}
+	// The run's root seed, resolved once here, for every point: --seed,
+	// the file's, or a fresh one.
+	seed := seeds.Resolve(o.Seed, sc.File.Seed)
+	o.Seed = &seed
 	first, err := sc.Compile(o)
 	if err != nil || len(first.Sweep) == 0 {
 		return []*scenarios.Plan{first}, err
 	}
-	o.Seed = &first.Seed // a random seed is drawn once, for every point
 	var plans []*scenarios.Plan
 	for _, n := range first.Sweep {
 		o.Clients = n
@@ -389,182 +431,4 @@ func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 		plans = append(plans, p)
 	}
 	return plans, nil
-}
-
-// finish ends every run the same way, one or a sweep: each point's
-// thresholds checked over all its repetitions, the results folder written
-// whole (report included) and published, the figures printed, and the exit
-// code: 130 if interrupted, else 3 if any threshold failed anywhere. dir
-// is set once the results folder is in place.
-func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
-	summaries := make([]*results.Summary, len(points))
-	for i, p := range points {
-		s := p.Output.Summary
-		s.Thresholds = results.CheckThresholds(s, p.Plan.Thresholds, p.Repetitions)
-		summaries[i] = s
-	}
-	first := summaries[0]
-	var werr error
-	*dir, werr = writeResults(f, points, sweep)
-
-	fmt.Fprintln(stdout)
-	if sweep {
-		_ = results.RenderStatsTable(stdout, summaries)
-		fmt.Fprintln(stdout)
-	} else {
-		printRun(stdout, &points[0].Output)
-	}
-	for _, s := range summaries {
-		if len(s.Thresholds) == 0 {
-			continue
-		}
-		if sweep {
-			fmt.Fprintf(stdout, "%d clients: ", s.Clients)
-		}
-		_ = results.RenderThresholds(stdout, s.Thresholds)
-		fmt.Fprintln(stdout)
-	}
-	for _, s := range summaries {
-		if s.Partial {
-			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
-			break
-		}
-	}
-	if !sweep {
-		warnNoSuccess(stderr, first)
-		warnHarness(stderr, first, "these figures")
-	} else {
-		for _, s := range summaries {
-			warnHarness(stderr, s, fmt.Sprintf("the figures at %d clients", s.Clients))
-		}
-	}
-	if werr != nil {
-		fmt.Fprintln(stderr, "herdbench:", werr)
-		if *dir == "" {
-			return exitFailed
-		}
-	}
-	if *dir != "" {
-		fmt.Fprintln(stdout, "results:", *dir)
-	}
-	if werr != nil && !first.Partial {
-		return exitFailed
-	}
-	return exitCodeOf(summaries, stderr)
-}
-
-// writeResults writes the results folder into a hidden folder and renames
-// it into place only once complete, report.html included: a run killed
-// meanwhile leaves no results folder without its report. A report that
-// fails to draw leaves the data, complete, in place (herdbench report DIR
-// draws it again) and returns the error.
-func writeResults(f *scenarioFlags, points []engine.Point, sweep bool) (string, error) {
-	first := points[0].Output.Summary
-	st, err := results.Stage(filepath.Join(f.out, results.DirName(first.Scenario, first.Started)))
-	if err != nil {
-		return "", err
-	}
-	var rerr error
-	if sweep {
-		summaries := make([]*results.Summary, len(points))
-		for i, p := range points {
-			summaries[i] = p.Output.Summary
-		}
-		err = results.WriteSweep(st.Dir, summaries, points[0].Plan.Resolved)
-	} else {
-		out := points[0].Output
-		err = results.Write(st.Dir, out)
-		switch {
-		case err != nil:
-		case len(out.Cohorts) == 0:
-			// A simulation interrupted before every cohort's first run
-			// ended keeps no timelines: its figures are all there is.
-			rerr = errors.New("no report: the simulation was interrupted before its timelines were complete; summary.json holds the figures of the runs that ended")
-		default:
-			// The data is complete; the report is drawn from it.
-			rerr = renderReport(st.Dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
-		}
-	}
-	if err != nil {
-		st.Discard()
-		return "", err
-	}
-	dir, err := st.Publish()
-	if err != nil {
-		return "", err
-	}
-	if rerr != nil && len(points[0].Output.Cohorts) > 0 {
-		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
-	}
-	return dir, rerr
-}
-
-// printRun prints a single run's figures: the comparison table, the
-// repetitions' table, the policies, the sparklines and the reading of
-// them.
-func printRun(stdout io.Writer, out *results.Output) {
-	s := out.Summary
-	if n := results.PartialNotice(s); n != "" {
-		fmt.Fprintln(stdout, n)
-	}
-	if s.Repetitions > 1 {
-		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
-	}
-	_ = results.RenderTable(stdout, s)
-	fmt.Fprintln(stdout)
-	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
-		_ = results.RenderStatsTable(stdout, []*results.Summary{s})
-		fmt.Fprintln(stdout)
-	}
-	_ = results.RenderPolicies(stdout, s)
-	timelines := make([]results.Timeline, len(out.Cohorts))
-	for i, c := range out.Cohorts {
-		timelines[i] = c.Rec.Timeline(results.Bucket)
-	}
-	_ = results.RenderSparklines(stdout, s, timelines, 100)
-	fmt.Fprintln(stdout)
-	for _, line := range results.Explain(s) {
-		fmt.Fprintln(stdout, "- "+line)
-	}
-	fmt.Fprintln(stdout)
-	if line := results.SelfCheckLine(s); line != "" {
-		fmt.Fprintln(stdout, line)
-		fmt.Fprintln(stdout)
-	}
-}
-
-// warnNoSuccess says so when a cohort sent attempts and none succeeded: a
-// target that is down or a wrong URL, rather than a result to compare.
-func warnNoSuccess(w io.Writer, s *results.Summary) {
-	for _, r := range s.Runs {
-		if r.Attempts == 0 || r.Outcomes["ok"] > 0 {
-			continue
-		}
-		top, n := "", int64(-1)
-		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
-			if v := r.Outcomes[o.String()]; v > n {
-				top, n = o.String(), v
-			}
-		}
-		where := "the embedded target"
-		if s.Target != "" {
-			where = s.Target
-		}
-		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, top, n, where)
-	}
-}
-
-// warnHarness says so when a real run's self-check found the harness too
-// late for the scenario's timescales: its figures describe the machine as
-// much as the strategies.
-func warnHarness(w io.Writer, s *results.Summary, what string) {
-	h := s.Harness
-	if h == nil || h.Trustworthy {
-		return
-	}
-	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (\"trustworthy\": false in summary.json):\n", what)
-	for _, line := range h.Warnings {
-		fmt.Fprintln(w, "  - "+line)
-	}
-	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,7 +43,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic; off loopback needs --allow-remote and a control token")
 	fs.StringVar(&f.scenario, "scenario", "", "scenario file or built-in name whose chaos plan to apply (default: none; faults only by POST /control/inject)")
 	fs.BoolVar(&f.hold, "hold", false, "do not start the chaos plan until POST /control/start (or herdbench scenario --chaos-control)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's, or a random one, printed at the start)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop by itself after this long, e.g. 10m (default: run until Ctrl-C)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "log nothing but errors")
 	fs.IntVar(&f.maxConns, "max-conns", maxConns, "client connections held at once on --listen; more wait in the kernel's backlog until one closes, so slow or idle ones cannot starve the control API "+maxConnsHelp)
@@ -100,18 +101,23 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 	if fs.Changed("exit-after") && f.exitAfter <= 0 {
 		return nil, fmt.Errorf("herdbench %s: --exit-after %s: give how long to serve, more than 0s (or leave it out to serve until Ctrl-C)", fs.Name(), f.exitAfter)
 	}
-	o := scenarios.Overrides{}
-	if fs.Changed("seed") {
-		o.Seed = &f.seed
-	}
-	if f.scenario == "" {
-		s, err := scenarios.Parse("(no scenario)", []byte("name: none\n"))
-		if err != nil {
+	name, data := "(no scenario)", []byte("name: none\n")
+	if f.scenario != "" {
+		var err error
+		if name, data, err = scenarios.Find(f.scenario); err != nil {
 			return nil, err
 		}
-		return s.CompileServer(o)
 	}
-	return scenarios.LoadServer(f.scenario, o)
+	s, err := scenarios.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	var flag *uint64
+	if fs.Changed("seed") {
+		flag = &f.seed
+	}
+	seed := seeds.Resolve(flag, s.File.Seed)
+	return s.CompileServer(scenarios.Overrides{Seed: &seed})
 }
 
 // describePlan writes a chaos plan's faults in one line.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -79,7 +79,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
-		RNG: clients.Stream(plan.Seed, clients.StreamTarget),
+		RNG: seeds.Stream(plan.Seed, seeds.Target),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench target: %v\nChoose another address with --listen.\n", err)

@@ -55,20 +55,15 @@ func newCell(text string, ok bool) cell {
 	return cell{Text: text, Numeric: err == nil}
 }
 
-// metricHelp explains the headline metrics on hover. The table shows every
-// field of summary.json whether or not it is here; docs/results.md is the
-// full reference.
-var metricHelp = map[string]string{
-	"requests":            "logical requests started (units of work)",
-	"succeeded":           "requests that ended in success",
-	"failed":              "requests that gave up",
-	"success_ratio":       "succeeded / requests",
-	"attempts":            "calls that went to the target: first tries + retries",
-	"amplification":       "attempts / requests",
-	"peak_attempts_per_s": "the largest count of attempts in any 1 s bucket",
-	"herd_factor":         "how bunched attempts are inside each 1 s window from the first fault on: about 1 for independent arrivals, far above 1 for synchronized waves",
-	"failed_after_fault":  "attempts that failed after the last fault window ended",
-	"recovery_s":          "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
+// metricHelp is the definition the report shows on hover over a headline
+// metric's row (results.Metric.Help); "" for other rows. The table shows
+// every field of summary.json whether or not it has one; docs/results.md
+// is the full reference.
+func metricHelp(path string) string {
+	if m, ok := results.LookupMetric(path); ok && m.Headline {
+		return m.Help
+	}
+	return ""
 }
 
 // simPrefix starts the paths of a real cohort's simulator figures
@@ -110,7 +105,7 @@ func metricsTable(v *view) table {
 	}
 	prevGroup := ""
 	for _, p := range paths {
-		r := row{Key: p, Help: metricHelp[p]}
+		r := row{Key: p, Help: metricHelp(p)}
 		if g := group(p); g != prevGroup {
 			r.Group = g != "" || prevGroup != ""
 			prevGroup = g

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/herdbench/herdbench/results"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -133,11 +132,6 @@ func renderPNG(c chart, dpi int) (b []byte, err error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// PNGSize returns the pixel size of a chart of w × h at dpi.
-func PNGSize(w, h vg.Length, dpi int) (int, int) {
-	return int(w.Dots(float64(dpi)) + 0.5), int(h.Dots(float64(dpi)) + 0.5)
 }
 
 // WriteFiles writes files into dir atomically, creating dir if needed.

@@ -98,7 +98,7 @@ func TestRenderGolden(t *testing.T) {
 			t.Errorf("%s: %v", f.Name, err)
 			continue
 		}
-		w, h := PNGSize(c.W, c.H, dpi)
+		w, h := int(c.W.Dots(float64(dpi))+0.5), int(c.H.Dots(float64(dpi))+0.5) // the chart's size at dpi, rounded
 		if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
 			t.Errorf("%s is %dx%d, want %dx%d", f.Name, b.Dx(), b.Dy(), w, h)
 		}

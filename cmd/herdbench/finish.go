@@ -1,0 +1,276 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/report"
+)
+
+// The end of a scenario command is one path, the same for one run and for
+// a sweep of client counts (a point each). engine.Execute has summarized
+// every point alike (each cohort's figures, with stats over the
+// repetitions); then:
+//
+//  1. thresholds: every point's, checked over all its repetitions
+//  2. write: the results folder's data, into a hidden folder
+//  3. report: report.html and the PNGs, drawn from that data
+//  4. publish: the hidden folder renamed into place, whole
+//  5. terminal: the figures, every point's thresholds, the warnings
+//  6. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
+//
+// The shape decides only which files the folder holds (a run's, with its
+// report, or a sweep's: sweep.csv and a summary per point) and which table
+// shows the figures (a run's comparison, or the sweep's means).
+
+// ending is what a scenario command ran: one point, or one per client
+// count of a sweep, each with its summary.
+type ending struct {
+	points []engine.Point
+	sweep  bool
+}
+
+// finish ends the run and returns the exit code. dir is set once the
+// results folder is in place.
+func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
+	e := &ending{points: points, sweep: sweep}
+	summaries := e.checkThresholds()
+	var werr error
+	*dir, werr = e.save(f)
+	e.show(stdout)
+	e.warn(stderr)
+	if werr != nil {
+		fmt.Fprintln(stderr, "herdbench:", werr)
+		if *dir == "" {
+			return exitFailed
+		}
+	}
+	if *dir != "" {
+		fmt.Fprintln(stdout, "results:", *dir)
+	}
+	if werr != nil && !summaries[0].Partial {
+		return exitFailed
+	}
+	return exitCodeOf(summaries, stderr)
+}
+
+// summaries are the points' summaries, in order.
+func (e *ending) summaries() []*results.Summary {
+	out := make([]*results.Summary, len(e.points))
+	for i, p := range e.points {
+		out[i] = p.Output.Summary
+	}
+	return out
+}
+
+// checkThresholds checks every point's thresholds over all its
+// repetitions and records them in its summary.
+func (e *ending) checkThresholds() []*results.Summary {
+	for _, p := range e.points {
+		s := p.Output.Summary
+		s.Thresholds = results.CheckThresholds(s, p.Plan.Thresholds, p.Repetitions)
+	}
+	return e.summaries()
+}
+
+// label names a point on the terminal: "" for a run, "20 clients" for a
+// sweep's.
+func (e *ending) label(s *results.Summary) string {
+	if !e.sweep {
+		return ""
+	}
+	return fmt.Sprintf("%d clients", s.Clients)
+}
+
+// save writes the results folder into a hidden folder, draws its report
+// there and renames it into place only once complete: a run killed
+// meanwhile leaves no results folder without its report. A report that
+// fails to draw leaves the data, complete, in place (herdbench report DIR
+// draws it again) and returns the error.
+func (e *ending) save(f *scenarioFlags) (string, error) {
+	first := e.points[0].Output.Summary
+	st, err := results.Stage(filepath.Join(f.out, results.DirName(first.Scenario, first.Started)))
+	if err != nil {
+		return "", err
+	}
+	if err := e.write(st.Dir); err != nil {
+		st.Discard()
+		return "", err
+	}
+	rerr := e.report(st.Dir, f)
+	dir, err := st.Publish()
+	if err != nil {
+		return "", err
+	}
+	if rerr != nil && len(e.points[0].Output.Cohorts) > 0 {
+		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
+	}
+	return dir, rerr
+}
+
+// write writes the folder's data: a run's files, or a sweep's.
+func (e *ending) write(dir string) error {
+	if e.sweep {
+		return results.WriteSweep(dir, e.summaries(), e.points[0].Plan.Resolved)
+	}
+	return results.Write(dir, e.points[0].Output)
+}
+
+// report draws report.html and the PNGs from the data in dir. A sweep has
+// no report: its figures are sweep.csv.
+func (e *ending) report(dir string, f *scenarioFlags) error {
+	switch {
+	case e.sweep:
+		return nil
+	case len(e.points[0].Output.Cohorts) == 0:
+		// A simulation interrupted before every cohort's first run
+		// ended keeps no timelines: its figures are all there is.
+		return errors.New("no report: the simulation was interrupted before its timelines were complete; summary.json holds the figures of the runs that ended")
+	}
+	return renderReport(dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
+}
+
+// show prints the figures on stdout: whether they are partial, the run's
+// tables or the sweep's, then every point's thresholds.
+func (e *ending) show(stdout io.Writer) {
+	summaries := e.summaries()
+	fmt.Fprintln(stdout)
+	for _, s := range summaries {
+		if n := results.PartialNotice(s); n != "" {
+			fmt.Fprintln(stdout, n)
+			break
+		}
+	}
+	if e.sweep {
+		_ = results.RenderStatsTable(stdout, summaries)
+		fmt.Fprintln(stdout)
+	} else {
+		printRun(stdout, &e.points[0].Output)
+	}
+	for _, s := range summaries {
+		if len(s.Thresholds) == 0 {
+			continue
+		}
+		if l := e.label(s); l != "" {
+			fmt.Fprint(stdout, l+": ")
+		}
+		_ = results.RenderThresholds(stdout, s.Thresholds)
+		fmt.Fprintln(stdout)
+	}
+}
+
+// warn prints on stderr what the figures need said beside them: an
+// interrupted run, cohorts that never succeeded, a harness that could not
+// keep up; for every point.
+func (e *ending) warn(stderr io.Writer) {
+	summaries := e.summaries()
+	for _, s := range summaries {
+		if s.Partial {
+			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
+			break
+		}
+	}
+	for _, s := range summaries {
+		at, what := "", "these figures"
+		if l := e.label(s); l != "" {
+			at, what = " at "+l, "the figures at "+l
+		}
+		warnNoSuccess(stderr, s, at)
+		warnHarness(stderr, s, what)
+	}
+}
+
+// exitCodeOf maps a finished run to the exit code: interrupted beats
+// failed thresholds.
+func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
+	failed, checked := 0, 0
+	for _, s := range summaries {
+		if s.Partial {
+			return exitSignal
+		}
+		failed += results.ThresholdsFailed(s.Thresholds)
+		checked += len(s.Thresholds)
+	}
+	if failed > 0 {
+		where := ""
+		if len(summaries) > 1 {
+			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
+		}
+		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
+		return exitThresholds
+	}
+	return exitOK
+}
+
+// printRun prints a single run's figures: the comparison table, the
+// repetitions' table, the policies, the sparklines and the reading of
+// them.
+func printRun(stdout io.Writer, out *results.Output) {
+	s := out.Summary
+	if s.Repetitions > 1 {
+		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
+	}
+	_ = results.RenderTable(stdout, s)
+	fmt.Fprintln(stdout)
+	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
+		_ = results.RenderStatsTable(stdout, []*results.Summary{s})
+		fmt.Fprintln(stdout)
+	}
+	_ = results.RenderPolicies(stdout, s)
+	timelines := make([]results.Timeline, len(out.Cohorts))
+	for i, c := range out.Cohorts {
+		timelines[i] = c.Rec.Timeline(results.Bucket)
+	}
+	_ = results.RenderSparklines(stdout, s, timelines, 100)
+	fmt.Fprintln(stdout)
+	for _, line := range results.Explain(s) {
+		fmt.Fprintln(stdout, "- "+line)
+	}
+	fmt.Fprintln(stdout)
+	if line := results.SelfCheckLine(s); line != "" {
+		fmt.Fprintln(stdout, line)
+		fmt.Fprintln(stdout)
+	}
+}
+
+// warnNoSuccess says so when a cohort sent attempts and none succeeded: a
+// target that is down or a wrong URL, rather than a result to compare. at
+// names a sweep's point (" at 20 clients"), "" for a run.
+func warnNoSuccess(w io.Writer, s *results.Summary, at string) {
+	for _, r := range s.Runs {
+		if r.Attempts == 0 || r.Outcomes["ok"] > 0 {
+			continue
+		}
+		top, n := "", int64(-1)
+		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
+			if v := r.Outcomes[o.String()]; v > n {
+				top, n = o.String(), v
+			}
+		}
+		where := "the embedded target"
+		if s.Target != "" {
+			where = s.Target
+		}
+		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts%s succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, at, top, n, where)
+	}
+}
+
+// warnHarness says so when a real run's self-check found the harness too
+// late for the scenario's timescales: its figures describe the machine as
+// much as the strategies.
+func warnHarness(w io.Writer, s *results.Summary, what string) {
+	h := s.Harness
+	if h == nil || h.Trustworthy {
+		return
+	}
+	fmt.Fprintf(w, "herdbench: warning: the machine could not keep up, so %s are not trustworthy (\"trustworthy\": false in summary.json):\n", what)
+	for _, line := range h.Warnings {
+		fmt.Fprintln(w, "  - "+line)
+	}
+	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
+}

@@ -1,0 +1,116 @@
+package archcheck
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/herdbench/herdbench/"
+
+// root is the module's folder, from this package's.
+var root = filepath.Join("..", "..")
+
+// packages returns every package of the module (by its path inside the
+// module) with the module's packages its non-test files import.
+func packages(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, none := err.(*build.NoGoError); none {
+				return nil // a folder without Go files
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		var imports []string
+		for _, imp := range p.Imports {
+			if after, ok := strings.CutPrefix(imp, module); ok {
+				imports = append(imports, after)
+			}
+		}
+		sort.Strings(imports)
+		out[filepath.ToSlash(rel)] = imports
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// table reads the package table of docs/architecture.md: package, and the
+// packages its imports cell names ("—" for none; notes in parentheses are
+// not names).
+func table(t *testing.T) map[string][]string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Packages\n")
+	if !ok {
+		t.Fatal("docs/architecture.md has no ## Packages section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\|.*\\| ([^|]*) \\|$")
+	notes := regexp.MustCompile(`\([^)]*\)`)
+	out := map[string][]string{}
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		if _, dup := out[m[1]]; dup {
+			t.Errorf("docs/architecture.md lists %s twice", m[1])
+		}
+		var names []string
+		for _, n := range strings.Split(notes.ReplaceAllString(m[2], ""), ",") {
+			n = strings.Trim(strings.TrimSpace(n), "`")
+			if n != "" && n != "—" {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		out[m[1]] = names
+	}
+	if len(out) == 0 {
+		t.Fatal("no rows read from docs/architecture.md's package table")
+	}
+	return out
+}
+
+// TestPackageTable: docs/architecture.md's package table has a row for
+// every package of the module, no row for a package that is gone, and for
+// each the herdbench packages it imports, exactly.
+func TestPackageTable(t *testing.T) {
+	real, doc := packages(t), table(t)
+	for p, imports := range real {
+		listed, ok := doc[p]
+		if !ok {
+			t.Errorf("docs/architecture.md's package table has no row for %s (imports: %s)", p, strings.Join(imports, ", "))
+			continue
+		}
+		if !slices.Equal(listed, imports) {
+			t.Errorf("docs/architecture.md says %s imports [%s]; it imports [%s]", p, strings.Join(listed, ", "), strings.Join(imports, ", "))
+		}
+	}
+	for p := range doc {
+		if _, ok := real[p]; !ok {
+			t.Errorf("docs/architecture.md's package table lists %s, which is no package of the module", p)
+		}
+	}
+}
