@@ -457,6 +457,9 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
 	s := clients.Strategy{Name: sf.Name}
 	c.preset(sf, at)
+	if sf.Backoff == "" && sf.Jitter != nil && sf.Preset == "" {
+		sf.Backoff = clients.Exponential.String() // a jitter share is exponential's
+	}
 	shape, ok := clients.ParseShape(sf.Backoff)
 	switch {
 	case sf.Backoff == "":
@@ -485,14 +488,60 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	} else if !(sf.Multiplier <= MaxMultiplier) { // NaN and +Inf too
 		c.fail(at("multiplier"), "%v; write a growth per failed attempt from 1 to %d (2 doubles the wait)", sf.Multiplier, MaxMultiplier)
 	}
+	if sf.Jitter != nil {
+		s.Backoff.Jitter = c.jitter(*sf.Jitter, shape, sf, at)
+	}
 	if sf.MaxAttempts == nil {
 		l := Limit(DefaultMaxAttempts)
 		sf.MaxAttempts = &l
 	}
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	s.Reset = c.reset(sf.Reset, at("reset"))
 	c.policies(sf, &s, at)
 	return s
+}
+
+// jitter checks a strategy's jitter share f against its backoff shape:
+// exponential takes any share from 0 to 1; full and equal are exponential
+// with their own share (1 and 0.5), which f may only repeat; the other
+// shapes draw their waits otherwise.
+func (c *compiler) jitter(f float64, shape clients.Shape, sf *StrategyFile, at func(string) []step) float64 {
+	if !(f >= 0 && f <= 1) { // NaN too
+		c.fail(at("jitter"), "%v; write the share of the backoff drawn at random, from 0 (none: every client waits the same) to 1 (full jitter), e.g. jitter: 0.5", f)
+		return 0
+	}
+	if _, known := clients.ParseShape(sf.Backoff); !known {
+		return f // the unknown backoff is reported on its own
+	}
+	b := clients.Backoff{Shape: shape}
+	share, ok := b.JitterShare()
+	switch {
+	case shape == clients.Exponential:
+	case !ok:
+		c.fail(at("jitter"), "backoff %s draws its own wait, so a jitter share does not apply; remove jitter, or write backoff: exponential with jitter %v", sf.Backoff, f)
+	case f != share:
+		c.fail(at("jitter"), "backoff %s is exponential with jitter %v, not %v; write backoff: exponential (or leave backoff out) with jitter: %v", sf.Backoff, share, f, f)
+	}
+	return f
+}
+
+// reset reads when a strategy's backoff starts afresh. Only a closed
+// workload's clients make more than one request each: in the others a
+// client's backoff never outlives its request.
+func (c *compiler) reset(v string, path []step) clients.Reset {
+	if v == "" {
+		return clients.PerRequest
+	}
+	r, ok := clients.ParseReset(v)
+	if !ok {
+		c.fail(path, "unknown reset %q; write per-request (the backoff starts afresh with every request: the default), on-success (it carries over until a request succeeds) or never (it carries over for the client's life)", v)
+		return clients.PerRequest
+	}
+	if r != clients.PerRequest && c.kind != clients.Closed {
+		c.fail(path, "reset %s carries a client's backoff from one request to the next, but in a %s workload each client makes one request; use a closed workload, or remove reset", v, c.kind)
+	}
+	return r
 }
 
 // repeat reads the repetitions and the sweep, the file's or the

@@ -150,6 +150,14 @@ var badScenarios = []struct {
 	{"list for a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    cap: [1s]\n", 5, "this is a list, but this field takes a single value"},
 	{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
 	{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
+	{"jitter above 1", "name: x\nstrategies:\n  - name: a\n    backoff: exponential\n    jitter: 1.5\n", 5, "jitter: 1.5; write the share of the backoff drawn at random, from 0"},
+	{"negative jitter", "name: x\nstrategies:\n  - {name: a, jitter: -0.1}\n", 3, "-0.1; write the share"},
+	{"jitter not a number", "name: x\nstrategies:\n  - {name: a, backoff: exponential, jitter: half}\n", 3, `"half" is text, but this field takes a number`},
+	{"jitter beside full", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    jitter: 0.3\n", 5, "backoff full is exponential with jitter 1, not 0.3; write backoff: exponential (or leave backoff out) with jitter: 0.3"},
+	{"jitter beside decorrelated", "name: x\nstrategies:\n  - name: a\n    backoff: decorrelated\n    jitter: 0.3\n", 5, "backoff decorrelated draws its own wait"},
+	{"jitter beside grpc's preset", "name: x\nstrategies:\n  - name: a\n    preset: grpc\n    jitter: 0.3\n", 5, "backoff grpc draws its own wait"},
+	{"unknown reset", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    reset: always\n", 5, `unknown reset "always"; write per-request`},
+	{"reset in a one-shot workload", "name: x\nworkload: {kind: oneshot, clients: 5}\nstrategies:\n  - name: a\n    backoff: full\n    reset: never\n", 6, "in a oneshot workload each client makes one request"},
 }
 
 func TestBadScenarios(t *testing.T) {
