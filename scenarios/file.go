@@ -23,14 +23,9 @@ type File struct {
 	Thresholds []string `yaml:"thresholds,omitempty"`
 	// Runs repeats each cohort (--runs); 0 or 1 runs it once.
 	Runs int `yaml:"runs,omitempty"`
-	// Sweep runs the scenario once per value (--clients a,b,c).
+	// Sweep runs the scenario at every combination of values of the
+	// fields it names (sweep.go; --set, --clients a,b,c).
 	Sweep *SweepFile `yaml:"sweep,omitempty"`
-}
-
-// SweepFile is a sweep: the scenario runs once per client count, each
-// point with its repetitions and its gates.
-type SweepFile struct {
-	Clients []int `yaml:"clients"`
 }
 
 // TargetFile is the target's capacity model.

@@ -78,13 +78,13 @@ func (e *ending) checkThresholds() []*results.Summary {
 	return e.summaries()
 }
 
-// label names a point on the terminal: "" for a run, "20 clients" for a
-// sweep's.
+// label names a point on the terminal: "" for a run,
+// "workload.clients=20" for a sweep's.
 func (e *ending) label(s *results.Summary) string {
 	if !e.sweep {
 		return ""
 	}
-	return fmt.Sprintf("%d clients", s.Clients)
+	return results.PointLabel(s.Point)
 }
 
 // save writes the results folder into a hidden folder, draws its report

@@ -60,12 +60,12 @@ func TestSweepChecksThresholdsAtEveryPoint(t *testing.T) {
 		clients int
 		pass    bool
 	}{{1, true}, {200, false}} {
-		s := readJSON(t, filepath.Join(dirs[0], results.SweepFileName(c.clients)))
+		s := readJSON(t, filepath.Join(dirs[0], results.PointFileNames([][]results.Setting{{{Field: "workload.clients", Value: fmt.Sprint(c.clients)}}})[0]))
 		if len(s.Thresholds) != 1 || s.Thresholds[0].Pass != c.pass || s.Thresholds[0].Value == nil {
 			t.Errorf("%d clients: thresholds %+v, want one that passes: %v", c.clients, s.Thresholds, c.pass)
 		}
 	}
-	for _, want := range []string{"1 clients: thresholds: all 1 passed", "200 clients: thresholds: 1 of 1 FAILED"} {
+	for _, want := range []string{"workload.clients=1: thresholds: all 1 passed", "workload.clients=200: thresholds: 1 of 1 FAILED"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -126,7 +126,7 @@ func TestSweepScenarioReruns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(resolved), "runs: 2\nsweep:\n    clients:\n        - 5\n        - 10\n") {
+	if !strings.Contains(string(resolved), "runs: 2\nsweep:\n    workload.clients: [5, 10]\n") {
 		t.Errorf("scenario.yaml does not record the sweep:\n%s", resolved)
 	}
 	again := t.TempDir()
@@ -179,7 +179,7 @@ func TestSweepEndsLikeARun(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "scenario", writeScenario(t, gateScenario), "--sim", "--clients", clients, "--out", t.TempDir(), "-q", "--no-png")
 		at := ""
 		if sweep {
-			at = " at 20 clients"
+			at = " at workload.clients=20"
 		}
 		if code != exitSignal || !strings.Contains(stdout, "PARTIAL: the run was interrupted at 1.5s of 2s") ||
 			!strings.Contains(stderr, "herdbench: interrupted") || !strings.Contains(stderr, "attempts"+at+" succeeded (most were http_5xx") {
