@@ -327,15 +327,9 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="herdbench {{.Version}}">
-<title>{{.Title}}</title>
-<style>
+// baseTemplate holds what a run's page and a sweep's share: the style
+// and the tables.
+var baseTemplate = template.Must(template.New("base").Parse(`{{define "style"}}<style>
 :root { color-scheme: light; }
 body { font: 15px/1.45 "Liberation Sans", Arial, Helvetica, sans-serif; color: #1a1a1a; background: #fff; margin: 0; }
 main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
@@ -366,7 +360,25 @@ figcaption .file { color: #777; font-family: "Liberation Mono", Menlo, Consolas,
 pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: .7rem; overflow-x: auto; font-size: .8rem; }
 footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </style>
-</head>
+{{end}}
+{{define "table"}}<table>
+{{with .Caption}}<caption>{{.}}</caption>{{end}}
+<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+`))
+
+var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="herdbench {{.Version}}">
+<title>{{.Title}}</title>
+{{template "style"}}</head>
 <body>
 <main>
 <header>
@@ -416,11 +428,5 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </main>
 </body>
 </html>
-{{define "table"}}<table>
-{{with .Caption}}<caption>{{.}}</caption>{{end}}
-<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>{{end}}
+
 `))
