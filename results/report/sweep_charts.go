@@ -121,11 +121,23 @@ func xAxis(p *plot.Plot, a axis, label bool) {
 		}
 		p.X.Min, p.X.Max = lo-pad, hi+pad
 	}
+	// A value too close to the last labelled one is a tick without a
+	// label: the labels would run into each other.
+	where := func(x float64) float64 {
+		if a.log {
+			return math.Log(x)
+		}
+		return x
+	}
+	span := where(p.X.Max) - where(p.X.Min)
 	var ticks []plot.Tick
+	last := math.Inf(-1)
 	for i, x := range a.at {
 		label := a.values[i]
-		if len(a.values) > 12 && i%((len(a.values)+11)/12) != 0 {
-			label = "" // a minor tick: the labels would run into each other
+		if (where(x)-last)/span < 0.07 {
+			label = ""
+		} else {
+			last = where(x)
 		}
 		ticks = append(ticks, plot.Tick{Value: x, Label: label})
 	}

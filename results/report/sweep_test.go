@@ -124,7 +124,7 @@ func TestSweepReportGolden(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, want := range []string{">herd_factor</text>", ">failed_after_fault</text>", ">0.05</text>", ">no-jitter</text>"} {
+	for _, want := range []string{">herd_factor</text>", ">failed_after_fault</text>", ">0.1</text>", ">0.5</text>", ">no-jitter</text>"} {
 		if !bytes.Contains(svgs[0], []byte(want)) {
 			t.Errorf("the chart lacks %q", want)
 		}
