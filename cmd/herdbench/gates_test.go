@@ -190,3 +190,77 @@ func TestSweepEndsLikeARun(t *testing.T) {
 		}
 	}
 }
+
+// --set sweeps any field: two of them run every combination, and the
+// folder holds sweep.csv with a column for each, a summary per point named
+// by its values, and a report with the figures against each field and the
+// heat maps over both; the sweep's scenario.yaml reruns it.
+func TestSetSweepsAnyField(t *testing.T) {
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--set", "target.concurrency=2,8", "--set", "strategies[full].cap=50ms,200ms,1s", "--set", "target.queue=20", "--out", out, "-q", "--no-png")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	csv, err := os.ReadFile(filepath.Join(dirs[0], "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "target.concurrency,strategies[full].cap,clients,strategy,runs,") || !strings.HasPrefix(lines[6], "8,1s,20,full,1,") {
+		t.Fatalf("sweep.csv:\n%s", csv)
+	}
+	s := readJSON(t, filepath.Join(dirs[0], "summary-concurrency-8_cap-200ms.json"))
+	if results.PointLabel(s.Point) != "target.concurrency=8, strategies[full].cap=200ms" {
+		t.Errorf("the point's summary: point %v", s.Point)
+	}
+	html, err := os.ReadFile(filepath.Join(dirs[0], "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="sweep_1"`, `id="sweep_2"`, `id="heatmap_recovery_s"`, "6 points, every combination of target.concurrency (2 values) × strategies[full].cap (3 values)"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	resolved, _ := os.ReadFile(filepath.Join(dirs[0], "scenario.yaml"))
+	for _, want := range []string{"queue: 20\n", "sweep:\n    target.concurrency: [2, 8]\n    strategies[full].cap: [50ms, 200ms, 1s]\n"} {
+		if !strings.Contains(string(resolved), want) {
+			t.Errorf("scenario.yaml lacks %q:\n%s", want, resolved)
+		}
+	}
+	if code, stdout, _ := runCLI(t, "validate", filepath.Join(dirs[0], "scenario.yaml")); code != exitOK || !strings.Contains(stdout, "a sweep of 6 points, each checked") {
+		t.Errorf("validate the sweep's scenario: exit %d: %s", code, stdout)
+	}
+}
+
+// A value that is wrong at some points is refused before anything runs,
+// naming those points; so are a path that names no field, and --clients
+// beside --set workload.clients.
+func TestSetRefusedBeforeTheRun(t *testing.T) {
+	file := writeScenario(t, gateScenario)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--set", "strategies[full].cap=50ms,1ms", "--set", "workload.clients=5,10"}, "strategies[0].cap: at strategies[full].cap=1ms: cap 1ms is below base 10ms"},
+		{[]string{"--set", "workload.clietns=5,10"}, `workload.clietns: --set: unknown field "clietns" (did you mean "clients"?)`},
+		{[]string{"--set", "chaos[2].for=1s,2s"}, "chaos has 1 item(s), numbered from 0: there is no [2]"},
+		{[]string{"--set", "workload.clients"}, "--set \"workload.clients\": write PATH=VALUE or PATH=V1,V2,..."},
+		{[]string{"--clients", "5,10", "--set", "workload.clients=7"}, "--clients is --set workload.clients: give the count of clients once"},
+		{[]string{"--set", "duration=1s,2s", "--duration", "3s"}, "--set duration: --duration sets the run's length too; give it once"},
+	} {
+		out := t.TempDir()
+		code, _, stderr := runCLI(t, append([]string{"scenario", file, "--sim", "--out", out, "-q"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, stderr)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%v: something was written", c.args)
+		}
+	}
+}
