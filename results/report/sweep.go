@@ -331,9 +331,7 @@ func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]
 func (v *sweepView) table() table {
 	t := table{Head: append(append([]string(nil), v.sw.Fields...), "strategy", "runs")}
 	metrics := v.present(lineMetrics)
-	for _, m := range metrics {
-		t.Head = append(t.Head, m)
-	}
+	t.Head = append(t.Head, metrics...)
 	for _, r := range v.sw.Rows {
 		var rw row
 		for j, st := range r.Point {
