@@ -327,9 +327,27 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
-// baseTemplate holds what a run's page and a sweep's share: the style
-// and the tables.
-var baseTemplate = template.Must(template.New("base").Parse(`{{define "style"}}<style>
+// baseTemplate holds what a run's page and a sweep's share: the head
+// (title, facts, subtitle and notes), the style and the tables.
+var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="herdbench {{.Version}}">
+<title>{{.Title}}</title>
+{{template "style"}}</head>
+<body>
+<main>
+<header>
+<h1>{{.Title}}</h1>
+{{range .Facts}}<p class="facts">{{.}}</p>
+{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+</header>
+{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{end}}
+{{define "style"}}<style>
 :root { color-scheme: light; }
 body { font: 15px/1.45 "Liberation Sans", Arial, Helvetica, sans-serif; color: #1a1a1a; background: #fff; margin: 0; }
 main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
@@ -370,24 +388,7 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </table>{{end}}
 `))
 
-var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="herdbench {{.Version}}">
-<title>{{.Title}}</title>
-{{template "style"}}</head>
-<body>
-<main>
-<header>
-<h1>{{.Title}}</h1>
-{{range .Facts}}<p class="facts">{{.}}</p>
-{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
-</header>
-{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
-<nav aria-label="contents"><ul>
+var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<nav aria-label="contents"><ul>
 <li><a href="#summary">Comparison table</a></li>
 {{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}<li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>

@@ -372,24 +372,7 @@ func (v *sweepView) table() table {
 	return t
 }
 
-var sweepTemplate = template.Must(template.Must(baseTemplate.Clone()).New("sweep").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="herdbench {{.Version}}">
-<title>{{.Title}}</title>
-{{template "style"}}</head>
-<body>
-<main>
-<header>
-<h1>{{.Title}}</h1>
-{{range .Facts}}<p class="facts">{{.}}</p>
-{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
-</header>
-{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
-<nav aria-label="contents"><ul>
+var sweepTemplate = template.Must(template.Must(baseTemplate.Clone()).New("sweep").Parse(`{{template "head" .}}<nav aria-label="contents"><ul>
 {{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}<li><a href="#figures">Every point's figures</a></li>
 <li><a href="#scenario">The scenario as run</a></li>
