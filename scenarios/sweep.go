@@ -256,7 +256,8 @@ type setter struct {
 }
 
 // set puts value at steps, creating the keys it lacks; line is the line to
-// report problems of the value at (0: none, a flag's). A mapping or item
+// report problems of the value at (0: none, a flag's). Its errors are said
+// after the path they concern (path is the path as given). A mapping or item
 // that YAML aliases share (an anchor, or an alias of one) is copied first,
 // so the value changes this place only.
 func (s setter) set(steps []pathStep, path, value string, line int) error {
@@ -265,11 +266,11 @@ func (s setter) set(steps []pathStep, path, value string, line int) error {
 		last := i == len(steps)-1
 		if st.isItem {
 			if n.Kind != yaml.SequenceNode {
-				return fmt.Errorf("%s: %s is not a list", path, pathText(steps[:i]))
+				return fmt.Errorf("%s is not a list", pathText(steps[:i]))
 			}
 			j, err := item(n, st, steps[:i])
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return err
 			}
 			if last {
 				return fmt.Errorf("%s names a whole item of %s; set one of its fields, e.g. %s.name", path, pathText(steps[:i]), path)
@@ -279,7 +280,7 @@ func (s setter) set(steps []pathStep, path, value string, line int) error {
 			continue
 		}
 		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("%s: %s is a single value, not a mapping of fields", path, pathText(steps[:i]))
+			return fmt.Errorf("%s is a single value, not a mapping of fields", pathText(steps[:i]))
 		}
 		k := -1
 		for j := 0; j+1 < len(n.Content); j += 2 {
@@ -289,7 +290,7 @@ func (s setter) set(steps []pathStep, path, value string, line int) error {
 		}
 		if k < 0 {
 			if !last && steps[i+1].isItem {
-				return fmt.Errorf("%s: the scenario has no %s to pick an item from", path, pathText(steps[:i+1]))
+				return fmt.Errorf("the scenario has no %s to pick an item from", pathText(steps[:i+1]))
 			}
 			v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: line}
 			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: st.key, Line: line}, v)
