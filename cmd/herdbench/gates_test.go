@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/herdbench/herdbench/engine"
@@ -262,5 +263,63 @@ func TestSetRefusedBeforeTheRun(t *testing.T) {
 		if entries, _ := os.ReadDir(out); len(entries) != 0 {
 			t.Errorf("%v: something was written", c.args)
 		}
+	}
+}
+
+// cancelOn is a progress writer that cancels the run when it sees a line.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	line   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(w.b.String(), w.line) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// Ctrl-C in the middle of a real-time sweep keeps the points that
+// finished: the first point's summary whole, the second's (the one it
+// cut) marked partial and left out of sweep.csv, none for the third, a
+// report of what finished, and exit 130.
+func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	stderr := &cancelOn{line: "run 2 of 3", cancel: cancel} // the second point has begun
+	var stdout strings.Builder
+	code := run(ctx, []string{"scenario", file, "--set", "workload.clients=2,3,4", "--no-sim-reference", "--no-png", "--out", out}, &stdout, stderr)
+	if code != exitSignal {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitSignal, stderr.b.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	if s := readJSON(t, filepath.Join(dirs[0], "summary-clients-2.json")); s.Partial || len(s.Runs) != 1 || s.Runs[0].Requests == 0 {
+		t.Errorf("the finished point: partial %v, runs %+v", s.Partial, s.Runs)
+	}
+	if s := readJSON(t, filepath.Join(dirs[0], "summary-clients-3.json")); !s.Partial {
+		t.Error("the point the interrupt cut is not marked partial")
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "summary-clients-4.json")); !os.IsNotExist(err) {
+		t.Errorf("a point that never began has a summary: %v", err)
+	}
+	csv, err := os.ReadFile(filepath.Join(dirs[0], "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "2,") {
+		t.Errorf("sweep.csv, want the finished point alone:\n%s", csv)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "report.html")); err != nil {
+		t.Errorf("no report of the finished point: %v", err)
 	}
 }
