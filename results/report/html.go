@@ -328,7 +328,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 }
 
 // baseTemplate holds what a run's page and a sweep's share: the head
-// (title, facts, subtitle and notes), the style and the tables.
+// (title, facts, subtitle and notes), the charts, the style and the tables.
 var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -346,6 +346,15 @@ var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!
 {{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
 </header>
 {{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{end}}
+{{define "charts"}}<section id="charts">
+<h2>Charts</h2>
+{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
+{{.SVG}}
+<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
+</figure>
+{{end}}
+</section>
 {{end}}
 {{define "style"}}<style>
 :root { color-scheme: light; }
@@ -403,15 +412,7 @@ var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report
 {{end}}
 </section>
 
-<section id="charts">
-<h2>Charts</h2>
-{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
-{{.SVG}}
-<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
-</figure>
-{{end}}
-</section>
-
+{{template "charts" .}}
 <section id="run">
 <h2>The run{{if .Overlay}}s{{end}}</h2>
 <div class="scroll">{{template "table" .Fields}}</div>

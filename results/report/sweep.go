@@ -378,15 +378,7 @@ var sweepTemplate = template.Must(template.Must(baseTemplate.Clone()).New("sweep
 <li><a href="#scenario">The scenario as run</a></li>
 </ul></nav>
 
-<section id="charts">
-<h2>Charts</h2>
-{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
-{{.SVG}}
-<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
-</figure>
-{{end}}
-</section>
-
+{{template "charts" .}}
 <section id="figures">
 <h2>Every point's figures (mean ± sd over the repetitions; sweep.csv has them all)</h2>
 <div class="scroll">{{template "table" .Table}}</div>
