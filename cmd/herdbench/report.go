@@ -106,6 +106,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if ctx.Err() != nil {
 		return interrupted()
 	}
+	return writeReport(out, files, err, stdout, stderr)
+}
+
+// writeReport writes the files of a report drawn into out, or says why
+// it was not drawn (err).
+func writeReport(out string, files []report.File, err error, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = report.WriteFiles(out, files)
 	}
@@ -121,25 +127,17 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // fields, heat maps over two.
 func reportSweep(ctx context.Context, dir, out string, o report.Options, stdout, stderr io.Writer) int {
 	sw, err := report.LoadSweep(dir)
+	var files []report.File
 	if err == nil {
-		var files []report.File
 		if files, err = report.RenderSweep(ctx, sw, o); ctx.Err() != nil {
 			fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
 			return exitSignal
 		}
-		if out == "" {
-			out = dir
-		}
-		if err == nil {
-			err = report.WriteFiles(out, files)
-		}
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "herdbench report:", err)
-		return exitFailed
+	if out == "" {
+		out = dir
 	}
-	fmt.Fprintln(stdout, "report:", filepath.Join(out, "report.html"))
-	return exitOK
+	return writeReport(out, files, err, stdout, stderr)
 }
 
 // defaultLabels names runs by their folder names without the leading
