@@ -127,6 +127,24 @@ func (c *Client) Result(r Reply) Action {
 	return a
 }
 
+// Cancel ends the current request at now because whoever it works for
+// went away: the call of a middle tier whose own caller gave up on it, or
+// whose tier crashed (its context ends, as Go's servers cancel a request
+// whose connection closed). inFlight says an attempt is unanswered: it is
+// recorded as a timeout (its caller's deadline passed, as gRPC's deadline
+// propagation reports it) with the latency it had. The request counts as
+// failed; the client sends nothing more. Call it only on a request that
+// has not ended.
+func (c *Client) Cancel(now time.Duration, inFlight bool, sent time.Duration) {
+	if inFlight {
+		c.sink.Attempt(results.Attempt{Sent: sent, Latency: now - sent, Number: c.attempt, Outcome: results.Timeout})
+	}
+	if c.pol != nil {
+		c.pol.release(now)
+	}
+	c.finish(now, false)
+}
+
 // retry decides what follows attempt c.attempt, which failed or was refused
 // by a local policy at now: send the next attempt after a wait, or give up
 // (over, with the request ended at ended). A budget that denies the retry
