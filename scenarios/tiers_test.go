@@ -281,4 +281,3 @@ strategies:
 		t.Fatal(err)
 	}
 }
-
