@@ -37,8 +37,9 @@ type Client struct {
 	start    time.Duration // intended start of the current request
 	attempt  int           // attempts sent for the current request
 	prevWait time.Duration
-	requests int // requests started
-	paid     int // what the current request's latest retry cost its budget
+	requests int  // requests started
+	paid     int  // what the current request's latest retry cost its budget
+	open     bool // the current request has not ended
 }
 
 // NewClient returns client id of a cohort. end is the run's duration: no
@@ -74,7 +75,7 @@ func (c *Client) next(t time.Duration) Action {
 		if t >= c.end {
 			return Action{Op: Stop}
 		}
-		c.start, c.attempt, c.prevWait, c.paid = t, 1, 0, 0
+		c.start, c.attempt, c.prevWait, c.paid, c.open = t, 1, 0, 0, true
 		c.requests++
 		c.sink.Started(t)
 		if c.pol == nil {
@@ -188,8 +189,14 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 	}
 }
 
+// Unfinished reports whether the client's request has not ended: after a
+// Stop, the run's end cut it (its next attempt would have come after the
+// end), and it neither succeeded nor failed.
+func (c *Client) Unfinished() bool { return c.open }
+
 // finish records the end of the current request at now.
 func (c *Client) finish(now time.Duration, ok bool) {
+	c.open = false
 	if c.pol != nil {
 		c.pol.ended(now)
 	}

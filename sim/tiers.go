@@ -60,6 +60,11 @@ func (s *Sim) newCall(t int, parent, pjob int32) int32 {
 // slot frees, and its caller gets 200 or 503.
 func (s *Sim) callDone(ci int32, now time.Duration) {
 	c := s.cl(ci)
+	if c.cl.Unfinished() {
+		// Its next attempt would come after the run's end: it waits for
+		// the end, as the real tier does, unless its caller goes first.
+		return
+	}
 	w := s.jobs[c.pjob]
 	parent, ok := c.parent, c.ok
 	s.free(ci)
