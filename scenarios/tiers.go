@@ -292,3 +292,80 @@ func (c *compiler) serverTier(p *Plan, o Overrides) {
 	}
 	p.Target, p.Chaos = p.Tiers[k].Target, p.Tiers[k].Chaos
 }
+
+// RetryStrategy returns the strategy a retrying proxy calls its upstream
+// with (herdbench proxy --retry NAME): strategy name of the scenario, as
+// the tier named tier retries it in a chain of tiers ("" in a scenario
+// without tiers), or else the preset of that name. A proxy makes a fresh
+// call for every request it forwards, so its policies are shared by all
+// of them, as a tier's are (scope cohort).
+func (s *Scenario) RetryStrategy(name, tier string, o Overrides) (*clients.Strategy, error) {
+	for _, sf := range s.File.Strategies {
+		if sf.Name != name {
+			continue
+		}
+		p, err := s.Compile(Overrides{Seed: o.Seed, Strategies: []string{name}})
+		if err != nil {
+			return nil, err
+		}
+		st := p.Strategies[0]
+		if len(p.Tiers) > 0 {
+			names := make([]string, len(p.Tiers))
+			for i, t := range p.Tiers {
+				names[i] = t.Name
+			}
+			callers := names[:len(names)-1]
+			k := indexOf(callers, tier)
+			switch {
+			case k >= 0:
+				st = st.Tiers[k]
+			case tier == names[len(names)-1]:
+				return nil, fmt.Errorf("--tier %s is the bottom tier of %s: it calls no other, so it has no retries; a retrying proxy plays a tier that calls another: %s", tier, s.Filename, validList(callers))
+			default:
+				return nil, fmt.Errorf("--retry %s: %s chains tiers, and each retries its own way: name the tier the proxy plays with --tier (%s)", name, s.Filename, validList(callers))
+			}
+		} else if tier != "" {
+			return nil, fmt.Errorf("--tier %s: %s has no tiers; leave --tier out", tier, s.Filename)
+		}
+		st.Tiers = nil
+		shareAll(&st)
+		return &st, nil
+	}
+	if _, ok := clients.FindPreset(name); ok {
+		c := &compiler{s: &Scenario{Filename: "--retry"}, errs: &Error{File: "--retry"}, atTier: true}
+		sf := StrategyFile{Name: name, Preset: name}
+		st := c.strategy(&sf, func(k string) []step { return []step{key(k)} })
+		if len(c.errs.Problems) > 0 { // a preset is valid by construction: unreachable
+			return nil, c.errs
+		}
+		return &st, nil
+	}
+	names := make([]string, 0, len(s.File.Strategies))
+	for _, sf := range s.File.Strategies {
+		names = append(names, sf.Name)
+	}
+	have := "it has no strategies"
+	if len(names) > 0 {
+		have = "its strategies: " + validList(names)
+	}
+	return nil, fmt.Errorf("--retry %s: no strategy of %s nor preset of that name; %s; presets: %s", name, s.Filename, have, validList(clients.PresetNames()))
+}
+
+// shareAll makes st's policies shared by every call (scope cohort).
+func shareAll(st *clients.Strategy) {
+	if st.Budget != nil {
+		b := *st.Budget
+		b.Scope = clients.PerCohort
+		st.Budget = &b
+	}
+	if st.Breaker != nil {
+		b := *st.Breaker
+		b.Scope = clients.PerCohort
+		st.Breaker = &b
+	}
+	if st.Throttle != nil {
+		b := *st.Throttle
+		b.Scope = clients.PerCohort
+		st.Throttle = &b
+	}
+}

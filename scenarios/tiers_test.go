@@ -281,3 +281,40 @@ strategies:
 		t.Fatal(err)
 	}
 }
+
+func TestRetryStrategy(t *testing.T) {
+	s, err := Parse("chain.yaml", []byte(chainScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.RetryStrategy("edge-only", "api", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.MaxAttempts != 1 || st.Timeout != 500*time.Millisecond || st.Tiers != nil {
+		t.Errorf("edge-only at api: %+v", st)
+	}
+	st, err = s.RetryStrategy("budgeted", "gateway", Overrides{})
+	if err != nil || st.Budget == nil || st.Budget.Scope != clients.PerCohort {
+		t.Errorf("budgeted at gateway: %+v, %v; want its budget shared by the proxy", st, err)
+	}
+	for _, c := range []struct{ name, tier, want string }{
+		{"edge-only", "", "--retry edge-only: chain.yaml chains tiers, and each retries its own way: name the tier the proxy plays with --tier (gateway, api)"},
+		{"edge-only", "service", "--tier service is the bottom tier of chain.yaml: it calls no other"},
+		{"nope", "", "--retry nope: no strategy of chain.yaml nor preset of that name; its strategies: every-tier, edge-only, budgeted; presets: "},
+	} {
+		if _, err := s.RetryStrategy(c.name, c.tier, Overrides{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RetryStrategy(%q, %q): %v, want %q", c.name, c.tier, err, c.want)
+		}
+	}
+	// A preset, in a file with no strategies: its budget shared by the proxy.
+	bare, err := Parse("bare.yaml", []byte("name: bare\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = bare.RetryStrategy("grpc", "", Overrides{})
+	preset, _ := clients.FindPreset("grpc")
+	if err != nil || st.Budget == nil || st.Budget.Kind != "grpc" || st.Budget.Scope != clients.PerCohort || st.MaxAttempts != preset.MaxAttempts {
+		t.Errorf("preset grpc: %+v, %v", st, err)
+	}
+}
