@@ -116,6 +116,29 @@ func EncodeTierTimeline(cohorts []Cohort, res time.Duration) ([]byte, error) {
 	return buf.Bytes(), w.Error()
 }
 
+// DecodeTierTimeline reads timeline_tiers.csv (EncodeTierTimeline): for
+// each cohort, in order of appearance, its tiers' names and timelines, in
+// order.
+func DecodeTierTimeline(data []byte) (cohorts []string, tiers [][]string, timelines [][]Timeline, err error) {
+	keys, tls, err := decodeTimeline(data, "strategy", "tier")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	at := map[string]int{}
+	for i, k := range keys {
+		cohort, tier, _ := strings.Cut(k, "\x00")
+		j, ok := at[cohort]
+		if !ok {
+			j = len(cohorts)
+			at[cohort] = j
+			cohorts, tiers, timelines = append(cohorts, cohort), append(tiers, nil), append(timelines, nil)
+		}
+		tiers[j] = append(tiers[j], tier)
+		timelines[j] = append(timelines[j], tls[i])
+	}
+	return cohorts, tiers, timelines, nil
+}
+
 // RenderTiers writes, for a chain of tiers, a table of what reached each
 // tier of each cohort: attempts, attempts per user request, how the
 // callers' requests ended, and how the tier recovered. It writes nothing

@@ -116,3 +116,26 @@ func TestRenderTiers(t *testing.T) {
 		t.Errorf("a single target's tiers table: %q", b.String())
 	}
 }
+
+func TestTierTimelineRoundTrip(t *testing.T) {
+	c := chainFixture()
+	data, err := EncodeTierTimeline([]Cohort{c, {Strategy: "other", Rec: c.Rec, Tiers: c.Tiers, Below: c.Below}}, Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cohorts, tiers, timelines, err := DecodeTierTimeline(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cohorts, ",") != "every-tier,other" || strings.Join(tiers[1], ",") != "gateway,service" {
+		t.Fatalf("cohorts %v, tiers %v", cohorts, tiers)
+	}
+	want := c.Below[0].Timeline(Bucket)
+	got := timelines[0][1]
+	if got.Resolution != Bucket || len(got.Rows) != len(want.Rows) || got.Rows[100] != want.Rows[100] {
+		t.Errorf("the service's timeline did not come back: %v rows at %s", len(got.Rows), got.Resolution)
+	}
+	if _, _, _, err := DecodeTierTimeline([]byte("strategy,t_s,ok\nx,0.00,1\n")); err == nil || !strings.Contains(err.Error(), "lacks tier") {
+		t.Errorf("a timeline without tiers: %v", err)
+	}
+}
