@@ -45,6 +45,8 @@ type retryCounts struct {
 }
 
 // Started, Attempt and Request make retryCounts the calls' results.Sink.
+// Requests given up are counted where their last failure is answered: a
+// request whose client went away ends failed too, but answers nothing.
 func (c *retryCounts) Started(time.Duration) {}
 func (c *retryCounts) Attempt(a results.Attempt) {
 	c.attempts.Add(1)
@@ -52,11 +54,7 @@ func (c *retryCounts) Attempt(a results.Attempt) {
 		c.retries.Add(1)
 	}
 }
-func (c *retryCounts) Request(q results.Request) {
-	if !q.Succeeded {
-		c.gaveUp.Add(1)
-	}
-}
+func (c *retryCounts) Request(results.Request) {}
 
 var _ results.Sink = (*retryCounts)(nil)
 
@@ -96,6 +94,7 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	var last *http.Response // the latest failed answer, kept until the next attempt
 	var lastErr error
+	ok := false // the last attempt succeeded
 	endLast := func() {}
 	defer func() { endLast() }()
 	for a.Op == clients.Send {
@@ -134,8 +133,11 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return // the request itself is wrong: no retry
 			}
 		}
-		last, lastErr, endLast = resp, err, end
+		last, lastErr, endLast, ok = resp, err, end, o == results.OK
 		a = c.Result(clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback})
+	}
+	if !ok {
+		t.counts.gaveUp.Add(1)
 	}
 	if last == nil {
 		t.p.upstreamErrors.Add(1)

@@ -181,3 +181,29 @@ func TestRetryingProxyPlaysAMiddleTier(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryingProxyClientGoesAway: a client that gives up while the
+// proxy's attempt hangs cancels the attempt; the request is not counted
+// as given up by the proxy, which answered nothing.
+func TestRetryingProxyClientGoesAway(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	retryFixture(t, s, []int{0}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://proxy:80/call", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("got %d, want the client's own deadline", resp.StatusCode)
+		}
+		synctest.Wait()
+		if a, r, g := p.Retries(); a != 1 || r != 0 || g != 0 {
+			t.Errorf("Retries() = %d, %d, %d; want 1 attempt, no retry, none given up", a, r, g)
+		}
+		if len(up.bodies) != 1 {
+			t.Errorf("the upstream saw %d attempts, want 1", len(up.bodies))
+		}
+	})
+}
