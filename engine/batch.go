@@ -266,9 +266,13 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 // share too few cores wake at those same instants and take the CPU from
 // each other, smearing each other's waves (docs/performance.md has the
 // measurements). Open-loop arrivals are independent of each other: their
-// cohorts run together.
+// cohorts run together, unless they call a chain of tiers: a cohort whose
+// chain collapses multiplies its work on the machine (every middle tier's
+// calls and connections, thousands of them) and takes the CPU from the
+// other cohorts' servers, whose capacity then drops with it.
 func ApartByDefault(p *scenarios.Plan) bool {
-	return p.TargetURL == "" && p.Workload.Kind != clients.Open && runtime.GOMAXPROCS(0) < len(p.Strategies)
+	shared := p.Workload.Kind != clients.Open || len(p.Tiers) > 1
+	return p.TargetURL == "" && shared && runtime.GOMAXPROCS(0) < len(p.Strategies)
 }
 
 // finishSummary puts the repetitions' figures into s.
