@@ -150,7 +150,10 @@ func tierText(p *scenarios.Plan, tier string) string {
 // describeStrategy says a retry strategy in a few words.
 func describeStrategy(s *clients.Strategy) string {
 	attempts := "unlimited attempts"
-	if s.MaxAttempts > 0 {
+	switch {
+	case s.MaxAttempts == 1:
+		attempts = "1 attempt (no retries)"
+	case s.MaxAttempts > 1:
 		attempts = fmt.Sprintf("%d attempts", s.MaxAttempts)
 	}
 	out := fmt.Sprintf("%s, %s backoff from %s", attempts, s.Backoff.Shape, s.Backoff.Base)
