@@ -41,8 +41,9 @@ type Client struct {
 	// prevWait the previous wait, which decorrelated grows from.
 	failures int
 	prevWait time.Duration
-	requests int // requests started
-	paid     int // what the current request's latest retry cost its budget
+	requests int  // requests started
+	paid     int  // what the current request's latest retry cost its budget
+	open     bool // the current request has not ended
 }
 
 // NewClient returns client id of a cohort. end is the run's duration: no
@@ -78,7 +79,7 @@ func (c *Client) next(t time.Duration) Action {
 		if t >= c.end {
 			return Action{Op: Stop}
 		}
-		c.start, c.attempt, c.paid = t, 1, 0
+		c.start, c.attempt, c.paid, c.open = t, 1, 0, true
 		if c.strategy.Reset == PerRequest {
 			c.failures, c.prevWait = 0, 0
 		}
@@ -137,6 +138,24 @@ func (c *Client) Result(r Reply) Action {
 	return a
 }
 
+// Cancel ends the current request at now because whoever it works for
+// went away: the call of a middle tier whose own caller gave up on it, or
+// whose tier crashed (its context ends, as Go's servers cancel a request
+// whose connection closed). inFlight says an attempt is unanswered: it is
+// recorded as a timeout (its caller's deadline passed, as gRPC's deadline
+// propagation reports it) with the latency it had. The request counts as
+// failed; the client sends nothing more. Call it only on a request that
+// has not ended.
+func (c *Client) Cancel(now time.Duration, inFlight bool, sent time.Duration) {
+	if inFlight {
+		c.sink.Attempt(results.Attempt{Sent: sent, Latency: now - sent, Number: c.attempt, Outcome: results.Timeout})
+	}
+	if c.pol != nil {
+		c.pol.release(now)
+	}
+	c.finish(now, false)
+}
+
 // retry decides what follows attempt c.attempt, which failed or was refused
 // by a local policy at now: send the next attempt after a wait, or give up
 // (over, with the request ended at ended). A budget that denies the retry
@@ -181,8 +200,14 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 	}
 }
 
+// Unfinished reports whether the client's request has not ended: after a
+// Stop, the run's end cut it (its next attempt would have come after the
+// end), and it neither succeeded nor failed.
+func (c *Client) Unfinished() bool { return c.open }
+
 // finish records the end of the current request at now.
 func (c *Client) finish(now time.Duration, ok bool) {
+	c.open = false
 	if c.pol != nil {
 		c.pol.ended(now)
 	}

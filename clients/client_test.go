@@ -190,3 +190,38 @@ func TestNextArrival(t *testing.T) {
 		}
 	}
 }
+
+// TestCancel: a request whose caller went away ends failed; its attempt
+// in flight counts as a timeout with the latency it had.
+func TestCancel(t *testing.T) {
+	s := &Strategy{Name: "x", Backoff: Backoff{Shape: Constant, Base: 100 * ms}, MaxAttempts: 4}
+	w := &Workload{Kind: OneShot, Clients: 1}
+	sink := &fakeSink{}
+	c := NewClient(0, s, w, time.Minute, seeds.Stream(1, 0), sink)
+	a := c.BeginAt(50 * ms)
+	a = c.Result(Reply{Sent: a.At, Latency: 10 * ms, Outcome: results.HTTP5xx})
+	if a.At != 160*ms || a.Attempt != 2 {
+		t.Fatalf("retry %+v", a)
+	}
+	c.Cancel(190*ms, true, 160*ms)
+	want := []results.Attempt{
+		{Sent: 50 * ms, Latency: 10 * ms, Number: 1, Outcome: results.HTTP5xx},
+		{Sent: 160 * ms, Latency: 30 * ms, Number: 2, Outcome: results.Timeout},
+	}
+	if len(sink.attempts) != 2 || sink.attempts[0] != want[0] || sink.attempts[1] != want[1] {
+		t.Errorf("attempts %+v, want %+v", sink.attempts, want)
+	}
+	if len(sink.requests) != 1 || sink.requests[0] != (results.Request{Start: 50 * ms, End: 190 * ms}) {
+		t.Errorf("requests %+v", sink.requests)
+	}
+
+	// Cancelled while it waits to retry: nothing was in flight.
+	sink = &fakeSink{}
+	c = NewClient(0, s, w, time.Minute, seeds.Stream(1, 0), sink)
+	a = c.BeginAt(0)
+	c.Result(Reply{Sent: 0, Latency: 10 * ms, Outcome: results.HTTP5xx})
+	c.Cancel(50*ms, false, 0)
+	if len(sink.attempts) != 1 || len(sink.requests) != 1 || sink.requests[0].End != 50*ms || sink.requests[0].Succeeded {
+		t.Errorf("attempts %+v, requests %+v", sink.attempts, sink.requests)
+	}
+}

@@ -22,6 +22,13 @@ type Strategy struct {
 	Breaker    *Policy[Breaker]  // refuses calls while open; nil means none
 	Throttle   *Policy[Throttle] // refuses calls as the backend rejects them; nil means none
 	RetryAfter RetryAfter        // what to do with the server's pushback
+
+	// Tiers are, in a chain of tiers (client -> gateway -> service), the
+	// strategies with which each tier that calls another calls the next
+	// one, from the tier the clients call down to the one above the
+	// bottom: a cohort is this strategy at the edge and one per such tier.
+	// Nil for a single target.
+	Tiers []Strategy
 }
 
 // Reset says when a client's backoff state starts afresh. The state is

@@ -280,9 +280,13 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 // share too few cores wake at those same instants and take the CPU from
 // each other, smearing each other's waves (docs/performance.md has the
 // measurements). Open-loop arrivals are independent of each other: their
-// cohorts run together.
+// cohorts run together, unless they call a chain of tiers: a cohort whose
+// chain collapses multiplies its work on the machine (every middle tier's
+// calls and connections, thousands of them) and takes the CPU from the
+// other cohorts' servers, whose capacity then drops with it.
 func ApartByDefault(p *scenarios.Plan) bool {
-	return p.TargetURL == "" && p.Workload.Kind != clients.Open && runtime.GOMAXPROCS(0) < len(p.Strategies)
+	shared := p.Workload.Kind != clients.Open || len(p.Tiers) > 1
+	return p.TargetURL == "" && shared && runtime.GOMAXPROCS(0) < len(p.Strategies)
 }
 
 // finishSummary puts the repetitions' figures into s.
@@ -343,10 +347,12 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 	runs := make([][][]results.Run, len(plans))
 	done := make([][][]bool, len(plans))
 	kept := make([][]*results.Recorder, len(plans))
+	keptBelow := make([][][]*results.Recorder, len(plans)) // a chain's tiers' recorders
 	for pi, p := range plans {
 		runs[pi] = make([][]results.Run, len(p.Strategies))
 		done[pi] = make([][]bool, len(p.Strategies))
 		kept[pi] = make([]*results.Recorder, len(p.Strategies))
+		keptBelow[pi] = make([][]*results.Recorder, len(p.Strategies))
 		for ci := range p.Strategies {
 			runs[pi][ci] = make([]results.Run, reps)
 			done[pi][ci] = make([]bool, reps)
@@ -371,6 +377,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 			}()
 			s := sim.New()
 			var scratch *results.Recorder
+			var scratchBelow []*results.Recorder
 			for ctx.Err() == nil && failed.Load() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= len(tasks) {
@@ -392,19 +399,31 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				default:
 					rec.Reset()
 				}
-				co := &sim.Cohort{
-					Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
-					Strategy: &p.Strategies[t.cohort], Duration: p.Duration,
-					Seed: seeds.Rep(p.Seed, t.rep),
+				var below []*results.Recorder
+				switch {
+				case keep:
+					below = newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, 1).Unshared() })
+				case len(scratchBelow) != max(0, len(p.Tiers)-1) || len(scratchBelow) > 0 && scratchBelow[0].Duration() != p.Duration:
+					scratchBelow = newBelow(p, func() *results.Recorder {
+						return results.NewRecorder(p.Duration, 1).WithoutIntervals().Unshared()
+					})
+					below = scratchBelow
+				default:
+					for _, b := range scratchBelow {
+						b.Reset()
+					}
+					below = scratchBelow
 				}
-				res := s.Run(co, rec)
-				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec)
+				res := s.Run(simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below), rec)
+				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec, below)
 				run := results.Summarize(rc, window(p))
 				run.WastedWork = res.Target.Wasted
+				tierWaste(&run, res.Tiers)
 				runs[t.point][t.cohort][t.rep] = run
 				done[t.point][t.cohort][t.rep] = true
 				if keep {
 					kept[t.point][t.cohort] = rec
+					keptBelow[t.point][t.cohort] = below
 				}
 				if o.OnDone != nil {
 					o.OnDone(int(ended.Add(1)), len(tasks))
@@ -436,7 +455,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 		out := results.Output{Summary: s, Scenario: p.Resolved}
 		if o.Timelines && !s.Partial {
 			for ci, st := range p.Strategies {
-				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
+				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci], keptBelow[pi][ci]))
 			}
 		}
 		points = append(points, Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)})
@@ -456,8 +475,8 @@ func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *res
 		Workload:  p.Workload.Kind.String(), Faults: []results.FaultWindow{},
 	}
 	if p.Chaos != nil {
-		for _, f := range p.Chaos.Faults() {
-			s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+		for i, f := range p.Chaos.Faults() {
+			s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds(), Tier: p.FaultTier(i)})
 		}
 	}
 	return s
@@ -473,10 +492,13 @@ func window(p *scenarios.Plan) results.Window {
 	return results.Window{}
 }
 
-func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder) results.Cohort {
+// cohortOf returns the cohort name of p recorded by rec (and, for a chain
+// of tiers, by below).
+func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder, below []*results.Recorder) results.Cohort {
 	return results.Cohort{
 		Strategy: name, Rec: rec,
 		OCC:     p.Target.Kind == target.OCC,
 		OneShot: p.Workload.Kind == clients.OneShot,
+		Tiers:   tierNames(p), Below: below,
 	}
 }

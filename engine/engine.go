@@ -56,7 +56,11 @@ type Run struct {
 type cohort struct {
 	strategy clients.Strategy
 	rec      *results.Recorder
-	target   *target.Server
+	target   *target.Server // the embedded target, or a chain's bottom tier; nil for an external one
+	// With tiers: the cohort's chain, and the recorders of the attempts
+	// that reached each tier but the first (tiers.go).
+	chain *chain
+	below []*results.Recorder
 }
 
 // Start starts every cohort of p in real time, as o says. Cancelling ctx
@@ -102,6 +106,16 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
+		if len(p.Tiers) > 0 {
+			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
+			ch, err := startChain(p, &p.Strategies[i], origin, listen, dial, below, embeddedLimits(p))
+			if err != nil {
+				r.closeTargets()
+				return nil, fmt.Errorf("engine: starting the tiers for %s: %w", p.Strategies[i].Name, err)
+			}
+			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: ch.bottom(), chain: ch, below: below})
+			continue
+		}
 		srv, err := target.Listen(target.Options{
 			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
 			Origin: origin, Listen: listen, Limits: embeddedLimits(p),
@@ -135,6 +149,9 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 				// oneshot workload done): its timeline ends now, as in the
 				// simulator.
 				c.rec.SetEnd(el)
+				for _, b := range c.below {
+					b.SetEnd(el)
+				}
 			}
 		}()
 	}
@@ -166,6 +183,9 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 			stopMu.Unlock()
 			for _, c := range r.cohorts {
 				c.rec.SetEnd(r.stoppedAt)
+				for _, b := range c.below {
+					b.SetEnd(r.stoppedAt)
+				}
 			}
 		}
 		r.closeTargets()
@@ -178,7 +198,10 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 
 func (r *Run) closeTargets() {
 	for _, c := range r.cohorts {
-		if c.target != nil {
+		switch {
+		case c.chain != nil:
+			c.chain.close()
+		case c.target != nil:
 			_ = c.target.Close()
 		}
 	}
@@ -247,10 +270,13 @@ func (r *Run) Wait() results.Output {
 	s.Target = r.Plan.TargetURL
 	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
 	for _, c := range r.cohorts {
-		rc := cohortOf(r.Plan, c.strategy.Name, c.rec)
+		rc := cohortOf(r.Plan, c.strategy.Name, c.rec, c.below)
 		run := results.Summarize(rc, window(r.Plan))
 		if c.target != nil { // an external target reports nothing
 			run.WastedWork = c.target.Stats().Wasted
+		}
+		if c.chain != nil {
+			tierWaste(&run, c.chain.stats())
 		}
 		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, rc)

@@ -58,5 +58,8 @@ func (r *Run) targetURL(c *cohort) string {
 	if r.Plan.TargetURL != "" {
 		return r.Plan.TargetURL
 	}
+	if c.chain != nil {
+		return c.chain.entry().URL() + "/"
+	}
 	return c.target.URL() + "/"
 }

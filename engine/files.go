@@ -21,8 +21,10 @@ const filesSpare = 200
 
 // FilesNeeded returns how many open files a real-time run of p needs at
 // least: one connection per closed-loop or one-shot client per cohort, and
-// as many again on the embedded target's side. Open workloads depend on
-// the target's latency and are not counted.
+// as many again on the embedded target's side; in a chain of tiers, also
+// each middle tier's connections to the next, one per call in flight (at
+// most its concurrency, and at most the clients), both ends. Open
+// workloads depend on the target's latency and are not counted.
 func FilesNeeded(p *scenarios.Plan) int {
 	if p.Workload.Kind == clients.Open {
 		return filesSpare
@@ -31,8 +33,25 @@ func FilesNeeded(p *scenarios.Plan) int {
 	if p.TargetURL != "" {
 		perClient = 1
 	}
-	n := add(sat(sat(uint64(max(0, p.Workload.Clients)), uint64(len(p.Strategies))), perClient), filesSpare)
+	var conns uint64
+	for _, c := range tierConns(p) {
+		conns = add(conns, c)
+	}
+	n := add(sat(sat(conns, uint64(len(p.Strategies))), perClient), filesSpare)
 	return int(min(n, math.MaxInt)) // saturates: never wraps around to a small count
+}
+
+// tierConns returns how many connections into each server of one cohort
+// of p a closed or oneshot workload holds at most: the clients' into the
+// target (or the first tier), and each middle tier's into the next, one
+// per call in flight.
+func tierConns(p *scenarios.Plan) []uint64 {
+	clientConns := uint64(max(0, p.Workload.Clients))
+	out := []uint64{clientConns}
+	for k := 1; k < len(p.Tiers); k++ {
+		out = append(out, min(clientConns, uint64(max(1, p.Tiers[k-1].Target.Concurrency))))
+	}
+	return out
 }
 
 // checkFiles refuses, before anything starts, a run that would run out of
@@ -47,9 +66,13 @@ func checkFiles(p *scenarios.Plan) error {
 	if uint64(need) <= lim.Cur {
 		return nil
 	}
-	return fmt.Errorf("%w: %d clients in each of %d cohorts need about %d open files in real time, and this process may open %d (ulimit -n); "+
+	tiers := ""
+	if len(p.Tiers) > 1 {
+		tiers = fmt.Sprintf(" (with their %d tiers' calls to each other)", len(p.Tiers))
+	}
+	return fmt.Errorf("%w: %d clients in each of %d cohorts%s need about %d open files in real time, and this process may open %d (ulimit -n); "+
 		"run it in virtual time with --sim, or with fewer clients (--clients) or cohorts (--strategies)",
-		ErrTooManyFiles, p.Workload.Clients, len(p.Strategies), need, lim.Cur)
+		ErrTooManyFiles, p.Workload.Clients, len(p.Strategies), tiers, need, lim.Cur)
 }
 
 // embeddedLimits returns the limits of an embedded target's traffic port.
@@ -61,9 +84,26 @@ func checkFiles(p *scenarios.Plan) error {
 // metrics server need. Headers are timed out as on every traffic port;
 // idle connections are kept for the whole run, however long a client
 // thinks or backs off.
+//
+// In a chain of tiers, each cohort's share is split between its tiers in
+// proportion to the connections each receives at most (tierConns), and
+// every tier's server gets the largest tier's part: so every tier's cap
+// is at least what it receives, whenever checkFiles admits the run.
 func embeddedLimits(p *scenarios.Plan) netguard.Limits {
+	share := (netguard.OpenFiles() - filesSpare) / (2 * max(1, len(p.Strategies)))
+	switch {
+	case len(p.Tiers) < 2:
+	case p.Workload.Kind == clients.Open:
+		share /= len(p.Tiers)
+	default:
+		var all, most uint64
+		for _, c := range tierConns(p) {
+			all, most = add(all, c), max(most, c)
+		}
+		share = int(min(uint64(max(0, share)), sat(uint64(max(0, share)), most)/max(1, all)))
+	}
 	return netguard.Limits{
-		MaxConns:          max(1, (netguard.OpenFiles()-filesSpare)/(2*max(1, len(p.Strategies)))),
+		MaxConns:          max(1, share),
 		ReadHeaderTimeout: netguard.TrafficHeaderTimeout,
 		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p)+p.Duration),
 	}

@@ -74,9 +74,9 @@ func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
 		workers = max(1, min(workers, cohortRuns))
 		var scratch, slab, kept uint64
 		for _, p := range plans {
-			secs := seconds(p.Duration)
+			secs := sat(seconds(p.Duration), tiersOf(p)) // a recorder per tier
 			scratch = max(scratch, sat(secs, memPerRecorderSecond))
-			slab = max(slab, sat(inFlight(p), memPerSimClient))
+			slab = max(slab, sat(add(inFlight(p), tierCalls(p)), memPerSimClient))
 			if o.Timelines {
 				kept = add(kept, sat(sat(secs, uint64(len(p.Strategies))), memPerWrittenSecond))
 			}
@@ -91,13 +91,13 @@ func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
 		var peakClients, peakTimelines uint64
 		for _, p := range plans {
 			cohorts := uint64(len(p.Strategies))
-			secs := seconds(p.Duration)
+			secs := sat(seconds(p.Duration), tiersOf(p))
 			perSecond := uint64(memPerRecorderSecond)
 			if o.Timelines {
 				perSecond = memPerWrittenSecond
 			}
 			peakTimelines = max(peakTimelines, add(sat(cohorts, memPerRealCohort), sat(sat(cohorts, secs), perSecond)))
-			peakClients = max(peakClients, sat(sat(cohorts, inFlight(p)), memPerRealClient))
+			peakClients = max(peakClients, sat(sat(cohorts, add(inFlight(p), tierCalls(p))), memPerRealClient))
 		}
 		e.Timelines, e.Clients = peakTimelines, peakClients
 	}
@@ -148,6 +148,19 @@ func inFlight(p *scenarios.Plan) uint64 {
 		return 1 << 53
 	}
 	return uint64(n)
+}
+
+// tiersOf is how many tiers each cohort of p has: 1 for a single target.
+func tiersOf(p *scenarios.Plan) uint64 { return uint64(max(1, len(p.Tiers))) }
+
+// tierCalls is how many calls the middle tiers of one cohort of p have
+// in flight at most: one per slot of each tier that calls another.
+func tierCalls(p *scenarios.Plan) uint64 {
+	var n uint64
+	for k := 0; k+1 < len(p.Tiers); k++ {
+		n = add(n, uint64(max(0, p.Tiers[k].Target.Concurrency)))
+	}
+	return n
 }
 
 // seconds is d in whole seconds, rounded up.

@@ -55,6 +55,11 @@ func (c *selfCheck) end(cohorts []*cohort) {
 		if k.target != nil {
 			d = k.target.Drift()
 		}
+		if k.chain != nil { // every tier's lateness counts
+			for _, srv := range k.chain.servers[:len(k.chain.servers)-1] {
+				d.Merge(srv.Drift())
+			}
+		}
 		c.drift = append(c.drift, d)
 	}
 }

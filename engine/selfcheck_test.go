@@ -223,12 +223,13 @@ func TestApartByDefault(t *testing.T) {
 	outage := plans(t, "outage", "", scenarios.Overrides{})[0]         // 4 closed-loop cohorts
 	metastable := plans(t, "metastable", "", scenarios.Overrides{})[0] // 5 open-loop cohorts
 	two := plans(t, "outage", "", scenarios.Overrides{Strategies: []string{"no-jitter", "full-jitter"}})[0]
-	if !ApartByDefault(outage) || ApartByDefault(metastable) || ApartByDefault(two) {
-		t.Errorf("2 cores: outage %v, metastable %v, outage with 2 cohorts %v; want true, false, false",
-			ApartByDefault(outage), ApartByDefault(metastable), ApartByDefault(two))
+	layers := plans(t, "layers", "", scenarios.Overrides{})[0] // 3 open-loop cohorts, each calling a chain
+	if !ApartByDefault(outage) || ApartByDefault(metastable) || ApartByDefault(two) || !ApartByDefault(layers) {
+		t.Errorf("2 cores: outage %v, metastable %v, outage with 2 cohorts %v, layers %v; want true, false, false, true",
+			ApartByDefault(outage), ApartByDefault(metastable), ApartByDefault(two), ApartByDefault(layers))
 	}
 	runtime.GOMAXPROCS(8)
-	if ApartByDefault(outage) {
-		t.Error("8 cores: outage's 4 cohorts should run together")
+	if ApartByDefault(outage) || ApartByDefault(layers) {
+		t.Error("8 cores: outage's 4 cohorts and layers' 3 should run together")
 	}
 }

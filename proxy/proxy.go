@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/target"
 )
@@ -38,6 +39,12 @@ type Options struct {
 	// more wait in the listen backlog. 0: DefaultMaxConns, or fewer if the
 	// open-files limit allows fewer (netguard.TrafficLimits(2)).
 	MaxConns int
+	// Retry, when set, makes the proxy retry upstream with this strategy
+	// (retry.go): it then plays a middle tier of a chain of tiers. Its
+	// policies are shared by every request the proxy forwards. Seed seeds
+	// the random draws of its backoff.
+	Retry *clients.Strategy
+	Seed  uint64
 }
 
 // DefaultMaxConns is how many client connections a proxy holds at once
@@ -65,6 +72,8 @@ type Proxy struct {
 	transport      http.RoundTripper
 	upstreamErrors atomic.Int64
 	limit          *inFlight
+	buffers        *bufferPool
+	retry          *retrier // nil: forward each request once
 }
 
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
@@ -127,7 +136,7 @@ func Start(o Options) (*Proxy, error) {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
-	p := &Proxy{upstream: o.Upstream, transport: o.Transport}
+	p := &Proxy{upstream: o.Upstream, transport: o.Transport, buffers: newBufferPool()}
 	if p.transport == nil {
 		p.transport = &http.Transport{
 			Proxy:               nil, // never through an environment proxy: the upstream is the only destination
@@ -148,9 +157,14 @@ func Start(o Options) (*Proxy, error) {
 		Transport:    p.transport,
 		ErrorLog:     log.New(io.Discard, "", 0),
 		ErrorHandler: p.upstreamError,
-		BufferPool:   newBufferPool(),
+		BufferPool:   p.buffers,
 	}
-	p.limit = newInFlight(rp, o.MaxInFlight)
+	var forward http.Handler = rp
+	if o.Retry != nil {
+		p.retry = newRetrier(p, o.Retry, o.Seed)
+		forward = p.retry
+	}
+	p.limit = newInFlight(forward, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
 		Config: target.Config{Concurrency: 1},
@@ -167,6 +181,17 @@ func Start(o Options) (*Proxy, error) {
 // Overloaded returns the requests answered 503 because MaxInFlight requests
 // were being forwarded and as many were waiting.
 func (p *Proxy) Overloaded() int64 { return p.limit.refused.Load() }
+
+// Retries returns, for a retrying proxy, its upstream attempts, those of
+// them that were retries, and the requests it gave up on (answered with the
+// last failure); all 0 for a proxy that forwards each request once.
+func (p *Proxy) Retries() (attempts, retries, gaveUp int64) {
+	if p.retry == nil {
+		return 0, 0, 0
+	}
+	c := &p.retry.counts
+	return c.attempts.Load(), c.retries.Load(), c.gaveUp.Load()
+}
 
 // UpstreamErrors returns the requests answered 502 because the upstream
 // could not be reached or failed mid-answer.

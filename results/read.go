@@ -31,6 +31,13 @@ func DecodeSummary(data []byte) (*Summary, error) {
 // resolution is the step between a cohort's first two rows (Bucket if it
 // has one row).
 func DecodeTimeline(data []byte) (names []string, timelines []Timeline, err error) {
+	return decodeTimeline(data, "strategy")
+}
+
+// decodeTimeline reads a timeline CSV whose rows are keyed by the column
+// key, and also by the column sub when it is not "" (the key of a row is
+// then key + "\x00" + sub).
+func decodeTimeline(data []byte, key string, sub ...string) (names []string, timelines []Timeline, err error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.ReuseRecord = true
 	head, err := r.Read()
@@ -41,10 +48,17 @@ func DecodeTimeline(data []byte) (names []string, timelines []Timeline, err erro
 	for i, h := range head {
 		col[h] = i
 	}
-	ci, okC := col["strategy"]
+	ci, okC := col[key]
 	ti, okT := col["t_s"]
 	if !okC || !okT {
-		return nil, nil, fmt.Errorf("%w: the header lacks strategy or t_s: %q", ErrTimeline, head)
+		return nil, nil, fmt.Errorf("%w: the header lacks %s or t_s: %q", ErrTimeline, key, head)
+	}
+	si := -1
+	for _, k := range sub {
+		var ok bool
+		if si, ok = col[k]; !ok {
+			return nil, nil, fmt.Errorf("%w: the header lacks %s: %q", ErrTimeline, k, head)
+		}
 	}
 	series := make([]int, NumSeries) // column of each series, -1 if absent
 	for s := range series {
@@ -64,6 +78,9 @@ func DecodeTimeline(data []byte) (names []string, timelines []Timeline, err erro
 			return nil, nil, fmt.Errorf("%w: %v", ErrTimeline, err)
 		}
 		name := rec[ci]
+		if si >= 0 {
+			name += "\x00" + rec[si]
+		}
 		k, ok := index[name]
 		if !ok {
 			k = len(names)

@@ -182,6 +182,7 @@ func Explain(s *Summary) []string {
 	}
 	out = append(out, "amplification: attempts per request (1 = no retries): "+
 		list(func(r Run) string { return fmt.Sprintf("%.2f", r.Amplification) })+".")
+	out = append(out, explainTiers(s)...)
 
 	return out
 }

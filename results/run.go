@@ -45,6 +45,11 @@ type Run struct {
 	// the last unit of work ended. Absent when some work had not ended when
 	// the run did.
 	CompletionS *float64 `json:"completion_s,omitempty"`
+	// Tiers is, for a chain of tiers, what reached each tier, from the one
+	// the clients call down to the bottom one (tiers.go); absent for a
+	// single target. The figures above are the first tier's; WastedWork
+	// is the bottom tier's.
+	Tiers []TierRun `json:"tiers,omitempty"`
 	// Stats summarizes every metric above over the repetitions (--runs):
 	// the figures above are the first repetition's.
 	Stats map[string]Stat `json:"stats,omitempty"`
@@ -108,6 +113,12 @@ type Cohort struct {
 	// Started is the cohort's own t = 0 when it ran apart from the others
 	// (Summary.CohortsApart); zero means the run's (Summary.Started).
 	Started time.Time
+	// Tiers names, for a chain of tiers, each tier from the one the
+	// clients call down to the bottom one; Below[k] records the attempts
+	// that reached tier k+1, as Rec records those that reached the first.
+	// Both nil for a single target.
+	Tiers []string
+	Below []*Recorder
 }
 
 // Summarize computes a cohort's figures.
@@ -155,6 +166,9 @@ func Summarize(c Cohort, w Window) Run {
 	if c.OneShot && r.Requests == r.Succeeded+r.Failed {
 		s := round(c.Rec.LastEnd().Seconds(), 6)
 		r.CompletionS = &s
+	}
+	if len(c.Tiers) > 0 {
+		r.Tiers = tierRuns(c, w, &r)
 	}
 	return r
 }

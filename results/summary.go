@@ -69,6 +69,9 @@ type FaultWindow struct {
 	Kind string  `json:"kind"`
 	AtS  float64 `json:"at_s"`
 	ForS float64 `json:"for_s"`
+	// Tier is, in a chain of tiers, the tier the fault strikes; absent
+	// for a single target.
+	Tier string `json:"tier,omitempty"`
 }
 
 // round rounds v to digits decimals, as summary.json records figures.

@@ -118,6 +118,9 @@ func Write(dir string, o Output) error {
 		{"timeline_1s.csv", func() ([]byte, error) { return EncodeTimeline(names, coarse) }},
 		{"scenario.yaml", func() ([]byte, error) { return o.Scenario, nil }},
 	}
+	if len(o.Cohorts) > 0 && len(o.Cohorts[0].Tiers) > 0 {
+		files = append(files, file{TierTimelineName, func() ([]byte, error) { return EncodeTierTimeline(o.Cohorts, Bucket) }})
+	}
 	for i, hlog := range HlogNames(names) {
 		c := o.Cohorts[i]
 		files = append(files, file{hlog, func() ([]byte, error) {

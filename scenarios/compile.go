@@ -49,6 +49,10 @@ type Overrides struct {
 	// sweep it. An axis replaces the file's sweep of the same field.
 	// Expand applies them; Compile, one point's compiler, ignores them.
 	Set []Axis
+	// Tier is, for CompileServer in a chain of tiers, the tier a
+	// standalone target or proxy plays: its capacity model and its
+	// faults. "" is the bottom tier.
+	Tier string
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -78,6 +82,16 @@ type Plan struct {
 	// Resolved is the scenario as run: the file with overrides and defaults
 	// filled in, as YAML.
 	Resolved []byte
+
+	// Tiers is the chain of tiers, from the one the clients call down to
+	// the bottom one; nil for a single target. With tiers, Target is the
+	// bottom tier's model and Chaos holds every tier's faults (the span the
+	// metrics measure, the summary's list); each Tier has its own plan,
+	// and each strategy one strategy per tier that calls another
+	// (clients.Strategy.Tiers).
+	Tiers []Tier
+	// faultTiers names the tier of each of Chaos's faults, with tiers.
+	faultTiers []string
 }
 
 // compiler accumulates problems while reading values.
@@ -91,6 +105,9 @@ type compiler struct {
 	// instant is set when an answer can arrive at the instant it was
 	// asked: the network takes no time, or an outage refuses connections.
 	instant bool
+	// atTier is set while a tier's strategy compiles: its policies are
+	// the tier's, shared by every call it makes (tiers.go).
+	atTier bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -157,8 +174,12 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	p.Seed = seedOf(o, &f)
 	f.Seed = &p.Seed // recorded in the results, so the run can be repeated
 
-	p.Target = c.target(&f.Target)
-	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+	if len(f.Tiers) > 0 {
+		c.tiers(&f, p, o)
+	} else {
+		p.Target = c.target(&f.Target, []step{key("target")})
+		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+	}
 	if f.Network != nil {
 		n := *f.Network
 		f.Network = &n
@@ -167,9 +188,13 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 			c.fail(at, `missing; write each hop's delay, e.g. delay: "normal(10ms, 2ms)"`)
 		} else {
 			p.Target.Network = c.dist(&n.Delay, "0s", at)
+			for i := range p.Tiers {
+				p.Tiers[i].Target.Network = p.Target.Network
+			}
 		}
 	}
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
+	c.tierFaults(f.Chaos, p)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
 	// A refused connection answers at once, network or not.
@@ -186,7 +211,9 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		f.Sweep = &SweepFile{Axes: p.Sweep}
 	}
 
-	if p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Blackhole }) {
+	if len(p.Tiers) > 0 {
+		c.tierTimeouts(p)
+	} else if p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Blackhole }) {
 		for i, st := range p.Strategies {
 			if st.Timeout == 0 {
 				c.fail([]step{key("strategies"), index(i), key("timeout")}, "strategy %q has no per-attempt timeout, but the chaos plan has a blackhole that holds requests until the client gives up; set e.g. timeout: 2s", st.Name)
@@ -205,8 +232,10 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	return p, nil
 }
 
-func (c *compiler) target(t *TargetFile) target.Config {
-	at := func(k string) []step { return []step{key("target"), key(k)} }
+// target compiles a capacity model: the target's, or a tier's (base is
+// its path: target, or tiers[i]).
+func (c *compiler) target(t *TargetFile, base []step) target.Config {
+	at := func(k string) []step { return with(base, key(k)) }
 	cfg := target.Config{Concurrency: t.Concurrency, ServeAbandoned: t.ServeAbandoned}
 	if t.Kind == "" {
 		t.Kind = target.Plain.String()
@@ -236,7 +265,7 @@ func (c *compiler) target(t *TargetFile) target.Config {
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
 	if cs := t.ColdStart; cs != nil {
-		p := func(k string) []step { return []step{key("target"), key("cold_start"), key(k)} }
+		p := func(k string) []step { return with(at("cold_start"), key(k)) }
 		cfg.ColdStart.From = cs.From
 		if !(cs.From > 0 && cs.From <= 1) { // NaN too
 			c.fail(p("from"), "%v is not a fraction of capacity; write the capacity right after an outage, in (0, 1], e.g. from: 0.1", cs.From)
@@ -441,7 +470,10 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 		} else {
 			seen[sf.Name] = i
 		}
-		out = append(out, c.strategy(sf, at))
+		raw := *sf // as written: the tiers' strategies change it, not its defaults
+		st := c.strategy(sf, at)
+		st.Tiers = c.tierStrategies(f.Tiers, &raw, sf, i)
+		out = append(out, st)
 	}
 	if len(only) == 0 {
 		return out

@@ -56,7 +56,19 @@ func (e *Error) Error() string {
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *Error) Is(target error) bool { return target == ErrInvalid }
 
+// sort orders the problems by line, those without one last, and lists a
+// problem found twice once (a tier's strategy inherits the cohort's
+// fields, and with them their problems).
 func (e *Error) sort() {
+	seen := map[Problem]bool{}
+	kept := e.Problems[:0]
+	for _, p := range e.Problems {
+		if !seen[p] {
+			seen[p] = true
+			kept = append(kept, p)
+		}
+	}
+	e.Problems = kept
 	sort.SliceStable(e.Problems, func(i, j int) bool {
 		a, b := e.Problems[i], e.Problems[j]
 		if (a.Line == 0) != (b.Line == 0) {

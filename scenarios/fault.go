@@ -58,6 +58,9 @@ func ParseFault(source string, data []byte) (chaos.Timed, error) {
 			fail("kind", "unknown fault kind %q; valid kinds: %s", f.Kind, validList(chaos.Kinds()))
 		}
 	}
+	if f.Tier != "" {
+		fail("tier", "a fault given by hand strikes the target or proxy it is sent to; remove tier")
+	}
 	t := chaos.Timed{Name: f.Name, Kind: f.Kind}
 	if f.At != "" {
 		d, err := time.ParseDuration(f.At)

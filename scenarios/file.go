@@ -10,15 +10,19 @@ import (
 // File is a scenario as written in YAML. Durations and distributions are
 // strings ("250ms", "exponential(1s)") and are checked by Compile.
 type File struct {
-	Name        string         `yaml:"name"`
-	Description string         `yaml:"description,omitempty"`
-	Duration    string         `yaml:"duration,omitempty"`
-	Seed        *uint64        `yaml:"seed,omitempty"`
-	Network     *NetworkFile   `yaml:"network,omitempty"`
-	Target      TargetFile     `yaml:"target,omitempty"`
-	Chaos       []FaultFile    `yaml:"chaos,omitempty"`
-	Workload    WorkloadFile   `yaml:"workload,omitempty"`
-	Strategies  []StrategyFile `yaml:"strategies"`
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description,omitempty"`
+	Duration    string       `yaml:"duration,omitempty"`
+	Seed        *uint64      `yaml:"seed,omitempty"`
+	Network     *NetworkFile `yaml:"network,omitempty"`
+	Target      TargetFile   `yaml:"target,omitempty"`
+	// Tiers chain servers (client -> gateway -> service), from the tier
+	// the clients call down to the bottom one; without them the target
+	// is the one server (tiers.go).
+	Tiers      []TierFile     `yaml:"tiers,omitempty"`
+	Chaos      []FaultFile    `yaml:"chaos,omitempty"`
+	Workload   WorkloadFile   `yaml:"workload,omitempty"`
+	Strategies []StrategyFile `yaml:"strategies"`
 	// Thresholds are release gates checked against every cohort.
 	Thresholds []string `yaml:"thresholds,omitempty"`
 	// Runs repeats each cohort (--runs); 0 or 1 runs it once.
@@ -42,6 +46,13 @@ type TargetFile struct {
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
 }
 
+// TierFile is one server of a chain of tiers: its name, and its capacity
+// model with the fields of target (every tier is embedded: no url).
+type TierFile struct {
+	Name       string `yaml:"name"`
+	TargetFile `yaml:",inline"`
+}
+
 // NetworkFile is the network between clients and target.
 type NetworkFile struct {
 	// Delay is each hop's delay (client to target, or back), a
@@ -62,10 +73,11 @@ type FaultFile struct {
 	Kind   string
 	At     string
 	For    string
+	Tier   string    // the tier it strikes, in a chain of tiers; "" for the bottom one
 	Params yaml.Node // the whole mapping, decoded into the kind's Spec
 }
 
-var faultCommon = []string{"name", "kind", "at", "for"}
+var faultCommon = []string{"name", "kind", "at", "for", "tier"}
 
 // UnmarshalYAML reads the common fields and keeps the mapping for the
 // kind's parameters (two-phase decoding).
@@ -74,7 +86,7 @@ func (f *FaultFile) UnmarshalYAML(n *yaml.Node) error {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a fault must be a mapping with kind, at, for and the kind's parameters", n.Line)}}
 	}
 	f.Params = *n
-	return readCommon(n, map[string]*string{"name": &f.Name, "kind": &f.Kind, "at": &f.At, "for": &f.For})
+	return readCommon(n, map[string]*string{"name": &f.Name, "kind": &f.Kind, "at": &f.At, "for": &f.For, "tier": &f.Tier})
 }
 
 // readCommon reads the fields every kind has (a fault's name, kind, at and
@@ -106,10 +118,12 @@ type WorkloadFile struct {
 	Rate    float64 `yaml:"rate,omitempty"`
 }
 
-// StrategyFile is one cohort's retry strategy.
+// StrategyFile is one cohort's retry strategy. Name and backoff are
+// required of a cohort (Compile says so); they are omitted when empty for
+// the strategies of tiers, which have no name and may inherit the backoff.
 type StrategyFile struct {
-	Name       string  `yaml:"name"`
-	Backoff    string  `yaml:"backoff"`
+	Name       string  `yaml:"name,omitempty"`
+	Backoff    string  `yaml:"backoff,omitempty"`
 	Base       string  `yaml:"base,omitempty"`
 	Cap        string  `yaml:"cap,omitempty"`
 	Multiplier float64 `yaml:"multiplier,omitempty"`
@@ -131,6 +145,12 @@ type StrategyFile struct {
 	Throttle      *PolicyFile `yaml:"throttle,omitempty"`
 	RetryAfter    string      `yaml:"retry_after,omitempty"`
 	RetryAfterCap string      `yaml:"retry_after_cap,omitempty"`
+
+	// Tiers are, in a chain of tiers, how the tiers that call another
+	// retry their calls, by tier name: each is this strategy with the
+	// fields it sets changed (tiers.go). A tier left out retries as the
+	// cohort's clients do.
+	Tiers map[string]*StrategyFile `yaml:"tiers,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).

@@ -39,6 +39,11 @@ type Claim struct {
 //   - long-lived: never resetting the backoff costs plain exponential and
 //     full jitter at least a quarter of the work a per-request reset does
 //     (succeeded), and decorrelated does at least 10% more than either.
+//   - layers: retrying at every tier puts at least 10 times as many
+//     attempts on the bottom tier per user request as retrying only at the
+//     edge, and never recovers; retrying only at the edge and a budget at
+//     every tier recover within 2 s and succeed at least twice as often;
+//     the budget keeps the bottom tier's amplification at most 1.5.
 func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 	if name == "jitter-range" {
 		return jitterRange(summaries), true
@@ -81,6 +86,28 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 			checks = append(checks, c)
 		}
 		return checks, true
+	case "layers":
+		every, edge, budget := runs["every-tier"], runs["edge-only"], runs["every-tier+budget"]
+		bottom := func(r *results.Run) float64 {
+			if b := r.Bottom(); b != nil {
+				return b.Amplification
+			}
+			return math.NaN()
+		}
+		success := func(r *results.Run) float64 { return r.SuccessRatio }
+		c := Claim{Text: "amplification at the bottom tier: every-tier+budget ≤ 1.5", Short: "budget bottom amplif. ≤ 1.5", Value: math.NaN(), Figure: "no cohort"}
+		if budget != nil {
+			c.Value, c.Figure, c.Holds = bottom(budget), fmt.Sprintf("%.2f", bottom(budget)), bottom(budget) <= 1.5
+		}
+		return []Claim{
+			ratioCheck("amplification at the bottom tier: every-tier ≥ 10 × edge-only", "bottom every/edge ≥ 10", every, edge, bottom, 10, true),
+			neverRecovers("recovery: every-tier never recovers", "every-tier never recovers", every),
+			recoversWithin("recovery: edge-only within 2 s", "edge-only recovery ≤ 2 s", edge, 2),
+			recoversWithin("recovery: every-tier+budget within 2 s", "budget recovery ≤ 2 s", budget, 2),
+			ratioCheck("success: edge-only ≥ 2 × every-tier", "success edge/every ≥ 2", edge, every, success, 2, true),
+			ratioCheck("success: every-tier+budget ≥ 2 × every-tier", "success budget/every ≥ 2", budget, every, success, 2, true),
+			c,
+		}, true
 	case "aws-contention":
 		exp, full := runs["exponential"], runs["full"]
 		calls := func(r *results.Run) float64 {

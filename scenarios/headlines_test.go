@@ -76,6 +76,42 @@ func TestMetastableHeadline(t *testing.T) {
 	}
 }
 
+func TestLayersHeadline(t *testing.T) {
+	run := func(name string, success float64, recovery *float64, bottom float64) results.Run {
+		return results.Run{Strategy: name, SuccessRatio: success, RecoveryS: recovery,
+			Tiers: []results.TierRun{{Tier: "gateway"}, {Tier: "api"}, {Tier: "service", Amplification: bottom}}}
+	}
+	demo := func() *results.Summary {
+		return &results.Summary{Runs: []results.Run{
+			run("every-tier", 0.21, nil, 46.7),
+			run("edge-only", 0.85, ptr(0.0), 1.54),
+			run("every-tier+budget", 0.81, ptr(0.0), 1.12),
+		}}
+	}
+	cs, ok := Headline("layers", demo())
+	if got, why := holds(cs); !ok || len(cs) != 7 || !got {
+		t.Fatalf("the demonstration: %d claims, holds %v (%s)", len(cs), got, why)
+	}
+	for _, c := range []struct {
+		what   string
+		change func(s *results.Summary)
+	}{
+		{"every-tier put 15 attempts on the service, edge-only 1.54", func(s *results.Summary) { s.Runs[0].Tiers[2].Amplification = 15 }},
+		{"every-tier recovered", func(s *results.Summary) { s.Runs[0].RecoveryS = ptr(9.0) }},
+		{"edge-only recovered after 2.5 s", func(s *results.Summary) { s.Runs[1].RecoveryS = ptr(2.5) }},
+		{"the budget never recovered", func(s *results.Summary) { s.Runs[2].RecoveryS = nil }},
+		{"edge-only succeeded 40%", func(s *results.Summary) { s.Runs[1].SuccessRatio = 0.4 }},
+		{"the budget put 1.6 attempts on the service", func(s *results.Summary) { s.Runs[2].Tiers[2].Amplification = 1.6 }},
+		{"a summary without tiers", func(s *results.Summary) { s.Runs[0].Tiers, s.Runs[1].Tiers = nil, nil }},
+	} {
+		s := demo()
+		c.change(s)
+		if got, _ := holds(mustHeadline(t, "layers", s)); got {
+			t.Errorf("%s, and the headline holds", c.what)
+		}
+	}
+}
+
 func TestAWSContentionHeadline(t *testing.T) {
 	run := func(name string, calls int64, completion *float64) results.Run {
 		return results.Run{Strategy: name, Calls: &calls, CompletionS: completion}

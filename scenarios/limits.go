@@ -48,6 +48,9 @@ const (
 	MaxFaults     = 1000
 	MaxStrategies = 100
 	MaxThresholds = 1000
+	// MaxTiers bounds a chain of tiers: with 4 attempts at each caller,
+	// 8 tiers already put 4^8 = 65,536 attempts at the bottom per request.
+	MaxTiers = 8
 	// MaxRuns bounds the repetitions of each cohort (--runs, runs), and
 	// MaxSweepPoints the client counts of a sweep (--clients, sweep.clients).
 	MaxRuns        = 10_000

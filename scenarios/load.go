@@ -302,7 +302,15 @@ func yamlFields(t reflect.Type) ([]string, map[string]reflect.Type) {
 	fields := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
+			inner, innerFields := yamlFields(f.Type)
+			names = append(names, inner...)
+			for k, v := range innerFields {
+				fields[k] = v
+			}
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}
@@ -347,6 +355,12 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {
 			checkKeys(item, t.Elem(), with(path, index(i)), e)
+		}
+	case t.Kind() == reflect.Map && n.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k != "<<" {
+				checkKeys(n.Content[i+1], t.Elem(), with(path, key(k)), e)
+			}
 		}
 	}
 }

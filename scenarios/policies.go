@@ -17,8 +17,11 @@ import (
 // for faults). Compile decodes the parameters into the kind's clients.Spec
 // from the family's registry, so a new kind needs nothing here.
 type PolicyFile struct {
-	Kind   string
-	Scope  string
+	Kind  string
+	Scope string
+	// None is the word none written instead of a mapping: no such policy,
+	// not even the preset's nor, at a tier, the cohort's.
+	None   bool
 	Params yaml.Node // the whole mapping
 	// resolved is the policy that ran, every parameter filled in; it is
 	// what MarshalYAML writes, once Compile has set it.
@@ -30,8 +33,12 @@ var policyCommon = []string{"kind", "scope"}
 // UnmarshalYAML reads the common fields and keeps the mapping for the
 // kind's parameters.
 func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "none" {
+		f.None = true
+		return nil
+	}
 	if n.Kind != yaml.MappingNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a budget, breaker or throttle is a mapping of its fields, e.g. {kind: sre, scope: cohort}; docs/policies.md lists them", n.Line)}}
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a budget, breaker or throttle is a mapping of its fields, e.g. {kind: sre, scope: cohort}, or none; docs/policies.md lists them", n.Line)}}
 	}
 	f.Params = *n
 	return readCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
@@ -40,6 +47,9 @@ func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes the policy that ran, or, before Compile, the policy as
 // it was written.
 func (f PolicyFile) MarshalYAML() (any, error) {
+	if f.None {
+		return "none", nil
+	}
 	if f.resolved != nil {
 		return f.resolved, nil
 	}
@@ -54,6 +64,9 @@ func (f PolicyFile) MarshalYAML() (any, error) {
 func policy[P any](c *compiler, fam *clients.Family[P], f *PolicyFile, preset string, path []step) (*clients.Policy[P], *PolicyFile) {
 	if f == nil && preset == "" {
 		return nil, nil
+	}
+	if f != nil && f.None {
+		return nil, &PolicyFile{None: true}
 	}
 	at := func(k string) []step { return with(path, key(k)) }
 	var w PolicyFile
@@ -268,7 +281,7 @@ func (c *compiler) policies(sf *StrategyFile, s *clients.Strategy, at func(strin
 // so there the scope is the cohort (the process that serves the arrivals).
 func (c *compiler) scope(v *string, path []step) clients.Scope {
 	if *v == "" {
-		if c.kind == clients.Open {
+		if c.kind == clients.Open || c.atTier {
 			*v = clients.PerCohort.String()
 			return clients.PerCohort
 		}
@@ -279,6 +292,10 @@ func (c *compiler) scope(v *string, path []step) clients.Scope {
 	if !ok {
 		c.fail(path, "unknown scope %q; write client (each client has its own, as an SDK in every process) or cohort (the whole cohort shares one, as a sidecar or a shared channel)", *v)
 		return clients.PerClient
+	}
+	if sc == clients.PerClient && c.atTier {
+		c.fail(path, "a tier makes a fresh call for every request it serves, so a client's own state would only ever see one request; a tier's policies are the tier's, shared by all its calls: use scope: cohort (the default at a tier)")
+		return sc
 	}
 	if sc == clients.PerClient && c.kind == clients.Open {
 		c.fail(path, "an open workload starts a fresh client for every arrival, so a client's own state would only ever see one request; use scope: cohort (the default for open workloads)")

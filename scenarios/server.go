@@ -6,8 +6,10 @@ import "strings"
 // reads from a scenario: name, duration, seed, the target's capacity model
 // and the chaos plan. The rest (workload, strategies, thresholds) is the
 // swarm's business and is neither required nor checked, so a file with
-// only target and chaos sections serves. The returned Plan has only those
-// fields set; its Chaos is never nil.
+// only target and chaos sections serves. In a chain of tiers, the target
+// is the tier o.Tier names (the bottom one by default), with that tier's
+// faults. The returned Plan has only those fields set; its Chaos is never
+// nil.
 func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	f := s.File
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
@@ -17,8 +19,14 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 		p.Duration = o.Duration
 	}
 	p.Seed = seedOf(o, &f)
-	p.Target = c.target(&f.Target)
+	if len(f.Tiers) > 0 {
+		c.tiers(&f, p, Overrides{})
+	} else {
+		p.Target = c.target(&f.Target, []step{key("target")})
+	}
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
+	c.tierFaults(f.Chaos, p)
+	c.serverTier(p, o)
 	if len(c.errs.Problems) > 0 {
 		c.errs.sort()
 		return nil, c.errs

@@ -9,6 +9,18 @@ const (
 	Target   uint64 = 1 << 63 // the embedded target (or a standalone one, or a proxy)
 )
 
+// TierTarget returns the stream id of the target model of tier k (from 0,
+// the tier the clients call) of a chain of tiers, for every tier but the
+// bottom one, which draws from Target as a single target does: a chain of
+// one tier is the single target, draw for draw.
+func TierTarget(k int) uint64 { return Target + 1 + uint64(k) }
+
+// Call returns the stream id of the n-th call (from 0) that tier k of a
+// chain of tiers makes to the next tier: each call is a fresh client of
+// the tier's strategy, with its own stream, as each arrival of an open
+// workload is. The ids lie between every client's and Arrivals.
+func Call(k, n int) uint64 { return 1<<61 + uint64(k)<<40 + uint64(n) }
+
 // Client returns the stream id of client id of a cohort. Client i draws the
 // same numbers in every cohort of a run, so cohorts differ only by strategy.
 func Client(id int) uint64 { return uint64(id) }

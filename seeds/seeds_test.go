@@ -80,3 +80,28 @@ func TestResolve(t *testing.T) {
 		t.Errorf("two drawn seeds %d and %d: want different, below 2^53", a, b)
 	}
 }
+
+// TestTierIDsApart: the streams of a chain's tiers and of their calls are
+// clear of every client's, of Arrivals and Target, and of each other's.
+func TestTierIDsApart(t *testing.T) {
+	const maxClients = 10_000_000 // scenarios.MaxClients
+	ids := map[uint64]string{Target: "Target", Arrivals: "Arrivals"}
+	add := func(id uint64, what string) {
+		if prev, dup := ids[id]; dup {
+			t.Fatalf("%s and %s have the same stream id %d", what, prev, id)
+		}
+		if id < maxClients {
+			t.Fatalf("%s's id %d is a client's", what, id)
+		}
+		ids[id] = what
+	}
+	for k := range 8 {
+		add(TierTarget(k), "TierTarget")
+		for _, n := range []int{0, 1, 1 << 30, 1<<40 - 1} {
+			add(Call(k, n), "Call")
+		}
+	}
+	if Call(7, 1<<40-1) >= Arrivals {
+		t.Errorf("Call ids reach Arrivals")
+	}
+}

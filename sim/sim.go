@@ -20,6 +20,22 @@ type Cohort struct {
 	Strategy *clients.Strategy
 	Duration time.Duration
 	Seed     uint64
+	// Tiers is a chain of tiers, from the one the clients call down to
+	// the bottom one (tiers.go); nil for the single target of Target and
+	// Chaos. Strategy.Tiers says how each tier but the bottom one calls
+	// the next.
+	Tiers []Tier
+	// Below records, with tiers, the calls each tier makes to the next:
+	// Below[k] the attempts that reached tier k+1, as the recorder given
+	// to Run records those that reached the first. Each should be empty,
+	// with one shard.
+	Below []*results.Recorder
+}
+
+// Tier is one server of a chain of tiers.
+type Tier struct {
+	Target target.Config
+	Chaos  *chaos.Plan // nil: no faults
 }
 
 // Result is what a simulated cohort did besides its records.
@@ -28,8 +44,10 @@ type Result struct {
 	// run's duration if some client was still working then.
 	End    time.Duration
 	Events uint64       // events processed
-	Target target.Stats // the target model's counters
+	Target target.Stats // the target model's counters (the bottom tier's)
 	Row    target.Row   // the OCC row's counters (zero for a plain target)
+	// Tiers are, with tiers, each tier's model's counters, in order.
+	Tiers []target.Stats
 }
 
 type kind uint8
@@ -42,7 +60,7 @@ const (
 	evTimeout             // a client's per-attempt timeout
 	evFinish              // a job's service ends
 	evExpire              // a queued job's queue deadline
-	evCrash               // a reset or refuse outage begins
+	evCrash               // a reset or refuse outage begins (index: the tier)
 	evArrival             // the open workload's next arrival
 )
 
@@ -51,6 +69,10 @@ const (
 // each event touches one client at random; keeping its state together
 // (rather than a Client, a rand.Rand and a PCG each on the heap) turns
 // four cache misses into one or two.
+//
+// A tier's call to the next tier (tiers.go) is a client too, in the same
+// slab: its parent is the client (or call) whose attempt it serves, and
+// pjob that attempt's job at the calling tier.
 type client struct {
 	cl      clients.Client
 	rng     rand.Rand
@@ -60,6 +82,10 @@ type client struct {
 	gen     uint32        // attempt generation: events of an older attempt are stale
 	job     int32         // the attempt's job inside the target (registry index), -1 if none
 	slot    int32         // index in Sim.inflight, -1 when not in flight
+	parent  int32         // a call's caller (client slot); -1 for the workload's clients
+	pjob    int32         // a call's job at the calling tier; -1 for the workload's clients
+	tier    uint8         // the tier its attempts go to (0: the first, or the single target)
+	ok      bool          // its last attempt succeeded
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
@@ -72,7 +98,22 @@ type job struct {
 	j      *target.Job
 	client int32
 	idx    int32
+	call   int32 // at a middle tier, the call it makes to the next tier; -1 if none
+	tier   uint8 // the tier it is in
 	refs   uint8
+}
+
+// level is one tier of the chain with the callers that call it: level 0
+// is the workload's clients and the first tier (the single target without
+// tiers), level k the calls of tier k-1 and tier k.
+type level struct {
+	m       *target.Model
+	plan    *chaos.Plan
+	k       *clients.Cohort // the callers' shared policy state
+	timeout time.Duration   // the callers' per-attempt timeout
+	rec     *results.Recorder
+	crashes []time.Duration // when the tier crashes
+	calls   int             // calls made to this tier so far (their stream ids)
 }
 
 // Sim is a reusable simulator. It is not safe for concurrent use: give
@@ -86,16 +127,13 @@ type Sim struct {
 	freeJobs []int32
 	inflight []int32
 	scratch  []int32
-	crashes  []time.Duration // when the target crashes
 
-	m        *target.Model
-	k        *clients.Cohort // the cohort's shared policy state
+	lv       []level // one per tier; one for a single target
 	co       *Cohort
-	rec      *results.Recorder
 	occ      bool
-	timeout  time.Duration
-	active   int // clients not yet stopped
+	active   int // workload clients not yet stopped
 	lastStop time.Duration
+	callWork clients.Workload // a call's: one request
 
 	arrivals   *clients.Workload
 	arrivalRNG *rand.Rand
@@ -116,12 +154,10 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	if plan == nil {
 		plan, _ = chaos.NewPlan(nil, co.Duration)
 	}
-	s.co, s.rec = co, rec
-	s.k = clients.NewCohort(co.Strategy)
-	s.m = target.NewModel(co.Target, plan, seeds.Stream(co.Seed, seeds.Target))
-	s.m.RecordCalls(rec)
-	s.occ = co.Target.Kind == target.OCC
-	s.timeout = co.Strategy.Timeout
+	s.co = co
+	s.callWork = clients.Workload{Kind: clients.OneShot}
+	s.setLevels(co, plan, rec)
+	s.occ = co.Tiers == nil && co.Target.Kind == target.OCC
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
 	// Job links are kept from run to run; all of them are free now.
@@ -132,13 +168,15 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.active, s.lastStop, s.events, s.nextID = 0, 0, 0, 0
 	s.arrivals = nil
 
-	segs := plan.Segments()
-	s.crashes = s.crashes[:0]
-	for i := 1; i < len(segs); i++ {
-		prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
-		if prev != next && next.Crashes() {
-			s.q.push(segs[i].Start, pack(evCrash, 0, 0))
-			s.crashes = append(s.crashes, segs[i].Start)
+	for t := range s.lv {
+		lv := &s.lv[t]
+		segs := lv.plan.Segments()
+		for i := 1; i < len(segs); i++ {
+			prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
+			if prev != next && next.Crashes() {
+				s.q.push(segs[i].Start, pack(evCrash, 0, uint32(t)))
+				lv.crashes = append(lv.crashes, segs[i].Start)
+			}
 		}
 	}
 	w := co.Workload
@@ -165,7 +203,13 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		s.events++
 		s.dispatch(e)
 	}
-	r := Result{End: end, Events: s.events, Target: s.m.Stats, Row: *s.m.Row()}
+	bottom := s.lv[len(s.lv)-1].m
+	r := Result{End: end, Events: s.events, Target: bottom.Stats, Row: *bottom.Row()}
+	if co.Tiers != nil {
+		for _, lv := range s.lv {
+			r.Tiers = append(r.Tiers, lv.m.Stats)
+		}
+	}
 	if s.active == 0 && s.arrivals == nil && s.lastStop < end {
 		r.End = s.lastStop
 		rec.SetEnd(s.lastStop)
@@ -177,8 +221,40 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	for _, w := range s.jobs {
 		w.j, w.refs = nil, 0
 	}
-	s.m, s.k, s.co, s.rec, s.arrivalRNG = nil, nil, nil, nil, nil
+	for i := range s.lv {
+		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
+	}
+	s.co, s.arrivalRNG = nil, nil
 	return r
+}
+
+// setLevels makes the run's levels: one per tier, each with its model
+// (the bottom one drawing from seeds.Target, as a single target does),
+// its callers' strategy and its recorder.
+func (s *Sim) setLevels(co *Cohort, plan *chaos.Plan, rec *results.Recorder) {
+	n := max(1, len(co.Tiers))
+	if cap(s.lv) < n {
+		s.lv = append(s.lv[:cap(s.lv)], make([]level, n-cap(s.lv))...)
+	}
+	s.lv = s.lv[:n]
+	for t := range s.lv {
+		cfg, st, lrec, stream := co.Target, co.Strategy, rec, seeds.Target
+		if co.Tiers != nil {
+			cfg, plan = co.Tiers[t].Target, co.Tiers[t].Chaos
+			if plan == nil {
+				plan, _ = chaos.NewPlan(nil, co.Duration)
+			}
+			if t < n-1 {
+				stream = seeds.TierTarget(t)
+			}
+			if t > 0 {
+				st, lrec = &co.Strategy.Tiers[t-1], co.Below[t-1]
+			}
+		}
+		m := target.NewModel(cfg, plan, seeds.Stream(co.Seed, stream))
+		m.RecordCalls(lrec)
+		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0]}
+	}
 }
 
 func (s *Sim) dispatch(e event) {
@@ -204,13 +280,19 @@ func (s *Sim) dispatch(e event) {
 			s.end(ci, now, c.out)
 		case evTimeout:
 			if c.job >= 0 {
-				s.m.Abandon(now, s.jobs[c.job].j)
+				w := s.jobs[c.job]
+				s.lv[w.tier].m.Abandon(now, w.j)
 			}
 			s.end(ci, now, results.Timeout)
 		}
 	case evFinish:
 		w := s.jobs[e.index()]
-		for _, nj := range s.m.Finish(now, w.j) {
+		if int(w.tier) < len(s.lv)-1 {
+			s.relay(w, now) // a middle tier's own work is done: it calls the next tier
+			s.unref(w)
+			return
+		}
+		for _, nj := range s.lv[w.tier].m.Finish(now, w.j) {
 			s.startJob(now, nj)
 		}
 		if c := s.cl(w.client); c.job == w.idx {
@@ -221,7 +303,7 @@ func (s *Sim) dispatch(e event) {
 		s.unref(w)
 	case evExpire:
 		w := s.jobs[e.index()]
-		if s.m.Expire(now, w.j) {
+		if s.lv[w.tier].m.Expire(now, w.j) {
 			if c := s.cl(w.client); c.job == w.idx {
 				c.job = -1
 				s.unref(w)
@@ -230,13 +312,16 @@ func (s *Sim) dispatch(e event) {
 		}
 		s.unref(w)
 	case evCrash:
-		s.m.Crash()
+		t := e.index()
+		s.lv[t].m.Crash()
 		s.scratch = append(s.scratch[:0], s.inflight...)
 		for _, ci := range s.scratch {
 			// An attempt scheduled straight to its arrival is in the list
 			// before it is sent; one sent at this very instant goes after
-			// the crash, as its send event would have.
-			if s.cl(ci).sent < now {
+			// the crash, as its send event would have. Ending an attempt
+			// at a middle tier cancels its call below, which may leave the
+			// list first.
+			if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
 				s.end(ci, now, results.Reset)
 			}
 		}
@@ -262,31 +347,38 @@ func (s *Sim) nextArrival() {
 }
 
 func (s *Sim) newClient(id int) int32 {
-	var ci int32
-	if n := len(s.freeCS); n > 0 {
-		ci = s.freeCS[n-1]
-		s.freeCS = s.freeCS[:n-1]
-	} else {
-		ci = s.nclients
-		s.nclients++
-		if int(ci>>chunkBits) == len(s.chunks) {
-			s.chunks = append(s.chunks, make([]client, chunkSize))
-		}
-	}
+	ci := s.slot()
 	c := s.cl(ci)
 	gen := c.gen // generations run on through reuse, so old events stay stale
-	*c = client{gen: gen + 1, job: -1, slot: -1}
+	*c = client{gen: gen + 1, job: -1, slot: -1, parent: -1, pjob: -1}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
-	s.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.rec.Shard(id))
+	lv := &s.lv[0]
+	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	return ci
+}
+
+// slot returns a free client slot.
+func (s *Sim) slot() int32 {
+	if n := len(s.freeCS); n > 0 {
+		ci := s.freeCS[n-1]
+		s.freeCS = s.freeCS[:n-1]
+		return ci
+	}
+	ci := s.nclients
+	s.nclients++
+	if int(ci>>chunkBits) == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]client, chunkSize))
+	}
 	return ci
 }
 
 // schedule carries out a client's next action.
 func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	c := s.cl(ci)
+	lv := &s.lv[c.tier]
 	if a.Op == clients.Send {
-		if s.m.Listening(a.At) {
-			if d := s.m.Hop(); d > 0 {
+		if lv.m.Listening(a.At) {
+			if d := lv.m.Hop(); d > 0 {
 				// Nothing happens at the send itself but the request's
 				// departure, so it is scheduled straight to its arrival:
 				// one event less per attempt. The attempt counts as in
@@ -294,13 +386,17 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 				s.depart(ci, a.At)
 				s.track(ci)
 				s.q.push(a.At+d, pack(evArrive, c.gen, uint32(ci)))
-				if s.timeout > 0 {
-					s.q.push(a.At+s.timeout, pack(evTimeout, c.gen, uint32(ci)))
+				if lv.timeout > 0 {
+					s.q.push(a.At+lv.timeout, pack(evTimeout, c.gen, uint32(ci)))
 				}
 				return
 			}
 		}
 		s.q.push(a.At, pack(evSend, c.gen, uint32(ci)))
+		return
+	}
+	if c.parent >= 0 {
+		s.callDone(ci, now)
 		return
 	}
 	s.active--
@@ -328,20 +424,21 @@ func (s *Sim) send(ci int32, now time.Duration) {
 	s.request(ci, now)
 	// Only an attempt still in flight after everything that happens at once
 	// needs its timeout scheduled.
-	if s.timeout > 0 && c.gen == gen && c.slot >= 0 {
-		s.q.push(now+s.timeout, pack(evTimeout, gen, uint32(ci)))
+	if t := s.lv[c.tier].timeout; t > 0 && c.gen == gen && c.slot >= 0 {
+		s.q.push(now+t, pack(evTimeout, gen, uint32(ci)))
 	}
 }
 
 // request sends the client's request over one hop.
 func (s *Sim) request(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if !s.m.Listening(now) {
+	m := s.lv[c.tier].m
+	if !m.Listening(now) {
 		s.end(ci, now, results.Refused)
 		return
 	}
 	s.track(ci)
-	if d := s.m.Hop(); d > 0 {
+	if d := m.Hop(); d > 0 {
 		s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
 		return
 	}
@@ -358,7 +455,7 @@ func (s *Sim) track(ci int32) {
 
 // arrive applies the chaos plan to a request that reached the target.
 func (s *Sim) arrive(ci int32, now time.Duration) {
-	in := s.m.Ingress(now)
+	in := s.lv[s.cl(ci).tier].m.Ingress(now)
 	switch in.Verdict {
 	case target.Reject:
 		s.cl(ci).ra = in.RetryAfter
@@ -379,20 +476,25 @@ func (s *Sim) arrive(ci int32, now time.Duration) {
 // admit hands a request to the capacity model.
 func (s *Sim) admit(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	j, adm := s.m.Arrive(now)
+	m := s.lv[c.tier].m
+	j, adm := m.Arrive(now)
 	j.Op, j.Version = c.op, c.version
 	switch adm {
 	case target.Rejected:
-		s.m.Release(j)
+		m.Release(j)
 		s.reply(ci, now, results.HTTP5xx)
 	case target.Started:
 		if j.Service == 0 {
+			if int(c.tier) < len(s.lv)-1 {
+				s.relay(s.link(j, ci), now) // a middle tier calls the next at once
+				return
+			}
 			// Served at once, as the real server does under its lock.
-			for _, nj := range s.m.Finish(now, j) {
+			for _, nj := range m.Finish(now, j) {
 				s.startJob(now, nj)
 			}
 			s.served(ci, now, j)
-			s.m.Release(j)
+			m.Release(j)
 			return
 		}
 		w := s.link(j, ci)
@@ -415,7 +517,7 @@ func (s *Sim) link(j *target.Job, ci int32) *job {
 		w = &job{idx: int32(len(s.jobs))}
 		s.jobs = append(s.jobs, w)
 	}
-	w.j, w.client, w.refs = j, ci, 1
+	w.j, w.client, w.refs, w.call, w.tier = j, ci, 1, -1, s.cl(ci).tier
 	j.Owner = w
 	s.cl(ci).job = w.idx
 	return w
@@ -431,7 +533,7 @@ func (s *Sim) startJob(now time.Duration, j *target.Job) {
 func (s *Sim) unref(w *job) {
 	w.refs--
 	if w.refs == 0 {
-		s.m.Release(w.j)
+		s.lv[w.tier].m.Release(w.j)
 		w.j = nil
 		s.freeJobs = append(s.freeJobs, w.idx)
 	}
@@ -445,7 +547,8 @@ func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 		// The read's answer travels back and the client sends the write at
 		// once, in the same attempt: two hops in one event.
 		c.version, c.op = j.Version, target.OpWrite
-		if d := s.m.Hop() + s.m.Hop(); d > 0 {
+		m := s.lv[c.tier].m
+		if d := m.Hop() + m.Hop(); d > 0 {
 			s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
 			return
 		}
@@ -464,15 +567,18 @@ func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 // reply sends an answer back over one hop.
 func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 	c := s.cl(ci)
-	d := s.m.Hop()
+	lv := &s.lv[c.tier]
+	d := lv.m.Hop()
 	if d <= 0 {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; at < s.co.Duration && (s.timeout == 0 || at < c.sent+s.timeout) && !s.crashIn(now, at) {
+	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.sent+lv.timeout) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
-		// now, as of its landing time: one event less per attempt.
+		// now, as of its landing time: one event less per attempt. Not
+		// for a tier's call: its caller may go away meanwhile, and what
+		// the call's end does at the tier above must not come early.
 		s.end(ci, at, out)
 		return
 	}
@@ -484,19 +590,17 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 // action.
 func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	c := s.cl(ci)
-	if c.slot >= 0 {
-		last := s.inflight[len(s.inflight)-1]
-		s.inflight[c.slot] = last
-		s.cl(last).slot = c.slot
-		s.inflight = s.inflight[:len(s.inflight)-1]
-		c.slot = -1
-	}
+	s.untrack(ci)
 	if c.job >= 0 {
 		w := s.jobs[c.job]
 		c.job = -1
+		if w.call >= 0 {
+			s.cancelCall(w, now) // its caller went away: so does its call below
+		}
 		s.unref(w)
 	}
 	c.gen++
+	c.ok = out == results.OK
 	ra := c.ra
 	c.ra = 0
 	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra})
@@ -511,10 +615,24 @@ const (
 // cl returns client ci.
 func (s *Sim) cl(ci int32) *client { return &s.chunks[ci>>chunkBits][ci&(chunkSize-1)] }
 
-// crashIn reports whether the target crashes in (from, to]: a crash at from
-// has already happened (it is the first event of its instant).
-func (s *Sim) crashIn(from, to time.Duration) bool {
-	for _, t := range s.crashes {
+// untrack takes client ci out of the in-flight list.
+func (s *Sim) untrack(ci int32) {
+	c := s.cl(ci)
+	if c.slot < 0 {
+		return
+	}
+	last := s.inflight[len(s.inflight)-1]
+	s.inflight[c.slot] = last
+	s.cl(last).slot = c.slot
+	s.inflight = s.inflight[:len(s.inflight)-1]
+	c.slot = -1
+}
+
+// crashIn reports whether a tier that crashes at crashes crashes in
+// (from, to]: a crash at from has already happened (it is the first event
+// of its instant).
+func crashIn(crashes []time.Duration, from, to time.Duration) bool {
+	for _, t := range crashes {
 		if from < t && t <= to {
 			return true
 		}

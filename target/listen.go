@@ -39,6 +39,13 @@ type Options struct {
 	// upstream. Next should give up when the request's context ends, which
 	// happens when a crash resets the client's connection.
 	Next http.Handler
+	// Call, when set, makes the server a middle tier of a chain of tiers:
+	// every request the capacity model serves then calls the next tier
+	// through Call, holding its slot until the call ends, and is answered
+	// 200 if the call succeeded and 503 if it gave up. Call must give up
+	// when its context ends: the request's client went away, or the
+	// server crashed.
+	Call Caller
 	// Listen opens a listener at an address (again after a refuse outage);
 	// net.Listen("tcp", addr) when nil. Tests pass an in-memory network.
 	Listen ListenFunc
@@ -92,7 +99,7 @@ func Listen(o Options) (*Server, error) {
 		limits = netguard.TrafficLimits(1)
 	}
 	s := newServer(o.Config, plan, rng, origin, listen, limits)
-	s.next = o.Next
+	s.next, s.call = o.Next, o.Call
 	s.srv.Handler = s.counters.Wrap(s)
 	if o.Hold {
 		s.clock.running = false

@@ -286,6 +286,13 @@ func (m *Model) Expire(now time.Duration, j *Job) bool {
 	return false
 }
 
+// Running reports whether j holds a slot now: it started and neither
+// finished nor was lost to a crash. A middle tier of a chain (a server
+// that calls the next tier) keeps its job running past its own service
+// time, while its call to the next tier lasts, and asks this when that
+// service time ends.
+func (m *Model) Running(j *Job) bool { return j.epoch == m.epoch && j.state == running }
+
 // Abandon tells the model that j's client has gone away. Unless the model
 // serves abandoned work, a queued j leaves the queue; a running j runs on.
 func (m *Model) Abandon(now time.Duration, j *Job) {

@@ -229,3 +229,30 @@ func BenchmarkArriveFinish(b *testing.B) {
 		}
 	}
 }
+
+// TestRunning: a job holds a slot from its start until it finishes or a
+// crash drops it, whenever its driver calls Finish (a middle tier of a
+// chain holds it past its service time, while it calls the next tier).
+func TestRunning(t *testing.T) {
+	m := model(t, Config{Concurrency: 1, Queue: 5, QueueTimeout: s})
+	a, _ := m.Arrive(0)
+	b, adm := m.Arrive(0)
+	if !m.Running(a) || m.Running(b) || adm != Queued {
+		t.Fatalf("running: a %v, b %v (%v)", m.Running(a), m.Running(b), adm)
+	}
+	// Its service time is long past: it still holds the slot.
+	if !m.Running(a) || m.Capacity(time.Minute) != 1 || m.Busy() != 1 {
+		t.Fatalf("a job stopped running by itself")
+	}
+	if next := m.Finish(time.Minute, a); len(next) != 0 {
+		t.Fatalf("b waited past its queue timeout and should not start: %v", next)
+	}
+	c, _ := m.Arrive(time.Minute)
+	if m.Running(a) || !m.Running(c) {
+		t.Fatalf("after Finish: a %v, c %v", m.Running(a), m.Running(c))
+	}
+	m.Crash()
+	if m.Running(c) {
+		t.Error("a job lost to a crash is still running")
+	}
+}

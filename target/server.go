@@ -40,7 +40,10 @@ type Server struct {
 
 	// next, when set, takes admitted requests instead of the capacity model:
 	// the chaos proxy forwards them to its upstream.
-	next     http.Handler
+	next http.Handler
+	// call, when set, makes the server a middle tier of a chain: a request
+	// the model has served calls the next tier, holding its slot (tier.go).
+	call     Caller
 	clock    planClock     // guarded by mu; see control.go
 	replan   chan struct{} // wakes runPlan when the plan is replaced
 	counters Counters
@@ -380,14 +383,15 @@ func (x *exchange) applyFaults() bool {
 // past the queue timeout. A client that gives up abandons its job.
 func (x *exchange) serve(op Op, version uint64) {
 	s := x.s
-	done := make(chan struct{})
+	wt := &waiter{done: make(chan struct{})}
+	done := wt.done
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
 	j, adm := s.model.Arrive(s.elapsed())
-	j.Owner = done
+	j.Owner = wt
 	j.Op, j.Version = op, version
 	if adm == Started {
 		if j.Service == 0 {
@@ -413,6 +417,10 @@ func (x *exchange) serve(op Op, version uint64) {
 	for {
 		select {
 		case <-done:
+			if s.call != nil {
+				x.relay(j)
+				return
+			}
 			x.respondServed(j, op)
 			return
 		case <-expire:
@@ -426,6 +434,7 @@ func (x *exchange) serve(op Op, version uint64) {
 			expire = nil
 		case <-x.ctx.Done():
 			s.mu.Lock()
+			wt.gone = true
 			s.model.Abandon(s.elapsed(), j)
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
@@ -468,9 +477,27 @@ func (s *Server) finish(j *Job) {
 	s.mu.Unlock()
 }
 
+// waiter is a request's handler waiting for its job (Job.Owner).
+type waiter struct {
+	done chan struct{} // closed when the job's service ends
+	gone bool          // the handler left: its client went away (guarded by Server.mu)
+}
+
 // finishLocked ends j's service, starts the jobs that take its slot and
-// wakes j's handler. Called with s.mu held.
+// wakes j's handler. At a middle tier the handler keeps the slot while it
+// calls the next tier, and releases it itself (relay), unless it left.
+// Called with s.mu held.
 func (s *Server) finishLocked(j *Job) {
+	w := j.Owner.(*waiter)
+	if s.call == nil || w.gone {
+		s.releaseLocked(j)
+	}
+	close(w.done)
+}
+
+// releaseLocked frees j's slot and starts the jobs that take it. Called
+// with s.mu held.
+func (s *Server) releaseLocked(j *Job) {
 	for _, next := range s.model.Finish(s.elapsed(), j) {
 		if next.Service == 0 {
 			s.finishLocked(next)
@@ -478,7 +505,6 @@ func (s *Server) finishLocked(j *Job) {
 		}
 		s.schedule(next)
 	}
-	close(j.Owner.(chan struct{}))
 }
 
 // OCC paths.

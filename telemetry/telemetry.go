@@ -34,11 +34,13 @@ func Handler(cs ...prometheus.Collector) http.Handler {
 // serverCollector exports a standalone target or a proxy.
 type serverCollector struct {
 	status         func() target.Status
-	upstreamErrors func() int64 // the proxy's; nil for a target
-	overloaded     func() int64 // the proxy's
+	upstreamErrors func() int64                             // the proxy's; nil for a target
+	overloaded     func() int64                             // the proxy's
+	retries        func() (attempts, retries, gaveUp int64) // the proxy's
 
 	requests, inFlight, activeFault, planRunning, planElapsed *prometheus.Desc
 	queue, busy, capacity, events, upstream, overload         *prometheus.Desc
+	upAttempts, upRetries, gaveUp                             *prometheus.Desc
 }
 
 func newServerCollector(role string, status func() target.Status) *serverCollector {
@@ -56,6 +58,9 @@ func newServerCollector(role string, status func() target.Status) *serverCollect
 		events:      prometheus.NewDesc(name("model_events_total"), "Capacity model events: served, wasted (served for a client that had gone), rejected (queue full), expired (queue timeout), faulted (answered by a fault), abandoned (left the queue), crashed (lost to a crash).", []string{"event"}, nil),
 		upstream:    prometheus.NewDesc(name("upstream_errors_total"), "Requests answered 502 because the upstream could not be reached or failed.", nil, nil),
 		overload:    prometheus.NewDesc(name("overloaded_total"), "Requests answered 503 by the proxy itself because --max-in-flight requests were being forwarded and as many were waiting.", nil, nil),
+		upAttempts:  prometheus.NewDesc(name("upstream_attempts_total"), "With --retry: attempts sent upstream, first tries and retries.", nil, nil),
+		upRetries:   prometheus.NewDesc(name("upstream_retries_total"), "With --retry: attempts sent upstream that were retries.", nil, nil),
+		gaveUp:      prometheus.NewDesc(name("gave_up_total"), "With --retry: requests whose retries gave up, answered with the last failure.", nil, nil),
 	}
 }
 
@@ -67,7 +72,7 @@ func NewTargetCollector(s *target.Server) prometheus.Collector {
 // NewProxyCollector exports a chaos proxy as herdbench_proxy_*.
 func NewProxyCollector(p *proxy.Proxy) prometheus.Collector {
 	c := newServerCollector("proxy", p.Status)
-	c.upstreamErrors, c.overloaded = p.UpstreamErrors, p.Overloaded
+	c.upstreamErrors, c.overloaded, c.retries = p.UpstreamErrors, p.Overloaded, p.Retries
 	return c
 }
 
@@ -81,7 +86,7 @@ func (c *serverCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *serverCollector) descs() []*prometheus.Desc {
 	ds := []*prometheus.Desc{c.requests, c.inFlight, c.activeFault, c.planRunning, c.planElapsed}
 	if c.upstreamErrors != nil {
-		return append(ds, c.upstream, c.overload)
+		return append(ds, c.upstream, c.overload, c.upAttempts, c.upRetries, c.gaveUp)
 	}
 	return append(ds, c.queue, c.busy, c.capacity, c.events)
 }
@@ -108,6 +113,10 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.upstreamErrors != nil {
 		ch <- prometheus.MustNewConstMetric(c.upstream, prometheus.CounterValue, float64(c.upstreamErrors()))
 		ch <- prometheus.MustNewConstMetric(c.overload, prometheus.CounterValue, float64(c.overloaded()))
+		attempts, retries, gaveUp := c.retries()
+		ch <- prometheus.MustNewConstMetric(c.upAttempts, prometheus.CounterValue, float64(attempts))
+		ch <- prometheus.MustNewConstMetric(c.upRetries, prometheus.CounterValue, float64(retries))
+		ch <- prometheus.MustNewConstMetric(c.gaveUp, prometheus.CounterValue, float64(gaveUp))
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Queued))

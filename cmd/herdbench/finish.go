@@ -218,6 +218,10 @@ func printRun(stdout io.Writer, out *results.Output) {
 	}
 	_ = results.RenderTable(stdout, s)
 	fmt.Fprintln(stdout)
+	if len(s.Runs) > 0 && len(s.Runs[0].Tiers) > 0 {
+		_ = results.RenderTiers(stdout, s)
+		fmt.Fprintln(stdout)
+	}
 	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
 		_ = results.RenderStatsTable(stdout, []*results.Summary{s})
 		fmt.Fprintln(stdout)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -26,6 +28,20 @@ scenario's chaos plan is applied on the way, on the plan's clock:
   error-rate      that fraction is answered at once with the status
 Brownouts cut herdbench's own target model and are refused here; the
 upstream's real capacity and recovery apply.
+
+With --retry NAME the proxy also retries upstream, as a middle tier of a
+chain does (client -> herdbench proxy -> service): every request it
+forwards is one request of herdbench's retry strategy NAME, one of the
+scenario's strategies or a preset (grpc, envoy, aws-standard, finagle,
+sre). A failed attempt (a connection error, a 5xx or 429, the strategy's
+per-attempt timeout) is retried after the strategy's backoff, within its
+budget, breaker and throttle, which every forwarded request shares; the
+first success, or the last failure, goes back to the client. A 4xx other
+than 429 goes back at once. Bodies up to 1 MiB are kept to be sent again.
+In a scenario that chains tiers, --tier names the tier the proxy plays:
+its faults, and the strategy as that tier retries it.
+  herdbench proxy --upstream http://127.0.0.1:9000 --retry grpc
+  herdbench proxy --upstream http://127.0.0.1:9000 --scenario layers --tier api --retry every-tier
 
 The plan starts with the proxy, or with --hold when asked. The control API
 and metrics (herdbench_proxy_*) are on --control-addr, with the same checks
@@ -48,11 +64,13 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var f serveFlags
 	var upstream string
 	var maxInFlight int
+	var retry string
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
 	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
+	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -92,16 +110,58 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "herdbench proxy: scenario %s: %v\n", plan.Name, err)
 		return exitUsage
 	}
+	var strategy *clients.Strategy
+	if retry != "" {
+		if strategy, err = f.parsed.RetryStrategy(retry, f.tier, scenarios.Overrides{Seed: &plan.Seed}); err != nil {
+			fmt.Fprintf(stderr, "herdbench proxy: %v\n", err)
+			return exitUsage
+		}
+	}
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
-		RNG: seeds.Stream(plan.Seed, seeds.Target),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)
 		return exitFailed
 	}
 	if !f.quiet {
-		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s, seed %d)\n", p.Addr(), up.Redacted(), plan.Name, plan.Seed)
+		retrying := ""
+		if strategy != nil {
+			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
+		}
+		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s%s, seed %d%s)\n", p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, stderr)
+}
+
+// tierText names the tier a target or proxy plays, in a chain of tiers:
+// ", tier NAME", or "" for a scenario without tiers.
+func tierText(p *scenarios.Plan, tier string) string {
+	if len(p.Tiers) == 0 {
+		return ""
+	}
+	if tier == "" {
+		tier = p.Tiers[len(p.Tiers)-1].Name
+	}
+	return ", tier " + tier
+}
+
+// describeStrategy says a retry strategy in a few words.
+func describeStrategy(s *clients.Strategy) string {
+	attempts := "unlimited attempts"
+	switch {
+	case s.MaxAttempts == 1:
+		attempts = "1 attempt (no retries)"
+	case s.MaxAttempts > 1:
+		attempts = fmt.Sprintf("%d attempts", s.MaxAttempts)
+	}
+	out := fmt.Sprintf("%s, %s backoff from %s", attempts, s.Backoff.Shape, s.Backoff.Base)
+	if s.Timeout > 0 {
+		out += fmt.Sprintf(", %s per attempt", s.Timeout)
+	}
+	if s.Budget != nil {
+		out += ", " + s.Budget.Kind + " budget"
+	}
+	return out
 }

@@ -27,8 +27,9 @@ const scenarioHelp = `Usage: herdbench scenario NAME|FILE [flags]
 Runs a scenario: every strategy it lists runs as a cohort of clients against
 its own fresh fault-injecting target on 127.0.0.1, with the same seed and the
 same chaos plan, so they differ only by strategy. The cohorts run at once, or
-one after the other when closed-loop or one-shot cohorts outnumber the cores
-(--cohorts): cohorts that share too few cores smear each other's waves.
+one after the other when closed-loop or one-shot cohorts, or cohorts calling a
+chain of tiers, outnumber the cores (--cohorts): cohorts that share too few
+cores smear each other's waves.
 
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
@@ -166,7 +167,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.StringArrayVar(&f.set, "set", nil, "set a field, PATH=VALUE (e.g. target.concurrency=32), or sweep it, PATH=V1,V2,... (e.g. strategies[0].jitter=0,0.1,1); repeat it to sweep several fields over every combination")
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
-	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts outnumber the cores")
+	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts, or cohorts calling a chain of tiers, outnumber the cores")
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")

@@ -26,6 +26,8 @@ type serveFlags struct {
 	listen      string
 	controlAddr string
 	scenario    string
+	tier        string
+	parsed      *scenarios.Scenario // --scenario, once loaded
 	hold        bool
 	seed        uint64
 	exitAfter   time.Duration
@@ -42,6 +44,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.StringVar(&f.listen, "listen", listen, "address to serve the traffic on, host:port (port 0 for a free one); off loopback (0.0.0.0:PORT, every interface) needs --allow-remote")
 	fs.StringVar(&f.controlAddr, "control-addr", controlAddr, "address of the control API and /metrics, apart from the traffic; off loopback needs --allow-remote and a control token")
 	fs.StringVar(&f.scenario, "scenario", "", "scenario file or built-in name whose chaos plan to apply (default: none; faults only by POST /control/inject)")
+	fs.StringVar(&f.tier, "tier", "", "in a scenario that chains tiers (tiers:), the tier to play: its capacity model and its faults (default: the bottom tier)")
 	fs.BoolVar(&f.hold, "hold", false, "do not start the chaos plan until POST /control/start (or herdbench scenario --chaos-control)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed of the fault draws (default: the scenario's, or a random one, printed at the start)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop by itself after this long, e.g. 10m (default: run until Ctrl-C)")
@@ -117,7 +120,8 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		flag = &f.seed
 	}
 	seed := seeds.Resolve(flag, s.File.Seed)
-	return s.CompileServer(scenarios.Overrides{Seed: &seed})
+	f.parsed = s
+	return s.CompileServer(scenarios.Overrides{Seed: &seed, Tier: f.tier})
 }
 
 // describePlan writes a chaos plan's faults in one line.

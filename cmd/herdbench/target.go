@@ -35,8 +35,13 @@ the control address, or whose Origin is another site, is refused (a web
 page cannot drive the API); with a token (--control-token-file, or
 $HERDBENCH_CONTROL_TOKEN) every call needs "Authorization: Bearer TOKEN".
 
+In a scenario that chains tiers (tiers:), the target plays one of them,
+the bottom one unless --tier names another: that tier's capacity model and
+the faults aimed at it.
+
 Examples:
   herdbench target --scenario outage --listen 127.0.0.1:8080
+  herdbench target --scenario layers --tier service --listen 127.0.0.1:9000
   herdbench target --listen 127.0.0.1:9000 --control-addr 127.0.0.1:9001   # healthy, faults by hand
   curl -X POST 127.0.0.1:8081/control/inject -H 'Content-Type: application/json' -d '{"kind":"outage","mode":"reset","for":"3s"}'
   herdbench target --listen 0.0.0.0:8080 --control-addr 0.0.0.0:8081 --allow-remote --control-token-file token   # for other machines
@@ -91,8 +96,8 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if c.ColdStart.Ramp > 0 {
 			cold = fmt.Sprintf(", cold start from %.0f%% over %s", 100*c.ColdStart.From, c.ColdStart.Ramp)
 		}
-		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
-			srv.Addr(), plan.Name, c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
+		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
+			srv.Addr(), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
 	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, stderr)
 }

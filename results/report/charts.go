@@ -116,18 +116,23 @@ func newView(runs []*Run) *view {
 
 func (v *view) charts() []chart {
 	fine := fineResolution(v.duration, v.base)
-	return []chart{
+	out := []chart{
 		v.attemptsChart(time.Second),
 		v.wavesChart(fine),
 		v.byNumberChart(fine),
 		v.outcomesChart(time.Second),
 		v.requestsChart(time.Second),
+	}
+	if c, ok := v.tiersChart(time.Second); ok {
+		out = append(out, c)
+	}
+	return append(out,
 		v.latencyChart("latency_attempt", "Attempt latency by percentile", "attempt",
 			"One call to the target, from sending to its outcome (an answer, a reset, a timeout). "),
 		v.latencyChart("latency_request", "Request latency by percentile", "request",
 			"One unit of work, from the intended start of its first attempt to its final outcome, backoff sleeps included: what the caller waited. "),
 		v.latencyOverTimeChart(),
-	}
+	)
 }
 
 func resText(d time.Duration) string {

@@ -40,6 +40,9 @@ type Cohort struct {
 	// Seconds holds each second's latency figures from the .hlog, indexed
 	// by interval.
 	Seconds []Second
+	// Tiers are, for a chain of tiers, each tier's attempts, in order
+	// (tiers.go); nil for a single target.
+	Tiers []Tier
 }
 
 // Second is one interval of a cohort's histogram log.
@@ -125,6 +128,9 @@ func Load(dir string) (*Run, error) {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s has no histogram log (%s): its latency curves are left out.", c.Name, name))
 		}
 		r.Cohorts = append(r.Cohorts, c)
+	}
+	if err := r.readTiers(read); err != nil {
+		return nil, err
 	}
 	if r.Scenario, err = results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {

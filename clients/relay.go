@@ -1,0 +1,140 @@
+package clients
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
+)
+
+// Relay is the calls that a middle tier of a chain of tiers makes to the
+// next tier, in real time: every request the tier serves makes one call
+// (Call), a fresh client of the tier's strategy, as an open workload's
+// arrival is, driven on the wall clock. Its attempts go on herdbench's own
+// HTTP client over a pool of connections to the next tier, and are
+// recorded as the simulator records a tier's calls. It is safe for
+// concurrent use: a tier's handlers call it at once.
+type Relay struct {
+	sw     Swarm // the strategy, origin, duration, seed and recorder of the calls
+	tier   int
+	cohort *Cohort
+	pool   *linkPool
+	work   Workload
+	n      atomic.Int64
+}
+
+// RelayOptions configure a Relay.
+type RelayOptions struct {
+	URL      string    // the next tier, e.g. http://127.0.0.1:8081/
+	Strategy *Strategy // how the tier retries its calls
+	// Tier is the calling tier's place in the chain, from 0: with the run's
+	// seed, it gives each call its random stream (seeds.Call).
+	Tier     int
+	Seed     uint64
+	Origin   time.Time     // the run's t = 0
+	Duration time.Duration // no attempt is sent at or after it
+	Rec      *results.Recorder
+	// Dial opens connections; nil means the host's TCP stack.
+	Dial DialFunc
+}
+
+// NewRelay returns the relay of o.
+func NewRelay(o RelayOptions) (*Relay, error) {
+	ep, err := newEndpoint(o.URL, o.Dial)
+	if err != nil {
+		return nil, err
+	}
+	return &Relay{
+		sw:     Swarm{Strategy: o.Strategy, Seed: o.Seed, Origin: o.Origin, Duration: o.Duration, Rec: o.Rec},
+		tier:   o.Tier,
+		cohort: NewCohort(o.Strategy),
+		pool:   &linkPool{ep: ep, set: &linkSet{}},
+		work:   Workload{Kind: OneShot},
+	}, nil
+}
+
+// Call makes one call to the next tier: a request with the strategy's
+// retries, until it succeeds, gives up, or ctx ends. It reports whether
+// it succeeded. When ctx ends first (the tier's own caller went away, or
+// the tier crashed), the call is cancelled: its attempt in flight is cut
+// and recorded as a timeout, the request as failed (Client.Cancel), as
+// the simulator records a cancelled call; at the run's end nothing more is
+// recorded, as the swarm records nothing an end cuts.
+func (r *Relay) Call(ctx context.Context) bool {
+	n := int(r.n.Add(1) - 1)
+	sh := r.sw.Rec.Shard(n)
+	c := r.cohort.NewClient(n, &r.work, r.sw.Duration, seeds.Stream(r.sw.Seed, seeds.Call(r.tier, n)), sh)
+	a := c.BeginAt(r.elapsed())
+	var wake alarm
+	defer wake.stop()
+	ok := false
+	for a.Op == Send {
+		if !wake.sleepUntil(ctx, r.sw.Origin.Add(a.At)) {
+			r.cancel(c, false, 0)
+			return false
+		}
+		l := r.pool.get()
+		stop := context.AfterFunc(ctx, l.abort)
+		sh.InFlight(1)
+		sent, end, o, pushback := r.sw.attempt(ctx, l)
+		sh.InFlight(-1)
+		if stop() {
+			r.pool.put(l)
+		} else {
+			r.pool.drop(l) // cut by ctx's end: it is spent
+		}
+		if ctx.Err() != nil {
+			r.cancel(c, true, sent)
+			return false
+		}
+		ok = o == results.OK
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: pushback, Lag: max(0, sent-a.At)})
+	}
+	if c.Unfinished() {
+		// Its next attempt would come after the run's end: the call waits
+		// for the end (or for its caller to go), answering nothing.
+		if !wake.sleepUntil(ctx, r.sw.Origin.Add(r.sw.Duration)) {
+			r.cancel(c, false, 0)
+		}
+		return false
+	}
+	return ok
+}
+
+// cancel ends c's request now, unless the run has ended.
+func (r *Relay) cancel(c *Client, inFlight bool, sent time.Duration) {
+	if now := r.elapsed(); now < r.sw.Duration {
+		c.Cancel(now, inFlight, sent)
+	}
+}
+
+func (r *Relay) elapsed() time.Duration { return time.Since(r.sw.Origin) }
+
+// Close closes the relay's connections. Call it once the tier's server is
+// closed: no call is in flight then.
+func (r *Relay) Close() {
+	r.pool.set.abort()
+	r.pool.set.closeAll()
+}
+
+// drop closes l, cut in the middle of an exchange, and forgets it.
+func (p *linkPool) drop(l *link) {
+	l.close()
+	p.set.remove(l)
+}
+
+// remove forgets l.
+func (s *linkSet) remove(l *link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.links {
+		if x == l {
+			last := len(s.links) - 1
+			s.links[i], s.links[last] = s.links[last], nil
+			s.links = s.links[:last]
+			return
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
+)
+
+// MaxRetryBody is the largest request body a retrying proxy takes: it
+// keeps each body to send it again on a retry.
+const MaxRetryBody = 1 << 20
+
+// retrier is a retrying proxy's forwarding (Options.Retry): each request
+// is one request of a fresh client of the strategy, herdbench's step
+// function driven on the wall clock, whose attempts go to the upstream, as
+// a middle tier of a chain calls the next one. The proxy then plays a
+// middle tier in front of a real service: client -> herdbench proxy
+// (retrying) -> service.
+type retrier struct {
+	p        *Proxy
+	strategy *clients.Strategy
+	cohort   *clients.Cohort
+	seed     uint64
+	origin   time.Time
+	work     clients.Workload
+	n        atomic.Int64
+	counts   retryCounts
+}
+
+// retryCounts count what the retries did, for the proxy's metrics.
+type retryCounts struct {
+	attempts, retries, gaveUp atomic.Int64
+}
+
+// Started, Attempt and Request make retryCounts the calls' results.Sink.
+// Requests given up are counted where their last failure is answered: a
+// request whose client went away ends failed too, but answers nothing.
+func (c *retryCounts) Started(time.Duration) {}
+func (c *retryCounts) Attempt(a results.Attempt) {
+	c.attempts.Add(1)
+	if a.Number > 1 {
+		c.retries.Add(1)
+	}
+}
+func (c *retryCounts) Request(results.Request) {}
+
+var _ results.Sink = (*retryCounts)(nil)
+
+func newRetrier(p *Proxy, s *clients.Strategy, seed uint64) *retrier {
+	return &retrier{p: p, strategy: s, cohort: clients.NewCohort(s), seed: seed, origin: time.Now(), work: clients.Workload{Kind: clients.OneShot}}
+}
+
+// forever is the end of a retrying proxy's calls: none.
+const forever = time.Duration(math.MaxInt64 / 2)
+
+// ServeHTTP forwards r with the strategy's retries: an attempt that fails
+// (a transport error, 5xx or 429, or the strategy's per-attempt timeout)
+// is retried as the strategy says (backoff, budget, breaker, Retry-After);
+// the first answer that is not a failure, or the last one when the
+// strategy gives up, goes back to the client. A 4xx answer other than 429
+// goes back at once: the request itself is wrong, and sending it again
+// would not help. The body is kept (up to MaxRetryBody) to be sent again.
+func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRetryBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, fmt.Sprintf("herdbench proxy: a retrying proxy keeps each request's body to send it again, up to %d bytes", MaxRetryBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		panic(http.ErrAbortHandler) // the client went away
+	}
+	n := int(t.n.Add(1) - 1)
+	c := t.cohort.NewClient(n, &t.work, forever, seeds.Stream(t.seed, seeds.Call(0, n)), &t.counts)
+	a := c.BeginAt(time.Since(t.origin))
+	ctx := r.Context()
+	var wait *time.Timer
+	defer func() {
+		if wait != nil {
+			wait.Stop()
+		}
+	}()
+	var last *http.Response // the latest failed answer, kept until the next attempt
+	var lastErr error
+	ok := false // the last attempt succeeded
+	endLast := func() {}
+	defer func() { endLast() }()
+	for a.Op == clients.Send {
+		if d := time.Until(t.origin.Add(a.At)); d > 0 {
+			if wait == nil {
+				wait = time.NewTimer(d)
+			} else {
+				wait.Reset(d)
+			}
+			select {
+			case <-wait.C:
+			case <-ctx.Done():
+				c.Cancel(time.Since(t.origin), false, 0)
+				panic(http.ErrAbortHandler) // the client went away
+			}
+		}
+		endLast()
+		last, lastErr = nil, nil
+		sent := time.Since(t.origin)
+		resp, end, err := t.attempt(ctx, r, body)
+		now := time.Since(t.origin)
+		if ctx.Err() != nil {
+			end()
+			c.Cancel(now, true, sent)
+			panic(http.ErrAbortHandler) // the client went away, or a crash reset it
+		}
+		o, pushback := clients.Classify(err), time.Duration(0)
+		if err == nil {
+			o = results.FromStatus(resp.StatusCode)
+			if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode >= 400 {
+				pushback, _ = clients.ParseRetryAfter(ra, time.Now())
+			}
+			if o == results.HTTP4xx {
+				defer end()
+				t.reply(w, resp)
+				return // the request itself is wrong: no retry
+			}
+		}
+		last, lastErr, endLast, ok = resp, err, end, o == results.OK
+		a = c.Result(clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback})
+	}
+	if !ok {
+		t.counts.gaveUp.Add(1)
+	}
+	if last == nil {
+		t.p.upstreamErrors.Add(1)
+		msg := "the retry strategy sent nothing (its breaker or throttle refused)"
+		if lastErr != nil {
+			msg = strings.TrimSpace(lastErr.Error())
+		}
+		http.Error(w, "herdbench proxy: upstream "+t.p.upstream.Redacted()+": "+msg, http.StatusBadGateway)
+		return
+	}
+	t.reply(w, last)
+}
+
+// attempt sends one attempt of r upstream, with body, and returns its
+// answer once its headers arrived, within the strategy's per-attempt
+// timeout (then context.DeadlineExceeded). end closes the answer, if any,
+// and ends the attempt's context: call it once done with the answer.
+func (t *retrier) attempt(ctx context.Context, r *http.Request, body []byte) (resp *http.Response, end func(), err error) {
+	actx, cancel := context.WithCancel(ctx)
+	var timeout *time.Timer
+	if d := t.strategy.Timeout; d > 0 {
+		timeout = time.AfterFunc(d, cancel)
+	}
+	out := r.Clone(actx)
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host = t.p.upstream.Scheme, t.p.upstream.Host
+	out.URL.Path, out.URL.RawPath = joinPath(t.p.upstream.Path, r.URL.Path), ""
+	out.Host = t.p.upstream.Host
+	out.Body, out.ContentLength, out.GetBody = http.NoBody, 0, nil
+	if len(body) > 0 {
+		out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	}
+	removeHopHeaders(out.Header)
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		out.Header.Set("X-Forwarded-For", ip)
+	}
+	resp, err = t.p.transport.RoundTrip(out)
+	if timeout != nil && !timeout.Stop() {
+		// The per-attempt timeout passed before the answer's headers.
+		if err == nil {
+			drain(resp)
+			resp = nil
+		}
+		if ctx.Err() == nil {
+			err = context.DeadlineExceeded
+		}
+	}
+	end = func() {
+		if resp != nil {
+			drain(resp)
+		}
+		cancel()
+	}
+	return resp, end, err
+}
+
+// reply writes the upstream's answer to the client. The caller closes it.
+func (t *retrier) reply(w http.ResponseWriter, resp *http.Response) {
+	removeHopHeaders(resp.Header)
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	buf := t.p.buffers.Get()
+	defer t.p.buffers.Put(buf)
+	_, _ = io.CopyBuffer(w, resp.Body, buf)
+}
+
+// drain discards what is left of an answer and closes it.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+}
+
+// hopHeaders are the headers of one hop, not forwarded (RFC 9110, 7.6.1).
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, k := range strings.Split(f, ",") {
+			h.Del(strings.TrimSpace(k))
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+}
+
+// joinPath joins the upstream's base path and a request's path.
+func joinPath(base, p string) string {
+	switch {
+	case base == "" || base == "/":
+		return p
+	case strings.HasSuffix(base, "/") && strings.HasPrefix(p, "/"):
+		return base + p[1:]
+	case !strings.HasSuffix(base, "/") && !strings.HasPrefix(p, "/"):
+		return base + "/" + p
+	}
+	return base + p
+}

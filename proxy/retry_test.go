@@ -1,0 +1,209 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/results"
+)
+
+// flaky is an upstream that answers each request with the next status of
+// a script (the last one for ever after), hanging instead on a 0, and
+// keeps what it saw.
+type flaky struct {
+	mu     sync.Mutex
+	script []int
+	bodies []string
+	paths  []string
+	at     []time.Duration
+	start  time.Time
+}
+
+func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	n := len(f.bodies)
+	f.bodies = append(f.bodies, string(b))
+	f.paths = append(f.paths, r.URL.Path)
+	f.at = append(f.at, time.Since(f.start))
+	status := f.script[min(n, len(f.script)-1)]
+	f.mu.Unlock()
+	if status == 0 {
+		<-r.Context().Done()
+		return
+	}
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "2")
+	}
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, "answer "+http.StatusText(status))
+}
+
+// retryFixture runs fn with a retrying proxy (strategy s) in front of an
+// upstream following script, on an in-memory network in a bubble.
+func retryFixture(t *testing.T, s *clients.Strategy, script []int, fn func(client *http.Client, up *flaky, p *Proxy, n *memnet.Network)) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		up := &flaky{script: script, start: time.Now()}
+		srv := httptest.NewUnstartedServer(up)
+		ln, err := n.Listen("tcp", "upstream:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Listener = ln
+		srv.Start()
+		defer srv.Close()
+		u, err := ParseUpstream(srv.URL + "/base")
+		if err != nil {
+			t.Fatal(err)
+		}
+		upTransport := &http.Transport{DialContext: n.Dial}
+		defer upTransport.CloseIdleConnections()
+		p, err := Start(Options{Addr: "proxy:80", Upstream: u, Transport: upTransport, Listen: n.Listen, Retry: s, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		ct := &http.Transport{DialContext: n.Dial}
+		defer ct.CloseIdleConnections()
+		fn(&http.Client{Transport: ct}, up, p, n)
+	})
+}
+
+func post(t *testing.T, c *http.Client, body string) (int, string, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	resp, err := c.Post("http://proxy:80/call?x=1", "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), time.Since(start)
+}
+
+var constant = clients.Backoff{Shape: clients.Constant, Base: 100 * time.Millisecond, Multiplier: 2}
+
+// TestRetryingProxyRetriesUntilSuccess: two 503s, then 200: the client
+// gets the 200, 200 ms later (two waits of 100 ms), and the upstream saw
+// three attempts of the same request, body included.
+func TestRetryingProxyRetriesUntilSuccess(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	retryFixture(t, s, []int{503, 503, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		status, body, took := post(t, c, "payload")
+		if status != 200 || body != "answer OK" || took != 200*time.Millisecond {
+			t.Errorf("got %d %q after %s, want 200 after 200ms", status, body, took)
+		}
+		if len(up.bodies) != 3 || up.bodies[0] != "payload" || up.bodies[2] != "payload" || up.paths[2] != "/base/call" {
+			t.Errorf("the upstream saw %q on %q", up.bodies, up.paths)
+		}
+		if a, r, g := p.Retries(); a != 3 || r != 2 || g != 0 {
+			t.Errorf("Retries() = %d, %d, %d; want 3 attempts, 2 retries, none given up", a, r, g)
+		}
+	})
+}
+
+// TestRetryingProxyGivesUp: an upstream that always fails: after
+// max_attempts, the client gets the last failure as the upstream sent it.
+func TestRetryingProxyGivesUp(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 3}
+	retryFixture(t, s, []int{500}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		status, body, _ := post(t, c, "")
+		if status != 500 || body != "answer Internal Server Error" || len(up.bodies) != 3 {
+			t.Errorf("got %d %q after %d upstream attempts; want the upstream's 500 after 3", status, body, len(up.bodies))
+		}
+		if a, r, g := p.Retries(); a != 3 || r != 2 || g != 1 {
+			t.Errorf("Retries() = %d, %d, %d", a, r, g)
+		}
+	})
+}
+
+// TestRetryingProxyPassesClientErrors: a 404 is the request's own fault:
+// passed back at once, never retried.
+func TestRetryingProxyPassesClientErrors(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	retryFixture(t, s, []int{404, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		status, _, took := post(t, c, "")
+		if status != 404 || len(up.bodies) != 1 || took != 0 {
+			t.Errorf("got %d after %s and %d upstream attempts; want 404 at once, one attempt", status, took, len(up.bodies))
+		}
+	})
+}
+
+// TestRetryingProxyTimeoutAndPushback: the first attempt hangs and is cut
+// by the per-attempt timeout (300 ms); the second gets a 429 with
+// Retry-After: 2, which the strategy honors; the third succeeds.
+func TestRetryingProxyTimeoutAndPushback(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4, Timeout: 300 * time.Millisecond, RetryAfter: clients.RetryAfter{Honor: true}}
+	retryFixture(t, s, []int{0, 429, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		status, _, took := post(t, c, "")
+		// 300 ms timeout, 100 ms backoff, the 429 at once, 2 s pushback.
+		if status != 200 || took != 2400*time.Millisecond {
+			t.Errorf("got %d after %s; want 200 after 2.4s", status, took)
+		}
+		want := []time.Duration{0, 400 * time.Millisecond, 2400 * time.Millisecond}
+		if len(up.at) != 3 || up.at[1] != want[1] || up.at[2] != want[2] {
+			t.Errorf("upstream attempts at %v, want %v", up.at, want)
+		}
+	})
+}
+
+// TestRetryingProxyPlaysAMiddleTier: herdbench's swarm -> retrying proxy
+// -> service: with 4 attempts at each of 5 clients and 4 at the proxy, a
+// service that fails every attempt sees 16 per request, 80 in all.
+func TestRetryingProxyPlaysAMiddleTier(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	retryFixture(t, s, []int{503}, func(_ *http.Client, up *flaky, p *Proxy, n *memnet.Network) {
+		rec := results.NewRecorder(10*time.Second, 1)
+		sw := &clients.Swarm{
+			URL: "http://proxy:80/", Strategy: &clients.Strategy{Name: "edge", Backoff: constant, MaxAttempts: 4},
+			Workload: &clients.Workload{Kind: clients.OneShot, Clients: 5}, Seed: 1,
+			Origin: time.Now(), Duration: 10 * time.Second, Rec: rec, Dial: n.Dial,
+		}
+		sw.Run(context.Background())
+		if live := rec.Live(); live.Attempts != 20 || live.Failed != 5 {
+			t.Errorf("the clients: %d attempts, %d requests failed; want 20 and 5", live.Attempts, live.Failed)
+		}
+		if len(up.bodies) != 80 || up.paths[0] != "/base/" {
+			t.Errorf("the service saw %d attempts (paths %v), want 5 × 4 × 4 = 80 on /base/", len(up.bodies), up.paths[:1])
+		}
+		if a, r, g := p.Retries(); a != 80 || r != 60 || g != 20 {
+			t.Errorf("Retries() = %d, %d, %d; want 80, 60, 20", a, r, g)
+		}
+	})
+}
+
+// TestRetryingProxyClientGoesAway: a client that gives up while the
+// proxy's attempt hangs cancels the attempt; the request is not counted
+// as given up by the proxy, which answered nothing.
+func TestRetryingProxyClientGoesAway(t *testing.T) {
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	retryFixture(t, s, []int{0}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://proxy:80/call", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatalf("got %d, want the client's own deadline", resp.StatusCode)
+		}
+		synctest.Wait()
+		if a, r, g := p.Retries(); a != 1 || r != 0 || g != 0 {
+			t.Errorf("Retries() = %d, %d, %d; want 1 attempt, no retry, none given up", a, r, g)
+		}
+		if len(up.bodies) != 1 {
+			t.Errorf("the upstream saw %d attempts, want 1", len(up.bodies))
+		}
+	})
+}

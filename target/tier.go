@@ -1,0 +1,48 @@
+package target
+
+import (
+	"context"
+	"net/http"
+)
+
+// Caller is what a middle tier of a chain of tiers does with a request
+// once its own service time is over: call the next tier, with the
+// tier's retries, and report whether the call succeeded. It returns
+// early, false, when ctx ends.
+type Caller interface {
+	Call(ctx context.Context) bool
+}
+
+// relay calls the next tier for j, whose service at this middle tier has
+// ended, and answers 200 or 503 by the call's outcome. j keeps its slot
+// until the call ends. If the request's client goes away or the server
+// crashes meanwhile, the call is cancelled (its context ends), j's slot
+// frees at once, and nothing is answered; j counts as served after its
+// client went away (wasted work), as the model counts a job that ran on.
+func (x *exchange) relay(j *Job) {
+	s := x.s
+	ctx, cancel := context.WithCancel(x.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-x.crashed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	ok := s.call.Call(ctx)
+	s.mu.Lock()
+	if ctx.Err() != nil {
+		s.model.Abandon(s.elapsed(), j)
+	}
+	s.releaseLocked(j)
+	s.mu.Unlock()
+	if ctx.Err() != nil {
+		panic(http.ErrAbortHandler) // the caller went away, or a crash reset it
+	}
+	if ok {
+		x.respond(http.StatusOK, okBody)
+		return
+	}
+	x.respond(http.StatusServiceUnavailable, nil)
+}
