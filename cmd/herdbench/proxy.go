@@ -92,9 +92,10 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "herdbench proxy: scenario %s: %v\n", plan.Name, err)
 		return exitUsage
 	}
+	rec := newRecorder("proxy", up.Redacted(), plan, &f.record, stderr, f.logger("proxy", stderr))
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
-		RNG: seeds.Stream(plan.Seed, seeds.Target),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: rec.observer(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)
@@ -103,5 +104,5 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !f.quiet {
 		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s, seed %d)\n", p.Addr(), up.Redacted(), plan.Name, plan.Seed)
 	}
-	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, stderr)
+	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, rec, stdout, stderr)
 }

@@ -77,9 +77,10 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	rec := newRecorder("target", "", plan, &f.record, stderr, f.logger("target", stderr))
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
-		RNG: seeds.Stream(plan.Seed, seeds.Target),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: rec.observer(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench target: %v\nChoose another address with --listen.\n", err)
@@ -94,5 +95,5 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
 			srv.Addr(), plan.Name, c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
-	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, stderr)
+	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, rec, stdout, stderr)
 }

@@ -512,10 +512,17 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 			"The right end is the highest percentile the count resolves. Log scale: a flat line is a stable latency, a cliff is a timeout or a backoff cap."}
 }
 
-// niceLogRange widens [lo, hi] to whole decades.
+// niceLogRange widens [lo, hi] to whole decades, at least one: a range of
+// one value on a power of ten (a single attempt answered within the
+// histogram's first microsecond) would leave none, and the plot would
+// widen it past zero, which a log scale cannot draw.
 func niceLogRange(lo, hi float64) (float64, float64) {
 	lo, hi = max(lo, minMs), max(hi, minMs)
-	return math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	lo, hi = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	if hi <= lo {
+		hi = lo * 10
+	}
+	return lo, hi
 }
 
 // latencyOverTimeChart: each second's request p99 from the interval log.

@@ -394,3 +394,19 @@ func renderEdited(t *testing.T, edit func([]byte) []byte) string {
 	}
 	return string(files[0].Data)
 }
+
+// TestNiceLogRange: whole decades, never an empty range (a single latency
+// of exactly 1 µs once made the latency charts fail to draw).
+func TestNiceLogRange(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wantLo, wantHi float64 }{
+		{0.05, 0.05, 0.01, 0.1},
+		{0.001, 0.001, minMs, 10 * minMs},
+		{1, 1, 1, 10},
+		{3, 250, 1, 1000},
+	} {
+		lo, hi := niceLogRange(c.lo, c.hi)
+		if math.Abs(lo-c.wantLo) > 1e-12 || math.Abs(hi-c.wantHi) > 1e-9 {
+			t.Errorf("niceLogRange(%g, %g) = %g, %g; want %g, %g", c.lo, c.hi, lo, hi, c.wantLo, c.wantHi)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/control"
+	"go.uber.org/goleak"
+)
+
+// recordedScenario is a proxy's scenario with a short 503 outage and
+// thresholds: one the recorded traffic fails (attempts were answered by
+// the outage), one it passes, one on a figure a recording without attempt
+// numbers cannot tell.
+const recordedScenario = `name: recorded
+duration: 2s
+chaos:
+  - name: down
+    kind: outage
+    mode: "503"
+    at: 300ms
+    for: 300ms
+strategies:
+  - name: client-a
+    thresholds:
+      - outcomes.http_5xx == 0
+thresholds:
+  - attempts >= 1
+  - amplification <= 1.5
+`
+
+// sendFor sends POSTs with user agent ua to url, one every 10 ms, until
+// stop is closed.
+func sendFor(url, ua string, stop <-chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	c := &http.Client{Timeout: time.Second}
+	for {
+		select {
+		case <-stop:
+			c.CloseIdleConnections()
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+		req, _ := http.NewRequest(http.MethodPost, url, nil)
+		req.Header.Set("User-Agent", ua)
+		if resp, err := c.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+}
+
+// TestProxyRecordingGates: herdbench proxy records the clients through it
+// by User-Agent; POST /control/results writes the results so far; at
+// --exit-after the last results are written and the scenario's thresholds
+// gate them: exit code 3, as for the swarm. The folders are normal
+// results folders: herdbench report draws them again, and overlays two;
+// their report and the terminal say where the figures come from.
+func TestProxyRecordingGates(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	scenario := writeScenario(t, recordedScenario)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	defer upstream.Close()
+	out := t.TempDir()
+	var stdout, stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(context.Background(), []string{"proxy", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--upstream", upstream.URL,
+			"--scenario", scenario, "--cohort-by", "user-agent", "--exit-after", "2s", "--out", out, "--no-png"}, &stdout, &stderr)
+	}()
+	controlURL := stderr.waitFor(t, controlAddrRE)
+	traffic := stderr.waitFor(t, serveAddrRE)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go sendFor(traffic+"/", "client-a", stop, &wg)
+	go sendFor(traffic+"/", "client-b", stop, &wg)
+	time.Sleep(time.Second)
+	c, err := control.NewClient(context.Background(), controlURL, control.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := c.Results(context.Background())
+	if err != nil || snap.Dir == "" || snap.Failed != 3 {
+		t.Errorf("POST /control/results: %+v, %v; want a folder and 3 failed thresholds (client-a's 5xx, both cohorts' amplification unknown)", snap, err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	code := <-done
+	if code != exitThresholds {
+		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitThresholds, stdout.String(), stderr.String())
+	}
+	m := regexp.MustCompile(`(?m)^results: (.+)$`).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("stdout names no results folder:\n%s", stdout.String())
+	}
+	final := m[1]
+	for _, want := range []string{"Recorded by the proxy at 127.0.0.1:", "server-side times", "thresholds: 3 of 5 FAILED", "client-a", "client-b"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(final, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Mode     string `json:"mode"`
+		Recorded struct {
+			By       string `json:"by"`
+			CohortBy string `json:"cohort_by"`
+		} `json:"recorded"`
+		Faults []struct{ Name string } `json:"faults"`
+		Runs   []struct {
+			Strategy      string   `json:"strategy"`
+			Attempts      int64    `json:"attempts"`
+			Amplification *float64 `json:"amplification"`
+			Outcomes      map[string]int64
+			Unmeasured    []string
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode != "recorded" || s.Recorded.By != "proxy" || s.Recorded.CohortBy != "user-agent" || len(s.Faults) != 1 || len(s.Runs) != 2 {
+		t.Fatalf("summary.json: %s", raw)
+	}
+	for _, r := range s.Runs {
+		if r.Attempts < 50 || r.Outcomes["http_5xx"] == 0 || r.Outcomes["ok"] == 0 || r.Amplification != nil {
+			t.Errorf("cohort %s: %d attempts, outcomes %v, amplification %v; want ~150 attempts, some 503s, amplification null", r.Strategy, r.Attempts, r.Outcomes, r.Amplification)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(final, "report.html"))
+	if err != nil || !strings.Contains(string(html), "Recorded by the proxy at") {
+		t.Errorf("report.html does not say where the figures come from (%v)", err)
+	}
+	if code, _, stderr := runCLI(t, "report", final, "--no-png"); code != exitOK {
+		t.Errorf("herdbench report on the recording: exit code %d\n%s", code, stderr)
+	}
+	overlay := filepath.Join(out, "overlay")
+	if code, _, stderr := runCLI(t, "report", snap.Dir, final, "--label", "snapshot,final", "--out", overlay, "--no-png"); code != exitOK {
+		t.Errorf("herdbench report A B on two recordings: exit code %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(overlay, "report.html")); err != nil {
+		t.Errorf("the overlay: %v", err)
+	}
+}
+
+// TestTargetRecordingOnInterrupt: herdbench target writes its recording's
+// results on the first Ctrl-C and exits 0 when no threshold failed.
+func TestTargetRecordingOnInterrupt(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreAnyFunction("os/signal.loop"), goleak.IgnoreAnyFunction("os/signal.signal_recv"))
+	out := t.TempDir()
+	var stdout, stderr syncBuffer
+	exited := make(chan int, 1)
+	ctx, release := interruptible(context.Background(), &stderr, func(code int) { exited <- code })
+	defer release()
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--out", out, "--no-png",
+			"--attempt-header", "X-Retry-Attempt"}, &stdout, &stderr)
+	}()
+	traffic := stderr.waitFor(t, serveAddrRE)
+	for i := range 20 {
+		req, _ := http.NewRequest(http.MethodPost, traffic+"/", nil)
+		req.Header.Set("X-Retry-Attempt", []string{"1", "2"}[i%2])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit code %d after Ctrl-C, want 0\nstderr:\n%s", code, stderr.String())
+	}
+	s := readSummary(t, out)
+	if s.Recorded == nil || s.Recorded.By != "target" || len(s.Runs) != 1 || s.Runs[0].Strategy != "all" ||
+		s.Runs[0].Attempts != 20 || s.Runs[0].Requests != 10 || s.Runs[0].Amplification != 2 {
+		t.Errorf("summary: recorded %+v, runs %+v", s.Recorded, s.Runs)
+	}
+	release()
+}
