@@ -3,6 +3,7 @@ package recording
 import (
 	"time"
 
+	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -36,8 +37,10 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	span := min(max(end.Sub(s.t0), results.Bucket), s.window)
 	var faults []results.FaultWindow
 	var w results.Window
+	refused := false
 	if r.o.Faults != nil {
 		for i, f := range r.o.Faults(s.t0, s.t0.Add(span)) {
+			refused = refused || chaos.EffectOf(f.Fault).Outage == chaos.Refuse
 			faults = append(faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
 			if i == 0 || f.At < w.FirstStart {
 				w.FirstStart = f.At
@@ -79,6 +82,9 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	}
 	sum.Recorded.AttemptsUnnumbered = unnumbered
 	sum.Recorded.Notes = r.notes(unnumbered)
+	if refused {
+		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests and amplification count only the attempts that arrived; success_ratio may pass 100%).")
+	}
 	return Segment{Output: out}
 }
 

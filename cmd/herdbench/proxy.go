@@ -45,7 +45,12 @@ Flags:
 `
 
 func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f serveFlags
+	return runProxyOn(ctx, nil, args, stdout, stderr)
+}
+
+// runProxyOn is runProxy on the network n (nil: the host's).
+func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr io.Writer) int {
+	f := serveFlags{net: n}
 	var upstream string
 	var maxInFlight int
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
@@ -96,6 +101,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: rec.observer(),
+		Transport: f.upstreamTransport(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,16 @@ type serveFlags struct {
 	token            string // the token in force, from a flag, a file or the environment
 
 	record recordFlags
+	net    *serveNet // nil: the host's network
+}
+
+// serveNet is where a target or proxy opens its sockets and reaches its
+// upstream. Nil is the host's network behind the loopback interlock;
+// tests give an in-memory one, to run the command inside a synctest
+// bubble.
+type serveNet struct {
+	listen   func(network, addr string) (net.Listener, error)
+	upstream http.RoundTripper
 }
 
 func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns int, maxConnsHelp string) {
@@ -105,7 +116,19 @@ func (f *serveFlags) limits(perConn int) netguard.Limits {
 // listenFunc is how the traffic port is opened: on loopback only unless
 // --allow-remote, checked on the address bound.
 func (f *serveFlags) listenFunc() func(network, addr string) (net.Listener, error) {
+	if f.net != nil {
+		return f.net.listen
+	}
 	return netguard.Guard{AllowRemote: f.allowRemote}.Listen
+}
+
+// upstreamTransport is how the proxy reaches its upstream: nil for its own
+// transport on the host's network.
+func (f *serveFlags) upstreamTransport() http.RoundTripper {
+	if f.net != nil {
+		return f.net.upstream
+	}
+	return nil
 }
 
 // loadServerPlan reads --scenario for a target or proxy, once the other
