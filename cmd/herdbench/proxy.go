@@ -39,7 +39,18 @@ even when the upstream is remote):
   herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091
 
-Ctrl-C stops it (exit 0).
+It records every request it receives, on the plan's clock, with the
+swarm's recorder: your own clients get a swarm's results folder (10 ms
+timeline, herd factor, recovery, latency, report.html) on POST
+/control/results, when --exit-after passes and on Ctrl-C, with the
+scenario's thresholds checked. Tell clients apart with --cohort-by and
+their retries with --attempt-header:
+  herdbench proxy --upstream http://127.0.0.1:9000 --scenario gameday.yaml \
+    --cohort-by user-agent --attempt-header amz-sdk-request --exit-after 60s
+Figures the traffic cannot tell (amplification without attempt numbers,
+request latency) are null, and say so. docs/game-day.md has a rehearsal.
+
+Ctrl-C stops it (exit 0, or 3 if a threshold failed on the recording).
 
 Flags:
 `
@@ -63,7 +74,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code

@@ -45,7 +45,13 @@ It binds only the two addresses given, on loopback unless --allow-remote;
 a control address off loopback also needs a token. Slow and idle
 connections are cut off (headers within 10 s, idle for 5 minutes) and at
 most --max-conns are held, so the control API answers whatever the traffic
-port is sent. Ctrl-C stops it (exit 0).
+port is sent.
+
+It records every request it receives, like herdbench proxy (see its
+--help): a results folder on POST /control/results, at --exit-after and on
+Ctrl-C; --cohort-by and --attempt-header tell clients and retries apart,
+--no-record turns it off. Ctrl-C stops it (exit 0, or 3 if a threshold
+failed on the recording).
 
 Flags:
 `
@@ -60,7 +66,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), targetHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
