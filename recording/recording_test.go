@@ -100,7 +100,7 @@ func TestRecordingFigures(t *testing.T) {
 		t0 := time.Now()
 		aws, _ := ParseAttemptHeader(AWSHeader)
 		by, _ := ParseCohortBy("user-agent")
-		fault := chaos.Timed{Name: "down", Kind: "outage", At: time.Second, For: time.Second}
+		fault := chaos.Timed{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}
 		r := New(Options{By: "proxy", Address: "127.0.0.1:8090", Upstream: "http://up", Scenario: "g", CohortBy: by, Attempts: aws,
 			Faults: func(from, to time.Time) []chaos.Timed { return []chaos.Timed{fault} }})
 		r.PlanStarted(t0)
@@ -161,6 +161,29 @@ func TestRecordingFigures(t *testing.T) {
 			t.Errorf("provenance: %s", results.ProvenanceLine(s))
 		}
 	})
+}
+
+// TestRecordingRefuseNote: a refuse outage keeps its attempts from the
+// server, and the recording says so; a 503 outage does not.
+func TestRecordingRefuseNote(t *testing.T) {
+	for _, mode := range []chaos.OutageMode{chaos.Unavailable, chaos.Refuse} {
+		synctest.Test(t, func(t *testing.T) {
+			fault := chaos.Timed{Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: mode}}
+			r := New(Options{Faults: func(from, to time.Time) []chaos.Timed { return []chaos.Timed{fault} }})
+			t0 := time.Now()
+			r.PlanStarted(t0)
+			r.Observe(obs(t0, 0, time.Millisecond, "x", target.AnswerOK))
+			time.Sleep(3 * time.Second)
+			seg, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := slices.ContainsFunc(seg.Output.Summary.Recorded.Notes, func(n string) bool { return strings.Contains(n, "refuse outage") })
+			if noted != (mode == chaos.Refuse) {
+				t.Errorf("outage %v: notes %q", mode, seg.Output.Summary.Recorded.Notes)
+			}
+		})
+	}
 }
 
 // TestRecordingWindows: a recording longer than its window is given to
