@@ -525,18 +525,31 @@ func niceLogRange(lo, hi float64) (float64, float64) {
 	return lo, hi
 }
 
-// latencyOverTimeChart: each second's request p99 from the interval log.
+// latencyOverTimeChart: each second's request p99 from the interval log;
+// for recordings, whose request latency is not on the wire, each
+// second's attempt p99 (server-side) instead.
 func (v *view) latencyOverTimeChart() chart {
+	attempts := v.requestLatencyUnmeasured()
 	title := "Request latency over time: p99 of the requests ending in each second"
+	label := "request latency, p99"
+	caption := "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
+		"Gaps are seconds in which no request ended."
+	if attempts {
+		title = "Attempt latency over time: p99 of each second's attempts, server-side"
+		label = "attempt latency, p99"
+		caption = "Recorded by a server, which cannot tell which attempts make up one request: each second's attempt p99, from each attempt's arrival to the end of its answer, from the per-second intervals of each cohort's .hlog, plotted at the middle of the second. " +
+			"Gaps are seconds without an attempt."
+	}
 	p := newPlot(title)
 	v.timeAxis(p, true)
-	p.Y.Label.Text = "request latency, p99"
+	p.Y.Label.Text = label
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
 	shade := faultShade{faults: v.faults, names: true}
 	p.Add(shade)
+	drawn := 0
 	for _, e := range v.entries {
-		// One line per stretch of seconds that had requests: a second
+		// One line per stretch of seconds that had values: a second
 		// without any is a gap, not a zero.
 		var seg plotter.XYs
 		first := true
@@ -550,14 +563,19 @@ func (v *view) latencyOverTimeChart() chart {
 				p.Legend.Add(e.label, l)
 				first = false
 			}
+			drawn++
 			seg = nil
 		}
 		for i, s := range e.cohort.Seconds {
-			if s.Requests == 0 {
+			n, p99 := s.Requests, s.RequestP99
+			if attempts {
+				n, p99 = s.Attempts, s.AttemptP99
+			}
+			if n == 0 {
 				flush()
 				continue
 			}
-			seg = append(seg, plotter.XY{X: float64(i) + 0.5, Y: max(s.RequestP99, minMs)})
+			seg = append(seg, plotter.XY{X: float64(i) + 0.5, Y: max(p99, minMs)})
 		}
 		flush()
 	}
@@ -565,7 +583,17 @@ func (v *view) latencyOverTimeChart() chart {
 		p.Y.Min, p.Y.Max = 1, 1000
 	}
 	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
-	return chart{ID: "latency_over_time", Title: title, W: chartW, H: lineH, draw: single(p),
-		Caption: "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
-			"Gaps are seconds in which no request ended."}
+	return chart{ID: "latency_over_time", Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0, Caption: caption}
+}
+
+// requestLatencyUnmeasured reports whether no cohort drawn has a request
+// latency to show: every one is a recording's, which cannot tell it.
+func (v *view) requestLatencyUnmeasured() bool {
+	for _, e := range v.entries {
+		runs := e.run.Summary.Runs
+		if e.index >= len(runs) || !runs[e.index].IsUnmeasured("latency_ms.request") {
+			return false
+		}
+	}
+	return len(v.entries) > 0
 }

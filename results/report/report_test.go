@@ -433,3 +433,27 @@ func TestNiceLogRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingLatencyOverTime: a recording cannot tell request latency,
+// so its latency-over-time chart draws each second's attempt p99 instead
+// of an empty request chart; a swarm's run, or an overlay with one, keeps
+// the request p99.
+func TestRecordingLatencyOverTime(t *testing.T) {
+	recorded := loadFixture(t, 1, 0, "recorded")
+	for i := range recorded.Summary.Runs {
+		recorded.Summary.Runs[i].Unmeasured = []string{"latency_ms.request"}
+		for j := range recorded.Cohorts[i].Seconds {
+			s := &recorded.Cohorts[i].Seconds[j]
+			s.Requests, s.RequestP50, s.RequestP99 = 0, 0, 0
+		}
+	}
+	c := newView([]*Run{recorded}).latencyOverTimeChart()
+	if !strings.HasPrefix(c.Title, "Attempt latency over time") || c.Empty {
+		t.Errorf("a recording's chart: %q, empty %v; want each second's attempt p99", c.Title, c.Empty)
+	}
+	swarm := loadFixture(t, 1, 0, "swarm")
+	c = newView([]*Run{swarm, recorded}).latencyOverTimeChart()
+	if !strings.HasPrefix(c.Title, "Request latency over time") || c.Empty {
+		t.Errorf("an overlay with a swarm's run: %q, empty %v; want the request p99", c.Title, c.Empty)
+	}
+}
