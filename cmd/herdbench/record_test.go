@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,9 +13,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdbench/herdbench/control"
+	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/target"
 	"go.uber.org/goleak"
 )
 
@@ -40,18 +44,17 @@ thresholds:
   - amplification <= 1.5
 `
 
-// sendFor sends POSTs with user agent ua to url, one every 10 ms, until
-// stop is closed.
-func sendFor(url, ua string, stop <-chan struct{}, wg *sync.WaitGroup) {
+// sendFor sends a POST with user agent ua through c to url every 10 ms
+// from now, the last one before until.
+func sendFor(c *http.Client, url, ua string, until time.Time, wg *sync.WaitGroup) {
 	defer wg.Done()
-	c := &http.Client{Timeout: time.Second}
-	for {
-		select {
-		case <-stop:
-			c.CloseIdleConnections()
+	start := time.Now()
+	for i := 1; ; i++ {
+		at := start.Add(time.Duration(i) * 10 * time.Millisecond)
+		if !at.Before(until) {
 			return
-		case <-time.After(10 * time.Millisecond):
 		}
+		time.Sleep(time.Until(at))
 		req, _ := http.NewRequest(http.MethodPost, url, nil)
 		req.Header.Set("User-Agent", ua)
 		if resp, err := c.Do(req); err == nil {
@@ -61,53 +64,67 @@ func sendFor(url, ua string, stop <-chan struct{}, wg *sync.WaitGroup) {
 	}
 }
 
-// TestProxyRecordingGates: herdbench proxy records the clients through it
-// by User-Agent; POST /control/results writes the results so far; at
-// --exit-after the last results are written and the scenario's thresholds
-// gate them: exit code 3, as for the swarm. The folders are normal
-// results folders: herdbench report draws them again, and overlays two;
-// their report and the terminal say where the figures come from.
+// TestProxyRecordingGates: herdbench proxy, in a synctest bubble over an
+// in-memory network, records the clients through it by User-Agent; POST
+// /control/results writes the results so far; at --exit-after the last
+// results are written and the scenario's thresholds gate them: exit code
+// 3, as for the swarm. The folders are normal results folders: herdbench
+// report draws them again, and overlays two; their report and the
+// terminal say where the figures come from.
 func TestProxyRecordingGates(t *testing.T) {
-	defer goleak.VerifyNone(t)
 	scenario := writeScenario(t, recordedScenario)
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") }))
-	defer upstream.Close()
 	out := t.TempDir()
-	var stdout, stderr syncBuffer
-	done := make(chan int)
-	go func() {
-		done <- run(context.Background(), []string{"proxy", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--upstream", upstream.URL,
-			"--scenario", scenario, "--cohort-by", "user-agent", "--exit-after", "2s", "--out", out, "--no-png"}, &stdout, &stderr)
-	}()
-	controlURL := stderr.waitFor(t, controlAddrRE)
-	traffic := stderr.waitFor(t, serveAddrRE)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go sendFor(traffic+"/", "client-a", stop, &wg)
-	go sendFor(traffic+"/", "client-b", stop, &wg)
-	time.Sleep(time.Second)
-	c, err := control.NewClient(context.Background(), controlURL, control.ClientOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := c.Results(context.Background())
-	if err != nil || snap.Dir == "" || snap.Failed != 3 {
-		t.Errorf("POST /control/results: %+v, %v; want a folder and 3 failed thresholds (client-a's 5xx, both cohorts' amplification unknown)", snap, err)
-	}
-	time.Sleep(600 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	code := <-done
-	if code != exitThresholds {
-		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitThresholds, stdout.String(), stderr.String())
-	}
+	var stdout, stderr bytes.Buffer
+	var snap control.ResultsAnswer
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
+			Config: target.Config{Concurrency: 100, Queue: 100, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer up.Close()
+		upstream := &http.Transport{DialContext: n.Dial}
+		defer upstream.CloseIdleConnections()
+		done := make(chan int)
+		go func() {
+			done <- runProxyOn(context.Background(), &serveNet{listen: n.Listen, upstream: upstream},
+				[]string{"--listen", "127.0.0.1:8090", "--control-addr", "127.0.0.1:8091", "--upstream", "http://127.0.0.1:9000",
+					"--scenario", scenario, "--cohort-by", "user-agent", "--exit-after", "2s", "--out", out, "--no-png", "-q"}, &stdout, &stderr)
+		}()
+		time.Sleep(time.Millisecond) // the proxy listens; its plan's t = 0 is now
+		tr := &http.Transport{DialContext: n.Dial}
+		defer tr.CloseIdleConnections()
+		c := &http.Client{Transport: tr, Timeout: time.Second}
+		var wg sync.WaitGroup
+		wg.Add(2)
+		until := time.Now().Add(1600 * time.Millisecond)
+		go sendFor(c, "http://127.0.0.1:8090/", "client-a", until, &wg)
+		go sendFor(c, "http://127.0.0.1:8090/", "client-b", until, &wg)
+
+		time.Sleep(time.Second)
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:8091/control/results", strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&snap)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil || snap.Dir == "" || snap.Failed != 3 {
+			t.Errorf("POST /control/results: %s, %+v, %v; want a folder and 3 failed thresholds (client-a's 5xx, both cohorts' amplification unknown)", resp.Status, snap, err)
+		}
+		wg.Wait()
+		if code := <-done; code != exitThresholds {
+			t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitThresholds, stdout.String(), stderr.String())
+		}
+	})
 	m := regexp.MustCompile(`(?m)^results: (.+)$`).FindStringSubmatch(stdout.String())
 	if m == nil {
 		t.Fatalf("stdout names no results folder:\n%s", stdout.String())
 	}
 	final := m[1]
-	for _, want := range []string{"Recorded by the proxy at 127.0.0.1:", "server-side times", "thresholds: 3 of 5 FAILED", "client-a", "client-b"} {
+	for _, want := range []string{"Recorded by the proxy at 127.0.0.1:8090 (upstream http://127.0.0.1:9000), server-side times", "thresholds: 3 of 5 FAILED", "client-a", "client-b"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
@@ -138,8 +155,10 @@ func TestProxyRecordingGates(t *testing.T) {
 		t.Fatalf("summary.json: %s", raw)
 	}
 	for _, r := range s.Runs {
-		if r.Attempts < 50 || r.Outcomes["http_5xx"] == 0 || r.Outcomes["ok"] == 0 || r.Amplification != nil {
-			t.Errorf("cohort %s: %d attempts, outcomes %v, amplification %v; want ~150 attempts, some 503s, amplification null", r.Strategy, r.Attempts, r.Outcomes, r.Amplification)
+		// One attempt every 10 ms, from 11 ms to 1.591 s on the plan's
+		// clock: 159, of which the 30 inside the 503 outage (300-600 ms).
+		if r.Attempts != 159 || r.Outcomes["http_5xx"] != 30 || r.Outcomes["ok"] != 129 || r.Amplification != nil {
+			t.Errorf("cohort %s: %d attempts, outcomes %v, amplification %v; want 159 attempts, 30 of them 503, amplification null", r.Strategy, r.Attempts, r.Outcomes, r.Amplification)
 		}
 	}
 	html, err := os.ReadFile(filepath.Join(final, "report.html"))
