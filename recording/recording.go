@@ -76,6 +76,7 @@ type Recording struct {
 
 	unstarted atomic.Int64 // attempts that arrived while no plan had started
 	late      atomic.Int64 // answers that came after their segment was written
+	retired   atomic.Bool  // a segment has ended: an answer before the current one is late
 }
 
 var _ target.Observer = (*Recording)(nil)
@@ -140,6 +141,7 @@ func (r *Recording) retire(s *segment, end time.Time) {
 	}
 	s.ended = end
 	r.prev.Store(s)
+	r.retired.Store(true)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -150,6 +152,11 @@ func (r *Recording) retire(s *segment, end time.Time) {
 		}
 	}()
 }
+
+// Late returns the answers that came after the segment they arrived in
+// was written (more than the grace after it ended): they are in no
+// results.
+func (r *Recording) Late() int64 { return r.late.Load() }
 
 // Wait waits until every ended segment has been given to Done.
 func (r *Recording) Wait() { r.wg.Wait() }
@@ -169,7 +176,11 @@ func (r *Recording) Observe(ob target.Observation) {
 	if sent < 0 {
 		p := r.prev.Load()
 		if p == nil || ob.Arrived.Before(p.t0) {
-			r.unstarted.Add(1)
+			if r.retired.Load() {
+				r.late.Add(1) // its segment is written: in no results
+			} else {
+				r.unstarted.Add(1)
+			}
 			return
 		}
 		s, sent = p, ob.Arrived.Sub(p.t0)

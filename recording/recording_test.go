@@ -216,10 +216,11 @@ func TestRecordingWindows(t *testing.T) {
 		time.Sleep(time.Until(t0.Add(25 * time.Second)))
 		r.PlanStarted(time.Now()) // a restart: the third window ends at 25 s
 		r.Wait()
+		r.Observe(obs(t0, 24*time.Second, 6*time.Second, "x", target.AnswerOK)) // answered after the third was written
 		mu.Lock()
 		defer mu.Unlock()
-		if len(done) != 3 || r.Unstarted() != 1 {
-			t.Fatalf("%d segments written, %d attempts before the plan; want 3 and 1", len(done), r.Unstarted())
+		if len(done) != 3 || r.Unstarted() != 1 || r.Late() != 1 {
+			t.Fatalf("%d segments written, %d attempts before the plan, %d answers too late; want 3, 1 and 1", len(done), r.Unstarted(), r.Late())
 		}
 		for i, want := range []struct {
 			offset, duration float64

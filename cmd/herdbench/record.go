@@ -203,6 +203,9 @@ func (r *recorder) finish(stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	r.rec.Wait() // the windows that ended are written
+	if n := r.rec.Late(); n > 0 {
+		fmt.Fprintf(stderr, "herdbench %s: %d answer(s) ended after the results of the window they arrived in were written: they are in no results\n", r.role, n)
+	}
 	seg, err := r.rec.Snapshot()
 	if errors.Is(err, recording.ErrNothingRecorded) {
 		r.mu.Lock()
