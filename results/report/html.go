@@ -298,7 +298,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 			workload = "the real clients of " + sm.Recorded.Address + ", by " + sm.Recorded.CohortBy
 		}
 		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s · %d cohorts",
-			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(sm.DurationS, 'f', -1, 64), workload, len(sm.Runs))
+			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), trim(sm.DurationS), workload, len(sm.Runs))
 		if sm.CohortsApart {
 			fact += " · cohorts run one after the other"
 		}
