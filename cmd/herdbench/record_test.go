@@ -165,6 +165,11 @@ func TestProxyRecordingGates(t *testing.T) {
 	if err != nil || !strings.Contains(string(html), "Recorded by the proxy at") {
 		t.Errorf("report.html does not say where the figures come from (%v)", err)
 	}
+	for _, chart := range []string{"Upstream latency by percentile", "Attempt latency over time"} {
+		if !strings.Contains(string(html), chart) {
+			t.Errorf("report.html of a proxy's recording lacks the chart %q", chart)
+		}
+	}
 	if code, _, stderr := runCLI(t, "report", final, "--no-png"); code != exitOK {
 		t.Errorf("herdbench report on the recording: exit code %d\n%s", code, stderr)
 	}

@@ -116,7 +116,7 @@ func newView(runs []*Run) *view {
 
 func (v *view) charts() []chart {
 	fine := fineResolution(v.duration, v.base)
-	return []chart{
+	charts := []chart{
 		v.attemptsChart(time.Second),
 		v.wavesChart(fine),
 		v.byNumberChart(fine),
@@ -128,6 +128,22 @@ func (v *view) charts() []chart {
 			"One unit of work, from the intended start of its first attempt to its final outcome, backoff sleeps included: what the caller waited. "),
 		v.latencyOverTimeChart(),
 	}
+	if v.hasUpstream() {
+		charts = append(charts, v.latencyChart("latency_upstream", "Upstream latency by percentile (the chaos proxy's recording)", "upstream",
+			"The time the proxy's upstream took to answer the attempts it forwarded: the service's own share of the attempt latency above, without the proxy's faults and waits. "))
+	}
+	return charts
+}
+
+// hasUpstream reports whether a cohort drawn has its upstream's latency
+// (a chaos proxy's recording).
+func (v *view) hasUpstream() bool {
+	for _, e := range v.entries {
+		if e.cohort.Upstream != nil && e.cohort.Upstream.TotalCount() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func resText(d time.Duration) string {
@@ -487,8 +503,11 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 	drawn := 0
 	for _, e := range v.entries {
 		h := e.cohort.Attempt
-		if which == "request" {
+		switch which {
+		case "request":
 			h = e.cohort.Request
+		case "upstream":
+			h = e.cohort.Upstream
 		}
 		if h == nil || h.TotalCount() == 0 {
 			continue
@@ -507,8 +526,12 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 		p.X.Max, p.Y.Min, p.Y.Max = 3, 1, 1000
 	}
 	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
+	noun := which + "s"
+	if which == "upstream" {
+		noun = "the upstream's answers"
+	}
 	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0,
-		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + which + "s fell. " +
+		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + noun + " fell. " +
 			"The right end is the highest percentile the count resolves. Log scale: a flat line is a stable latency, a cliff is a timeout or a backoff cap."}
 }
 
