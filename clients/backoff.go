@@ -9,13 +9,15 @@ import (
 // Shape is the shape of a backoff.
 type Shape uint8
 
-// Backoff shapes, with v(n) = min(cap, base * multiplier^n):
+// Backoff shapes, with v(n) = min(cap, base * multiplier^n). Full and
+// Equal are Exponential with a jitter share of 1 and 0.5, by name: they
+// draw exactly what Exponential with that Jitter draws.
 const (
 	None         Shape = iota // 0: retry at once
 	Constant                  // base
-	Exponential               // v(n): no jitter, the stampede
-	Full                      // U(0, v(n)): full jitter
-	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter
+	Exponential               // v(n)·(1−F) + U(0, v(n)·F), F = Jitter: 0 (the default) is no jitter, the stampede
+	Full                      // U(0, v(n)): full jitter, F = 1
+	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter, F = 0.5
 	Decorrelated              // min(cap, U(base, 3*prev)), prev starting at base
 	GRPC                      // v(n-1) * U(0.8, 1.2): gRPC A6, the first retry after about base
 	Envoy                     // min(cap, U(0, (multiplier^n - 1) * base)): Envoy's router
@@ -50,6 +52,43 @@ type Backoff struct {
 	Base       time.Duration
 	Cap        time.Duration
 	Multiplier float64 // growth per failed attempt; 2 when zero
+	// Jitter is Exponential's jitter share F, from 0 to 1: the part of
+	// the ceiling v(n) that is drawn at random. The wait is
+	// v(n)·(1−F) + U(0, v(n)·F): 0 waits v(n) exactly (every client that
+	// failed together retries together), 1 draws from the whole range
+	// [0, v(n)] (full jitter), 0.5 from its upper half (equal jitter).
+	// Other shapes ignore it; Full and Equal have their own share
+	// (JitterShare).
+	Jitter float64
+}
+
+// JitterShare returns the jitter share F of an exponential shape: Jitter
+// for Exponential, 1 for Full, 0.5 for Equal. ok is false for the other
+// shapes, which draw their waits otherwise.
+func (b Backoff) JitterShare() (f float64, ok bool) {
+	switch b.Shape {
+	case Exponential:
+		return b.Jitter, true
+	case Full:
+		return 1, true
+	case Equal:
+		return 0.5, true
+	}
+	return 0, false
+}
+
+// jittered returns t·(1−f) + u·(t·f): the ceiling t with a share f of it
+// drawn at random. The explicit conversions round each product on its own
+// (no fused multiply-add), so Full and Equal draw, bit for bit, what their
+// own formulas U(0, t) and t/2 + U(0, t/2) drew.
+func jittered(t time.Duration, f, u float64) time.Duration {
+	if f == 0 {
+		return t
+	}
+	v := float64(t)
+	fixed := float64(v * (1 - f))
+	drawn := float64(u * float64(v*f))
+	return time.Duration(fixed + drawn)
 }
 
 // Ceiling returns v(n) = min(cap, base * multiplier^n), the exponential
@@ -79,13 +118,9 @@ func (b Backoff) Next(n int, prev time.Duration, u float64) time.Duration {
 	switch b.Shape {
 	case Constant:
 		return b.Base
-	case Exponential:
-		return b.Ceiling(n)
-	case Full:
-		return time.Duration(u * float64(b.Ceiling(n)))
-	case Equal:
-		v := float64(b.Ceiling(n))
-		return time.Duration(v/2 + u*v/2)
+	case Exponential, Full, Equal:
+		f, _ := b.JitterShare()
+		return jittered(b.Ceiling(n), f, u)
 	case Decorrelated:
 		if prev <= 0 {
 			prev = b.Base

@@ -62,6 +62,93 @@ func TestNextFormulas(t *testing.T) {
 	}
 }
 
+// The jitter share F with fixed draws: wait = t·(1−F) + u·t·F, with
+// t = v(n) = min(cap, base·2^n).
+func TestNextJitterShare(t *testing.T) {
+	jit := func(f float64) Backoff { b := aws; b.Shape, b.Jitter = Exponential, f; return b }
+	cases := []struct {
+		f    float64
+		n    int
+		u    float64
+		want time.Duration
+	}{
+		{0, 4, 0.7, 80 * ms},                                    // no jitter: t, whatever the draw
+		{0.05, 4, 0, 76 * ms},                                   // the fixed 95%
+		{0.05, 4, 0.5, 78 * ms},                                 // 76 + 0.5·4
+		{0.1, 3, 0.25, 37 * ms},                                 // t = 40: 36 + 0.25·4
+		{0.2, 4, 0.5, 72 * ms},                                  // 64 + 0.5·16
+		{0.2, 20, 0.75, 1900 * ms},                              // capped t = 2000: 1600 + 0.75·400
+		{0.5, 3, 0.5, 30 * ms},                                  // equal jitter's 20 + 0.5·20
+		{1, 3, 0.25, 10 * ms},                                   // full jitter's 0.25·40
+		{1, 3, 0, 0},                                            // full jitter may retry at once
+		{0.3, 1, 0.999, 9997 * time.Microsecond},                // t = 10: 7 + 0.999·3
+		{0.5, 12, 0.1, 1100 * ms},                               // 1000 + 0.1·1000
+		{0.75, 2, 0.5, 12500 * time.Microsecond},                // t = 20: 5 + 0.5·15
+		{0.05, 9, 0.2, 1920 * ms},                               // t = 2000 (2560 capped): 1900 + 0.2·100
+		{1, 5000, 0.5, 1000 * ms},                               // no overflow: t is the cap
+		{0.2, 1, 1 - 1.0/(1<<53), 10 * ms},                      // the largest draw reaches t, never more
+		{0.2, 2, 0.5 + 1.0/(1<<20), 18000003 * time.Nanosecond}, // 16 + 0.5000009·4
+	}
+	for _, c := range cases {
+		if got := jit(c.f).Next(c.n, 0, c.u); got != c.want {
+			t.Errorf("jitter %v: Next(%d, 0, %v) = %v, want %v", c.f, c.n, c.u, got, c.want)
+		}
+	}
+}
+
+// The named jitters are aliases of the jitter share: full is F = 1, equal
+// F = 0.5, exponential F = 0. Over 10^6 draws each gives, draw for draw,
+// what the share gives and what its own formula (kept here as it was
+// written before the share existed) gives, so no scenario's waits move.
+func TestNamedJittersAreTheShareDrawForDraw(t *testing.T) {
+	formula := map[Shape]func(v time.Duration, u float64) time.Duration{
+		Exponential: func(v time.Duration, u float64) time.Duration { return v },
+		Full:        func(v time.Duration, u float64) time.Duration { return time.Duration(u * float64(v)) },
+		Equal: func(v time.Duration, u float64) time.Duration {
+			f := float64(v)
+			return time.Duration(f/2 + u*f/2)
+		},
+	}
+	share := map[Shape]float64{Exponential: 0, Full: 1, Equal: 0.5}
+	r := rand.New(rand.NewPCG(13, 1))
+	for i := 0; i < 1_000_000; i++ {
+		b := Backoff{Base: time.Duration(1+r.IntN(5000)) * time.Millisecond / 10, Multiplier: []float64{0, 1.5, 2, 3}[r.IntN(4)]}
+		b.Cap = b.Base * time.Duration(1+r.IntN(1000))
+		n, u := 1+r.IntN(40), r.Float64()
+		for s, f := range share {
+			named, general := b, b
+			named.Shape = s
+			general.Shape, general.Jitter = Exponential, f
+			want := formula[s](b.Ceiling(n), u)
+			if got := named.Next(n, 0, u); got != want {
+				t.Fatalf("%v %+v: Next(%d, 0, %v) = %v, its own formula %v", s, b, n, u, got, want)
+			}
+			if got := general.Next(n, 0, u); got != want {
+				t.Fatalf("jitter %v %+v: Next(%d, 0, %v) = %v, %v's formula %v", f, b, n, u, got, s, want)
+			}
+		}
+	}
+}
+
+// Property: with a jitter share F the wait lies in [t·(1−F), t]: the
+// smaller F, the narrower the band every client's wait falls in.
+func TestJitterShareStaysInItsBand(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for i := 0; i < 200_000; i++ {
+		b := Backoff{Shape: Exponential, Base: time.Duration(1+r.IntN(1000)) * ms, Jitter: r.Float64()}
+		if i%10 == 0 {
+			b.Jitter = float64(r.IntN(2)) // the ends, 0 and 1
+		}
+		b.Cap = b.Base * time.Duration(1+r.IntN(100))
+		n := 1 + r.IntN(60)
+		v := b.Ceiling(n)
+		lo := time.Duration(float64(v) * (1 - b.Jitter))
+		if w := b.Next(n, 0, r.Float64()); w < lo-1 || w > v {
+			t.Fatalf("jitter %v, t %v: wait %v outside [%v, %v]", b.Jitter, v, w, lo, v)
+		}
+	}
+}
+
 // Property: for every shape and draw, waits are never negative and never
 // above the cap (constant aside, which is base).
 func TestNextStaysWithinZeroAndCap(t *testing.T) {

@@ -34,8 +34,12 @@ type Client struct {
 	sink     results.Sink
 	pol      *policies // budget, breaker, throttle; nil when the strategy has none
 
-	start    time.Duration // intended start of the current request
-	attempt  int           // attempts sent for the current request
+	start   time.Duration // intended start of the current request
+	attempt int           // attempts sent for the current request
+	// The backoff's state (Strategy.Reset says when it starts afresh):
+	// failures is n, the failed attempts the ceiling v(n) grows from, and
+	// prevWait the previous wait, which decorrelated grows from.
+	failures int
 	prevWait time.Duration
 	requests int // requests started
 	paid     int // what the current request's latest retry cost its budget
@@ -74,7 +78,10 @@ func (c *Client) next(t time.Duration) Action {
 		if t >= c.end {
 			return Action{Op: Stop}
 		}
-		c.start, c.attempt, c.prevWait, c.paid = t, 1, 0, 0
+		c.start, c.attempt, c.paid = t, 1, 0
+		if c.strategy.Reset == PerRequest {
+			c.failures, c.prevWait = 0, 0
+		}
 		c.requests++
 		c.sink.Started(t)
 		if c.pol == nil {
@@ -117,6 +124,9 @@ func (c *Client) Result(r Reply) Action {
 		c.pol.answered(now, r.Outcome, c.paid)
 	}
 	if r.Outcome == results.OK {
+		if c.strategy.Reset == OnSuccess {
+			c.failures, c.prevWait = 0, 0
+		}
 		c.finish(now, true)
 		return c.after(now)
 	}
@@ -137,6 +147,7 @@ func (c *Client) Result(r Reply) Action {
 func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration) (a Action, ended time.Duration, over bool) {
 	s := c.strategy
 	for {
+		c.failures++ // the attempt that failed or was refused
 		if s.MaxAttempts > 0 && c.attempt >= s.MaxAttempts {
 			c.finish(now, false)
 			return Action{}, now, true
@@ -149,7 +160,7 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 			}
 			c.paid = cost
 		}
-		wait := s.Backoff.Next(c.attempt, c.prevWait, c.rng.Float64())
+		wait := s.Backoff.Next(c.failures, c.prevWait, c.rng.Float64())
 		if retryAfter > 0 && s.RetryAfter.Honor {
 			wait = retryAfter
 			if s.RetryAfter.Cap > 0 {

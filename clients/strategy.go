@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
@@ -13,11 +14,65 @@ type Strategy struct {
 	Backoff     Backoff
 	MaxAttempts int           // attempts per request, first try included; 0 means no limit
 	Timeout     time.Duration // per attempt; 0 means none
+	// Reset says when a client's backoff state starts afresh (see Reset);
+	// the zero value is PerRequest.
+	Reset Reset
 
 	Budget     *Policy[Budget]   // caps retries; nil means none
 	Breaker    *Policy[Breaker]  // refuses calls while open; nil means none
 	Throttle   *Policy[Throttle] // refuses calls as the backend rejects them; nil means none
 	RetryAfter RetryAfter        // what to do with the server's pushback
+}
+
+// Reset says when a client's backoff state starts afresh. The state is
+// what the backoff grows from: n, the failed attempts that set the
+// exponential ceiling v(n) (every shape but decorrelated and constant), and
+// the previous wait, which decorrelated grows from (U(base, 3·previous)).
+// Both follow the same rule. The attempt number of a request (Action's
+// Attempt, what max_attempts counts) is always the request's own: Reset
+// changes only what the backoff is given.
+type Reset uint8
+
+// Resets.
+const (
+	// PerRequest starts the state afresh with every request: n counts
+	// the request's own failed attempts, and its first retry has no
+	// previous wait (decorrelated starts from base). A well-written
+	// client.
+	PerRequest Reset = iota
+	// OnSuccess carries the state from one request to the next and
+	// starts it afresh after a success: a request that gave up (its
+	// attempts spent, a budget's denial) leaves n and the previous wait
+	// where they were, and the next request's first retry waits as if it
+	// were the next attempt of the one before. A connection's reconnect
+	// backoff, reset once connected.
+	OnSuccess
+	// Never carries the state for the client's whole life: n counts
+	// every failed attempt since the client began, and decorrelated grows
+	// from its last wait, however long ago. A long-lived client that never
+	// resets its counter: after one long outage an exponential ceiling
+	// stays at the cap for good.
+	Never
+)
+
+var resetNames = [...]string{PerRequest: "per-request", OnSuccess: "on-success", Never: "never"}
+
+// String returns the reset's name as written in scenarios.
+func (r Reset) String() string {
+	if int(r) < len(resetNames) {
+		return resetNames[r]
+	}
+	return fmt.Sprintf("Reset(%d)", uint8(r))
+}
+
+// ParseReset reads a reset's name.
+func ParseReset(name string) (Reset, bool) {
+	for i, n := range resetNames {
+		if n == name {
+			return Reset(i), true
+		}
+	}
+	return 0, false
 }
 
 // RetryAfter says whether a client waits what the server's Retry-After

@@ -34,6 +34,12 @@ type Options struct {
 	// OnRun, if set, is called with each real-time run as it starts, for
 	// progress displays (point and rep count from 0).
 	OnRun func(point, rep int, r *Run)
+	// OnDone, if set, is called each time a cohort run ends (every
+	// cohort of a real-time repetition, each simulated cohort run), with
+	// how many have ended and how many there are in all: the progress of
+	// a long sweep. Simulated runs end on several workers: it must be
+	// safe to call from several goroutines at once.
+	OnDone func(done, total int)
 	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
 	// with ErrTooMuchMemory, before anything starts.
 	MaxMemory uint64
@@ -84,8 +90,9 @@ type Point struct {
 // and returns one Point per plan, in order. Real runs go one after another;
 // simulated cohort runs are spread over the workers, with results in a
 // fixed order, so the figures never depend on scheduling. If ctx is
-// cancelled, Execute stops starting runs and returns what finished, marked
-// partial.
+// cancelled, Execute stops starting runs and returns the points that began:
+// those that finished whole, and those it cut, marked partial; the first
+// point always, even if nothing of it ran.
 func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, error) {
 	if o.MaxMemory > 0 {
 		if err := CheckMemory(plans, o, o.MaxMemory, "the limit of "+size(o.MaxMemory)); err != nil {
@@ -95,6 +102,10 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 	reps := max(1, o.Runs)
 	if o.Sim {
 		return executeSim(ctx, plans, reps, o)
+	}
+	total, done := 0, 0
+	for _, p := range plans {
+		total += reps * len(p.Strategies)
 	}
 	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
@@ -133,6 +144,9 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			}
 			if out.Summary.Partial {
 				break
+			}
+			if done += len(p.Strategies); o.OnDone != nil {
+				o.OnDone(done, total)
 			}
 		}
 		s := first.Summary
@@ -276,6 +290,7 @@ func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results
 	if p.Workload.Kind != clients.Open {
 		s.Clients = p.Workload.Clients
 	}
+	s.Point = p.Point
 	if reps > 1 {
 		s.Repetitions = reps
 		for rep := 0; rep < reps; rep++ {
@@ -342,7 +357,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(tasks))
-	var next atomic.Int64
+	var next, ended atomic.Int64
 	var wg sync.WaitGroup
 	var failed atomic.Pointer[PanicError] // the first worker's panic: every worker stops
 	for w := 0; w < workers; w++ {
@@ -391,23 +406,31 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				if keep {
 					kept[t.point][t.cohort] = rec
 				}
+				if o.OnDone != nil {
+					o.OnDone(int(ended.Add(1)), len(tasks))
+				}
 			}
 		}()
 	}
 	wg.Wait()
 
-	points := make([]Point, len(plans))
+	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
 		s := newSummary(p, "sim", o.Version, started)
 		cohortRuns := make([][]results.Run, len(p.Strategies))
+		ran := false
 		for ci := range p.Strategies {
 			for rep := 0; rep < reps; rep++ {
 				if !done[pi][ci][rep] {
 					s.Partial = true
 					continue
 				}
+				ran = true
 				cohortRuns[ci] = append(cohortRuns[ci], runs[pi][ci][rep])
 			}
+		}
+		if !ran && pi > 0 {
+			continue // interrupted before this point began: nothing to keep
 		}
 		finishSummary(s, p, cohortRuns, reps)
 		out := results.Output{Summary: s, Scenario: p.Resolved}
@@ -416,7 +439,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
 			}
 		}
-		points[pi] = Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
+		points = append(points, Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)})
 	}
 	if pe := failed.Load(); pe != nil {
 		return points, pe

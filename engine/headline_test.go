@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -16,35 +17,50 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range builtins {
-		s := execute(t, plans(t, b.Name, "", scenarios.Overrides{}), Options{Sim: true})[0].Output.Summary
-		claims, ok := scenarios.Headline(b.Name, s)
+		ps, err := scenarios.LoadAll(b.Name, scenarios.Overrides{}) // every point of a sweep
+		if err != nil {
+			t.Fatal(err)
+		}
+		var summaries []*results.Summary
+		for _, pt := range execute(t, ps, Options{Sim: true}) {
+			summaries = append(summaries, pt.Output.Summary)
+		}
+		claims, ok := scenarios.Headline(b.Name, summaries...)
 		if !ok {
 			t.Errorf("built-in %s has no headline (scenarios.Headline)", b.Name)
 			continue
 		}
 		for _, c := range claims {
+			t.Logf("%s: %s: %s", b.Name, c.Text, c.Figure)
 			if !c.Holds {
 				t.Errorf("%s: %s: %s", b.Name, c.Text, c.Figure)
 			}
 		}
-		if d := time.Duration(s.DurationS * float64(time.Second)); b.Name != "aws-contention" && d > 30*time.Second {
+		if d := time.Duration(summaries[0].DurationS * float64(time.Second)); b.Name != "aws-contention" && d > 30*time.Second {
 			t.Errorf("%s lasts %s; a demonstration should take at most 30 s", b.Name, d)
 		}
 	}
 }
 
 // The real engine tells the same story as the simulator when nothing is
-// late: the built-in outage and metastable runs, through the real HTTP
-// server and swarm over an in-memory network in virtual time, hold their
-// headlines.
+// late: the built-in outage, metastable, jitter-range (every point of its
+// sweep) and long-lived runs, through the real HTTP server and swarm over
+// an in-memory network in virtual time, hold their headlines.
 func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the real engine on 4,000 clients")
+		t.Skip("runs the real engine on 8,000 clients")
 	}
-	for _, name := range []string{"outage", "metastable"} {
+	for _, name := range []string{"outage", "metastable", "jitter-range", "long-lived"} {
 		began := time.Now()
-		s := executeInBubble(t, plans(t, name, "", scenarios.Overrides{}), Options{NoSimReference: true})[0].Output.Summary
-		claims, _ := scenarios.Headline(name, s)
+		ps, err := scenarios.LoadAll(name, scenarios.Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var summaries []*results.Summary
+		for _, pt := range executeInBubble(t, ps, Options{NoSimReference: true}) {
+			summaries = append(summaries, pt.Output.Summary)
+		}
+		claims, _ := scenarios.Headline(name, summaries...)
 		for _, c := range claims {
 			t.Logf("%s: %s: %s", name, c.Text, c.Figure)
 			if !c.Holds {

@@ -150,3 +150,42 @@ func TestSweepOrder(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted simulated sweep keeps the points that finished, whole,
+// and the one it cut, marked partial; the points it never began are left
+// out. OnDone counts every cohort run that ended.
+func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
+	ps := plans(t, "aws-contention", "", scenarios.Overrides{Strategies: []string{"full", "none"}}, 2, 3, 4, 5)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var ended []int
+	o := Options{Sim: true, Workers: 1, OnDone: func(done, total int) {
+		if total != 8 {
+			t.Errorf("OnDone total %d, want 4 points × 2 cohorts", total)
+		}
+		ended = append(ended, done)
+	}}
+	o.beforeTask = func(point, cohort, rep int) {
+		if point == 2 && cohort == 0 {
+			cancel() // this cohort run still runs; nothing after it
+		}
+	}
+	points, err := Execute(ctx, ps, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 3 {
+		t.Fatalf("%d points, want the 2 finished and the 1 cut", len(points))
+	}
+	for i, p := range points[:2] {
+		if s := p.Output.Summary; s.Partial || len(s.Runs) != 2 || s.Clients != 2+i {
+			t.Errorf("finished point %d: partial %v, %d runs, %d clients", i, s.Partial, len(s.Runs), s.Clients)
+		}
+	}
+	if s := points[2].Output.Summary; !s.Partial || len(s.Runs) != 1 {
+		t.Errorf("the point cut short: partial %v, %d runs", s.Partial, len(s.Runs))
+	}
+	if len(ended) != 5 || ended[4] != 5 {
+		t.Errorf("OnDone saw %v, want 1 to 5", ended)
+	}
+}

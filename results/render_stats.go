@@ -23,26 +23,31 @@ var statColumns = sync.OnceValue(func() []Metric {
 })
 
 // RenderStatsTable writes the table of a run with repetitions: one row per
-// cohort (per client count and cohort for a sweep), each figure as
-// "mean ± sd" over the repetitions. Runs without Stats show their own
-// figures.
+// cohort (per point and cohort for a sweep, with a column per swept
+// field), each figure as "mean ± sd" over the repetitions. Runs without
+// Stats show their own figures.
 func RenderStatsTable(w io.Writer, summaries []*Summary) error {
-	sweep := len(summaries) > 1
+	var fields []string
+	if len(summaries) > 0 {
+		for _, st := range summaries[0].Point {
+			fields = append(fields, st.Field)
+		}
+	}
 	cols := statColumns()
 	show := make([]bool, len(cols))
 	for _, s := range summaries {
 		for _, r := range s.Runs {
 			st := statsOf(r)
 			for i, c := range cols {
-				if st[c.Name].N > 0 {
+				if st[c.Name].N > 0 && (!c.Column.Faults || len(s.Faults) > 0) {
 					show[i] = true
 				}
 			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if sweep {
-		fmt.Fprint(tw, "clients\t")
+	for _, f := range fields {
+		fmt.Fprint(tw, f+"\t")
 	}
 	fmt.Fprint(tw, "strategy\truns\t")
 	for i, c := range cols {
@@ -54,8 +59,8 @@ func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 	for _, s := range summaries {
 		for _, r := range s.Runs {
 			st := statsOf(r)
-			if sweep {
-				fmt.Fprintf(tw, "%d\t", s.Clients)
+			for _, st := range s.Point {
+				fmt.Fprint(tw, st.Value+"\t")
 			}
 			fmt.Fprintf(tw, "%s\t%d\t", r.Strategy, max(1, s.Repetitions))
 			for i, c := range cols {

@@ -296,6 +296,9 @@ type Column struct {
 	At   int                    // its place, from 1, left to right
 	Head string                 // its heading
 	Text func(v float64) string // how a mean or an sd is written
+	// Faults shows the column only for runs with faults: without them
+	// the figure says nothing (as in the comparison table's "–").
+	Faults bool
 }
 
 // LookupMetric returns the metric named name (as in summary.json).
@@ -331,32 +334,33 @@ var metricTable = sync.OnceValue(func() []Metric {
 			Help: "requests that gave up"},
 		{Name: "success_ratio", Unit: Ratio, Shards: ShardRatio, Headline: true,
 			Help:   "succeeded / requests",
-			Column: &Column{6, "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }}},
+			Column: &Column{6, "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }, false}},
 		{Name: "attempts", Unit: Count, Shards: ShardSum, Headline: true,
 			Help:   "calls that went to the target: first tries + retries",
-			Column: &Column{4, "attempts", decimals(1)}},
+			Column: &Column{4, "attempts", decimals(1), false}},
 		{Name: "amplification", Unit: Number, Shards: ShardRatio, Headline: true,
 			Help:   "attempts / requests",
-			Column: &Column{5, "amplif.", decimals(2)}},
+			Column: &Column{5, "amplif.", decimals(2), false}},
 		{Name: "calls", Unit: Count, Shards: ShardSum,
 			Help:   "writes an OCC target served, successes plus conflicts, as AWS counts them",
-			Column: &Column{1, "calls", decimals(1)}},
+			Column: &Column{1, "calls", decimals(1), false}},
 		{Name: "completion_s", Unit: Seconds, Shards: ShardMax,
 			Help:   "for a oneshot workload, the time from the start until the last unit of work ended",
-			Column: &Column{2, "completion", func(v float64) string { return msText(v * 1000) }}},
+			Column: &Column{2, "completion", func(v float64) string { return msText(v * 1000) }, false}},
 		{Name: "peak_calls_per_10ms", Unit: Count, Shards: ShardTimeline,
 			Help:   "the most writes an OCC target served in one 10 ms bucket from 1 s on: the height of the retry waves",
-			Column: &Column{3, "wave peak/10ms", decimals(1)}},
+			Column: &Column{3, "wave peak/10ms", decimals(1), false}},
 		{Name: "peak_attempts_per_s", Unit: Count, Shards: ShardTimeline, Headline: true,
 			Help: "the largest count of attempts in any 1 s bucket"},
 		{Name: "herd_factor", Unit: Number, Shards: ShardTimeline, Headline: true,
 			Help:   "how bunched attempts are inside each 1 s window from the first fault on: about 1 for independent arrivals, far above 1 for synchronized waves",
-			Column: &Column{7, "herd factor", decimals(1)}},
+			Column: &Column{7, "herd factor", decimals(1), false}},
 		{Name: "failed_after_fault", Unit: Count, Shards: ShardSum, Headline: true,
-			Help: "attempts that failed after the last fault window ended"},
+			Help:   "attempts that failed after the last fault window ended",
+			Column: &Column{At: 8, Head: "failed after fault", Text: decimals(1), Faults: true}},
 		{Name: "recovery_s", Unit: Seconds, Shards: ShardTimeline, Headline: true,
 			Help:   "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
-			Column: &Column{8, "recovery", func(v float64) string { return fmt.Sprintf("%.2fs", v) }}},
+			Column: &Column{9, "recovery", func(v float64) string { return fmt.Sprintf("%.2fs", v) }, true}},
 	}
 	for _, kind := range []string{"attempt", "request"} {
 		what := "attempt latency (send to outcome)"
@@ -368,9 +372,9 @@ var metricTable = sync.OnceValue(func() []Metric {
 				Help: what + ", " + q.text + ", from the HDR histogram"}
 			switch m.Name {
 			case "latency_ms.request.p50":
-				m.Column = &Column{9, "req p50", msText}
+				m.Column = &Column{10, "req p50", msText, false}
 			case "latency_ms.request.p99":
-				m.Column = &Column{10, "req p99", msText}
+				m.Column = &Column{11, "req p99", msText, false}
 			}
 			ms = append(ms, m)
 		}

@@ -94,20 +94,29 @@ func Aggregate(reps []Run) Run {
 	return out
 }
 
-// SweepRow is one line of sweep.csv: one cohort at one client count.
+// SweepRow is one line of sweep.csv: one cohort at one point of a sweep.
 type SweepRow struct {
-	Clients int
-	Run     Run // with Stats
+	Point   []Setting // the swept fields' values, in the sweep's order
+	Clients int       // clients per cohort at this point; 0 for an open workload
+	Run     Run       // with Stats
 }
 
-// EncodeSweep returns sweep.csv: one row per (clients, strategy) with the
-// number of repetitions and, for every RepStats metric in the table's
-// order, its mean and standard deviation (empty where the cohort has no
-// such figure).
+// EncodeSweep returns sweep.csv: one row per point and strategy, with the
+// value of each swept field (a column each, named by its path), the
+// clients per cohort, the number of repetitions and, for every RepStats
+// metric in the table's order, its mean and standard deviation (empty
+// where the cohort has no such figure). Every row has the first row's
+// swept fields.
 func EncodeSweep(rows []SweepRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	head := []string{"clients", "strategy", "runs"}
+	var head []string
+	if len(rows) > 0 {
+		for _, st := range rows[0].Point {
+			head = append(head, st.Field)
+		}
+	}
+	head = append(head, "clients", "strategy", "runs")
 	for _, m := range statMetrics() {
 		head = append(head, m.Name+"_mean", m.Name+"_sd")
 	}
@@ -119,7 +128,11 @@ func EncodeSweep(rows []SweepRow) ([]byte, error) {
 			n = len(st.Values)
 			break
 		}
-		rec := []string{strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n)}
+		var rec []string
+		for _, st := range r.Point {
+			rec = append(rec, st.Value)
+		}
+		rec = append(rec, strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n))
 		for _, m := range statMetrics() {
 			st, ok := r.Run.Stats[m.Name]
 			if !ok {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,9 @@ type Summary struct {
 	EndedS   *float64 `json:"ended_s,omitempty"`
 	Workload string   `json:"workload"`
 	Clients  int      `json:"clients,omitempty"` // clients per cohort (closed, oneshot)
+	// Point is, for a point of a sweep, the value of each swept field
+	// there, in the sweep's order; absent for a single run.
+	Point []Setting `json:"point,omitempty"`
 	// Repetitions is how many times each cohort ran (--runs), each with its
 	// own seed from Seeds (the first is Seed). Each Run then carries Stats.
 	Repetitions int           `json:"repetitions,omitempty"`
@@ -107,6 +111,22 @@ func ProvenanceLine(s *Summary) string {
 	}
 	line += ", server-side times: " + r.Times + "."
 	return line
+}
+
+// Setting is one swept field's value at a point of a sweep.
+type Setting struct {
+	Field string `json:"field"` // its path in the scenario, e.g. "strategies[0].jitter"
+	Value string `json:"value"` // as written, e.g. "0.05", "3s"
+}
+
+// PointLabel names a point of a sweep by its settings:
+// "workload.clients=100, chaos[1].for=3s"; "" for a single run.
+func PointLabel(point []Setting) string {
+	parts := make([]string, len(point))
+	for i, s := range point {
+		parts[i] = s.Field + "=" + s.Value
+	}
+	return strings.Join(parts, ", ")
 }
 
 // FaultWindow is one fault of the chaos plan.

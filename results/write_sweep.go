@@ -1,33 +1,111 @@
 package results
 
 import (
+	"bytes"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 )
 
-// SweepFileName returns the summary file name of one point of a sweep.
-func SweepFileName(clients int) string { return fmt.Sprintf("summary-clients-%d.json", clients) }
+// PointFileNames returns the summary file name of each point of a sweep,
+// from its settings: summary-<field>-<value>.json, the fields joined by
+// '_', each by its last key (summary-clients-100.json,
+// summary-jitter-0.05_for-3s.json), or by its whole path where two swept
+// fields end in the same key. What is not a letter, digit, '.', '+' or '-'
+// becomes '_'; a point whose name an earlier one has also gets its number.
+func PointFileNames(points [][]Setting) []string {
+	var fields []string
+	if len(points) > 0 {
+		for _, s := range points[0] {
+			fields = append(fields, s.Field)
+		}
+	}
+	short := make([]string, len(fields))
+	for i, f := range fields {
+		short[i] = lastKey(f)
+	}
+	for i := range short {
+		for j := range short {
+			if i != j && lastKey(fields[i]) == lastKey(fields[j]) {
+				short[i] = fields[i]
+			}
+		}
+	}
+	names := make([]string, len(points))
+	seen := map[string]bool{}
+	for i, pt := range points {
+		parts := make([]string, len(pt))
+		for j, s := range pt {
+			k := s.Field
+			if j < len(short) {
+				k = short[j]
+			}
+			parts[j] = fileSafe(k) + "-" + fileSafe(s.Value)
+		}
+		name := "summary-" + strings.Join(parts, "_")
+		if len(pt) == 0 || seen[name] {
+			name += fmt.Sprintf("-point%d", i+1)
+		}
+		seen[name] = true
+		names[i] = name + ".json"
+	}
+	return names
+}
+
+// lastKey returns a field path's last key: "for" for "chaos[crash].for".
+func lastKey(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		path = path[i+1:]
+	}
+	if i := strings.IndexByte(path, '['); i >= 0 {
+		path = path[:i]
+	}
+	return path
+}
+
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '+', r == '-':
+			return r
+		}
+		return '_'
+	}, s)
+}
 
 // WriteSweep writes a sweep's files into dir (created if needed):
-// sweep.csv (one row per client count and cohort), one summary per client
-// count (summary-clients-N.json) and scenario.yaml. Each file is written
+// sweep.csv (one row per point and cohort, of the points that finished),
+// one summary per point (PointFileNames), including a point an interrupt
+// cut short (marked partial), and scenario.yaml. Each file is written
 // atomically; the first error stops and is returned.
 func WriteSweep(dir string, summaries []*Summary, scenario []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
+	points := make([][]Setting, len(summaries))
+	for i, s := range summaries {
+		points[i] = s.Point
+	}
+	names := PointFileNames(points)
 	var rows []SweepRow
-	for _, s := range summaries {
-		for _, r := range s.Runs {
-			rows = append(rows, SweepRow{Clients: s.Clients, Run: r})
+	for i, s := range summaries {
+		if !s.Partial {
+			for _, r := range s.Runs {
+				rows = append(rows, SweepRow{Point: s.Point, Clients: s.Clients, Run: r})
+			}
 		}
 		data, err := EncodeSummary(s)
 		if err != nil {
-			return fmt.Errorf("results: encoding %s: %w", SweepFileName(s.Clients), err)
+			return fmt.Errorf("results: encoding %s: %w", names[i], err)
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, SweepFileName(s.Clients)), data); err != nil {
-			return fmt.Errorf("results: writing %s: %w", SweepFileName(s.Clients), err)
+		if err := WriteFileAtomic(filepath.Join(dir, names[i]), data); err != nil {
+			return fmt.Errorf("results: writing %s: %w", names[i], err)
 		}
 	}
 	data, err := EncodeSweep(rows)
@@ -41,4 +119,57 @@ func WriteSweep(dir string, summaries []*Summary, scenario []byte) error {
 		return fmt.Errorf("results: writing scenario.yaml: %w", err)
 	}
 	return nil
+}
+
+// ErrSweep is wrapped by every problem DecodeSweep finds.
+var ErrSweep = errors.New("not a sweep.csv herdbench wrote")
+
+// DecodeSweep reads sweep.csv back: the swept fields (the columns before
+// clients), and each row with its point, clients, strategy, repetitions
+// and, for each metric with a mean, a Stat of its mean and sd (N is the
+// repetitions). Columns it does not know are skipped, so a file with more
+// metrics than this herdbench knows still reads.
+func DecodeSweep(data []byte) (fields []string, rows []SweepRow, err error) {
+	r := csv.NewReader(bytes.NewReader(data))
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrSweep, err)
+	}
+	if len(recs) == 0 {
+		return nil, nil, fmt.Errorf("%w: it is empty", ErrSweep)
+	}
+	head := recs[0]
+	at := slices.Index(head, "clients")
+	if at < 0 || at+2 >= len(head) || head[at+1] != "strategy" || head[at+2] != "runs" {
+		return nil, nil, fmt.Errorf("%w: its header lacks clients,strategy,runs", ErrSweep)
+	}
+	fields = head[:at]
+	for i, rec := range recs[1:] {
+		line := i + 2
+		row := SweepRow{Run: Run{Strategy: rec[at+1], Stats: map[string]Stat{}}}
+		for j, f := range fields {
+			row.Point = append(row.Point, Setting{Field: f, Value: rec[j]})
+		}
+		if row.Clients, err = strconv.Atoi(rec[at]); err != nil {
+			return nil, nil, fmt.Errorf("%w: line %d: clients %q is not a count", ErrSweep, line, rec[at])
+		}
+		runs, err := strconv.Atoi(rec[at+2])
+		if err != nil || runs < 1 {
+			return nil, nil, fmt.Errorf("%w: line %d: runs %q is not a count of repetitions", ErrSweep, line, rec[at+2])
+		}
+		for j := at + 3; j+1 < len(head); j++ {
+			name, ok := strings.CutSuffix(head[j], "_mean")
+			if !ok || head[j+1] != name+"_sd" || rec[j] == "" {
+				continue
+			}
+			mean, err1 := strconv.ParseFloat(rec[j], 64)
+			sd, err2 := strconv.ParseFloat(rec[j+1], 64)
+			if err1 != nil || err2 != nil || math.IsNaN(mean+sd) || math.IsInf(mean+sd, 0) {
+				return nil, nil, fmt.Errorf("%w: line %d: %s is %q ± %q, not numbers", ErrSweep, line, name, rec[j], rec[j+1])
+			}
+			row.Run.Stats[name] = Stat{N: runs, Mean: mean, SD: sd}
+		}
+		rows = append(rows, row)
+	}
+	return fields, rows, nil
 }

@@ -73,13 +73,23 @@ func Find(arg string) (string, []byte, error) {
 	return "", nil, fmt.Errorf("%w: no file %q and no built-in scenario of that name; built-in scenarios: %s (herdbench list describes them)", ErrNotFound, arg, strings.Join(names, ", "))
 }
 
-// Load finds, parses and compiles a scenario in one step.
+// Load finds, parses and compiles a scenario in one step. A scenario with
+// a sweep is checked at every point; Load returns the first's plan.
 func Load(arg string, o Overrides) (*Plan, error) {
 	name, data, err := Find(arg)
 	if err != nil {
 		return nil, err
 	}
 	return Check(name, data, o)
+}
+
+// LoadAll is Load that returns every point's plan.
+func LoadAll(arg string, o Overrides) ([]*Plan, error) {
+	name, data, err := Find(arg)
+	if err != nil {
+		return nil, err
+	}
+	return CheckAll(name, data, o)
 }
 
 // readFile reads a scenario file, or its first MaxFileBytes + 1 bytes (Parse

@@ -44,9 +44,11 @@ type Overrides struct {
 	AllowRemote bool
 	// Runs replaces the file's runs (repetitions) when more than 0.
 	Runs int
-	// Sweep replaces the file's sweep of client counts when not nil; one
-	// count is no sweep, but that number of clients.
-	Sweep []int
+	// Set are fields set from the command line (--set, --clients), each
+	// with its values: one value sets the field at every point, several
+	// sweep it. An axis replaces the file's sweep of the same field.
+	// Expand applies them; Compile, one point's compiler, ignores them.
+	Set []Axis
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -66,12 +68,13 @@ type Plan struct {
 	AllowRemote bool
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
-	// Runs is how many times each cohort runs (1 or more), and Sweep the
-	// client counts to run the scenario at, one point each (none, or two
-	// or more): the file's, or the overrides'. Resolved records both, so
-	// rerunning it repeats them.
+	// Runs is how many times each cohort runs (1 or more). Sweep is the
+	// swept fields, each with its values, the file's and the overrides'
+	// (none for a single run), and Point this plan's value of each. Resolved
+	// records the repetitions and the sweep, so rerunning it repeats them.
 	Runs  int
-	Sweep []int
+	Sweep []Axis
+	Point []results.Setting
 	// Resolved is the scenario as run: the file with overrides and defaults
 	// filled in, as YAML.
 	Resolved []byte
@@ -173,7 +176,15 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Outage == chaos.Refuse })
 	p.Strategies = c.strategies(&f, o.Strategies)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
-	p.Runs, p.Sweep = c.repeat(&f, o, p.Workload)
+	p.Runs = c.runs(&f, o)
+	p.Sweep, p.Point = s.axes, s.point
+	if !s.expanded && s.File.Sweep != nil {
+		p.Sweep = s.File.Sweep.Axes
+	}
+	f.Sweep = nil
+	if len(p.Sweep) > 0 {
+		f.Sweep = &SweepFile{Axes: p.Sweep}
+	}
 
 	if p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Blackhole }) {
 		for i, st := range p.Strategies {
@@ -362,7 +373,7 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 			c.fail(at("rate"), "%v arrivals per second; write a rate from %v to %d, e.g. rate: 200", w.Rate, MinRate, MaxRate)
 		}
 		if w.Clients != 0 {
-			c.fail(at("clients"), "an open workload has arrivals, not clients; remove clients or use kind: closed")
+			c.fail(at("clients"), "an open workload has arrivals, not clients to count or sweep; remove clients and change its rate instead, or use kind: closed")
 		}
 	default:
 		if w.Rate != 0 {
@@ -457,6 +468,9 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
 	s := clients.Strategy{Name: sf.Name}
 	c.preset(sf, at)
+	if sf.Backoff == "" && sf.Jitter != nil && sf.Preset == "" {
+		sf.Backoff = clients.Exponential.String() // a jitter share is exponential's
+	}
 	shape, ok := clients.ParseShape(sf.Backoff)
 	switch {
 	case sf.Backoff == "":
@@ -485,20 +499,66 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	} else if !(sf.Multiplier <= MaxMultiplier) { // NaN and +Inf too
 		c.fail(at("multiplier"), "%v; write a growth per failed attempt from 1 to %d (2 doubles the wait)", sf.Multiplier, MaxMultiplier)
 	}
+	if sf.Jitter != nil {
+		s.Backoff.Jitter = c.jitter(*sf.Jitter, shape, sf, at)
+	}
 	if sf.MaxAttempts == nil {
 		l := Limit(DefaultMaxAttempts)
 		sf.MaxAttempts = &l
 	}
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	s.Reset = c.reset(sf.Reset, at("reset"))
 	c.policies(sf, &s, at)
 	return s
 }
 
-// repeat reads the repetitions and the sweep, the file's or the
-// overrides', and writes them back into f as they will run.
-func (c *compiler) repeat(f *File, o Overrides, w clients.Workload) (runs int, sweep []int) {
-	runs = max(1, f.Runs)
+// jitter checks a strategy's jitter share f against its backoff shape:
+// exponential takes any share from 0 to 1; full and equal are exponential
+// with their own share (1 and 0.5), which f may only repeat; the other
+// shapes draw their waits otherwise.
+func (c *compiler) jitter(f float64, shape clients.Shape, sf *StrategyFile, at func(string) []step) float64 {
+	if !(f >= 0 && f <= 1) { // NaN too
+		c.fail(at("jitter"), "%v; write the share of the backoff drawn at random, from 0 (none: every client waits the same) to 1 (full jitter), e.g. jitter: 0.5", f)
+		return 0
+	}
+	if _, known := clients.ParseShape(sf.Backoff); !known {
+		return f // the unknown backoff is reported on its own
+	}
+	b := clients.Backoff{Shape: shape}
+	share, ok := b.JitterShare()
+	switch {
+	case shape == clients.Exponential:
+	case !ok:
+		c.fail(at("jitter"), "backoff %s draws its own wait, so a jitter share does not apply; remove jitter, or write backoff: exponential with jitter %v", sf.Backoff, f)
+	case f != share:
+		c.fail(at("jitter"), "backoff %s is exponential with jitter %v, not %v; write backoff: exponential (or leave backoff out) with jitter: %v", sf.Backoff, share, f, f)
+	}
+	return f
+}
+
+// reset reads when a strategy's backoff starts afresh. Only a closed
+// workload's clients make more than one request each: in the others a
+// client's backoff never outlives its request.
+func (c *compiler) reset(v string, path []step) clients.Reset {
+	if v == "" {
+		return clients.PerRequest
+	}
+	r, ok := clients.ParseReset(v)
+	if !ok {
+		c.fail(path, "unknown reset %q; write per-request (the backoff starts afresh with every request: the default), on-success (it carries over until a request succeeds) or never (it carries over for the client's life)", v)
+		return clients.PerRequest
+	}
+	if r != clients.PerRequest && c.kind != clients.Closed {
+		c.fail(path, "reset %s carries a client's backoff from one request to the next, but in a %s workload each client makes one request; use a closed workload, or remove reset", v, c.kind)
+	}
+	return r
+}
+
+// runs reads the repetitions, the file's or the overrides', and writes
+// them back into f as they will run.
+func (c *compiler) runs(f *File, o Overrides) int {
+	runs := max(1, f.Runs)
 	if f.Runs < 0 || f.Runs > MaxRuns {
 		c.fail([]step{key("runs")}, "%d runs; repeat each cohort from 1 to %d times", f.Runs, MaxRuns)
 	}
@@ -512,43 +572,5 @@ func (c *compiler) repeat(f *File, o Overrides, w clients.Workload) (runs int, s
 	if runs > 1 {
 		f.Runs = runs
 	}
-
-	if f.Sweep != nil {
-		at := func(i int) []step { return []step{key("sweep"), key("clients"), index(i)} }
-		if len(f.Sweep.Clients) < 2 {
-			c.fail([]step{key("sweep"), key("clients")}, "%d client count(s); a sweep lists two or more, e.g. clients: [10, 50, 100] (for one, set workload.clients)", len(f.Sweep.Clients))
-		}
-		if len(f.Sweep.Clients) > MaxSweepPoints {
-			c.fail([]step{key("sweep"), key("clients")}, "%d client counts; a sweep has at most %d", len(f.Sweep.Clients), MaxSweepPoints)
-		}
-		seen := map[int]bool{}
-		for i, n := range f.Sweep.Clients {
-			switch {
-			case n < 1 || n > MaxClients:
-				c.fail(at(i), "%d clients; write from 1 to %d", n, MaxClients)
-			case seen[n]:
-				c.fail(at(i), "%d is listed twice; give each client count once", n)
-			}
-			seen[n] = true
-		}
-		sweep = f.Sweep.Clients
-	}
-	if o.Sweep != nil {
-		sweep = o.Sweep // checked by the command line, with --clients in its messages
-	}
-	if len(sweep) == 1 {
-		sweep = nil // one count is a number of clients, not a sweep
-	}
-	f.Sweep = nil
-	if len(sweep) > 0 {
-		switch {
-		case w.Kind != clients.Open:
-		case o.Sweep != nil:
-			c.errs.Problems = append(c.errs.Problems, Problem{Msg: "--clients: the workload is open (arrivals at a rate), it has no clients to count; change its rate instead"})
-		default:
-			c.fail([]step{key("sweep")}, "the workload is open (arrivals at a rate): it has no clients to sweep")
-		}
-		f.Sweep = &SweepFile{Clients: sweep}
-	}
-	return runs, sweep
+	return runs
 }

@@ -23,14 +23,9 @@ type File struct {
 	Thresholds []string `yaml:"thresholds,omitempty"`
 	// Runs repeats each cohort (--runs); 0 or 1 runs it once.
 	Runs int `yaml:"runs,omitempty"`
-	// Sweep runs the scenario once per value (--clients a,b,c).
+	// Sweep runs the scenario at every combination of values of the
+	// fields it names (sweep.go; --set, --clients a,b,c).
 	Sweep *SweepFile `yaml:"sweep,omitempty"`
-}
-
-// SweepFile is a sweep: the scenario runs once per client count, each
-// point with its repetitions and its gates.
-type SweepFile struct {
-	Clients []int `yaml:"clients"`
 }
 
 // TargetFile is the target's capacity model.
@@ -113,13 +108,19 @@ type WorkloadFile struct {
 
 // StrategyFile is one cohort's retry strategy.
 type StrategyFile struct {
-	Name        string  `yaml:"name"`
-	Backoff     string  `yaml:"backoff"`
-	Base        string  `yaml:"base,omitempty"`
-	Cap         string  `yaml:"cap,omitempty"`
-	Multiplier  float64 `yaml:"multiplier,omitempty"`
-	MaxAttempts *Limit  `yaml:"max_attempts,omitempty"`
-	Timeout     string  `yaml:"timeout,omitempty"`
+	Name       string  `yaml:"name"`
+	Backoff    string  `yaml:"backoff"`
+	Base       string  `yaml:"base,omitempty"`
+	Cap        string  `yaml:"cap,omitempty"`
+	Multiplier float64 `yaml:"multiplier,omitempty"`
+	// Jitter is an exponential backoff's jitter share, from 0 to 1
+	// (clients.Backoff.Jitter); full is 1, equal 0.5.
+	Jitter      *float64 `yaml:"jitter,omitempty"`
+	MaxAttempts *Limit   `yaml:"max_attempts,omitempty"`
+	Timeout     string   `yaml:"timeout,omitempty"`
+	// Reset is when a client's backoff starts afresh: per-request (the
+	// default), on-success or never (clients.Reset).
+	Reset string `yaml:"reset,omitempty"`
 	// Thresholds are release gates checked against this cohort only.
 	Thresholds []string `yaml:"thresholds,omitempty"`
 

@@ -18,9 +18,10 @@ type Claim struct {
 }
 
 // Headline returns the checks of the claim that built-in scenario name
-// demonstrates (its description says it in words), on summary s; false if
-// name has no headline. A cohort the summary lacks (--strategies left it
-// out) fails the checks that need it.
+// demonstrates (its description says it in words), on the summary of its
+// run, or, for a sweep, the summaries of its points; false if name has no
+// headline. A cohort or a point the summaries lack (--strategies or an
+// interrupt left it out) fails the checks that need it.
 //
 //   - outage: no-jitter's waves stand out (herd factor at least 5 times
 //     full jitter's), full jitter knocks the recovering service down far
@@ -31,12 +32,35 @@ type Claim struct {
 //     recovers within 2 s with an amplification of at most 1.2.
 //   - aws-contention: exponential backoff without jitter makes more calls
 //     than full jitter and finishes later.
-func Headline(name string, s *results.Summary) ([]Claim, bool) {
+//   - jitter-range (a sweep of the jitter share F): a narrow range keeps
+//     the waves (herd factor at F = 0.05 at least 5 times, at F = 0.2 at
+//     least twice, F = 1's) and their knock-downs (failed_after_fault at
+//     F = 1 at most a third of F = 0.1's and of F = 0.2's).
+//   - long-lived: never resetting the backoff costs plain exponential and
+//     full jitter at least a quarter of the work a per-request reset does
+//     (succeeded), and decorrelated does at least 10% more than either.
+func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
+	if name == "jitter-range" {
+		return jitterRange(summaries), true
+	}
+	s := &results.Summary{}
+	if len(summaries) > 0 {
+		s = summaries[0]
+	}
 	runs := map[string]*results.Run{}
 	for i := range s.Runs {
 		runs[s.Runs[i].Strategy] = &s.Runs[i]
 	}
 	switch name {
+	case "long-lived":
+		reset, exp, full, dec := runs["reset"], runs["exponential"], runs["full-jitter"], runs["decorrelated"]
+		succeeded := func(r *results.Run) float64 { return float64(r.Succeeded) }
+		return []Claim{
+			ratioCheck("succeeded: exponential ≤ ¾ × reset", "exp/reset ≤ ¾", exp, reset, succeeded, 0.75, false),
+			ratioCheck("succeeded: full-jitter ≤ ¾ × reset", "full/reset ≤ ¾", full, reset, succeeded, 0.75, false),
+			ratioCheck("succeeded: decorrelated ≥ 1.1 × full-jitter", "dec/full ≥ 1.1", dec, full, succeeded, 1.1, true),
+			ratioCheck("succeeded: decorrelated ≥ 1.1 × exponential", "dec/exp ≥ 1.1", dec, exp, succeeded, 1.1, true),
+		}, true
 	case "outage":
 		nj, fj := runs["no-jitter"], runs["full-jitter"]
 		return []Claim{
@@ -77,6 +101,27 @@ func Headline(name string, s *results.Summary) ([]Claim, bool) {
 		}, true
 	}
 	return nil, false
+}
+
+// jitterRange checks the jitter-range sweep: the figures of its one
+// cohort at each jitter share.
+func jitterRange(points []*results.Summary) []Claim {
+	at := func(f string) *results.Run {
+		for _, s := range points {
+			if len(s.Point) == 1 && s.Point[0].Value == f && len(s.Runs) == 1 && !s.Partial {
+				return &s.Runs[0]
+			}
+		}
+		return nil
+	}
+	herd := func(r *results.Run) float64 { return r.HerdFactor }
+	failed := func(r *results.Run) float64 { return float64(r.FailedAfterFault) }
+	return []Claim{
+		ratioCheck("herd factor: F = 0.05 ≥ 5 × F = 1", "herd .05/1 ≥ 5", at("0.05"), at("1"), herd, 5, true),
+		ratioCheck("herd factor: F = 0.2 ≥ 2 × F = 1", "herd .2/1 ≥ 2", at("0.2"), at("1"), herd, 2, true),
+		ratioCheck("failed after fault: F = 1 ≤ ⅓ × F = 0.1", "failed 1/.1 ≤ ⅓", at("1"), at("0.1"), failed, 1.0/3, false),
+		ratioCheck("failed after fault: F = 1 ≤ ⅓ × F = 0.2", "failed 1/.2 ≤ ⅓", at("1"), at("0.2"), failed, 1.0/3, false),
+	}
 }
 
 // ratioCheck checks f(a) / f(b) against limit: at least (atLeast) or at

@@ -118,3 +118,72 @@ func mustHeadline(t *testing.T, name string, s *results.Summary) []Claim {
 	}
 	return cs
 }
+
+func TestJitterRangeHeadline(t *testing.T) {
+	point := func(f string, herd float64, failed int64) *results.Summary {
+		return &results.Summary{Point: []results.Setting{{Field: "strategies[jittered].jitter", Value: f}},
+			Runs: []results.Run{{Strategy: "jittered", HerdFactor: herd, FailedAfterFault: failed}}}
+	}
+	sweep := func(h05, h2 float64, f1, f01, f02 int64) []*results.Summary {
+		return []*results.Summary{point("0", 130, 440), point("0.05", h05, 240), point("0.1", 21, f01), point("0.2", h2, f02), point("0.5", 4, 0), point("1", 2.5, f1)}
+	}
+	for _, c := range []struct {
+		name   string
+		points []*results.Summary
+		holds  bool
+	}{
+		{"the demonstration", sweep(42, 10, 0, 216, 177), true},
+		{"at every limit", sweep(12.5, 5, 10, 30, 30), true},
+		{"F = 0.05 spreads the waves", sweep(12, 10, 0, 216, 177), false},
+		{"F = 0.2 spreads the waves", sweep(42, 4.9, 0, 216, 177), false},
+		{"full jitter knocks it down too", sweep(42, 10, 80, 216, 177), false},
+		{"nothing knocked down", sweep(42, 10, 0, 0, 0), false},
+		{"a point missing", sweep(42, 10, 0, 216, 177)[:5], false},
+	} {
+		got, why := holds(mustHeadlines(t, "jitter-range", c.points...))
+		if got != c.holds {
+			t.Errorf("%s: holds %v (%s), want %v", c.name, got, why, c.holds)
+		}
+	}
+	cut := sweep(42, 10, 0, 216, 177)
+	cut[5].Partial = true
+	if got, _ := holds(mustHeadlines(t, "jitter-range", cut...)); got {
+		t.Error("a point an interrupt cut counts")
+	}
+}
+
+func TestLongLivedHeadline(t *testing.T) {
+	run := func(name string, succeeded int64) results.Run {
+		return results.Run{Strategy: name, Succeeded: succeeded}
+	}
+	for _, c := range []struct {
+		name                string
+		reset, exp, fj, dec int64
+		holds               bool
+	}{
+		{"the demonstration", 23560, 14890, 14060, 17840, true},
+		{"at every limit", 10000, 7500, 7500, 8250, true},
+		{"exponential barely hurt", 10000, 7600, 6000, 8360, false},
+		{"full jitter barely hurt", 10000, 6000, 7600, 8360, false},
+		{"decorrelated no better than full jitter", 10000, 6000, 7000, 7600, false},
+	} {
+		s := &results.Summary{Runs: []results.Run{run("reset", c.reset), run("exponential", c.exp), run("full-jitter", c.fj), run("decorrelated", c.dec)}}
+		if got, why := holds(mustHeadlines(t, "long-lived", s)); got != c.holds {
+			t.Errorf("%s: holds %v (%s), want %v", c.name, got, why, c.holds)
+		}
+	}
+}
+
+func mustHeadlines(t *testing.T, name string, s ...*results.Summary) []Claim {
+	t.Helper()
+	cs, ok := Headline(name, s...)
+	if !ok || len(cs) == 0 {
+		t.Fatalf("%s has no headline", name)
+	}
+	for _, c := range cs {
+		if c.Short == "" || len([]rune(c.Short)) > 28 || c.Figure == "" {
+			t.Errorf("%s: claim %q: short %q, figure %q", name, c.Text, c.Short, c.Figure)
+		}
+	}
+	return cs
+}

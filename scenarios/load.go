@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/results"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -24,6 +25,12 @@ type Scenario struct {
 	Source   []byte
 	File     File
 	root     *yaml.Node
+
+	// A point of a sweep (Expand): the sweep as run, and this point's
+	// values, which its root holds.
+	expanded bool
+	axes     []Axis
+	point    []results.Setting
 }
 
 // Parse reads a scenario. On any problem it returns an *Error listing all of
@@ -80,6 +87,14 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		return nil, e
 	}
 	s.root = doc.Content[0]
+	s.decode(e)
+	e.sort()
+	return s, e
+}
+
+// decode reads s.root into s.File: unknown keys, then types, each problem
+// into e.
+func (s *Scenario) decode(e *Error) {
 	checkKeys(s.root, reflect.TypeOf(File{}), nil, e)
 	if err := s.root.Decode(&s.File); err != nil {
 		var te *yaml.TypeError
@@ -94,33 +109,49 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 			}
 		}
 	}
-	e.sort()
-	return s, e
 }
 
 // Check reads and compiles a scenario and reports the problems of both
 // steps at once: a wrong type and a meaningless value elsewhere show
 // together. A compile problem on a field that already failed to read is
-// left out, as it would only repeat it.
+// left out, as it would only repeat it. A scenario with a sweep is checked
+// at every point (Expand); Check returns the first point's plan.
 func Check(filename string, data []byte, o Overrides) (*Plan, error) {
+	plans, err := CheckAll(filename, data, o)
+	if err != nil {
+		return nil, err
+	}
+	return plans[0], nil
+}
+
+// CheckAll is Check that returns every point's plan: one for a scenario
+// without a sweep.
+func CheckAll(filename string, data []byte, o Overrides) ([]*Plan, error) {
 	s, e := parse(filename, data)
 	if s == nil {
 		return nil, e
 	}
-	p, err := s.Compile(o)
 	if len(e.Problems) == 0 {
-		return p, err
+		return s.Expand(o)
 	}
+	_, err := s.Compile(o)
 	var ce *Error
 	if errors.As(err, &ce) {
-		for _, cp := range ce.Problems {
-			if !coveredBy(cp, e.Problems) {
-				e.Problems = append(e.Problems, cp)
-			}
-		}
+		e.Problems = append(e.Problems, notCovered(ce.Problems, e.Problems)...)
 	}
 	e.sort()
 	return nil, e
+}
+
+// notCovered returns the problems of ps that no problem of done covers.
+func notCovered(ps, done []Problem) []Problem {
+	var out []Problem
+	for _, p := range ps {
+		if !coveredBy(p, done) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // coveredBy reports whether p is about a field (or a part of one) that one
@@ -284,6 +315,7 @@ func yamlFields(t reflect.Type) ([]string, map[string]reflect.Type) {
 var (
 	faultFileType  = reflect.TypeOf(FaultFile{})
 	policyFileType = reflect.TypeOf(PolicyFile{})
+	sweepFileType  = reflect.TypeOf(SweepFile{})
 	limitType      = reflect.TypeOf(Limit(0))
 )
 
@@ -303,6 +335,8 @@ func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
 		// The kind's parameters are checked by Compile, which knows the
 		// kind (it may come from a preset).
 	case t == limitType:
+	case t == sweepFileType:
+		// Its keys are field paths, checked by Expand.
 	case isWhole(t.Kind()) && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float":
 		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: notWhole(n.Value, t.Kind())})
 	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:

@@ -304,7 +304,9 @@ func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
 		return
 	}
 	if b := p.Backoff; b != nil {
-		if sf.Backoff == "" {
+		if _, exp := b.JitterShare(); sf.Backoff == "" && sf.Jitter != nil && exp {
+			sf.Backoff = clients.Exponential.String() // the preset's jitter replaced by the strategy's share
+		} else if sf.Backoff == "" {
 			sf.Backoff = b.Shape.String()
 		}
 		if sf.Base == "" && b.Base > 0 {

@@ -150,6 +150,14 @@ var badScenarios = []struct {
 	{"list for a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    cap: [1s]\n", 5, "this is a list, but this field takes a single value"},
 	{"not a mapping", "- a\n- b\n", 1, "a scenario is a mapping"},
 	{"open workload with clients", "name: x\nworkload:\n  kind: open\n  clients: 5\n  rate: 10\nstrategies:\n  - {name: a, backoff: full}\n", 4, "arrivals, not clients"},
+	{"jitter above 1", "name: x\nstrategies:\n  - name: a\n    backoff: exponential\n    jitter: 1.5\n", 5, "jitter: 1.5; write the share of the backoff drawn at random, from 0"},
+	{"negative jitter", "name: x\nstrategies:\n  - {name: a, jitter: -0.1}\n", 3, "-0.1; write the share"},
+	{"jitter not a number", "name: x\nstrategies:\n  - {name: a, backoff: exponential, jitter: half}\n", 3, `"half" is text, but this field takes a number`},
+	{"jitter beside full", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    jitter: 0.3\n", 5, "backoff full is exponential with jitter 1, not 0.3; write backoff: exponential (or leave backoff out) with jitter: 0.3"},
+	{"jitter beside decorrelated", "name: x\nstrategies:\n  - name: a\n    backoff: decorrelated\n    jitter: 0.3\n", 5, "backoff decorrelated draws its own wait"},
+	{"jitter beside grpc's preset", "name: x\nstrategies:\n  - name: a\n    preset: grpc\n    jitter: 0.3\n", 5, "backoff grpc draws its own wait"},
+	{"unknown reset", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    reset: always\n", 5, `unknown reset "always"; write per-request`},
+	{"reset in a one-shot workload", "name: x\nworkload: {kind: oneshot, clients: 5}\nstrategies:\n  - name: a\n    backoff: full\n    reset: never\n", 6, "in a oneshot workload each client makes one request"},
 }
 
 func TestBadScenarios(t *testing.T) {
@@ -236,10 +244,10 @@ var badFiles = map[string]struct {
 	"seed-negative":         {2, "seed: -1 is negative; this field takes a whole number from 0 to 18446744073709551615"},
 	"spin-at-one-instant":   {3, "unlimited attempts with a backoff that never waits: a call answered at once"},
 	"spin-refused":          {6, "is retried at the same instant, forever"},
-	"sweep-one-count":       {2, "sweep.clients: 1 client count(s); a sweep lists two or more"},
+	"sweep-one-count":       {2, "sweep.clients: 1 value(s); a sweep lists two or more"},
 	"sweep-bad-counts":      {3, "sweep.clients[2]: 10 is listed twice"},
 	"runs-huge":             {2, "runs: 20000 runs; repeat each cohort from 1 to 10000 times"},
-	"sweep-open":            {3, "sweep: the workload is open"},
+	"sweep-open":            {3, "workload.clients: an open workload has arrivals, not clients to count or sweep"},
 	"service-time-2000000h": {3, "is more than a day (24h)"},
 	"strategy-name-newline": {3, "strategies[0].name: \"a\\nb\" holds a line break"},
 	"threshold-inf":         {5, "inf"},

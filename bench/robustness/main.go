@@ -39,7 +39,7 @@ import (
 
 func main() {
 	hog := flag.Duration("hog", 0, "internal: spin on one core for this long, or until the parent process is gone")
-	names := flag.String("scenarios", "outage,metastable", "built-in scenarios (or files) to run, comma-separated; each must have a headline (outage, metastable, aws-contention)")
+	names := flag.String("scenarios", "outage,metastable", "built-in scenarios (or files) to run, comma-separated; each must have a headline (outage, metastable, aws-contention, jitter-range, long-lived)")
 	runs := flag.Int("runs", 20, "runs of each scenario without hogs")
 	hogRuns := flag.Int("hog-runs", 10, "runs of each scenario with -hogs CPU hogs beside it")
 	hogs := flag.Int("hogs", 2, "CPU hogs (processes spinning on one core each) during the hog runs")
@@ -195,28 +195,53 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 			folder = strings.TrimSpace(f)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(folder, "summary.json"))
+	summaries, err := readSummaries(folder)
 	if err != nil {
 		o.err = err
 		return o
 	}
-	s, err := results.DecodeSummary(data)
-	if err != nil {
-		o.err = err
-		return o
-	}
-	checks, ok := scenarios.Headline(s.Scenario, s)
+	checks, ok := scenarios.Headline(summaries[0].Scenario, summaries...)
 	if !ok {
-		o.err = fmt.Errorf("scenario %q has no headline to check", s.Scenario)
+		o.err = fmt.Errorf("scenario %q has no headline to check", summaries[0].Scenario)
 		return o
 	}
-	o.checks, o.harness = checks, s.Harness
-	for _, r := range s.Runs {
-		if r.SendLagMS != nil {
-			o.worstLag = max(o.worstLag, r.SendLagMS.P99)
+	o.checks = checks
+	for _, s := range summaries {
+		if o.harness == nil || s.Harness != nil && !s.Harness.Trustworthy {
+			o.harness = s.Harness // a sweep is as trustworthy as its least trustworthy point
+		}
+		for _, r := range s.Runs {
+			if r.SendLagMS != nil {
+				o.worstLag = max(o.worstLag, r.SendLagMS.P99)
+			}
 		}
 	}
 	return o
+}
+
+// readSummaries reads a results folder's summary: a run's summary.json, or
+// a sweep's summary of every point.
+func readSummaries(folder string) ([]*results.Summary, error) {
+	names := []string{filepath.Join(folder, "summary.json")}
+	if _, err := os.Stat(filepath.Join(folder, "sweep.csv")); err == nil {
+		names, _ = filepath.Glob(filepath.Join(folder, "summary-*.json"))
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%s: a sweep without summaries", folder)
+		}
+	}
+	var out []*results.Summary
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		s, err := results.DecodeSummary(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func line(o outcome) string {

@@ -47,3 +47,23 @@ func TestReport(t *testing.T) {
 		t.Errorf("the legend is not printed once:\n%s", out)
 	}
 }
+
+// A sweep's folder gives every point's summary, so a sweep's headline
+// (jitter-range) is checked over all of its points.
+func TestReadSummariesOfASweep(t *testing.T) {
+	dir := t.TempDir()
+	var points []*results.Summary
+	for _, f := range []string{"0", "0.5", "1"} {
+		points = append(points, &results.Summary{Scenario: "jitter-range", Point: []results.Setting{{Field: "strategies[jittered].jitter", Value: f}}})
+	}
+	if err := results.WriteSweep(dir, points, []byte("name: jitter-range\n")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readSummaries(dir)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%d summaries, %v; want the 3 points", len(got), err)
+	}
+	if _, err := readSummaries(t.TempDir()); err == nil {
+		t.Error("a folder without a summary read")
+	}
+}

@@ -78,13 +78,13 @@ func (e *ending) checkThresholds() []*results.Summary {
 	return e.summaries()
 }
 
-// label names a point on the terminal: "" for a run, "20 clients" for a
-// sweep's.
+// label names a point on the terminal: "" for a run,
+// "workload.clients=20" for a sweep's.
 func (e *ending) label(s *results.Summary) string {
 	if !e.sweep {
 		return ""
 	}
-	return fmt.Sprintf("%d clients", s.Clients)
+	return results.PointLabel(s.Point)
 }
 
 // save writes the results folder into a hidden folder, draws its report
@@ -107,7 +107,7 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if rerr != nil && len(e.points[0].Output.Cohorts) > 0 {
+	if rerr != nil && (len(e.points[0].Output.Cohorts) > 0 || e.sweep && !first.Partial) {
 		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
 	}
 	return dir, rerr
@@ -121,12 +121,13 @@ func (e *ending) write(dir string) error {
 	return results.Write(dir, e.points[0].Output)
 }
 
-// report draws report.html and the PNGs from the data in dir. A sweep has
-// no report: its figures are sweep.csv.
+// report draws report.html and the PNGs from the data in dir: a run's, or
+// a sweep's (its figures against the swept fields) once a point finished.
 func (e *ending) report(dir string, f *scenarioFlags) error {
 	switch {
+	case e.sweep && e.points[0].Output.Summary.Partial:
+		return errors.New("no report: the sweep was interrupted before its first point finished; its summary holds what was recorded")
 	case e.sweep:
-		return nil
 	case len(e.points[0].Output.Cohorts) == 0:
 		// A simulation interrupted before every cohort's first run
 		// ended keeps no timelines: its figures are all there is.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/herdbench/herdbench/engine"
@@ -60,12 +61,12 @@ func TestSweepChecksThresholdsAtEveryPoint(t *testing.T) {
 		clients int
 		pass    bool
 	}{{1, true}, {200, false}} {
-		s := readJSON(t, filepath.Join(dirs[0], results.SweepFileName(c.clients)))
+		s := readJSON(t, filepath.Join(dirs[0], results.PointFileNames([][]results.Setting{{{Field: "workload.clients", Value: fmt.Sprint(c.clients)}}})[0]))
 		if len(s.Thresholds) != 1 || s.Thresholds[0].Pass != c.pass || s.Thresholds[0].Value == nil {
 			t.Errorf("%d clients: thresholds %+v, want one that passes: %v", c.clients, s.Thresholds, c.pass)
 		}
 	}
-	for _, want := range []string{"1 clients: thresholds: all 1 passed", "200 clients: thresholds: 1 of 1 FAILED"} {
+	for _, want := range []string{"workload.clients=1: thresholds: all 1 passed", "workload.clients=200: thresholds: 1 of 1 FAILED"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -126,7 +127,7 @@ func TestSweepScenarioReruns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(resolved), "runs: 2\nsweep:\n    clients:\n        - 5\n        - 10\n") {
+	if !strings.Contains(string(resolved), "runs: 2\nsweep:\n    workload.clients: [5, 10]\n") {
 		t.Errorf("scenario.yaml does not record the sweep:\n%s", resolved)
 	}
 	again := t.TempDir()
@@ -179,7 +180,7 @@ func TestSweepEndsLikeARun(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "scenario", writeScenario(t, gateScenario), "--sim", "--clients", clients, "--out", t.TempDir(), "-q", "--no-png")
 		at := ""
 		if sweep {
-			at = " at 20 clients"
+			at = " at workload.clients=20"
 		}
 		if code != exitSignal || !strings.Contains(stdout, "PARTIAL: the run was interrupted at 1.5s of 2s") ||
 			!strings.Contains(stderr, "herdbench: interrupted") || !strings.Contains(stderr, "attempts"+at+" succeeded (most were http_5xx") {
@@ -188,5 +189,137 @@ func TestSweepEndsLikeARun(t *testing.T) {
 		if n := strings.Count(stderr, "succeeded (most were"); n != 1 {
 			t.Errorf("sweep %v: %d warnings of no success, want 1 (the point without one):\n%s", sweep, n, stderr)
 		}
+	}
+}
+
+// --set sweeps any field: two of them run every combination, and the
+// folder holds sweep.csv with a column for each, a summary per point named
+// by its values, and a report with the figures against each field and the
+// heat maps over both; the sweep's scenario.yaml reruns it.
+func TestSetSweepsAnyField(t *testing.T) {
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--set", "target.concurrency=2,8", "--set", "strategies[full].cap=50ms,200ms,1s", "--set", "target.queue=20", "--out", out, "-q", "--no-png")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	csv, err := os.ReadFile(filepath.Join(dirs[0], "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if len(lines) != 7 || !strings.HasPrefix(lines[0], "target.concurrency,strategies[full].cap,clients,strategy,runs,") || !strings.HasPrefix(lines[6], "8,1s,20,full,1,") {
+		t.Fatalf("sweep.csv:\n%s", csv)
+	}
+	s := readJSON(t, filepath.Join(dirs[0], "summary-concurrency-8_cap-200ms.json"))
+	if results.PointLabel(s.Point) != "target.concurrency=8, strategies[full].cap=200ms" {
+		t.Errorf("the point's summary: point %v", s.Point)
+	}
+	html, err := os.ReadFile(filepath.Join(dirs[0], "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="sweep_1"`, `id="sweep_2"`, `id="heatmap_recovery_s"`, "6 points, every combination of target.concurrency (2 values) × strategies[full].cap (3 values)"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	resolved, _ := os.ReadFile(filepath.Join(dirs[0], "scenario.yaml"))
+	for _, want := range []string{"queue: 20\n", "sweep:\n    target.concurrency: [2, 8]\n    strategies[full].cap: [50ms, 200ms, 1s]\n"} {
+		if !strings.Contains(string(resolved), want) {
+			t.Errorf("scenario.yaml lacks %q:\n%s", want, resolved)
+		}
+	}
+	if code, stdout, _ := runCLI(t, "validate", filepath.Join(dirs[0], "scenario.yaml")); code != exitOK || !strings.Contains(stdout, "a sweep of 6 points, each checked") {
+		t.Errorf("validate the sweep's scenario: exit %d: %s", code, stdout)
+	}
+}
+
+// A value that is wrong at some points is refused before anything runs,
+// naming those points; so are a path that names no field, and --clients
+// beside --set workload.clients.
+func TestSetRefusedBeforeTheRun(t *testing.T) {
+	file := writeScenario(t, gateScenario)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--set", "strategies[full].cap=50ms,1ms", "--set", "workload.clients=5,10"}, "strategies[0].cap: at strategies[full].cap=1ms: cap 1ms is below base 10ms"},
+		{[]string{"--set", "workload.clietns=5,10"}, `workload.clietns: --set: unknown field "clietns" (did you mean "clients"?)`},
+		{[]string{"--set", "chaos[2].for=1s,2s"}, "chaos has 1 item(s), numbered from 0: there is no [2]"},
+		{[]string{"--set", "workload.clients"}, "--set \"workload.clients\": write PATH=VALUE or PATH=V1,V2,..."},
+		{[]string{"--clients", "5,10", "--set", "workload.clients=7"}, "--clients is --set workload.clients: give the count of clients once"},
+		{[]string{"--set", "duration=1s,2s", "--duration", "3s"}, "--set duration: --duration sets the run's length too; give it once"},
+	} {
+		out := t.TempDir()
+		code, _, stderr := runCLI(t, append([]string{"scenario", file, "--sim", "--out", out, "-q"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, stderr)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("%v: something was written", c.args)
+		}
+	}
+}
+
+// cancelOn is a progress writer that cancels the run when it sees a line.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	line   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(w.b.String(), w.line) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// Ctrl-C in the middle of a real-time sweep keeps the points that
+// finished: the first point's summary whole, the second's (the one it
+// cut) marked partial and left out of sweep.csv, none for the third, a
+// report of what finished, and exit 130.
+func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	file := writeScenario(t, gateScenario)
+	out := t.TempDir()
+	stderr := &cancelOn{line: "run 2 of 3", cancel: cancel} // the second point has begun
+	var stdout strings.Builder
+	code := run(ctx, []string{"scenario", file, "--set", "workload.clients=2,3,4", "--no-sim-reference", "--no-png", "--out", out}, &stdout, stderr)
+	if code != exitSignal {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitSignal, stderr.b.String())
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "gates-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("results folders: %v", dirs)
+	}
+	if s := readJSON(t, filepath.Join(dirs[0], "summary-clients-2.json")); s.Partial || len(s.Runs) != 1 || s.Runs[0].Requests == 0 {
+		t.Errorf("the finished point: partial %v, runs %+v", s.Partial, s.Runs)
+	}
+	if s := readJSON(t, filepath.Join(dirs[0], "summary-clients-3.json")); !s.Partial {
+		t.Error("the point the interrupt cut is not marked partial")
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "summary-clients-4.json")); !os.IsNotExist(err) {
+		t.Errorf("a point that never began has a summary: %v", err)
+	}
+	csv, err := os.ReadFile(filepath.Join(dirs[0], "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(csv)), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "2,") {
+		t.Errorf("sweep.csv, want the finished point alone:\n%s", csv)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "report.html")); err != nil {
+		t.Errorf("no report of the finished point: %v", err)
 	}
 }

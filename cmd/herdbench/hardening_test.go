@@ -36,7 +36,7 @@ func TestRefusedBeforeTheRun(t *testing.T) {
 		{"duration beyond a day", []string{file, "--sim", "--duration", "1000h"}, "--duration 1000h0m0s: a run lasts more than 0s and at most 24h"},
 		{"bad --max-memory", []string{file, "--sim", "--max-memory", "lots"}, `--max-memory: "lots" is not a size`},
 		{"more memory than allowed", []string{long, "--sim", "--max-memory", "1GiB"}, "needs more memory than allowed: about"},
-		{"a sweep of an open workload", []string{writeScenario(t, "name: o\nworkload: {kind: open, rate: 10}\nstrategies: [{name: a, backoff: full}]\n"), "--sim", "--clients", "5,10"}, "--clients: the workload is open"},
+		{"a sweep of an open workload", []string{writeScenario(t, "name: o\nworkload: {kind: open, rate: 10}\nstrategies: [{name: a, backoff: full}]\n"), "--sim", "--clients", "5,10"}, "workload.clients: --clients: an open workload has arrivals, not clients to count or sweep"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -51,7 +51,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 
 Checks scenario files (or built-in names) without running anything: YAML
 syntax, unknown fields, types, and what the values mean. Every problem is
-listed at once, each with its line and field path.
+listed at once, each with its line and field path. A scenario with a sweep
+is checked at every point, and a problem only some points have names them.
 
 A scenario without strategies is valid for herdbench target and proxy
 alone (their chaos plan, and thresholds on the traffic they record).
@@ -69,7 +70,7 @@ Exit code 0 when every file is valid, 2 otherwise.
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
-		p, err := scenarios.Load(arg, scenarios.Overrides{})
+		plans, err := scenarios.LoadAll(arg, scenarios.Overrides{})
 		if err != nil {
 			if line, ok := validServerOnly(arg); ok {
 				fmt.Fprintln(stdout, line)
@@ -79,11 +80,16 @@ Exit code 0 when every file is valid, 2 otherwise.
 			code = exitUsage
 			continue
 		}
+		p := plans[0]
 		faults := 0
 		if p.Chaos != nil {
 			faults = len(p.Chaos.Faults())
 		}
-		fmt.Fprintf(stdout, "%s: ok: %d strategies, %d faults, %s, %s workload\n", arg, len(p.Strategies), faults, p.Duration, p.Workload.Kind)
+		sweep := ""
+		if len(p.Sweep) > 0 {
+			sweep = fmt.Sprintf(", a sweep of %d points, each checked", len(plans))
+		}
+		fmt.Fprintf(stdout, "%s: ok: %d strategies, %d faults, %s, %s workload%s\n", arg, len(p.Strategies), faults, p.Duration, p.Workload.Kind, sweep)
 	}
 	return code
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
@@ -131,4 +133,80 @@ func showBars(r *engine.Run, w io.Writer) {
 		b.SetTotal(-1, true)
 	}
 	p.Wait()
+}
+
+// countBar shows how far a batch of runs has gone (a sweep's simulated
+// cohort runs): an mpb bar with the time left on a terminal, a line every
+// few seconds otherwise. set may be called from several goroutines.
+type countBar struct {
+	w     io.Writer
+	what  string
+	tty   bool
+	mu    sync.Mutex
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	done  atomic.Int64
+	total atomic.Int64
+	quit  chan struct{}
+	ended sync.WaitGroup
+}
+
+func newCountBar(w io.Writer, what string) *countBar {
+	b := &countBar{w: w, what: what, tty: isTerminal(w), quit: make(chan struct{})}
+	if b.tty {
+		return b
+	}
+	b.ended.Add(1)
+	go func() {
+		defer b.ended.Done()
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.quit:
+				return
+			case <-tick.C:
+				if t := b.total.Load(); t > 0 {
+					fmt.Fprintf(w, "%s: %d of %d\n", what, b.done.Load(), t)
+				}
+			}
+		}
+	}()
+	return b
+}
+
+// set records that done of total runs have ended.
+func (b *countBar) set(done, total int) {
+	b.total.Store(int64(total))
+	if int64(done) > b.done.Load() {
+		b.done.Store(int64(done))
+	}
+	if !b.tty {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar == nil {
+		b.p = mpb.New(mpb.WithOutput(b.w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
+		b.bar = b.p.AddBar(int64(total),
+			mpb.PrependDecorators(decor.Name(b.what, decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncSpace)),
+			mpb.AppendDecorators(decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), "done")),
+		)
+	}
+	b.bar.SetCurrent(b.done.Load())
+}
+
+// stop ends the display: the bar is completed (or abandoned, if the runs
+// were interrupted) and the line printer stopped.
+func (b *countBar) stop() {
+	close(b.quit)
+	b.ended.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar != nil {
+		if !b.bar.Completed() {
+			b.bar.Abort(false)
+		}
+		b.p.Wait()
+	}
 }

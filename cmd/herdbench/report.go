@@ -20,7 +20,8 @@ of each chart, from the files a run saved in its results folder
 scenario.yaml).
 
 With one DIR it re-renders that folder's report in place, e.g. after
-upgrading herdbench. With several it overlays them in one report, for a
+upgrading herdbench. A sweep's folder (sweep.csv) gets a sweep's report:
+every figure against each swept field, and heat maps over two. With several it overlays them in one report, for a
 before/after comparison of a configuration change: each cohort appears once
 per run, labelled by run ("no-jitter (before)", "no-jitter (after)") and
 drawn in the same colour, solid for the first run and dashed for the second.
@@ -76,6 +77,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
 		return exitSignal
 	}
+	if len(dirs) == 1 && report.IsSweep(dirs[0]) {
+		return reportSweep(ctx, dirs[0], out, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi}, stdout, stderr)
+	}
 	runs := make([]*report.Run, len(dirs))
 	for i, d := range dirs {
 		if ctx.Err() != nil {
@@ -102,6 +106,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if ctx.Err() != nil {
 		return interrupted()
 	}
+	return writeReport(out, files, err, stdout, stderr)
+}
+
+// writeReport writes the files of a report drawn into out, or says why
+// it was not drawn (err).
+func writeReport(out string, files []report.File, err error, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = report.WriteFiles(out, files)
 	}
@@ -111,6 +121,23 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintln(stdout, "report:", filepath.Join(out, "report.html"))
 	return exitOK
+}
+
+// reportSweep renders a sweep's report: every figure against the swept
+// fields, heat maps over two.
+func reportSweep(ctx context.Context, dir, out string, o report.Options, stdout, stderr io.Writer) int {
+	sw, err := report.LoadSweep(dir)
+	var files []report.File
+	if err == nil {
+		if files, err = report.RenderSweep(ctx, sw, o); ctx.Err() != nil {
+			fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
+			return exitSignal
+		}
+	}
+	if out == "" {
+		out = dir
+	}
+	return writeReport(out, files, err, stdout, stderr)
 }
 
 // defaultLabels names runs by their folder names without the leading

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,12 +75,23 @@ far larger than one machine can hold (a million clients) can be studied.
 
 --runs K repeats each cohort K times with seeds derived from the root seed
 and reports every figure as mean ± standard deviation (summary.json: each
-run's "stats"). --clients 10,20,50 sweeps the number of clients: the folder
-then holds sweep.csv (one row per client count and strategy, means and
-standard deviations) and one summary per client count. Real runs go one
-after another; simulated runs use every core. The folder's scenario.yaml
-records the repetitions (runs) and the sweep (sweep.clients): rerunning it
-repeats them.
+run's "stats").
+
+--set PATH=VALUE sets a field of the scenario, named by its path as in the
+YAML (workload.clients, target.concurrency, chaos[1].for, strategies[0].jitter,
+or a list item by its name: strategies[no-jitter].base, chaos[crash].for).
+With several values, --set PATH=V1,V2,... sweeps the field: the scenario runs
+at every combination of the values of every swept field (the cross product),
+each point with its --runs repetitions and its thresholds, in either engine.
+--clients 10,20,50 is --set workload.clients=10,20,50. Every point is checked
+before anything runs. The folder then holds sweep.csv (a row per point and
+strategy: a column per swept field, means and standard deviations), one
+summary per point, and report.html, which draws every figure against a swept
+field and, for two swept fields, a heat map of each figure over both. Real
+runs go one after another; simulated runs use every core. The folder's
+scenario.yaml records the repetitions (runs) and the sweep (its sweep:
+section, which takes any field as --set does): rerunning it repeats them.
+Ctrl-C keeps the points that finished.
 
 Before anything runs, every number is checked against its range
 (docs/limits.md), --out is created and checked writable, and the memory the
@@ -92,6 +104,9 @@ Examples:
   herdbench scenario my-service.yaml --duration 1m --out /tmp/results
   herdbench scenario aws-contention --sim --runs 100
   herdbench scenario aws-contention --sim --runs 100 --clients 10,50,100,150
+  herdbench scenario jitter-range --sim
+  herdbench scenario outage --sim --set workload.clients=100,300,1000 --set chaos[crash].for=1s,2.3s,4s
+  herdbench scenario outage --strategies full-jitter --set strategies[full-jitter].cap=1s,10s
   herdbench scenario outage --sim --clients 1000000
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091 --metrics-addr 127.0.0.1:9100
 
@@ -108,6 +123,7 @@ type scenarioFlags struct {
 	sim        bool
 	runs       int
 	clients    []int
+	set        []string
 	maxMemory  string
 	cohorts    string
 	noSimRef   bool
@@ -147,7 +163,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.DurationVar(&f.duration, "duration", 0, "run for this long instead of the scenario's duration (e.g. 45s; at most 24h)")
 	fs.BoolVar(&f.sim, "sim", false, "run in virtual time: a deterministic simulation, no sockets")
 	fs.IntVar(&f.runs, "runs", 1, fmt.Sprintf("repeat each cohort this many times, 1 to %d (seeds derived from the root seed), and report mean ± sd; thresholds must hold in every repetition", scenarios.MaxRuns))
-	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them into sweep.csv, with thresholds checked at each")
+	fs.StringArrayVar(&f.set, "set", nil, "set a field, PATH=VALUE (e.g. target.concurrency=32), or sweep it, PATH=V1,V2,... (e.g. strategies[0].jitter=0,0.1,1); repeat it to sweep several fields over every combination")
+	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts outnumber the cores")
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
@@ -183,8 +200,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if fs.Changed("runs") {
 		o.Runs = f.runs
 	}
-	if len(f.clients) > 0 {
-		o.Sweep = f.clients
+	if o.Set, err = f.axes(); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario:", err)
+		return nil, exitUsage, true
 	}
 	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
@@ -315,13 +333,22 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			return
 		}
 		if len(plans) > 1 || plan.Runs > 1 {
-			fmt.Fprintf(stderr, "run %d of %d, %d clients\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, plans[point].Workload.Clients)
+			where := ""
+			if sr.sweep {
+				where = fmt.Sprintf(": point %d of %d, %s", point+1, len(plans), results.PointLabel(plans[point].Point))
+			}
+			fmt.Fprintf(stderr, "run %d of %d%s\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, where)
 		}
 		if opts.Apart {
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
 		showProgress(ctx, r, stderr)
+	}
+	if f.sim && !f.quiet && (len(plans) > 1 || plan.Runs > 1) {
+		bar := newCountBar(stderr, "simulated cohort runs")
+		defer bar.stop()
+		opts.OnDone = bar.set
 	}
 	began := time.Now()
 	points, err := execute(ctx, plans, opts)
@@ -352,6 +379,9 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 			return fmt.Sprintf("--strategies names %q twice; cohorts must differ (each is labelled by its strategy's name)", name)
 		}
 		seen[name] = true
+	}
+	if len(f.clients) > 0 && slices.ContainsFunc(f.set, func(s string) bool { p, _, _ := strings.Cut(s, "="); return strings.TrimSpace(p) == "workload.clients" }) {
+		return "--clients is --set workload.clients: give the count of clients once"
 	}
 	if len(f.clients) > scenarios.MaxSweepPoints {
 		return fmt.Sprintf("--clients lists %d counts; a sweep has at most %d", len(f.clients), scenarios.MaxSweepPoints)
@@ -397,38 +427,43 @@ func memoryLimit(flag string) (uint64, string, error) {
 	return m.Bytes / 2, fmt.Sprintf("the default --max-memory of %s, half of %s (%s)", humanize.IBytes(m.Bytes/2), m.Source, humanize.IBytes(m.Bytes)), nil
 }
 
-// loadPlans compiles the scenario: once, or once per client count of its
-// sweep (the file's, or --clients'), all with one root seed.
+// axes reads --set and --clients: the fields they set or sweep.
+func (f *scenarioFlags) axes() ([]scenarios.Axis, error) {
+	var out []scenarios.Axis
+	for _, s := range f.set {
+		a, err := scenarios.ParseSet(s)
+		if err != nil {
+			return nil, fmt.Errorf("--set %w", err)
+		}
+		out = append(out, a)
+	}
+	if len(f.clients) > 0 {
+		a := scenarios.Axis{Path: "workload.clients", Origin: "--clients"}
+		for _, n := range f.clients {
+			a.Values = append(a.Values, strconv.Itoa(n))
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// loadPlans compiles the scenario: once, or once per point of its sweep
+// (the file's, with --set and --clients over it), all with one root seed.
+// Every point is checked before any runs.
 func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
 	name, data, err := scenarios.Find(arg)
 	if err != nil {
 		return nil, err
 	}
-	if len(o.Sweep) == 1 {
-		o.Clients = o.Sweep[0]
-	}
 	sc, err := scenarios.Parse(name, data)
 	if err != nil {
 		// Report every problem at once, those of what the values mean too.
-		_, err = scenarios.Check(name, data, o)
+		_, err = scenarios.CheckAll(name, data, o)
 		return nil, err
 	}
 	// The run's root seed, resolved once here, for every point: --seed,
 	// the file's, or a fresh one.
 	seed := seeds.Resolve(o.Seed, sc.File.Seed)
 	o.Seed = &seed
-	first, err := sc.Compile(o)
-	if err != nil || len(first.Sweep) == 0 {
-		return []*scenarios.Plan{first}, err
-	}
-	var plans []*scenarios.Plan
-	for _, n := range first.Sweep {
-		o.Clients = n
-		p, err := sc.Compile(o)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
-	}
-	return plans, nil
+	return sc.Expand(o)
 }

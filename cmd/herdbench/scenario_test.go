@@ -85,7 +85,8 @@ func TestSeedResolvedOnce(t *testing.T) {
 }
 
 // TestScenarioSweep: --clients with several counts writes sweep.csv, one
-// row per count and strategy, and a summary per count.
+// row per count and strategy, with the swept field's column, and a summary
+// per count.
 func TestScenarioSweep(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runCLI(t, "scenario", "aws-contention", "--sim", "--runs", "3", "--clients", "5,10", "--strategies", "full,none", "--out", dir, "-q")
@@ -98,7 +99,7 @@ func TestScenarioSweep(t *testing.T) {
 	}
 	data, _ := os.ReadFile(csv[0])
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[1], "5,full,3,") || !strings.HasPrefix(lines[4], "10,none,3,") {
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "workload.clients,clients,strategy,runs,") || !strings.HasPrefix(lines[1], "5,5,full,3,") || !strings.HasPrefix(lines[4], "10,10,none,3,") {
 		t.Fatalf("sweep.csv:\n%s", data)
 	}
 	for _, n := range []string{"5", "10"} {

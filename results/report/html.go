@@ -339,7 +339,9 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// baseTemplate holds what a run's page and a sweep's share: the head
+// (title, facts, subtitle and notes), the charts, the style and the tables.
+var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -347,7 +349,26 @@ var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="herdbench {{.Version}}">
 <title>{{.Title}}</title>
-<style>
+{{template "style"}}</head>
+<body>
+<main>
+<header>
+<h1>{{.Title}}</h1>
+{{range .Facts}}<p class="facts">{{.}}</p>
+{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+</header>
+{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
+{{end}}
+{{define "charts"}}<section id="charts">
+<h2>Charts</h2>
+{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
+{{.SVG}}
+<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
+</figure>
+{{end}}
+</section>
+{{end}}
+{{define "style"}}<style>
 :root { color-scheme: light; }
 body { font: 15px/1.45 "Liberation Sans", Arial, Helvetica, sans-serif; color: #1a1a1a; background: #fff; margin: 0; }
 main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
@@ -378,16 +399,17 @@ figcaption .file { color: #777; font-family: "Liberation Mono", Menlo, Consolas,
 pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: .7rem; overflow-x: auto; font-size: .8rem; }
 footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </style>
-</head>
-<body>
-<main>
-<header>
-<h1>{{.Title}}</h1>
-{{range .Facts}}<p class="facts">{{.}}</p>
-{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
-</header>
-{{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
-<nav aria-label="contents"><ul>
+{{end}}
+{{define "table"}}<table>
+{{with .Caption}}<caption>{{.}}</caption>{{end}}
+<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
+`))
+
+var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<nav aria-label="contents"><ul>
 <li><a href="#summary">Comparison table</a></li>
 {{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}<li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
@@ -402,15 +424,7 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 {{end}}
 </section>
 
-<section id="charts">
-<h2>Charts</h2>
-{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
-{{.SVG}}
-<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
-</figure>
-{{end}}
-</section>
-
+{{template "charts" .}}
 <section id="run">
 <h2>The run{{if .Overlay}}s{{end}}</h2>
 <div class="scroll">{{template "table" .Fields}}</div>
@@ -428,11 +442,5 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </main>
 </body>
 </html>
-{{define "table"}}<table>
-{{with .Caption}}<caption>{{.}}</caption>{{end}}
-<thead><tr>{{range .Head}}<th scope="col">{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr{{if .Group}} class="group"{{end}}><th scope="row" class="key"{{with .Help}} title="{{.}}"{{end}}>{{.Key}}</th>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>{{end}}
+
 `))

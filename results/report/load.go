@@ -72,7 +72,7 @@ func Load(dir string) (*Run, error) {
 		b, err := results.ReadRegular(filepath.Join(dir, name), max)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
-				return nil, fmt.Errorf("%s is a sweep's folder (--clients with several counts): its figures are in sweep.csv and summary-clients-N.json; a report is drawn for one run (run the scenario with one --clients count)", dir)
+				return nil, fmt.Errorf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir)
 			}
 			return nil, fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
 		}

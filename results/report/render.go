@@ -47,17 +47,30 @@ func RenderContext(ctx context.Context, runs []*Run, o Options) ([]File, error) 
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("report: no results to render")
 	}
+	v := newView(runs)
+	charts := v.charts()
+	svgs, pngs, err := drawCharts(ctx, charts, &o)
+	if err != nil {
+		return nil, err
+	}
+	html, err := renderHTML(v, charts, svgs, o)
+	if err != nil {
+		return nil, err
+	}
+	return reportFiles(html, charts, pngs, o), nil
+}
+
+// drawCharts draws every chart as SVG and, unless o.NoPNG, as PNG at
+// o.DPI (PNGDPI when 0, which it sets). Charts are independent: they are
+// drawn in parallel (rasterizing the PNGs is most of the work), each
+// chart's SVG and PNG in one goroutine because they draw the same plot.
+func drawCharts(ctx context.Context, charts []chart, o *Options) (svgs, pngs [][]byte, err error) {
 	if o.DPI <= 0 {
 		o.DPI = PNGDPI
 	}
-	v := newView(runs)
-	charts := v.charts()
-	svgs := make([][]byte, len(charts))
-	pngs := make([][]byte, len(charts))
+	svgs = make([][]byte, len(charts))
+	pngs = make([][]byte, len(charts))
 	errs := make([]error, len(charts))
-	// Charts are independent: draw them in parallel (rasterizing the PNGs
-	// is most of the work), each chart's SVG and PNG in one goroutine
-	// because they draw the same plot.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, c := range charts {
@@ -75,17 +88,18 @@ func RenderContext(ctx context.Context, runs []*Run, o Options) ([]File, error) 
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("report: chart %s: %w", charts[i].ID, err)
+			return nil, nil, fmt.Errorf("report: chart %s: %w", charts[i].ID, err)
 		}
 	}
-	html, err := renderHTML(v, charts, svgs, o)
-	if err != nil {
-		return nil, err
-	}
+	return svgs, pngs, nil
+}
+
+// reportFiles is report.html and the PNG of every chart that has data.
+func reportFiles(html []byte, charts []chart, pngs [][]byte, o Options) []File {
 	files := []File{{Name: "report.html", Data: html}}
 	if !o.NoPNG {
 		for i, c := range charts {
@@ -95,7 +109,7 @@ func RenderContext(ctx context.Context, runs []*Run, o Options) ([]File, error) 
 			files = append(files, File{Name: c.ID + ".png", Data: pngs[i]})
 		}
 	}
-	return files, nil
+	return files
 }
 
 var xmlProlog = regexp.MustCompile(`^<\?xml[^>]*\?>\s*`)
@@ -147,9 +161,21 @@ func WriteFiles(dir string, files []File) error {
 	return nil
 }
 
-// RenderDir re-renders the report of the results folder dir in place: what
-// a run does at its end and `herdbench report DIR` does later.
+// RenderDir re-renders the report of the results folder dir in place, a
+// run's or a sweep's: what a run does at its end and `herdbench report DIR`
+// does later.
 func RenderDir(dir string, o Options) error {
+	if IsSweep(dir) {
+		sw, err := LoadSweep(dir)
+		if err != nil {
+			return err
+		}
+		files, err := RenderSweep(context.Background(), sw, o)
+		if err != nil {
+			return err
+		}
+		return WriteFiles(dir, files)
+	}
 	r, err := Load(dir)
 	if err != nil {
 		return err
