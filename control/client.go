@@ -133,15 +133,34 @@ func (c *Client) Inject(ctx context.Context, fault any) (*Status, error) {
 	return c.call(ctx, http.MethodPost, "/control/inject", body)
 }
 
+// Results has the server write the results of its recording so far (POST
+// /control/results) and returns where they are.
+func (c *Client) Results(ctx context.Context) (*ResultsAnswer, error) {
+	var a ResultsAnswer
+	if err := c.do(ctx, http.MethodPost, "/control/results", []byte("{}"), &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
 // maxAnswer bounds the answer read from a control API.
 const maxAnswer = 1 << 20
 
 func (c *Client) call(ctx context.Context, method, path string, body []byte) (*Status, error) {
+	var st Status
+	if err := c.do(ctx, method, path, body, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// do makes a call and decodes its answer into out.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
 	u := *c.base
 	u.Path += path
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -155,12 +174,12 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte) (*S
 		if errors.As(err, &ue) {
 			err = ue.Err // the URL is named below
 		}
-		return nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
+		return fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, u.Redacted(), err)
+		return fmt.Errorf("%s %s: reading the answer: %w", method, u.Redacted(), err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		e := &APIError{Method: method, URL: u.Redacted(), Status: resp.StatusCode, StatusText: resp.Status}
@@ -168,11 +187,10 @@ func (c *Client) call(ctx context.Context, method, path string, body []byte) (*S
 		if json.Unmarshal(b, &eb) == nil {
 			e.Message, e.Problems = eb.Error, eb.Problems
 		}
-		return nil, e
+		return e
 	}
-	var st Status
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s %s: the answer is not a control API's status (is this a herdbench proxy or target control address?): %w", method, u.Redacted(), err)
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: the answer is not a control API's (is this a herdbench proxy or target control address?): %w", method, u.Redacted(), err)
 	}
-	return &st, nil
+	return nil
 }

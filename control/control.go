@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
 )
@@ -31,7 +32,26 @@ type Options struct {
 	// its checks first (see guard). With a zero Access.Bound every
 	// request is refused.
 	Access Access
+	// Results, when set, serves POST /control/results: it writes the
+	// results folder of the server's recording so far (package recording)
+	// and says where. ErrNothingRecorded is answered 409; without Results
+	// (recording off) the call is answered 404.
+	Results func() (ResultsAnswer, error)
 }
+
+// ResultsAnswer is the answer of POST /control/results.
+type ResultsAnswer struct {
+	// Dir is the results folder written.
+	Dir string `json:"results"`
+	// Thresholds are the scenario's thresholds checked against it, and
+	// Failed how many of them failed.
+	Thresholds []results.ThresholdResult `json:"thresholds"`
+	Failed     int                       `json:"thresholds_failed"`
+}
+
+// ErrNothingRecorded is returned by Options.Results when the recording has
+// no attempt to write yet.
+var ErrNothingRecorded = errors.New("nothing recorded yet")
 
 // Handler returns the control API.
 func Handler(o Options) http.Handler {
@@ -41,6 +61,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("POST /control/start", a.start)
 	mux.HandleFunc("POST /control/stop", a.stop)
 	mux.HandleFunc("POST /control/inject", a.inject)
+	mux.HandleFunc("POST /control/results", a.results)
 	if o.Metrics != nil {
 		mux.Handle("GET /metrics", o.Metrics)
 	}
@@ -217,6 +238,27 @@ func (a *api) inject(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, http.StatusOK)
 }
 
+func (a *api) results(w http.ResponseWriter, r *http.Request) {
+	if a.Results == nil {
+		fail(w, http.StatusNotFound, "this server does not record its traffic (it was started with --no-record): there are no results to write", nil)
+		return
+	}
+	ans, err := a.Results()
+	switch {
+	case errors.Is(err, ErrNothingRecorded):
+		fail(w, http.StatusConflict, "nothing recorded yet: no attempt has arrived since the plan's clock started (with --hold, POST /control/start first)", nil)
+		return
+	case err != nil:
+		fail(w, http.StatusInternalServerError, "writing the results: "+err.Error(), nil)
+		return
+	}
+	if ans.Thresholds == nil {
+		ans.Thresholds = []results.ThresholdResult{}
+	}
+	a.notify("control: results written to %s", ans.Dir)
+	writeJSON(w, http.StatusOK, ans)
+}
+
 func (a *api) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, `herdbench control API
@@ -224,6 +266,7 @@ func (a *api) index(w http.ResponseWriter, r *http.Request) {
   POST /control/start    optional body {"at": "<RFC 3339 time>"}
   POST /control/stop
   POST /control/inject   body e.g. {"kind":"outage","mode":"503","for":"5s"}
+  POST /control/results  write the recording's results folder so far
   GET  /metrics
 A POST needs "Content-Type: application/json".
 `)

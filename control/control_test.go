@@ -197,6 +197,12 @@ func TestAccess(t *testing.T) {
 		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "gameday-box:8091", auth: "Bearer " + token}, code: 200},
 		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "localhost:8091", auth: "Bearer " + token}, code: 200},
 		{req: req{access: everywhere, method: "GET", path: "/control/status", host: "evil.example:8091", auth: "Bearer " + token}, code: 403, want: "Host"},
+		// POST /control/results writes files: behind the same guard.
+		{req: req{access: local, method: "POST", path: "/control/results", host: "evil.example:8091", ctype: "application/json"}, code: 403, want: "Host"},
+		{req: req{access: local, method: "POST", path: "/control/results", host: "127.0.0.1:8091", ctype: "application/json", origin: "http://evil.example"}, code: 403, want: "Origin"},
+		{req: req{access: local, method: "POST", path: "/control/results", host: "127.0.0.1:8091", ctype: "text/plain"}, code: 415, want: "Content-Type"},
+		{req: req{access: remote, method: "POST", path: "/control/results", host: "10.1.2.3:8091", ctype: "application/json"}, code: 401, want: "token"},
+		{req: req{access: remote, method: "POST", path: "/control/results", host: "10.1.2.3:8091", ctype: "application/json", auth: "Bearer " + token}, code: 404, want: "--no-record"},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}

@@ -7,6 +7,7 @@
 //	POST /control/start    (re)start the chaos plan now, or at {"at": "<RFC 3339 time>"}
 //	POST /control/stop     end the chaos now: the plan stops, active faults end
 //	POST /control/inject   add a fault now, e.g. {"kind":"outage","mode":"503","for":"5s"}
+//	POST /control/results  write the results folder of the traffic recorded so far
 //	GET  /metrics          Prometheus metrics
 //
 // Injected faults are read by scenarios.ParseFault, with the same fault

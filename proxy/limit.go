@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/target"
 )
 
 // DefaultMaxInFlight is how many requests a proxy forwards at once unless
@@ -52,6 +55,8 @@ func (l *inFlight) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	defer func() { <-l.slots }()
+	start := time.Now()
+	defer func() { target.NoteUpstream(w, time.Since(start)) }()
 	l.next.ServeHTTP(w, r)
 }
 

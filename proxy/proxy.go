@@ -35,6 +35,10 @@ type Options struct {
 	// again wait, and the rest are answered 503 at once.
 	// DefaultMaxInFlight when 0.
 	MaxInFlight int
+	// Observer, when set, records the traffic: every request the proxy
+	// answers, with the time its upstream took when it was forwarded
+	// (target.Observation.Upstream), and every start of the plan's clock.
+	Observer target.Observer
 	// MaxConns is how many client connections the proxy holds at once;
 	// more wait in the listen backlog. 0: DefaultMaxConns, or fewer if the
 	// open-files limit allows fewer (netguard.TrafficLimits(2)).
@@ -167,9 +171,10 @@ func Start(o Options) (*Proxy, error) {
 	p.limit = newInFlight(forward, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
-		Config: target.Config{Concurrency: 1},
-		Next:   refuseConnect(p.limit),
-		Limits: o.limits(),
+		Config:   target.Config{Concurrency: 1},
+		Next:     refuseConnect(p.limit),
+		Limits:   o.limits(),
+		Observer: o.Observer,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)

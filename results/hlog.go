@@ -16,6 +16,10 @@ import (
 const (
 	TagAttempt = "attempt" // latency of the attempts that ended in the interval
 	TagRequest = "request" // latency of the logical requests that ended in it
+	// TagUpstream is the time a chaos proxy's upstream took for the
+	// attempts that ended in the interval: in the logs of a proxy's
+	// recording only.
+	TagUpstream = "upstream"
 )
 
 // HlogName returns the file name of a cohort's histogram log:
@@ -86,11 +90,20 @@ func EncodeHistogramLog(cohort string, start time.Time, intervals []Interval) ([
 		return nil, err
 	}
 	empty := hdrhistogram.NewPacked(histMin, histMax, histSigF)
+	upstream := false
+	for _, it := range intervals {
+		upstream = upstream || it.Upstream != nil
+	}
+	type tagged struct {
+		tag  string
+		hist *hdrhistogram.PackedHistogram
+	}
 	for k, it := range intervals {
-		for _, h := range []struct {
-			tag  string
-			hist *hdrhistogram.PackedHistogram
-		}{{TagAttempt, it.Attempt}, {TagRequest, it.Request}} {
+		hists := []tagged{{TagAttempt, it.Attempt}, {TagRequest, it.Request}}
+		if upstream {
+			hists = append(hists, tagged{TagUpstream, it.Upstream})
+		}
+		for _, h := range hists {
 			p := h.hist
 			if p == nil {
 				p = empty

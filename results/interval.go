@@ -16,6 +16,10 @@ const IntervalLength = time.Second
 // every interval: the recorder keeps latencies only this way.
 type Interval struct {
 	Attempt, Request *hdrhistogram.PackedHistogram
+	// Upstream is the time a chaos proxy's upstream took for the attempts
+	// that ended in the interval (Attempt.Upstream); nil when the recorder
+	// never received one.
+	Upstream *hdrhistogram.PackedHistogram
 }
 
 // shardInterval is a shard's dense histograms for the interval it is in now.
@@ -30,6 +34,7 @@ type Interval struct {
 type shardInterval struct {
 	index            int
 	attempt, request *hdrhistogram.Histogram
+	upstream         *hdrhistogram.Histogram // made on the first upstream time
 }
 
 func newShardInterval() shardInterval {
@@ -87,11 +92,33 @@ func (s *Shard) recordInterval(end time.Duration, v int64, request bool) {
 	}
 }
 
+// recordUpstream records an upstream time v (microseconds) of an attempt
+// ending at elapsed time end. The caller holds s.mu.
+func (s *Shard) recordUpstream(end time.Duration, v int64) {
+	iv := &s.iv
+	if iv.upstream == nil {
+		iv.upstream = newHist()
+		s.rec.upstream.Store(true)
+	}
+	k := s.rec.intervalOf(end)
+	if s.rec.whole || k == iv.index {
+		_ = iv.upstream.RecordValue(v)
+		return
+	}
+	// Another second than the shard's current one (recordInterval has
+	// just moved it on, or the record is late): straight into its slot.
+	r := s.rec
+	r.imu.Lock()
+	_ = r.slot(k).Upstream.RecordValue(v)
+	r.imu.Unlock()
+}
+
 // flushInterval moves the shard's current interval into the recorder's
 // packed slot. The caller holds s.mu.
 func (s *Shard) flushInterval() {
 	iv := &s.iv
-	if iv.attempt.TotalCount() == 0 && iv.request.TotalCount() == 0 {
+	up := iv.upstream != nil && iv.upstream.TotalCount() > 0
+	if iv.attempt.TotalCount() == 0 && iv.request.TotalCount() == 0 && !up {
 		return
 	}
 	r := s.rec
@@ -99,6 +126,10 @@ func (s *Shard) flushInterval() {
 	slot := r.slot(iv.index)
 	slot.Attempt.MergeFrom(iv.attempt)
 	slot.Request.MergeFrom(iv.request)
+	if up {
+		slot.Upstream.MergeFrom(iv.upstream)
+		iv.upstream.Reset()
+	}
 	r.imu.Unlock()
 	iv.attempt.Reset()
 	iv.request.Reset()
@@ -114,6 +145,9 @@ func (r *Recorder) slot(k int) *Interval {
 	if it.Attempt == nil {
 		it.Attempt = hdrhistogram.NewPacked(histMin, histMax, histSigF)
 		it.Request = hdrhistogram.NewPacked(histMin, histMax, histSigF)
+	}
+	if it.Upstream == nil && r.upstream.Load() {
+		it.Upstream = hdrhistogram.NewPacked(histMin, histMax, histSigF)
 	}
 	return it
 }

@@ -49,8 +49,16 @@ func (s Series) String() string { return seriesNames[s] }
 type Attempt struct {
 	Sent    time.Duration // elapsed time the attempt was sent
 	Latency time.Duration
-	Number  int // 1 for the first try, 2 for the first retry, ...
+	// Number is 1 for the first try, 2 for the first retry, ...; 0 when
+	// it is not known (a recording of clients that do not say it): the
+	// attempt then counts in no attempt-number series.
+	Number  int
 	Outcome Outcome
+	// Upstream is, for an attempt a chaos proxy forwarded, the time its
+	// upstream took (recording.go); 0 for the others. It has a latency
+	// histogram of its own (latency_ms.upstream, Tag=upstream in the
+	// .hlog), kept only by recorders that receive one.
+	Upstream time.Duration
 	// Lag is how late the attempt was sent: its send time minus the time
 	// its client scheduled it for. It is the harness's own lateness (a
 	// busy machine wakes the client late), recorded by the real-time
@@ -88,6 +96,8 @@ type Recorder struct {
 	lastEnd   atomic.Int64 // latest request end, ns
 	used      atomic.Int64 // buckets the timelines cover; see SetEnd
 	touched   atomic.Int64 // 1 + the highest bucket written, for Reset
+
+	upstream atomic.Bool // some attempt had an Upstream time: intervals keep it
 
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
@@ -180,10 +190,15 @@ func (s *Shard) Attempt(a Attempt) {
 		r.ok.Add(1)
 	}
 	r.add(a.Sent, Series(a.Outcome))
-	r.add(a.Sent, SeriesFirst+Series(min(max(a.Number, 1), 4)-1))
-	s.live[a.Outcome][min(max(a.Number, 1), AttemptGroups)-1].Add(1)
+	if a.Number > 0 {
+		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
+		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
+	}
 	s.mu.Lock()
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
+	if a.Upstream > 0 {
+		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
+	}
 	s.recordLag(a.Lag)
 	s.mu.Unlock()
 }
@@ -304,6 +319,7 @@ func (r *Recorder) Reset() {
 		s.mu.Lock()
 		s.iv.attempt.Reset()
 		s.iv.request.Reset()
+		s.iv.upstream = nil
 		s.iv.index = 0
 		if s.lag != nil {
 			s.lag.Reset()
@@ -319,6 +335,7 @@ func (r *Recorder) Reset() {
 			}
 		}
 	}
+	r.upstream.Store(false)
 	r.imu.Lock()
 	r.intervals = r.intervals[:0]
 	r.imu.Unlock()
@@ -409,6 +426,34 @@ func (r *Recorder) Histograms() (attempt, request *hdrhistogram.Histogram) {
 	return attempt, request
 }
 
+// UpstreamHistogram returns the merged histogram (in microseconds) of the
+// upstream times of a chaos proxy's forwarded attempts (Attempt.Upstream),
+// or nil when the recorder received none. Call it once the cohort has
+// stopped.
+func (r *Recorder) UpstreamHistogram() *hdrhistogram.Histogram {
+	if !r.upstream.Load() {
+		return nil
+	}
+	h := newHist()
+	if r.whole {
+		for i := range r.shards {
+			s := &r.shards[i]
+			s.mu.Lock()
+			if s.iv.upstream != nil {
+				h.Merge(s.iv.upstream)
+			}
+			s.mu.Unlock()
+		}
+		return h
+	}
+	for _, it := range r.Intervals() {
+		if it.Upstream != nil {
+			it.Upstream.MergeInto(h)
+		}
+	}
+	return h
+}
+
 // Timeline is counts per bucket and series.
 type Timeline struct {
 	Resolution time.Duration
@@ -437,3 +482,116 @@ func (t Timeline) Attempts() []int64 {
 
 // Duration returns the run duration the recorder was made for.
 func (r *Recorder) Duration() time.Duration { return r.duration }
+
+// Ended records the end of a logical request whose start is not known, at
+// elapsed time at: a recording sees the attempt that ended a request (a 2xx
+// ends it in success) but not when its first attempt was meant to start,
+// so the request counts as succeeded or failed and has no latency.
+func (s *Shard) Ended(at time.Duration, succeeded bool) {
+	r := s.rec
+	series := SeriesFailed
+	if succeeded {
+		series = SeriesSucceeded
+	}
+	if r.unshared {
+		if succeeded {
+			r.plain.succeeded++
+		} else {
+			r.plain.failed++
+		}
+		r.addPlain(at, series)
+		r.plain.lastEnd = max(r.plain.lastEnd, at)
+		return
+	}
+	if succeeded {
+		r.succeeded.Add(1)
+	} else {
+		r.failed.Add(1)
+	}
+	r.add(at, series)
+	for end := int64(at); ; {
+		last := r.lastEnd.Load()
+		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
+			break
+		}
+	}
+}
+
+// Upto returns a copy of what r recorded up to elapsed time end, as a
+// recorder of a run of that length: its timeline's buckets to end, the
+// totals of those buckets, and its latencies second by second. A recording
+// that goes on writes its results so far from such a copy, while its
+// clients keep recording into r. Records sent after end are left out; an
+// attempt sent before end that ended after it is in the copy's last
+// second.
+func (r *Recorder) Upto(end time.Duration) *Recorder {
+	c := NewRecorder(max(end, Bucket), 1)
+	n := min(c.buckets, r.buckets)
+	for i := range n * int(NumSeries) {
+		c.counts[i] = atomic.LoadInt64(&r.counts[i])
+	}
+	c.touched.Store(int64(n))
+	for b := range n {
+		row := c.counts[b*int(NumSeries) : (b+1)*int(NumSeries)]
+		for o := range NumOutcomes {
+			c.attempts.Add(row[o])
+		}
+		c.ok.Add(row[OK])
+		c.requests.Add(row[SeriesRequests])
+		c.succeeded.Add(row[SeriesSucceeded])
+		c.failed.Add(row[SeriesFailed])
+		c.calls.Add(row[SeriesCalls])
+	}
+	c.lastEnd.Store(min(r.lastEnd.Load(), int64(end)))
+	if r.upstream.Load() {
+		c.upstream.Store(true)
+	}
+	if r.whole {
+		c.whole = true
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		if !r.whole {
+			s.flushInterval()
+		} else {
+			c.shards[0].iv.attempt.Merge(s.iv.attempt)
+			c.shards[0].iv.request.Merge(s.iv.request)
+			if s.iv.upstream != nil {
+				if c.shards[0].iv.upstream == nil {
+					c.shards[0].iv.upstream = newHist()
+				}
+				c.shards[0].iv.upstream.Merge(s.iv.upstream)
+			}
+		}
+		s.mu.Unlock()
+	}
+	if r.whole {
+		return c
+	}
+	tmp := newHist()
+	copyPacked := func(p *hdrhistogram.PackedHistogram) *hdrhistogram.PackedHistogram {
+		if p == nil {
+			return nil
+		}
+		q := hdrhistogram.NewPacked(histMin, histMax, histSigF)
+		if p.TotalCount() > 0 {
+			tmp.Reset()
+			p.MergeInto(tmp)
+			q.MergeFrom(tmp)
+		}
+		return q
+	}
+	r.imu.Lock()
+	defer r.imu.Unlock()
+	last := c.lastInterval()
+	for k := 0; k <= last && k < len(r.intervals); k++ {
+		it := r.intervals[k]
+		if it.Attempt == nil {
+			continue
+		}
+		c.intervals = append(c.intervals, make([]Interval, k+1-len(c.intervals))...)
+		c.intervals[k] = Interval{Attempt: copyPacked(it.Attempt), Request: copyPacked(it.Request), Upstream: copyPacked(it.Upstream)}
+	}
+	return c
+}

@@ -18,10 +18,18 @@ func RenderTable(w io.Writer, s *Summary) error {
 		if len(s.Faults) > 0 {
 			failed, recovery = fmt.Sprint(r.FailedAfterFault), recoveryText(r.RecoveryS)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%.2f\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
-			r.Strategy, r.Requests, 100*r.SuccessRatio, r.Attempts, r.Amplification,
+		// A recording's figures its traffic cannot tell show as "?".
+		known := func(name, text string) string {
+			if r.IsUnmeasured(name) {
+				return "?"
+			}
+			return text
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
+			r.Strategy, known("requests", fmt.Sprint(r.Requests)), known("success_ratio", fmt.Sprintf("%.1f%%", 100*r.SuccessRatio)),
+			r.Attempts, known("amplification", fmt.Sprintf("%.2f", r.Amplification)),
 			r.PeakAttemptsPerS, r.HerdFactor, failed, recovery,
-			msText(r.LatencyMS.Request.P50), msText(r.LatencyMS.Request.P99))
+			known("latency_ms.request.p50", msText(r.LatencyMS.Request.P50)), known("latency_ms.request.p99", msText(r.LatencyMS.Request.P99)))
 		if m := r.Sim; m != nil {
 			// The simulator's figures for the same seed, right under the
 			// real ones.
@@ -181,7 +189,12 @@ func Explain(s *Summary) []string {
 				})+".")
 	}
 	out = append(out, "amplification: attempts per request (1 = no retries): "+
-		list(func(r Run) string { return fmt.Sprintf("%.2f", r.Amplification) })+".")
+		list(func(r Run) string {
+			if r.IsUnmeasured("amplification") {
+				return "? (no attempt numbers)"
+			}
+			return fmt.Sprintf("%.2f", r.Amplification)
+		})+".")
 	out = append(out, explainTiers(s)...)
 
 	return out

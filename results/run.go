@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -66,12 +67,41 @@ type Run struct {
 	// Sim is, for a real-time run with an embedded target, the simulator's
 	// figures for the same plan and seed (simref.go); absent otherwise.
 	Sim *SimReference `json:"sim,omitempty" threshold:"-"`
+	// Unmeasured names the figures of a recording (Summary.Recorded) that
+	// what it saw cannot tell, by metric name or object ("requests",
+	// "latency_ms.request"): summary.json writes them as null, and
+	// thresholds read them as null (+∞), never as the 0 they hold here.
+	Unmeasured []string `json:"unmeasured,omitempty"`
+}
+
+// IsUnmeasured reports whether the figure name (a metric's name, dotted)
+// is among r's unmeasured ones, itself or inside an object that is.
+func (r *Run) IsUnmeasured(name string) bool {
+	for _, u := range r.Unmeasured {
+		if name == u || strings.HasPrefix(name, u+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// MarshalJSON writes r with its unmeasured figures as null.
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	b, err := json.Marshal(plain(r))
+	if err != nil || len(r.Unmeasured) == 0 {
+		return b, err
+	}
+	return nullPaths(b, r.Unmeasured)
 }
 
 // Latencies holds the attempt and request latency percentiles.
 type Latencies struct {
 	Attempt Percentiles `json:"attempt"`
 	Request Percentiles `json:"request"`
+	// Upstream is, in a chaos proxy's recording, the time its upstream
+	// took to answer the attempts it forwarded; absent otherwise.
+	Upstream *Percentiles `json:"upstream,omitempty"`
 }
 
 // Percentiles in milliseconds, read from an HDR histogram.
@@ -159,6 +189,10 @@ func Summarize(c Cohort, w Window) Run {
 	r.addPolicies(c.Rec)
 	ah, rh := c.Rec.Histograms()
 	r.LatencyMS = Latencies{Attempt: PercentilesOf(ah), Request: PercentilesOf(rh)}
+	if uh := c.Rec.UpstreamHistogram(); uh != nil {
+		p := PercentilesOf(uh)
+		r.LatencyMS.Upstream = &p
+	}
 	if c.OCC {
 		calls, peak := c.Rec.Calls(), c.Rec.peakCalls(BucketAt(time.Second))
 		r.Calls, r.PeakCallsPer10ms = &calls, &peak
@@ -384,6 +418,10 @@ var metricTable = sync.OnceValue(func() []Metric {
 				Help: lag.what + ", " + q.text + ", over every repetition; null in virtual time"})
 		}
 	}
+	for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p90", "90th percentile"}, {"p99", "99th percentile"}, {"p999", "99.9th percentile"}, {"max", "maximum"}} {
+		ms = append(ms, Metric{Name: "latency_ms.upstream." + q.name, Unit: Millis, Reps: RepFirst, Shards: ShardHistogram,
+			Help: "in a chaos proxy's recording, the time its upstream took to answer the attempts it forwarded, " + q.text + "; absent otherwise"})
+	}
 	for i := range ms {
 		at, err := fieldOf(ms[i].Name)
 		if err != nil {
@@ -397,7 +435,12 @@ var metricTable = sync.OnceValue(func() []Metric {
 // Value reads the metric's figure in r; ok is false when r has none (a
 // null or absent field: recovery_s when the target never recovered, calls
 // for a target that is not an OCC row, send_lag_ms in virtual time).
-func (m Metric) Value(r *Run) (v float64, ok bool) { return m.at.value(r) }
+func (m Metric) Value(r *Run) (v float64, ok bool) {
+	if r.IsUnmeasured(m.Name) {
+		return 0, false
+	}
+	return m.at.value(r)
+}
 
 // field is where a figure lives in a Run: a path of struct fields, and a
 // map key for outcomes.<name>.

@@ -45,6 +45,72 @@ type Summary struct {
 	// Harness is a real-time run's self-check (selfcheck.go); absent in
 	// virtual time.
 	Harness *Harness `json:"harness,omitempty"`
+	// Recorded is set when the figures are not a swarm's but a recording of
+	// the traffic a chaos proxy or standalone target received: where they
+	// come from. Absent for a swarm's run.
+	Recorded *Recorded `json:"recorded,omitempty"`
+}
+
+// Recorded says where a recording's figures come from: which server saw
+// the attempts, on which clock, and how it told clients and retries apart.
+type Recorded struct {
+	// By is "proxy" or "target": herdbench proxy or herdbench target.
+	By string `json:"by"`
+	// Address is where it received the traffic (its --listen).
+	Address string `json:"address"`
+	// Upstream is the proxy's upstream (its URL, without credentials).
+	Upstream string `json:"upstream,omitempty"`
+	// Times says what the times and latencies measure.
+	Times string `json:"times"`
+	// CohortBy is how attempts were grouped into cohorts: "all" (one
+	// cohort), "user-agent", "source-ip" or "header:NAME".
+	CohortBy string `json:"cohort_by"`
+	// MaxCohorts is how many cohorts of their own at most; the attempts of
+	// later keys are in the cohort "other".
+	MaxCohorts int `json:"max_cohorts"`
+	// Other is the keys folded into "other" that sent the most attempts
+	// (at most 10, counted exactly while at most 1,000 keys were folded,
+	// then approximately: Misra-Gries counts, never above the truth).
+	Other []KeyCount `json:"other,omitempty"`
+	// AttemptHeader is the request header read for the attempt number;
+	// empty when none was, and the figures that need it are null.
+	AttemptHeader string `json:"attempt_header,omitempty"`
+	// AttemptsUnnumbered counts the attempts whose attempt number could
+	// not be read (no header, or one that did not parse).
+	AttemptsUnnumbered int64 `json:"attempts_unnumbered"`
+	// Segment numbers the results folders of one recording (1, 2, ...):
+	// a recording longer than its window is written one window at a time.
+	Segment int `json:"segment"`
+	// PlanOffsetS is where this folder's t = 0 is on the plan's clock, in
+	// seconds (0 but for the later segments of a long recording).
+	PlanOffsetS float64 `json:"plan_offset_s"`
+	// Notes say what the figures cannot tell, in words.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// KeyCount is a cohort key and its attempts.
+type KeyCount struct {
+	Key      string `json:"key"`
+	Attempts int64  `json:"attempts"`
+}
+
+// ProvenanceLine says in one line where a recording's figures come from;
+// "" for a swarm's run.
+func ProvenanceLine(s *Summary) string {
+	r := s.Recorded
+	if r == nil {
+		return ""
+	}
+	who := "the standalone target"
+	if r.By == "proxy" {
+		who = "the proxy"
+	}
+	line := "Recorded by " + who + " at " + r.Address
+	if r.Upstream != "" {
+		line += " (upstream " + r.Upstream + ")"
+	}
+	line += ", server-side times: " + r.Times + "."
+	return line
 }
 
 // Setting is one swept field's value at a point of a sweep.

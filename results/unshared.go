@@ -63,8 +63,13 @@ func (s *Shard) attemptPlain(a Attempt) {
 	}
 	i := r.row(a.Sent)
 	r.counts[i+int(a.Outcome)]++
-	r.counts[i+int(SeriesFirst)+min(max(a.Number, 1), 4)-1]++
+	if a.Number > 0 {
+		r.counts[i+int(SeriesFirst)+min(a.Number, 4)-1]++
+	}
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
+	if a.Upstream > 0 {
+		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
+	}
 }
 
 func (s *Shard) requestPlain(q Request) {

@@ -1,14 +1,21 @@
 package scenarios
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
+)
 
 // CompileServer compiles only what a standalone target or a chaos proxy
-// reads from a scenario: name, duration, seed, the target's capacity model
-// and the chaos plan. The rest (workload, strategies, thresholds) is the
-// swarm's business and is neither required nor checked, so a file with
-// only target and chaos sections serves. In a chain of tiers, the target
-// is the tier o.Tier names (the bottom one by default), with that tier's
-// faults. The returned Plan has only those fields set; its Chaos is never
+// reads from a scenario: name, duration, seed, the target's capacity model,
+// the chaos plan, and the thresholds its recording of the traffic is
+// checked against (serverThresholds). The rest (workload, strategies but
+// their names) is the swarm's business and is neither required nor
+// checked, so a file with only target and chaos sections serves. In a
+// chain of tiers, the target is the tier o.Tier names (the bottom one by
+// default), with that tier's faults. The returned Plan has only those
+// fields set, and Resolved holds the file as written; its Chaos is never
 // nil.
 func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	f := s.File
@@ -27,11 +34,25 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	c.tierFaults(f.Chaos, p)
 	c.serverTier(p, o)
+	p.Thresholds = c.serverThresholds(&f)
+	p.Resolved = s.Source
 	if len(c.errs.Problems) > 0 {
 		c.errs.sort()
 		return nil, c.errs
 	}
 	return p, nil
+}
+
+// serverThresholds reads the release gates a recording of the traffic is
+// checked against: the file's for every cohort, and each strategy's own
+// for the recorded cohort of the same name (a cohort is named by its key:
+// a strategy named like a client's User-Agent gates that client).
+func (c *compiler) serverThresholds(f *File) []results.Threshold {
+	named := make([]clients.Strategy, len(f.Strategies))
+	for i, sf := range f.Strategies {
+		named[i].Name = sf.Name
+	}
+	return c.thresholds(f, named)
 }
 
 // seedOf is a plan's seed: the override's, else the file's, else 0.

@@ -39,6 +39,16 @@ const MaxAhead = 24 * time.Hour
 // a zero at means now. A running plan is stopped first, its active faults
 // ending now. Faults injected by hand are kept.
 func (s *Server) StartPlan(at time.Time) error {
+	t0, err := s.startPlan(at)
+	if err == nil && s.observer != nil {
+		s.observer.PlanStarted(t0)
+	}
+	return err
+}
+
+// startPlan is StartPlan but for telling the observer; it returns the
+// plan's new t = 0.
+func (s *Server) startPlan(at time.Time) (time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.elapsed()
@@ -46,10 +56,10 @@ func (s *Server) StartPlan(at time.Time) error {
 	if !at.IsZero() {
 		start = at.Sub(s.origin)
 		if start < 0 {
-			return fmt.Errorf("%w: start time %s is before the server started (%s)", ErrControl, at.UTC().Format(time.RFC3339Nano), s.origin.UTC().Format(time.RFC3339Nano))
+			return time.Time{}, fmt.Errorf("%w: start time %s is before the server started (%s)", ErrControl, at.UTC().Format(time.RFC3339Nano), s.origin.UTC().Format(time.RFC3339Nano))
 		}
 		if start-now > MaxAhead {
-			return fmt.Errorf("%w: start time %s is more than %s from now (%s); give a time within the next day, or none to start now",
+			return time.Time{}, fmt.Errorf("%w: start time %s is more than %s from now (%s); give a time within the next day, or none to start now",
 				ErrControl, at.UTC().Format(time.RFC3339Nano), trim(MaxAhead), s.origin.Add(now).UTC().Format(time.RFC3339))
 		}
 	}
@@ -57,7 +67,7 @@ func (s *Server) StartPlan(at time.Time) error {
 		s.clock.past = append(s.clock.past, clip(s.scheduled(), now)...)
 	}
 	s.clock.running, s.clock.start = true, start
-	return s.replace()
+	return s.origin.Add(start), s.replace()
 }
 
 // StopPlan ends the chaos now: the plan stops and every planned or injected
@@ -171,6 +181,7 @@ func (s *Server) replace() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrControl, err)
 	}
+	s.history.update(faults, now)
 	s.plan = p
 	s.model.SetPlan(p)
 	select {

@@ -32,6 +32,13 @@
 // Injected faults that have ended are dropped (MaxInjected at once, none
 // reaching more than MaxAhead), so a long game day's injects stay cheap.
 //
+// With Options.Observer, a server tells a recording of its traffic
+// (package recording) of every request once answered (Observation: when
+// it arrived, when its answer ended, how; for the proxy, the upstream's
+// time, NoteUpstream) and of every start of the plan's clock; FaultsBetween
+// gives the faults as they acted (cut short by a stop, dropped ones not at
+// all), for the recording's fault windows.
+//
 // Every Server caps its connections and times out slow headers and idle
 // connections (netguard.Limits, Options.Limits), so a slowloris on its port
 // cannot take the open files the rest of the process needs; the cap's

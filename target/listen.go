@@ -52,6 +52,10 @@ type Options struct {
 	// Limits cap the connections the server holds and time out slow and
 	// idle ones; netguard.TrafficLimits(1) when zero.
 	Limits netguard.Limits
+	// Observer, when set, is told of every request the server answers and
+	// of every start of the plan's clock: a recording of the traffic
+	// (package recording). The first start, without Hold, is at Origin.
+	Observer Observer
 }
 
 // Listen starts a server: the capacity model (or, with Next, a chaos
@@ -100,16 +104,32 @@ func Listen(o Options) (*Server, error) {
 	}
 	s := newServer(o.Config, plan, rng, origin, listen, limits)
 	s.next, s.call = o.Next, o.Call
-	s.srv.Handler = s.counters.Wrap(s)
+	s.observer = o.Observer
+	if s.observer != nil {
+		s.srv.Handler = s.counters.wrap(s, s.observed)
+	} else {
+		s.srv.Handler = s.counters.Wrap(s)
+	}
 	if o.Hold {
 		s.clock.running = false
 		if err := s.replace(); err != nil {
 			_ = ln.Close()
 			return nil, err
 		}
+	} else if s.observer != nil {
+		s.observer.PlanStarted(origin)
 	}
 	s.run(ln)
 	return s, nil
+}
+
+// observed tells the observer of a request answered.
+func (s *Server) observed(r *http.Request, arrived time.Time, a Answer, ow *observedWriter) {
+	o := Observation{Request: r, Arrived: arrived, Ended: time.Now(), Answer: a, Upstream: ow.upstream}
+	if a == AnswerAborted {
+		o.Crashed = s.crashedSince(arrived)
+	}
+	s.observer.Observe(o)
 }
 
 // Addr returns the address the server listens on.

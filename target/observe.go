@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync/atomic"
+	"time"
 )
 
 // Answer is how the server answered one request, as its clients saw it.
@@ -68,20 +69,34 @@ func (c *Counters) InFlight() int64 { return c.inFlight.Load() }
 // Wrap returns h counted: each request is in flight while h runs and is then
 // counted by how it was answered. It is the outermost layer of a standalone
 // target or proxy, so it sees every fault's answer.
-func (c *Counters) Wrap(h http.Handler) http.Handler {
+func (c *Counters) Wrap(h http.Handler) http.Handler { return c.wrap(h, nil) }
+
+// wrap is Wrap that also tells done, when set, of each request once
+// answered: when it arrived, how it was answered, and the writer that saw
+// it (for the upstream time a proxy noted on it).
+func (c *Counters) wrap(h http.Handler, done func(r *http.Request, arrived time.Time, a Answer, ow *observedWriter)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.inFlight.Add(1)
 		ow := &observedWriter{ResponseWriter: w}
+		var arrived time.Time
+		if done != nil {
+			arrived = time.Now()
+		}
 		defer func() {
 			c.inFlight.Add(-1)
 			p := recover()
+			var a Answer
 			switch {
 			case ow.hijacked:
-				c.answers[AnswerReset].Add(1)
+				a = AnswerReset
 			case p != nil, ow.status == 0 && r.Context().Err() != nil:
-				c.answers[AnswerAborted].Add(1)
+				a = AnswerAborted
 			default:
-				c.answers[AnswerOf(ow.status)].Add(1)
+				a = AnswerOf(ow.status)
+			}
+			c.answers[a].Add(1)
+			if done != nil {
+				done(r, arrived, a, ow)
 			}
 			if p != nil {
 				panic(p) // http.ErrAbortHandler: let net/http abort the connection
@@ -91,12 +106,57 @@ func (c *Counters) Wrap(h http.Handler) http.Handler {
 	})
 }
 
+// Observation is one request a server received, as a recording of its
+// traffic takes it (package recording): when it arrived and when its
+// answer ended, on the wall clock, and how it was answered.
+type Observation struct {
+	Request        *http.Request
+	Arrived, Ended time.Time
+	Answer         Answer
+	// Crashed is set when the request got no answer because a crash (a
+	// reset or refuse outage beginning) dropped it: its client saw its
+	// connection reset, not a client giving up.
+	Crashed bool
+	// Upstream is, for a request the chaos proxy forwarded, how long its
+	// upstream took (NoteUpstream); 0 for the others.
+	Upstream time.Duration
+}
+
+// Observer takes what a server sees, for a recording of its traffic.
+// PlanStarted is called when the chaos plan's clock (re)starts, with its
+// t = 0; Observe once per request, when it is answered. Both are called
+// on the server's goroutines, PlanStarted with no lock held: they must
+// not block.
+type Observer interface {
+	PlanStarted(t0 time.Time)
+	Observe(o Observation)
+}
+
+// NoteUpstream notes, on the writer of a request that a server's Next
+// handler forwarded, how long the upstream took: the chaos proxy calls it,
+// so that its recording has the upstream time beside the proxy's own. A
+// writer that is not a server's (a test's recorder) ignores it.
+func NoteUpstream(w http.ResponseWriter, d time.Duration) {
+	for w != nil {
+		if ow, ok := w.(*observedWriter); ok {
+			ow.upstream += d
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
+}
+
 // observedWriter notes the status written and whether the connection was
 // taken over.
 type observedWriter struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	upstream time.Duration // NoteUpstream's
 }
 
 func (w *observedWriter) WriteHeader(code int) {

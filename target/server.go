@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -43,11 +44,14 @@ type Server struct {
 	next http.Handler
 	// call, when set, makes the server a middle tier of a chain: a request
 	// the model has served calls the next tier, holding its slot (tier.go).
-	call     Caller
-	clock    planClock     // guarded by mu; see control.go
-	replan   chan struct{} // wakes runPlan when the plan is replaced
-	counters Counters
-	drift    driftLog // how late the model's waits ended (drift.go)
+	call      Caller
+	clock     planClock     // guarded by mu; see control.go
+	replan    chan struct{} // wakes runPlan when the plan is replaced
+	counters  Counters
+	drift     driftLog     // how late the model's waits ended (drift.go)
+	observer  Observer     // a recording of the traffic, or nil (observe.go)
+	lastCrash atomic.Int64 // when the latest crash began, Unix ns
+	history   faultHistory // guarded by mu: the faults as they acted (history.go)
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -73,6 +77,7 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 		clock:   planClock{sched: plan, running: true},
 		replan:  make(chan struct{}, 1),
 	}
+	s.history.update(plan.Faults(), 0)
 	s.srv = &http.Server{
 		ConnState: s.trackConn,
 		ErrorLog:  log.New(io.Discard, "", 0),
@@ -205,6 +210,7 @@ func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
 func (s *Server) crash() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lastCrash.Store(time.Now().UnixNano())
 	s.model.Crash()
 	for j, t := range s.timers {
 		t.Stop()

@@ -173,6 +173,7 @@ func startServer(t *testing.T, args ...string) (traffic, control string, stop fu
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	done := make(chan int)
+	args = append(args, "--out", t.TempDir())
 	go func() { done <- run(ctx, args, io.Discard, &stderr) }()
 	control = stderr.waitFor(t, controlAddrRE)
 	traffic = stderr.waitFor(t, serveAddrRE)
@@ -254,7 +255,7 @@ func TestControlAnswersUnderSlowloris(t *testing.T) {
 		t.Fatal(err)
 	}
 	child := exec.Command(self, "-test.run=^$")
-	args, _ := json.Marshal([]string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--exit-after", "2m"})
+	args, _ := json.Marshal([]string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--exit-after", "2m", "--no-record"})
 	child.Env = append(os.Environ(),
 		"HERDBENCH_TEST_ARGS="+string(args),
 		"HERDBENCH_TEST_NOFILE="+strconv.Itoa(nofile))

@@ -160,8 +160,8 @@ func TestServerMetricsAreDocumented(t *testing.T) {
 		role string
 		args []string
 	}{
-		{"target", []string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--scenario", scenario}},
-		{"proxy", []string{"proxy", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--scenario", scenario, "--upstream", upstream.URL}},
+		{"target", []string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--scenario", scenario, "--out", t.TempDir()}},
+		{"proxy", []string{"proxy", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--scenario", scenario, "--upstream", upstream.URL, "--out", t.TempDir()}},
 	} {
 		t.Run(c.role, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -53,6 +54,9 @@ syntax, unknown fields, types, and what the values mean. Every problem is
 listed at once, each with its line and field path. A scenario with a sweep
 is checked at every point, and a problem only some points have names them.
 
+A scenario without strategies is valid for herdbench target and proxy
+alone (their chaos plan, and thresholds on the traffic they record).
+
 Exit code 0 when every file is valid, 2 otherwise.
 `)
 	}
@@ -68,6 +72,10 @@ Exit code 0 when every file is valid, 2 otherwise.
 	for _, arg := range fs.Args() {
 		plans, err := scenarios.LoadAll(arg, scenarios.Overrides{})
 		if err != nil {
+			if line, ok := validServerOnly(arg); ok {
+				fmt.Fprintln(stdout, line)
+				continue
+			}
 			fmt.Fprintln(stderr, err)
 			code = exitUsage
 			continue
@@ -84,6 +92,33 @@ Exit code 0 when every file is valid, 2 otherwise.
 		fmt.Fprintf(stdout, "%s: ok: %d strategies, %d faults, %s, %s workload%s\n", arg, len(p.Strategies), faults, p.Duration, p.Workload.Kind, sweep)
 	}
 	return code
+}
+
+// validServerOnly reports whether the scenario arg, which the swarm
+// refused, has no strategies and is a valid scenario for herdbench target
+// or proxy (a chaos plan and thresholds for their recording), and says so.
+func validServerOnly(arg string) (string, bool) {
+	name, data, err := scenarios.Find(arg)
+	if err != nil {
+		return "", false
+	}
+	s, err := scenarios.Parse(name, data)
+	if err != nil || len(s.File.Strategies) > 0 {
+		return "", false
+	}
+	p, err := s.CompileServer(scenarios.Overrides{})
+	if err != nil {
+		return "", false
+	}
+	faults := 0
+	if p.Chaos != nil {
+		faults = len(p.Chaos.Faults())
+	}
+	servers := "herdbench target and proxy"
+	if err := proxy.CheckPlan(p.Chaos); err != nil {
+		servers = "herdbench target (not proxy: " + err.Error() + ")"
+	}
+	return fmt.Sprintf("%s: ok for %s: %d faults, %d thresholds, %s (no strategies: herdbench scenario needs at least one)", arg, servers, faults, len(p.Thresholds), p.Duration), true
 }
 
 // parseFlags parses args; done is true when the command should return code

@@ -104,6 +104,32 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestValidateServerScenario: a scenario without strategies is valid for
+// herdbench target and proxy (a game day's plan and the thresholds on
+// their recording), and validate says so, and for which; with another
+// problem it is invalid.
+func TestValidateServerScenario(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		yaml string
+		code int
+		want string
+	}{
+		{"name: g\nchaos:\n  - {kind: outage, mode: \"503\", at: 2s, for: 3s}\nthresholds:\n  - herd_factor < 2\n", exitOK, "ok for herdbench target and proxy: 1 faults, 1 thresholds"},
+		{"name: g\nchaos:\n  - {kind: brownout, capacity: 0.5, at: 2s, for: 3s}\n", exitOK, "ok for herdbench target (not proxy: "},
+		{"name: g\nchaos:\n  - {kind: outage, mode: down, at: 2s, for: 3s}\n", exitUsage, `unknown outage mode "down"`},
+	} {
+		f := filepath.Join(dir, "g.yaml")
+		if err := os.WriteFile(f, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := runCLI(t, "validate", f)
+		if code != c.code || !strings.Contains(out+stderr, c.want) {
+			t.Errorf("validate %q: %d %q %q; want %d and %q", c.yaml, code, out, stderr, c.code, c.want)
+		}
+	}
+}
+
 // A short real run end to end through the CLI: results folder, table,
 // exit 0.
 func TestScenarioRunWritesResults(t *testing.T) {

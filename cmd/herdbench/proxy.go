@@ -55,13 +55,29 @@ even when the upstream is remote):
   herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091
 
-Ctrl-C stops it (exit 0).
+It records every request it receives, on the plan's clock, with the
+swarm's recorder: your own clients get a swarm's results folder (10 ms
+timeline, herd factor, recovery, latency, report.html) on POST
+/control/results, when --exit-after passes and on Ctrl-C, with the
+scenario's thresholds checked. Tell clients apart with --cohort-by and
+their retries with --attempt-header:
+  herdbench proxy --upstream http://127.0.0.1:9000 --scenario gameday.yaml \
+    --cohort-by user-agent --attempt-header amz-sdk-request --exit-after 60s
+Figures the traffic cannot tell (amplification without attempt numbers,
+request latency) are null, and say so. docs/game-day.md has a rehearsal.
+
+Ctrl-C stops it (exit 0, or 3 if a threshold failed on the recording).
 
 Flags:
 `
 
 func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var f serveFlags
+	return runProxyOn(ctx, nil, args, stdout, stderr)
+}
+
+// runProxyOn is runProxy on the network n (nil: the host's).
+func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr io.Writer) int {
+	f := serveFlags{net: n}
 	var upstream string
 	var maxInFlight int
 	var retry string
@@ -76,7 +92,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -117,9 +133,11 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
+	rec := newRecorder("proxy", up.Redacted(), plan, &f.record, stderr, f.logger("proxy", stderr))
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
-		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed,
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: rec.observer(),
+		Transport: f.upstreamTransport(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)
@@ -132,7 +150,7 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s%s, seed %d%s)\n", p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
-	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, stderr)
+	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, rec, stdout, stderr)
 }
 
 // tierText names the tier a target or proxy plays, in a chain of tiers:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,18 @@ type serveFlags struct {
 	controlToken     string
 	controlTokenFile string
 	token            string // the token in force, from a flag, a file or the environment
+
+	record recordFlags
+	net    *serveNet // nil: the host's network
+}
+
+// serveNet is where a target or proxy opens its sockets and reaches its
+// upstream. Nil is the host's network behind the loopback interlock;
+// tests give an in-memory one, to run the command inside a synctest
+// bubble.
+type serveNet struct {
+	listen   func(network, addr string) (net.Listener, error)
+	upstream http.RoundTripper
 }
 
 func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns int, maxConnsHelp string) {
@@ -53,6 +66,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen and --control-addr off loopback (127.0.0.0/8, ::1), e.g. 0.0.0.0:PORT for other machines")
 	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
+	f.record.add(fs)
 }
 
 // check refuses, before anything starts, addresses off loopback without
@@ -81,7 +95,17 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench %s: --control-addr %s is off loopback, where anyone who reaches it could stop or inject faults: give it a token with --control-token-file FILE or $%s (e.g. openssl rand -hex 16 > token), and send it as \"Authorization: Bearer TOKEN\"\n", role, f.controlAddr, tokenEnv)
 		return exitUsage
 	}
-	return exitOK
+	return f.record.check(role, stderr)
+}
+
+// logger returns the server's log: timestamped lines on stderr, nothing
+// with --quiet.
+func (f *serveFlags) logger(role string, stderr io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
+		}
+	}
 }
 
 // limits returns the traffic port's limits with --max-conns, for
@@ -95,7 +119,19 @@ func (f *serveFlags) limits(perConn int) netguard.Limits {
 // listenFunc is how the traffic port is opened: on loopback only unless
 // --allow-remote, checked on the address bound.
 func (f *serveFlags) listenFunc() func(network, addr string) (net.Listener, error) {
+	if f.net != nil {
+		return f.net.listen
+	}
 	return netguard.Guard{AllowRemote: f.allowRemote}.Listen
+}
+
+// upstreamTransport is how the proxy reaches its upstream: nil for its own
+// transport on the host's network.
+func (f *serveFlags) upstreamTransport() http.RoundTripper {
+	if f.net != nil {
+		return f.net.upstream
+	}
+	return nil
 }
 
 // loadServerPlan reads --scenario for a target or proxy, once the other
@@ -145,13 +181,12 @@ func trimDuration(d time.Duration) string {
 }
 
 // serve runs a started target or proxy with its control API until ctx
-// ends or --exit-after passes, logging the faults as they come and go.
-func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collector prometheus.Collector, check func(chaos.Timed) error, closeServer func() error, stderr io.Writer) int {
-	logf := func(format string, args ...any) {
-		if !f.quiet {
-			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
-		}
-	}
+// ends or --exit-after passes, logging the faults as they come and go;
+// then, with a recording, it writes its results and returns their exit
+// code.
+func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collector prometheus.Collector, check func(chaos.Timed) error, closeServer func() error, rec *recorder, stdout, stderr io.Writer) int {
+	logf := f.logger(role, stderr)
+	rec.listening(srv)
 	ln, err := f.listenFunc()("tcp", f.controlAddr)
 	if err != nil {
 		_ = closeServer()
@@ -161,11 +196,15 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	// The control API has its own connection cap, so that however many
 	// connections the traffic port holds, the controls still answer.
 	limits := netguard.ControlLimits()
-	h := control.Handler(control.Options{
+	o := control.Options{
 		Server: srv, Metrics: telemetry.Handler(collector), Check: check,
 		Notify: func(msg string) { logf("%s", msg) },
 		Access: controlAccess(f.controlAddr, ln.Addr(), f.token),
-	})
+	}
+	if rec != nil {
+		o.Results = rec.results
+	}
+	h := control.Handler(o)
 	cs := limits.Server(h)
 	served := make(chan error, 1)
 	go func() { served <- cs.Serve(limits.Listener(ln)) }()
@@ -174,7 +213,8 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	if f.token != "" {
 		auth = "; every call needs the control token"
 	}
-	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject with Content-Type: application/json, GET /metrics%s)", ln.Addr(), auth)
+	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject|results with Content-Type: application/json, GET /metrics%s)", ln.Addr(), auth)
+	logf("%s", rec.describe())
 	if st := srv.Status(); st.PlanRunning {
 		logf("chaos plan: %s; started now", describePlan(srv.Plan()))
 	} else {
@@ -224,6 +264,9 @@ loop:
 	}
 	st := srv.Status()
 	logf("stopped; answered %s", answersText(st.Answers))
+	if rc := rec.finish(stdout, stderr); code == exitOK {
+		code = rc
+	}
 	return code
 }
 

@@ -50,7 +50,13 @@ It binds only the two addresses given, on loopback unless --allow-remote;
 a control address off loopback also needs a token. Slow and idle
 connections are cut off (headers within 10 s, idle for 5 minutes) and at
 most --max-conns are held, so the control API answers whatever the traffic
-port is sent. Ctrl-C stops it (exit 0).
+port is sent.
+
+It records every request it receives, like herdbench proxy (see its
+--help): a results folder on POST /control/results, at --exit-after and on
+Ctrl-C; --cohort-by and --attempt-header tell clients and retries apart,
+--no-record turns it off. Ctrl-C stops it (exit 0, or 3 if a threshold
+failed on the recording).
 
 Flags:
 `
@@ -65,7 +71,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), targetHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start; 2 bad usage or an invalid scenario.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -82,9 +88,10 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	rec := newRecorder("target", "", plan, &f.record, stderr, f.logger("target", stderr))
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
-		RNG: seeds.Stream(plan.Seed, seeds.Target),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: rec.observer(),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench target: %v\nChoose another address with --listen.\n", err)
@@ -99,5 +106,5 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
 			srv.Addr(), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
-	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, stderr)
+	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, rec, stdout, stderr)
 }

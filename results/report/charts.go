@@ -126,13 +126,29 @@ func (v *view) charts() []chart {
 	if c, ok := v.tiersChart(time.Second); ok {
 		out = append(out, c)
 	}
-	return append(out,
+	out = append(out,
 		v.latencyChart("latency_attempt", "Attempt latency by percentile", "attempt",
 			"One call to the target, from sending to its outcome (an answer, a reset, a timeout). "),
 		v.latencyChart("latency_request", "Request latency by percentile", "request",
 			"One unit of work, from the intended start of its first attempt to its final outcome, backoff sleeps included: what the caller waited. "),
 		v.latencyOverTimeChart(),
 	)
+	if v.hasUpstream() {
+		out = append(out, v.latencyChart("latency_upstream", "Upstream latency by percentile (the chaos proxy's recording)", "upstream",
+			"The time the proxy's upstream took to answer the attempts it forwarded: the service's own share of the attempt latency above, without the proxy's faults and waits. "))
+	}
+	return out
+}
+
+// hasUpstream reports whether a cohort drawn has its upstream's latency
+// (a chaos proxy's recording).
+func (v *view) hasUpstream() bool {
+	for _, e := range v.entries {
+		if e.cohort.Upstream != nil && e.cohort.Upstream.TotalCount() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func resText(d time.Duration) string {
@@ -492,8 +508,11 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 	drawn := 0
 	for _, e := range v.entries {
 		h := e.cohort.Attempt
-		if which == "request" {
+		switch which {
+		case "request":
 			h = e.cohort.Request
+		case "upstream":
+			h = e.cohort.Upstream
 		}
 		if h == nil || h.TotalCount() == 0 {
 			continue
@@ -512,29 +531,53 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 		p.X.Max, p.Y.Min, p.Y.Max = 3, 1, 1000
 	}
 	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
+	noun := which + "s"
+	if which == "upstream" {
+		noun = "the upstream's answers"
+	}
 	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0,
-		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + which + "s fell. " +
+		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + noun + " fell. " +
 			"The right end is the highest percentile the count resolves. Log scale: a flat line is a stable latency, a cliff is a timeout or a backoff cap."}
 }
 
-// niceLogRange widens [lo, hi] to whole decades.
+// niceLogRange widens [lo, hi] to whole decades, at least one: a range of
+// one value on a power of ten (a single attempt answered within the
+// histogram's first microsecond) would leave none, and the plot would
+// widen it past zero, which a log scale cannot draw.
 func niceLogRange(lo, hi float64) (float64, float64) {
 	lo, hi = max(lo, minMs), max(hi, minMs)
-	return math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	lo, hi = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
+	if hi <= lo {
+		hi = lo * 10
+	}
+	return lo, hi
 }
 
-// latencyOverTimeChart: each second's request p99 from the interval log.
+// latencyOverTimeChart: each second's request p99 from the interval log;
+// for recordings, whose request latency is not on the wire, each
+// second's attempt p99 (server-side) instead.
 func (v *view) latencyOverTimeChart() chart {
+	attempts := v.requestLatencyUnmeasured()
 	title := "Request latency over time: p99 of the requests ending in each second"
+	label := "request latency, p99"
+	caption := "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
+		"Gaps are seconds in which no request ended."
+	if attempts {
+		title = "Attempt latency over time: p99 of each second's attempts, server-side"
+		label = "attempt latency, p99"
+		caption = "Recorded by a server, which cannot tell which attempts make up one request: each second's attempt p99, from each attempt's arrival to the end of its answer, from the per-second intervals of each cohort's .hlog, plotted at the middle of the second. " +
+			"Gaps are seconds without an attempt."
+	}
 	p := newPlot(title)
 	v.timeAxis(p, true)
-	p.Y.Label.Text = "request latency, p99"
+	p.Y.Label.Text = label
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
 	shade := faultShade{faults: v.faults, names: true}
 	p.Add(shade)
+	drawn := 0
 	for _, e := range v.entries {
-		// One line per stretch of seconds that had requests: a second
+		// One line per stretch of seconds that had values: a second
 		// without any is a gap, not a zero.
 		var seg plotter.XYs
 		first := true
@@ -548,14 +591,19 @@ func (v *view) latencyOverTimeChart() chart {
 				p.Legend.Add(e.label, l)
 				first = false
 			}
+			drawn++
 			seg = nil
 		}
 		for i, s := range e.cohort.Seconds {
-			if s.Requests == 0 {
+			n, p99 := s.Requests, s.RequestP99
+			if attempts {
+				n, p99 = s.Attempts, s.AttemptP99
+			}
+			if n == 0 {
 				flush()
 				continue
 			}
-			seg = append(seg, plotter.XY{X: float64(i) + 0.5, Y: max(s.RequestP99, minMs)})
+			seg = append(seg, plotter.XY{X: float64(i) + 0.5, Y: max(p99, minMs)})
 		}
 		flush()
 	}
@@ -563,7 +611,17 @@ func (v *view) latencyOverTimeChart() chart {
 		p.Y.Min, p.Y.Max = 1, 1000
 	}
 	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
-	return chart{ID: "latency_over_time", Title: title, W: chartW, H: lineH, draw: single(p),
-		Caption: "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
-			"Gaps are seconds in which no request ended."}
+	return chart{ID: "latency_over_time", Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0, Caption: caption}
+}
+
+// requestLatencyUnmeasured reports whether no cohort drawn has a request
+// latency to show: every one is a recording's, which cannot tell it.
+func (v *view) requestLatencyUnmeasured() bool {
+	for _, e := range v.entries {
+		runs := e.run.Summary.Runs
+		if e.index >= len(runs) || !runs[e.index].IsUnmeasured("latency_ms.request") {
+			return false
+		}
+	}
+	return len(v.entries) > 0
 }

@@ -276,6 +276,14 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		if r.Summary.Partial {
 			p.Notes = append(p.Notes, r.Label+": the run was interrupted; its figures cover what was recorded (partial).")
 		}
+		if line := results.ProvenanceLine(r.Summary); line != "" {
+			// A recording of real clients: say so first, and what its
+			// figures cannot tell.
+			p.Notes = append(p.Notes, r.Label+": "+line)
+			for _, n := range r.Summary.Recorded.Notes {
+				p.Notes = append(p.Notes, r.Label+": "+n)
+			}
+		}
 		if h := r.Summary.Harness; h != nil && !h.Trustworthy {
 			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies ("+strings.Join(h.Warnings, "; ")+").")
 		}
@@ -285,8 +293,12 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		}
 		p.Scenarios = append(p.Scenarios, scenarioText{Label: r.Label, Dir: r.Dir, YAML: string(r.Scenario)})
 		sm := r.Summary
-		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s workload · %d cohorts",
-			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(sm.DurationS, 'f', -1, 64), sm.Workload, len(sm.Runs))
+		workload := sm.Workload + " workload"
+		if sm.Recorded != nil {
+			workload = "the real clients of " + sm.Recorded.Address + ", by " + sm.Recorded.CohortBy
+		}
+		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s · %d cohorts",
+			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), trim(sm.DurationS), workload, len(sm.Runs))
 		if sm.CohortsApart {
 			fact += " · cohorts run one after the other"
 		}

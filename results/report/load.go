@@ -37,6 +37,9 @@ type Cohort struct {
 	// Attempt and Request are the latency histograms (microseconds) merged
 	// from every interval of the cohort's .hlog; nil without a log.
 	Attempt, Request *hdrhistogram.Histogram
+	// Upstream is, in a chaos proxy's recording, the time its upstream
+	// took, merged likewise; nil otherwise.
+	Upstream *hdrhistogram.Histogram
 	// Seconds holds each second's latency figures from the .hlog, indexed
 	// by interval.
 	Seconds []Second
@@ -173,6 +176,11 @@ func (c *Cohort) readLog(path string, start time.Time, durationS float64) error 
 			c.Request.Merge(li.Hist)
 			sec.Requests = li.Hist.TotalCount()
 			sec.RequestP50, sec.RequestP99 = ms(50), ms(99)
+		case results.TagUpstream:
+			if c.Upstream == nil {
+				c.Upstream = results.NewHistogram()
+			}
+			c.Upstream.Merge(li.Hist)
 		}
 		return nil
 	})

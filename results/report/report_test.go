@@ -417,3 +417,43 @@ func renderEdited(t *testing.T, edit func([]byte) []byte) string {
 	}
 	return string(files[0].Data)
 }
+
+// TestNiceLogRange: whole decades, never an empty range (a single latency
+// of exactly 1 µs once made the latency charts fail to draw).
+func TestNiceLogRange(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wantLo, wantHi float64 }{
+		{0.05, 0.05, 0.01, 0.1},
+		{0.001, 0.001, minMs, 10 * minMs},
+		{1, 1, 1, 10},
+		{3, 250, 1, 1000},
+	} {
+		lo, hi := niceLogRange(c.lo, c.hi)
+		if math.Abs(lo-c.wantLo) > 1e-12 || math.Abs(hi-c.wantHi) > 1e-9 {
+			t.Errorf("niceLogRange(%g, %g) = %g, %g; want %g, %g", c.lo, c.hi, lo, hi, c.wantLo, c.wantHi)
+		}
+	}
+}
+
+// TestRecordingLatencyOverTime: a recording cannot tell request latency,
+// so its latency-over-time chart draws each second's attempt p99 instead
+// of an empty request chart; a swarm's run, or an overlay with one, keeps
+// the request p99.
+func TestRecordingLatencyOverTime(t *testing.T) {
+	recorded := loadFixture(t, 1, 0, "recorded")
+	for i := range recorded.Summary.Runs {
+		recorded.Summary.Runs[i].Unmeasured = []string{"latency_ms.request"}
+		for j := range recorded.Cohorts[i].Seconds {
+			s := &recorded.Cohorts[i].Seconds[j]
+			s.Requests, s.RequestP50, s.RequestP99 = 0, 0, 0
+		}
+	}
+	c := newView([]*Run{recorded}).latencyOverTimeChart()
+	if !strings.HasPrefix(c.Title, "Attempt latency over time") || c.Empty {
+		t.Errorf("a recording's chart: %q, empty %v; want each second's attempt p99", c.Title, c.Empty)
+	}
+	swarm := loadFixture(t, 1, 0, "swarm")
+	c = newView([]*Run{swarm, recorded}).latencyOverTimeChart()
+	if !strings.HasPrefix(c.Title, "Request latency over time") || c.Empty {
+		t.Errorf("an overlay with a swarm's run: %q, empty %v; want the request p99", c.Title, c.Empty)
+	}
+}

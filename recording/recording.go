@@ -1,0 +1,273 @@
+package recording
+
+import (
+	"errors"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/target"
+)
+
+// Options configure a recording.
+type Options struct {
+	// By is "proxy" or "target"; Address where it listens; Upstream the
+	// proxy's upstream (no credentials). They say where the figures come
+	// from (summary.json's recorded).
+	By, Address, Upstream string
+	// Scenario, Description and Seed are the scenario's, for summary.json;
+	// ScenarioYAML is written as the folder's scenario.yaml.
+	Scenario, Description string
+	Seed                  uint64
+	ScenarioYAML          []byte
+	Version               string
+	// CohortBy tells clients apart; MaxCohorts is how many keys get a
+	// cohort of their own (DefaultMaxCohorts when 0).
+	CohortBy   CohortBy
+	MaxCohorts int
+	// Attempts reads attempt numbers; the zero value reads none.
+	Attempts AttemptHeader
+	// Window is the longest a results folder covers (DefaultWindow when
+	// 0): a longer recording is written one window at a time.
+	Window time.Duration
+	// Faults returns the faults that acted between two instants, relative
+	// to the first (target.Server.FaultsBetween); nil for none.
+	Faults func(from, to time.Time) []chaos.Timed
+	// Done is given each segment that ended (its window full, or the plan
+	// restarted), on a goroutine of its own, once its late answers are
+	// in: write it. Nil drops them.
+	Done func(Segment)
+}
+
+// Defaults.
+const (
+	DefaultMaxCohorts = 8
+	DefaultWindow     = 15 * time.Minute
+	// MaxWindow is the longest window: a results folder holds at most a
+	// day (herdbench report refuses more).
+	MaxWindow = 24 * time.Hour
+	// grace is how long an ended segment waits for the answers to its
+	// last attempts before it is written: an attempt counts in the bucket
+	// of its arrival but is recorded when its answer ends.
+	grace = 5 * time.Second
+)
+
+// ErrNothingRecorded is returned by Snapshot when no attempt has been
+// recorded since the plan's clock started.
+var ErrNothingRecorded = errors.New("nothing recorded yet")
+
+// Recording records the attempts a standalone target or chaos proxy
+// receives into the swarm's recorders, one per cohort, on the plan's clock.
+// It implements target.Observer.
+type Recording struct {
+	o       Options
+	cohorts cohorts
+	shards  int
+
+	mu   sync.Mutex
+	cur  atomic.Pointer[segment]
+	prev atomic.Pointer[segment] // ended, waiting out its grace
+	next int                     // the next segment's number
+	wg   sync.WaitGroup
+
+	unstarted atomic.Int64 // attempts that arrived while no plan had started
+	late      atomic.Int64 // answers that came after their segment was written
+	retired   atomic.Bool  // a segment has ended: an answer before the current one is late
+}
+
+var _ target.Observer = (*Recording)(nil)
+
+// segment is one results folder's worth of a recording: from its t0, at
+// most Window long.
+type segment struct {
+	t0     time.Time
+	number int
+	offset time.Duration // its t0 on the plan's clock
+	window time.Duration
+	cells  []atomic.Pointer[cell] // by cohort index, made on first use
+	ended  time.Time              // when it ended; zero while current
+}
+
+// cell is one cohort in one segment.
+type cell struct {
+	rec                    *results.Recorder
+	unnumbered, withoutMax atomic.Int64
+}
+
+var shardSeed = maphash.MakeSeed()
+
+// New returns a recording; it records from the first PlanStarted on.
+func New(o Options) *Recording {
+	if o.MaxCohorts <= 0 {
+		o.MaxCohorts = DefaultMaxCohorts
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	o.Window = min(o.Window, MaxWindow)
+	if o.CohortBy.kind == byNothing {
+		o.MaxCohorts = 1
+	}
+	return &Recording{o: o, cohorts: cohorts{max: o.MaxCohorts}, shards: 2 * runtime.GOMAXPROCS(0), next: 1}
+}
+
+func (r *Recording) newSegment(t0 time.Time, offset time.Duration) *segment {
+	s := &segment{t0: t0, number: r.next, offset: offset, window: r.o.Window, cells: make([]atomic.Pointer[cell], r.o.MaxCohorts+1)}
+	r.next++
+	return s
+}
+
+// PlanStarted begins a new recording at the plan's new t = 0; the one
+// before it, if any, ends now and is given to Done.
+func (r *Recording) PlanStarted(t0 time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old := r.cur.Load(); old != nil {
+		r.retire(old, time.Now())
+	}
+	r.next = 1
+	r.cur.Store(r.newSegment(t0, 0))
+}
+
+// retire ends segment s at end and has it written after its grace. The
+// caller holds r.mu.
+func (r *Recording) retire(s *segment, end time.Time) {
+	if prev := r.prev.Load(); prev != nil {
+		r.prev.Store(nil) // an older one still waiting: its stragglers go nowhere now
+	}
+	s.ended = end
+	r.prev.Store(s)
+	r.retired.Store(true)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		time.Sleep(grace)
+		r.prev.CompareAndSwap(s, nil)
+		if r.o.Done != nil && s.recorded() {
+			r.o.Done(r.segmentOf(s, end))
+		}
+	}()
+}
+
+// Late returns the answers that came after the segment they arrived in
+// was written (more than the grace after it ended): they are in no
+// results.
+func (r *Recording) Late() int64 { return r.late.Load() }
+
+// Wait waits until every ended segment has been given to Done.
+func (r *Recording) Wait() { r.wg.Wait() }
+
+// Observe records one request a server answered.
+func (r *Recording) Observe(ob target.Observation) {
+	s := r.cur.Load()
+	if s == nil {
+		r.unstarted.Add(1)
+		return
+	}
+	sent := ob.Arrived.Sub(s.t0)
+	if sent >= s.window {
+		s = r.roll(ob.Arrived)
+		sent = ob.Arrived.Sub(s.t0)
+	}
+	if sent < 0 {
+		p := r.prev.Load()
+		if p == nil || ob.Arrived.Before(p.t0) {
+			if r.retired.Load() {
+				r.late.Add(1) // its segment is written: in no results
+			} else {
+				r.unstarted.Add(1)
+			}
+			return
+		}
+		s, sent = p, ob.Arrived.Sub(p.t0)
+	}
+	i := r.cohorts.index(r.o.CohortBy.key(ob.Request))
+	c := s.cell(i, r.shards)
+	// One connection's attempts go to one shard: records of different
+	// connections rarely contend, and a quiet cohort touches few shards
+	// (each shard moves its latencies into the second's slot once a
+	// second it is used).
+	sh := c.rec.Shard(int(maphash.String(shardSeed, ob.Request.RemoteAddr) % uint64(r.shards)))
+	n, most, ok := r.o.Attempts.Number(ob.Request.Header)
+	if !ok {
+		c.unnumbered.Add(1)
+		n = 0
+	}
+	if most == 0 {
+		c.withoutMax.Add(1)
+	}
+	out := outcomeOf(ob)
+	latency := ob.Ended.Sub(ob.Arrived)
+	if n == 1 {
+		sh.Started(sent)
+	}
+	sh.Attempt(results.Attempt{Sent: sent, Latency: latency, Number: n, Outcome: out, Upstream: ob.Upstream})
+	switch {
+	case out == results.OK:
+		sh.Ended(sent+latency, true)
+	case most > 0 && n >= most:
+		sh.Ended(sent+latency, false) // its client's last attempt failed
+	}
+}
+
+// roll ends the current segment, whose window is full, and starts the
+// next at its end; it returns the segment that now holds instant at.
+func (r *Recording) roll(at time.Time) *segment {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.cur.Load()
+	for !at.Before(s.t0.Add(s.window)) {
+		end := s.t0.Add(s.window)
+		r.retire(s, end)
+		s = r.newSegment(end, s.offset+s.window)
+		r.cur.Store(s)
+	}
+	return s
+}
+
+// cell returns cohort i's cell in s, making it on first use.
+func (s *segment) cell(i, shards int) *cell {
+	if c := s.cells[i].Load(); c != nil {
+		return c
+	}
+	c := &cell{rec: results.NewRecorder(s.window, shards)}
+	if s.cells[i].CompareAndSwap(nil, c) {
+		return c
+	}
+	return s.cells[i].Load()
+}
+
+func (s *segment) recorded() bool {
+	for i := range s.cells {
+		if c := s.cells[i].Load(); c != nil && c.rec.Live().Attempts > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// outcomeOf classifies an answer as the client saw it.
+func outcomeOf(ob target.Observation) results.Outcome {
+	switch ob.Answer {
+	case target.AnswerOK:
+		return results.OK
+	case target.Answer4xx:
+		return results.HTTP4xx
+	case target.Answer429:
+		return results.HTTP429
+	case target.Answer5xx:
+		return results.HTTP5xx
+	case target.AnswerReset:
+		return results.Reset
+	case target.AnswerAborted:
+		if ob.Crashed {
+			return results.Reset // a crash reset its connection
+		}
+		return results.Timeout // its client gave up waiting (a blackhole, a slow answer)
+	}
+	return results.Error
+}

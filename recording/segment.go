@@ -1,0 +1,116 @@
+package recording
+
+import (
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/results"
+)
+
+// Segment is a recording's results: what a results folder holds, with
+// every cohort's figures summarized as the swarm's are.
+type Segment struct {
+	Output results.Output
+}
+
+// unmeasuredAlways are the figures no recording can tell: which attempts
+// make up one request, and what the clients' policies decided, are not on
+// the wire; a proxy sees no service's queue.
+var unmeasuredAlways = []string{"latency_ms.request", "budget_denied", "breaker_rejected", "throttled", "max_open_breakers", "wasted_work"}
+
+// Snapshot returns the results of the current recording so far, up to
+// now, while it goes on; ErrNothingRecorded when it has no attempt yet.
+func (r *Recording) Snapshot() (Segment, error) {
+	s := r.cur.Load()
+	if s == nil || !s.recorded() {
+		return Segment{}, ErrNothingRecorded
+	}
+	return r.segmentOf(s, time.Now()), nil
+}
+
+// Unstarted returns the attempts that arrived while no plan had started
+// (with --hold, before POST /control/start): they are in no results.
+func (r *Recording) Unstarted() int64 { return r.unstarted.Load() }
+
+// segmentOf summarizes s up to end.
+func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
+	span := min(max(end.Sub(s.t0), results.Bucket), s.window)
+	var faults []results.FaultWindow
+	var w results.Window
+	refused := false
+	if r.o.Faults != nil {
+		for i, f := range r.o.Faults(s.t0, s.t0.Add(span)) {
+			refused = refused || chaos.EffectOf(f.Fault).Outage == chaos.Refuse
+			faults = append(faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
+			if i == 0 || f.At < w.FirstStart {
+				w.FirstStart = f.At
+			}
+			w.LastEnd = max(w.LastEnd, f.End())
+		}
+	}
+	sum := &results.Summary{
+		Scenario: r.o.Scenario, Description: r.o.Description, Mode: "recorded", Seed: r.o.Seed,
+		Version: r.o.Version, Started: s.t0.UTC(), DurationS: span.Seconds(), Faults: faults,
+		Recorded: r.provenance(s),
+	}
+	if sum.Faults == nil {
+		sum.Faults = []results.FaultWindow{}
+	}
+	out := results.Output{Summary: sum, Scenario: r.o.ScenarioYAML}
+	var unnumbered int64
+	for i := range s.cells {
+		c := s.cells[i].Load()
+		if c == nil {
+			continue
+		}
+		rec := c.rec.Upto(span)
+		if rec.Live().Attempts == 0 {
+			continue
+		}
+		name := r.cohorts.name(i)
+		run := results.Summarize(results.Cohort{Strategy: name, Rec: rec}, w)
+		run.Unmeasured = append([]string(nil), unmeasuredAlways...)
+		if c.unnumbered.Load() > 0 {
+			run.Unmeasured = append(run.Unmeasured, "requests", "success_ratio", "amplification")
+		}
+		if c.withoutMax.Load() > 0 {
+			run.Unmeasured = append(run.Unmeasured, "failed")
+		}
+		unnumbered += c.unnumbered.Load()
+		sum.Runs = append(sum.Runs, run)
+		out.Cohorts = append(out.Cohorts, results.Cohort{Strategy: name, Rec: rec})
+	}
+	sum.Recorded.AttemptsUnnumbered = unnumbered
+	sum.Recorded.Notes = r.notes(unnumbered)
+	if refused {
+		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests and amplification count only the attempts that arrived; success_ratio may pass 100%).")
+	}
+	return Segment{Output: out}
+}
+
+// provenance says where segment s's figures come from.
+func (r *Recording) provenance(s *segment) *results.Recorded {
+	return &results.Recorded{
+		By: r.o.By, Address: r.o.Address, Upstream: r.o.Upstream,
+		Times:         "each attempt counts at its arrival; its latency is from its arrival to the end of its answer, as this server saw it (a client's own latency adds the network both ways)",
+		CohortBy:      r.o.CohortBy.String(),
+		MaxCohorts:    r.o.MaxCohorts,
+		Other:         r.cohorts.busiestOther(10),
+		AttemptHeader: r.o.Attempts.Name,
+		Segment:       s.number,
+		PlanOffsetS:   s.offset.Seconds(),
+	}
+}
+
+// notes says in words what the figures cannot tell.
+func (r *Recording) notes(unnumbered int64) []string {
+	var out []string
+	switch {
+	case r.o.Attempts.Name == "":
+		out = append(out, "No attempt header was read (--attempt-header), so which attempts are retries is unknown: requests, amplification and success_ratio are null, and the attempts are in none of the timeline's first/retry columns.")
+	case unnumbered > 0:
+		out = append(out, "Some attempts had no readable "+r.o.Attempts.Name+" header: requests, amplification and success_ratio are null for their cohorts, and those attempts are in none of the timeline's first/retry columns.")
+	}
+	out = append(out, "A server cannot see which attempts make up one request, nor when a client gives up (but for amz-sdk-request's max) or what its retry policies decide: latency_ms.request, failed and the policy figures are null.")
+	return out
+}
