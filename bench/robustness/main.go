@@ -39,7 +39,7 @@ import (
 
 func main() {
 	hog := flag.Duration("hog", 0, "internal: spin on one core for this long, or until the parent process is gone")
-	names := flag.String("scenarios", "outage,metastable", "built-in scenarios (or files) to run, comma-separated; each must have a headline (outage, metastable, aws-contention, jitter-range, long-lived)")
+	names := flag.String("scenarios", "outage,metastable", "built-in scenarios (or files) to run, comma-separated; each must have a headline ("+strings.Join(headlined(), ", ")+")")
 	runs := flag.Int("runs", 20, "runs of each scenario without hogs")
 	hogRuns := flag.Int("hog-runs", 10, "runs of each scenario with -hogs CPU hogs beside it")
 	hogs := flag.Int("hogs", 2, "CPU hogs (processes spinning on one core each) during the hog runs")
@@ -427,4 +427,19 @@ func spin(d time.Duration) {
 	if x < 0 {
 		fmt.Println(x) // keeps the loop from being optimized away
 	}
+}
+
+// headlined returns the built-in scenarios that have a headline to check.
+func headlined() []string {
+	all, err := scenarios.Builtins()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range all {
+		if _, ok := scenarios.Headline(b.Name); ok {
+			out = append(out, b.Name)
+		}
+	}
+	return out
 }
