@@ -55,14 +55,16 @@ func Find(arg string) (string, []byte, error) {
 	if err == nil {
 		return arg, data, nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", nil, fmt.Errorf("reading scenario %s: %w", arg, err)
-	}
 	name := strings.TrimSuffix(path.Base(arg), ".yaml")
 	if path.Base(arg) == arg || arg == name {
-		if data, err := builtin.ReadFile(path.Join("builtin", name+".yaml")); err == nil {
+		// A folder of the same name (a results folder, say) does not hide
+		// the built-in scenario.
+		if data, berr := builtin.ReadFile(path.Join("builtin", name+".yaml")); berr == nil && (errors.Is(err, fs.ErrNotExist) || isDir(arg)) {
 			return name + ".yaml (built-in)", data, nil
 		}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("reading scenario %s: %w", arg, err)
 	}
 	var names []string
 	if bs, err := Builtins(); err == nil {
@@ -101,4 +103,10 @@ func readFile(name string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+}
+
+// isDir reports whether name is a folder.
+func isDir(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.IsDir()
 }

@@ -420,3 +420,21 @@ func FuzzParseCompile(f *testing.F) {
 		}
 	})
 }
+
+// A folder named like a built-in scenario (a results folder, say) does not
+// hide it; a folder with no built-in of its name is an error that says so.
+func TestFindSkipsAFolderOfTheSameName(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, d := range []string{"outage", "nothing-built-in"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name, data, err := Find("outage")
+	if err != nil || name != "outage.yaml (built-in)" || len(data) == 0 {
+		t.Errorf("Find(outage) beside a folder outage = %q, %d bytes, %v; want the built-in", name, len(data), err)
+	}
+	if _, _, err := Find("nothing-built-in"); err == nil || errors.Is(err, ErrNotFound) {
+		t.Errorf("Find of a folder with no built-in of its name = %v; want a read error", err)
+	}
+}
