@@ -61,6 +61,17 @@ type Options struct {
 	// pass one with their own DNS.
 	Resolver *net.Resolver
 
+	// Part runs one shard of every cohort (clients.Part): its clients, or
+	// its share of an open workload's arrivals. A Part with Of set marks
+	// the results as that shard's (results.ShardInfo); the zero Part runs
+	// the whole cohort.
+	Part clients.Part
+	// StartAt, if set, is the real-time run's t = 0 on the wall clock
+	// instead of now plus a lead: the instant every shard of a run agreed
+	// on. A run that cannot be ready by then is refused before it sends
+	// anything, with a *LateError (shard.go).
+	StartAt time.Time
+
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)
 }
@@ -139,6 +150,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		s.Seed, s.Partial = p.Seed, partial
 		finishSummary(s, p, cohortRuns, reps)
 		check.apply(s) // over every repetition
+		markShard(&first, p, o)
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
@@ -380,7 +392,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				co := &sim.Cohort{
 					Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
 					Strategy: &p.Strategies[t.cohort], Duration: p.Duration,
-					Seed: seeds.Rep(p.Seed, t.rep),
+					Seed: seeds.Rep(p.Seed, t.rep), Part: o.Part,
 				}
 				res := s.Run(co, rec)
 				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec)
@@ -416,6 +428,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
 			}
 		}
+		markShard(&out, p, o)
 		points[pi] = Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	}
 	if pe := failed.Load(); pe != nil {

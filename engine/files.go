@@ -65,6 +65,6 @@ func embeddedLimits(p *scenarios.Plan) netguard.Limits {
 	return netguard.Limits{
 		MaxConns:          max(1, (netguard.OpenFiles()-filesSpare)/(2*max(1, len(p.Strategies)))),
 		ReadHeaderTimeout: netguard.TrafficHeaderTimeout,
-		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p)+p.Duration),
+		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p, clients.Part{})+p.Duration),
 	}
 }

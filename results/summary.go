@@ -41,6 +41,12 @@ type Summary struct {
 	// Harness is a real-time run's self-check (selfcheck.go); absent in
 	// virtual time.
 	Harness *Harness `json:"harness,omitempty"`
+	// Shard marks one shard's share of a run split over processes
+	// (shard.go); absent otherwise.
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Merged marks a run merged from its shards' folders (herdbench
+	// merge); absent otherwise.
+	Merged *Merged `json:"merged,omitempty"`
 }
 
 // FaultWindow is one fault of the chaos plan.

@@ -65,6 +65,7 @@ func (s *Shard) attemptPlain(a Attempt) {
 	r.counts[i+int(a.Outcome)]++
 	r.counts[i+int(SeriesFirst)+min(max(a.Number, 1), 4)-1]++
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
+	s.noteSent(a.Sent)
 }
 
 func (s *Shard) requestPlain(q Request) {

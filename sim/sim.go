@@ -20,6 +20,12 @@ type Cohort struct {
 	Strategy *clients.Strategy
 	Duration time.Duration
 	Seed     uint64
+	// Part is the shard of the cohort to simulate (clients.Part): its
+	// clients, or its share of an open workload's arrivals. Zero: every
+	// client. The shards of a cohort whose clients do not interact
+	// (through the target's capacity, its random draws or a shared
+	// policy) record, added up, exactly what the whole cohort records.
+	Part clients.Part
 }
 
 // Result is what a simulated cohort did besides its records.
@@ -149,7 +155,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
-		for id := 0; id < w.Clients; id++ {
+		for id := co.Part.First(); id < w.Clients; id += co.Part.Step() {
 			ci := s.newClient(id)
 			s.active++
 			s.schedule(ci, s.cl(ci).cl.Begin(), 0)
@@ -241,10 +247,13 @@ func (s *Sim) dispatch(e event) {
 			}
 		}
 	case evArrival:
-		ci := s.newClient(s.nextID)
+		id := s.nextID
 		s.nextID++
-		s.active++
-		s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
+		if s.co.Part.Owns(id) {
+			ci := s.newClient(id)
+			s.active++
+			s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
+		}
 		s.nextArrival()
 	}
 }
