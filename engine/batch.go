@@ -150,7 +150,6 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		s.Seed, s.Partial = p.Seed, partial
 		finishSummary(s, p, cohortRuns, reps)
 		check.apply(s) // over every repetition
-		markShard(&first, p, o)
 		if !o.Timelines {
 			first.Cohorts = nil
 		}
@@ -428,7 +427,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci]))
 			}
 		}
-		markShard(&out, p, o)
+		markShard(&out, p, o.Part)
 		points[pi] = Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	}
 	if pe := failed.Load(); pe != nil {

@@ -48,6 +48,7 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	check     *selfCheck    // the harness's own lateness and cost (selfcheck.go)
+	part      clients.Part  // the shard of the run, Options.Part
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -99,7 +100,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	if !o.StartAt.IsZero() {
 		origin = o.StartAt
 	}
-	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check}
+	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check, part: o.Part}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -262,5 +263,6 @@ func (r *Run) Wait() results.Output {
 		out.Cohorts = append(out.Cohorts, rc)
 	}
 	r.check.apply(s)
+	markShard(&out, r.Plan, r.part)
 	return out
 }

@@ -64,14 +64,14 @@ func Share(p *scenarios.Plan, part clients.Part) *scenarios.Plan {
 
 // markShard marks a shard's output (Options.Part with Of set) as that
 // shard's: its index, T0, its clients and when its first attempt went out.
-func markShard(out *results.Output, p *scenarios.Plan, o Options) {
-	if o.Part.Of == 0 {
+func markShard(out *results.Output, p *scenarios.Plan, part clients.Part) {
+	if part.Of == 0 {
 		return
 	}
 	s := out.Summary
-	info := &results.ShardInfo{Index: o.Part.Index, Of: o.Part.Of, StartAt: s.Started}
+	info := &results.ShardInfo{Index: part.Index, Of: part.Of, StartAt: s.Started}
 	if p.Workload.Kind != clients.Open {
-		info.Clients = o.Part.Count(p.Workload.Clients)
+		info.Clients = part.Count(p.Workload.Clients)
 	}
 	var first time.Duration
 	found := false
