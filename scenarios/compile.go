@@ -47,6 +47,12 @@ type Overrides struct {
 	// Sweep replaces the file's sweep of client counts when not nil; one
 	// count is no sweep, but that number of clients.
 	Sweep []int
+	// Shard compiles the scenario for one shard of a run split over
+	// processes (herdbench scenario --shard K/N): it needs an external
+	// target (one service for every shard), and a policy whose state the
+	// whole cohort shares (scope cohort) is refused: no state is shared
+	// across machines. scope: shard says what each shard shares.
+	Shard bool
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -88,6 +94,9 @@ type compiler struct {
 	// instant is set when an answer can arrive at the instant it was
 	// asked: the network takes no time, or an outage refuses connections.
 	instant bool
+	// shard is set when compiling for one shard of a split run
+	// (Overrides.Shard).
+	shard bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -132,7 +141,7 @@ func (c *compiler) dist(v *string, def string, path []step) dist.Dist {
 func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f := s.File // a copy: defaults and overrides are filled into it
 	f.Strategies = append([]StrategyFile(nil), s.File.Strategies...)
-	c := &compiler{s: s, errs: &Error{File: s.Filename}}
+	c := &compiler{s: s, errs: &Error{File: s.Filename}, shard: o.Shard}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
 
 	if msg := nameProblem(f.Name); msg != "" {
@@ -156,6 +165,9 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 
 	p.Target = c.target(&f.Target)
 	p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+	if o.Shard && p.TargetURL == "" {
+		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL")
+	}
 	if f.Network != nil {
 		n := *f.Network
 		f.Network = &n
