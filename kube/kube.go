@@ -35,6 +35,8 @@ type Options struct {
 	StartAt  time.Time
 	Lead     time.Duration
 	Duration time.Duration
+	// Seed is the run's root seed, given to every shard (--seed).
+	Seed uint64
 	// CPU and Memory are each shard's, requested and limited alike
 	// (Kubernetes' Guaranteed class: no other pod takes the shard's CPU
 	// at the instant of a wave), as Kubernetes quantities (2, 500m, 1Gi).
@@ -225,6 +227,7 @@ func job(o Options, name string, labels map[string]string) object {
 		"scenario", scenarioDir + "/scenario.yaml",
 		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n),
 		"--start-at", o.StartAt.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"--seed", strconv.FormatUint(o.Seed, 10),
 		"--target", o.Target,
 		// Inside a cluster the service is never on the pod's loopback.
 		"--allow-remote",

@@ -21,7 +21,7 @@ func example(shards int, control string) Options {
 	return Options{
 		Scenario: "gameday", File: []byte("name: gameday\nduration: 30s\nworkload: {kind: closed, clients: 30000}\nstrategies:\n  - {name: ours, backoff: full}\n"),
 		Shards: shards, Target: "http://chaos-proxy.staging.svc:8090/", ChaosControl: control, TokenSecret: DefaultTokenSecret,
-		Image: DefaultImage, StartAt: time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC), Lead: DefaultLead, Duration: 30 * time.Second,
+		Image: DefaultImage, StartAt: time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC), Lead: DefaultLead, Duration: 30 * time.Second, Seed: 7,
 		CPU: "2", Memory: "1Gi", Claim: DefaultClaim, ClaimSize: DefaultClaimSize,
 	}
 }
