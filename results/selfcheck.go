@@ -180,7 +180,7 @@ func SelfCheckLine(s *Summary) string {
 	if h.Trustworthy {
 		b.WriteString(": the harness kept up.")
 	} else {
-		b.WriteString(": NOT TRUSTWORTHY, the harness could not keep up.")
+		fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s).", strings.Join(h.Warnings, "; "))
 	}
 	return b.String()
 }

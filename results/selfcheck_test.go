@@ -103,6 +103,14 @@ func TestSelfCheckLine(t *testing.T) {
 	if got := SelfCheckLine(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// The line's figures are over every cohort; when one cohort alone was
+	// late, the line says which, or its figures would seem to contradict it.
+	s.Harness.Trustworthy = false
+	s.Harness.Warnings = []string{"no-jitter: attempts were sent late, p99 20.0ms after their scheduled time (limit 10.0ms)"}
+	want = "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: NOT TRUSTWORTHY, the harness could not keep up (no-jitter: attempts were sent late, p99 20.0ms after their scheduled time (limit 10.0ms))."
+	if got := SelfCheckLine(s); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }
 
 // A threshold on a self-check figure reads null where the run has none (a

@@ -16,6 +16,13 @@ import (
 // wait uniformly from [0, that). shift moves the outage (for an "after" run).
 func fixture(t testing.TB, dir string, seed uint64, shift time.Duration) string {
 	t.Helper()
+	return fixtureRun(t, dir, seed, shift, false)
+}
+
+// fixtureRun is fixture; with apart, the cohorts ran one after the other,
+// as on a machine with few cores: each records its own t = 0, 7 s apart.
+func fixtureRun(t testing.TB, dir string, seed uint64, shift time.Duration, apart bool) string {
+	t.Helper()
 	const (
 		dur     = 6 * time.Second
 		clients = 40
@@ -64,7 +71,12 @@ func fixture(t testing.TB, dir string, seed uint64, shift time.Duration) string 
 			}
 		}
 		c := results.Cohort{Strategy: name, Rec: rec}
-		s.Runs = append(s.Runs, results.Summarize(c, results.Window{FirstStart: faultAt, LastEnd: faultAt + faultFor}))
+		run := results.Summarize(c, results.Window{FirstStart: faultAt, LastEnd: faultAt + faultFor})
+		if apart {
+			own := start.Add(time.Duration(len(s.Runs)) * (dur + time.Second))
+			c.Started, run.Started, s.CohortsApart = own, &own, true
+		}
+		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, c)
 	}
 	if err := results.Write(dir, out); err != nil {

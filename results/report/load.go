@@ -114,7 +114,11 @@ func Load(dir string) (*Run, error) {
 			return nil, fmt.Errorf("%s: no rows for cohort %q of summary.json", filepath.Join(dir, "timeline.csv"), strategies[i])
 		}
 		c := Cohort{Name: strategies[i], Timeline: t}
-		if err := c.readLog(filepath.Join(dir, name), r.Summary); err != nil {
+		start := r.Summary.Started
+		if st := r.Summary.Runs[i].Started; st != nil {
+			start = *st // a cohort run apart: its log counts from its own t = 0
+		}
+		if err := c.readLog(filepath.Join(dir, name), start, r.Summary.DurationS); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
@@ -131,9 +135,9 @@ func Load(dir string) (*Run, error) {
 	return r, nil
 }
 
-// readLog merges the intervals of a cohort's histogram log and keeps each
-// second's figures.
-func (c *Cohort) readLog(path string, s *results.Summary) error {
+// readLog merges the intervals of a cohort's histogram log, whose intervals
+// count from start, and keeps each second's figures.
+func (c *Cohort) readLog(path string, start time.Time, durationS float64) error {
 	f, err := results.OpenRegular(path)
 	if err != nil {
 		return err
@@ -142,12 +146,12 @@ func (c *Cohort) readLog(path string, s *results.Summary) error {
 	if st, err := f.Stat(); err != nil || st.Size() > maxHlogBytes {
 		return fmt.Errorf("%s: %w", path, cmp.Or(err, results.ErrTooLarge))
 	}
-	last := int(math.Ceil(s.DurationS)) // the interval of the run's end, which may hold the last answers
+	last := int(math.Ceil(durationS)) // the interval of the run's end, which may hold the last answers
 	c.Attempt = results.NewHistogram()
 	c.Request = results.NewHistogram()
-	err = results.ScanHistogramLog(f, s.Started, func(li results.LoggedInterval) error {
+	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
 		if li.Index > last {
-			return fmt.Errorf("%w: an interval at %d s, after the run's end at %g s", results.ErrHistogramLog, li.Index, s.DurationS)
+			return fmt.Errorf("%w: an interval at %d s, after the run's end at %g s", results.ErrHistogramLog, li.Index, durationS)
 		}
 		for len(c.Seconds) <= li.Index {
 			c.Seconds = append(c.Seconds, Second{})

@@ -257,6 +257,29 @@ func TestLoadedHistogramsMatchTheSummary(t *testing.T) {
 	}
 }
 
+// Cohorts run one after the other each log from their own t = 0: the
+// second cohort's first interval is its second 0, not the run's second 7.
+func TestLoadCohortsApart(t *testing.T) {
+	dir := fixtureRun(t, filepath.Join(t.TempDir(), "apart"), 5, 0, true)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	together := loadFixture(t, 5, 0, "together")
+	for i, c := range r.Cohorts {
+		want := together.Cohorts[i]
+		if len(c.Seconds) != len(want.Seconds) || c.Request.TotalCount() != want.Request.TotalCount() {
+			t.Errorf("%s: %d seconds holding %d requests; run together, %d holding %d",
+				c.Name, len(c.Seconds), c.Request.TotalCount(), len(want.Seconds), want.Request.TotalCount())
+		}
+		for s := range min(len(c.Seconds), len(want.Seconds)) {
+			if c.Seconds[s] != want.Seconds[s] {
+				t.Errorf("%s: second %d is %+v; run together %+v", c.Name, s, c.Seconds[s], want.Seconds[s])
+			}
+		}
+	}
+}
+
 func TestPercentileCurve(t *testing.T) {
 	h := results.NewHistogram()
 	for v := int64(1); v <= 1000; v++ {
