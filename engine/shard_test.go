@@ -157,7 +157,7 @@ func TestLateStartSendsNothing(t *testing.T) {
 			r, err := Start(context.Background(), &q, Options{Listen: mem.Listen, Dial: dial, Part: clients.Part{Index: 1, Of: 2}, StartAt: at})
 			var late *LateError
 			if r != nil || !errors.As(err, &late) || !errors.Is(err, ErrLate) || late.Need != need {
-				t.Fatalf("start at %s: %v, %v; want a *LateError needing %s", at.Sub(time.Now()), r, err, need)
+				t.Fatalf("start at %s: %v, %v; want a *LateError needing %s", time.Until(at), r, err, need)
 			}
 			if !strings.Contains(err.Error(), "nothing was sent") {
 				t.Errorf("the refusal does not say nothing was sent: %v", err)

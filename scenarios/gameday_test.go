@@ -219,13 +219,14 @@ strategies:
 	if p := se.Problems[1]; p.Line != 7 || p.Path != "strategies[0].budget.scope" || !strings.Contains(p.Msg, "write scope: shard") {
 		t.Errorf("second problem: %+v", p)
 	}
-	p, err := s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"})
+	_, err = s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"})
 	if err == nil || !strings.Contains(err.Error(), "strategies[0].budget.scope") || strings.Contains(err.Error(), "target.url") {
 		t.Fatalf("with a target: %v", err)
 	}
 	fixed := strings.Replace(file, "scope: cohort", "scope: shard", 1)
 	s, _ = Parse("split.yaml", []byte(fixed))
-	if p, err = s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"}); err != nil {
+	p, err := s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Strategies[0].Budget.Scope != clients.PerShard || p.Strategies[1].Breaker.Scope != clients.PerShard || p.Strategies[2].Throttle.Scope != clients.PerClient {
