@@ -2,12 +2,10 @@ package k8sschema
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/herdbench/herdbench/kube"
+	"github.com/herdbench/herdbench/kube/kubetest"
 )
 
 // TestHerdbenchManifests: what herdbench k8s prints, for 1 to 8 shards,
@@ -15,33 +13,9 @@ import (
 // files, decode strictly into Kubernetes' types: a ConfigMap, a Job and,
 // when the manifest makes its claim, a PersistentVolumeClaim.
 func TestHerdbenchManifests(t *testing.T) {
-	manifests := map[string][]byte{}
-	for n := 1; n <= 8; n++ {
-		for _, control := range []string{"", "http://chaos-proxy.staging.svc:8091"} {
-			o := kube.Options{
-				Scenario: "outage_Game.Day", File: []byte("name: outage\n"), Shards: n,
-				Target: "http://chaos-proxy.staging.svc:8090/", ChaosControl: control, TokenSecret: kube.DefaultTokenSecret,
-				Image: kube.DefaultImage, StartAt: time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC), Lead: kube.DefaultLead,
-				Duration: 15 * time.Second, CPU: "1500m", Memory: "512Mi", Claim: kube.DefaultClaim, ClaimSize: kube.DefaultClaimSize,
-				Existing: n%2 == 0,
-			}
-			b, err := kube.Manifest(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			manifests[kube.Name(o)+control] = b
-		}
-	}
-	golden, _ := filepath.Glob("../../kube/testdata/*.yaml")
-	if len(golden) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, g := range golden {
-		b, err := os.ReadFile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		manifests[g] = b
+	manifests, err := kubetest.Manifests()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for name, b := range manifests {
 		res, err := Check(b)
