@@ -4,8 +4,9 @@
 #   docker build -t herdbench:dev --build-arg VERSION=$(git describe --always) .
 #   docker run --rm herdbench:dev version
 #
-# The build stage's RUN line is the one .ci/run checks: CGO off, so the
-# binary links nothing at run time and runs on an image with no C library.
+# .ci/run builds its binary with the build stage's command, checks that it is
+# static and runs it end to end: CGO off, so the binary links nothing at run
+# time and runs on an image with no C library.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
