@@ -28,13 +28,13 @@ type Cohort struct {
 // NewCohort returns the shared state of a cohort running strategy s.
 func NewCohort(s *Strategy) *Cohort {
 	k := &Cohort{strategy: s}
-	if c := s.Budget; c != nil && c.Scope == PerCohort {
+	if c := s.Budget; c != nil && c.Scope.Shared() {
 		k.budget = lockedBudget{&k.mu, c.Spec.New()}
 	}
-	if c := s.Breaker; c != nil && c.Scope == PerCohort {
+	if c := s.Breaker; c != nil && c.Scope.Shared() {
 		k.breaker = lockedBreaker{&k.mu, c.Spec.New()}
 	}
-	if c := s.Throttle; c != nil && c.Scope == PerCohort {
+	if c := s.Throttle; c != nil && c.Scope.Shared() {
 		k.throttle = lockedThrottle{&k.mu, c.Spec.New()}
 	}
 	return k
@@ -73,9 +73,9 @@ func (k *Cohort) InitClient(c *Client, id int, w *Workload, end time.Duration, r
 
 // sharesState reports whether the strategy has a cohort-scope policy.
 func (s *Strategy) sharesState() bool {
-	return (s.Budget != nil && s.Budget.Scope == PerCohort) ||
-		(s.Breaker != nil && s.Breaker.Scope == PerCohort) ||
-		(s.Throttle != nil && s.Throttle.Scope == PerCohort)
+	return (s.Budget != nil && s.Budget.Scope.Shared()) ||
+		(s.Breaker != nil && s.Breaker.Scope.Shared()) ||
+		(s.Throttle != nil && s.Throttle.Scope.Shared())
 }
 
 func errShared(s *Strategy) string {

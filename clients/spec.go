@@ -136,9 +136,16 @@ type Scope uint8
 const (
 	PerClient Scope = iota // every client has its own (an SDK in each process)
 	PerCohort              // the whole cohort shares one (a sidecar or a shared channel)
+	// PerShard: the clients of one shard of a split run share one (a
+	// sidecar per machine); in a run that is not split, the whole cohort,
+	// as PerCohort.
+	PerShard
 )
 
-var scopeNames = [...]string{PerClient: "client", PerCohort: "cohort"}
+// Shared reports whether the scope's state is shared by many clients.
+func (s Scope) Shared() bool { return s == PerCohort || s == PerShard }
+
+var scopeNames = [...]string{PerClient: "client", PerCohort: "cohort", PerShard: "shard"}
 
 func (s Scope) String() string {
 	if int(s) < len(scopeNames) {

@@ -19,6 +19,9 @@ type Swarm struct {
 	Origin   time.Time     // the run's t = 0 on the wall clock
 	Duration time.Duration // the run's length: the swarm stops by itself then
 	Rec      *results.Recorder
+	// Part is the shard of the cohort this swarm runs: its clients, or its
+	// share of an open workload's arrivals (Part). Zero: every client.
+	Part Part
 	// Dial opens connections; nil means the host's TCP stack. Tests pass
 	// an in-memory network's.
 	Dial DialFunc
@@ -73,8 +76,8 @@ func (s *Swarm) Run(ctx context.Context) {
 		s.runOpen(ctx, k, &wg, &linkPool{ep: ep, set: links})
 	default:
 		dials := make(chan struct{}, warmDials)
-		for id := 0; id < s.Workload.Clients; id++ {
-			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.Rec.Shard(id))
+		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
+			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -111,8 +114,12 @@ func (s *Swarm) recoverPanic() {
 // are dropped and retried a second later).
 const warmDials = 128
 
+// shard returns the recorder's shard for client id.
+func (s *Swarm) shard(id int) *results.Shard { return s.Rec.Shard(s.Part.Local(id)) }
+
 // runOpen starts one client per Poisson arrival, all sharing a pool of
-// connections.
+// connections. A swarm that is one shard of a split run draws every
+// arrival, to keep the whole run's stream, and starts those of its part.
 func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool *linkPool) {
 	rng := seeds.Stream(s.Seed, seeds.Arrivals)
 	var at time.Duration
@@ -120,10 +127,16 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 	defer next.stop()
 	for id := 0; ; id++ {
 		var more bool
-		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more || !next.sleepUntil(ctx, s.Origin.Add(at)) {
+		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more {
 			return
 		}
-		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.Rec.Shard(id))
+		if !s.Part.Owns(id) {
+			continue
+		}
+		if !next.sleepUntil(ctx, s.Origin.Add(at)) {
+			return
+		}
+		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
 		first := c.BeginAt(at) // here: the goroutine must not read at, which moves on
 		wg.Add(1)
 		go func() {
@@ -137,7 +150,7 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 // drive runs one client's step function on the wall clock, each attempt on
 // a link from src.
 func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) {
-	sh := s.Rec.Shard(c.ID)
+	sh := s.shard(c.ID)
 	var wake alarm
 	defer wake.stop()
 	for a.Op == Send {

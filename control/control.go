@@ -58,6 +58,7 @@ func Handler(o Options) http.Handler {
 	a := &api{Options: o}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /control/status", a.status)
+	mux.HandleFunc("GET /control/clock", a.clock)
 	mux.HandleFunc("POST /control/start", a.start)
 	mux.HandleFunc("POST /control/stop", a.stop)
 	mux.HandleFunc("POST /control/inject", a.inject)
@@ -184,6 +185,13 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if st := a.Server.Status(); !req.At.IsZero() && st.PlanRunning && st.PlanStart.Equal(req.At) {
+		// The shards of a run each send its agreed t = 0: the plan starts
+		// once, and the others' starts change nothing.
+		a.notify("control: chaos plan already starts at %s; unchanged", req.At.UTC().Format(time.RFC3339Nano))
+		a.reply(w, http.StatusOK)
+		return
+	}
 	if err := a.Server.StartPlan(req.At); err != nil {
 		fail(w, http.StatusBadRequest, err.Error(), nil)
 		return
@@ -263,6 +271,7 @@ func (a *api) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, `herdbench control API
   GET  /control/status
+  GET  /control/clock    this server's wall clock, for the shards of a run
   POST /control/start    optional body {"at": "<RFC 3339 time>"}
   POST /control/stop
   POST /control/inject   body e.g. {"kind":"outage","mode":"503","for":"5s"}

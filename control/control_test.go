@@ -116,6 +116,43 @@ func TestControlAPI(t *testing.T) {
 	})
 }
 
+// TestShardsStartThePlanOnce: every shard of a run posts the run's t = 0;
+// the first start sets the plan's clock, the others at the same instant
+// change nothing (and say so), and the clock endpoint answers with the
+// server's wall clock.
+func TestShardsStartThePlanOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}}, 0)
+		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true, Config: target.Config{Concurrency: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var log []string
+		h := Handler(Options{Server: srv, Notify: func(m string) { log = append(log, m) }, Access: local})
+		t0 := time.Now().Add(500 * time.Millisecond).UTC()
+		body := `{"at":"` + t0.Format(time.RFC3339Nano) + `"}`
+		for i := range 3 {
+			code, st, _ := call(t, h, "POST", "/control/start", body)
+			if code != 200 || !st.PlanRunning || !st.PlanStarted.Equal(t0) {
+				t.Fatalf("start %d: %d %+v", i, code, st)
+			}
+			time.Sleep(700 * time.Millisecond) // the last one while the outage is active
+		}
+		if len(log) != 3 || !strings.Contains(log[0], "started at") || !strings.Contains(log[1], "already starts at") || !strings.Contains(log[2], "unchanged") {
+			t.Errorf("notifications %q: want one start, then unchanged", log)
+		}
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "http://"+local.Bound.String()+"/control/clock", nil)
+		h.ServeHTTP(rec, req)
+		var a ClockAnswer
+		if err := json.Unmarshal(rec.Body.Bytes(), &a); rec.Code != 200 || err != nil || a.ReceivedUnixNS != time.Now().UnixNano() || a.RepliedUnixNS < a.ReceivedUnixNS {
+			t.Errorf("clock: %d %s", rec.Code, rec.Body)
+		}
+	})
+}
+
 func TestProxyControlRefusesBrownout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}

@@ -67,6 +67,17 @@ type Options struct {
 	// pass one with their own DNS.
 	Resolver *net.Resolver
 
+	// Part runs one shard of every cohort (clients.Part): its clients, or
+	// its share of an open workload's arrivals. A Part with Of set marks
+	// the results as that shard's (results.ShardInfo); the zero Part runs
+	// the whole cohort.
+	Part clients.Part
+	// StartAt, if set, is the real-time run's t = 0 on the wall clock
+	// instead of now plus a lead: the instant every shard of a run agreed
+	// on. A run that cannot be ready by then is refused before it sends
+	// anything, with a *LateError (shard.go).
+	StartAt time.Time
+
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)
 }
@@ -414,7 +425,9 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 					}
 					below = scratchBelow
 				}
-				res := s.Run(simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below), rec)
+				co := simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below)
+				co.Part = o.Part
+				res := s.Run(co, rec)
 				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec, below)
 				run := results.Summarize(rc, window(p))
 				run.WastedWork = res.Target.Wasted
@@ -458,6 +471,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci], keptBelow[pi][ci]))
 			}
 		}
+		markShard(&out, p, o.Part)
 		points = append(points, Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)})
 	}
 	if pe := failed.Load(); pe != nil {

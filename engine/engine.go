@@ -28,12 +28,12 @@ const lead = 200 * time.Millisecond
 // not open by its first send opens it then, as part of that attempt.
 const leadPerClient = 250 * time.Microsecond
 
-// leadFor returns the lead of plan p's run.
-func leadFor(p *scenarios.Plan) time.Duration {
+// leadFor returns the lead of plan p's run, of shard part of it.
+func leadFor(p *scenarios.Plan, part clients.Part) time.Duration {
 	if p.Workload.Kind == clients.Open {
 		return lead
 	}
-	return lead + time.Duration(p.Workload.Clients*len(p.Strategies))*leadPerClient
+	return lead + time.Duration(part.Count(p.Workload.Clients)*len(p.Strategies))*leadPerClient
 }
 
 // Run is a scenario running in real time.
@@ -48,6 +48,7 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	check     *selfCheck    // the harness's own lateness and cost (selfcheck.go)
+	part      clients.Part  // the shard of the run, Options.Part
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -67,6 +68,9 @@ type cohort struct {
 // stops the run early; it still ends normally through Wait, marked
 // partial.
 func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
+	if err := checkStart(p, o, time.Now()); err != nil {
+		return nil, err
+	}
 	version := o.Version
 	listen := o.Listen
 	if listen == nil {
@@ -91,13 +95,16 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 		}
 	}
 	if o.Listen == nil { // a real network: mind the process's open files
-		if err := checkFiles(p); err != nil {
+		if err := checkFiles(Share(p, o.Part)); err != nil {
 			return nil, err
 		}
 	}
 	check := beginCheck(p)
-	origin := time.Now().Add(leadFor(p))
-	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check}
+	origin := time.Now().Add(leadFor(p, o.Part))
+	if !o.StartAt.IsZero() {
+		origin = o.StartAt
+	}
+	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check, part: o.Part}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -132,7 +139,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	for _, c := range r.cohorts {
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
-			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial,
+			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 		}
 		wg.Add(1)
@@ -282,5 +289,6 @@ func (r *Run) Wait() results.Output {
 		out.Cohorts = append(out.Cohorts, rc)
 	}
 	r.check.apply(s)
+	markShard(&out, r.Plan, r.part)
 	return out
 }

@@ -105,6 +105,6 @@ func embeddedLimits(p *scenarios.Plan) netguard.Limits {
 	return netguard.Limits{
 		MaxConns:          max(1, share),
 		ReadHeaderTimeout: netguard.TrafficHeaderTimeout,
-		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p)+p.Duration),
+		IdleTimeout:       max(netguard.TrafficIdleTimeout, leadFor(p, clients.Part{})+p.Duration),
 	}
 }

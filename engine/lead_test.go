@@ -22,7 +22,7 @@ func TestLeadGrowsWithTheClients(t *testing.T) {
 		{clients.Workload{Kind: clients.Open, Rate: 1000}, 200 * time.Millisecond}, // no connections to open ahead
 	} {
 		p := &scenarios.Plan{Workload: tc.w, Strategies: two}
-		if got := leadFor(p); got != tc.want {
+		if got := leadFor(p, clients.Part{}); got != tc.want {
 			t.Errorf("%s workload, %d clients, 2 cohorts: lead %s, want %s", tc.w.Kind, tc.w.Clients, got, tc.want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/scenarios"
 )
@@ -55,7 +56,7 @@ func TestRealRunPanicIsRecovered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		p := compile(t, stallThenCrash)
-		from := time.Now().Add(time.Second + leadFor(p))
+		from := time.Now().Add(time.Second + leadFor(p, clients.Part{}))
 		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := n.Dial(ctx, network, addr)
 			if err != nil {

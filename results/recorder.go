@@ -110,6 +110,10 @@ type Shard struct {
 	mu  sync.Mutex
 	iv  shardInterval           // the current second's latency histograms (interval.go)
 	lag *hdrhistogram.Histogram // send lag, made on the first shared record (selfcheck.go)
+	// first is 1 + the send time of the shard's earliest attempt, 0 before
+	// any: how soon after t = 0 the swarm put its first attempt on the
+	// wire (FirstSent).
+	first time.Duration
 	// Live counters for dashboards, per shard so clients do not contend.
 	live     [NumOutcomes][AttemptGroups]atomic.Int64
 	inFlight atomic.Int64
@@ -200,6 +204,7 @@ func (s *Shard) Attempt(a Attempt) {
 		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
 	}
 	s.recordLag(a.Lag)
+	s.noteSent(a.Sent)
 	s.mu.Unlock()
 }
 
@@ -226,6 +231,30 @@ func (s *Shard) Request(q Request) {
 	s.mu.Lock()
 	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
+}
+
+// noteSent keeps the earliest send time. The caller holds s.mu, or is an
+// unshared recorder's one writer.
+func (s *Shard) noteSent(at time.Duration) {
+	if s.first == 0 || at+1 < s.first {
+		s.first = at + 1
+	}
+}
+
+// FirstSent returns the send time of the earliest attempt recorded, and
+// false when none was. A shard of a split run records it: how soon after
+// the agreed start its first attempt went out.
+func (r *Recorder) FirstSent() (time.Duration, bool) {
+	var first time.Duration
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		if f := s.first; f != 0 && (first == 0 || f < first) {
+			first = f
+		}
+		s.mu.Unlock()
+	}
+	return first - 1, first != 0
 }
 
 func micros(d time.Duration) int64 {
@@ -324,6 +353,7 @@ func (r *Recorder) Reset() {
 		if s.lag != nil {
 			s.lag.Reset()
 		}
+		s.first = 0
 		s.mu.Unlock()
 		s.inFlight.Store(0)
 		for e := range s.policy {

@@ -49,6 +49,12 @@ type Summary struct {
 	// the traffic a chaos proxy or standalone target received: where they
 	// come from. Absent for a swarm's run.
 	Recorded *Recorded `json:"recorded,omitempty"`
+	// Shard marks one shard's share of a run split over processes
+	// (shard.go); absent otherwise.
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// Merged marks a run merged from its shards' folders (herdbench
+	// merge); absent otherwise.
+	Merged *Merged `json:"merged,omitempty"`
 }
 
 // Recorded says where a recording's figures come from: which server saw

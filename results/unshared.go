@@ -70,6 +70,7 @@ func (s *Shard) attemptPlain(a Attempt) {
 	if a.Upstream > 0 {
 		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
 	}
+	s.noteSent(a.Sent)
 }
 
 func (s *Shard) requestPlain(q Request) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // DirName returns the results folder name for a run of scenario started at
@@ -129,6 +131,16 @@ func Write(dir string, o Output) error {
 				started = c.Started // a cohort run apart: its own t = 0
 			}
 			return EncodeHistogramLog(c.Strategy, started, c.Rec.Intervals())
+		}})
+	}
+	if sh := o.Summary.Shard; sh != nil {
+		// A shard's send lag, for the merge's send_lag_ms (shard.go).
+		files = append(files, file{SendLagLog, func() ([]byte, error) {
+			lags := make([]*hdrhistogram.Histogram, len(o.Cohorts))
+			for i, c := range o.Cohorts {
+				lags[i] = c.Rec.SendLag()
+			}
+			return EncodeSendLagLog(names, o.Summary.Started, time.Duration(o.Summary.DurationS*float64(time.Second)), lags)
 		}})
 	}
 	// summary.json last: once it is there, the folder is complete.

@@ -53,6 +53,12 @@ type Overrides struct {
 	// standalone target or proxy plays: its capacity model and its
 	// faults. "" is the bottom tier.
 	Tier string
+	// Shard compiles the scenario for one shard of a run split over
+	// processes (herdbench scenario --shard K/N): it needs an external
+	// target (one service for every shard), and a policy whose state the
+	// whole cohort shares (scope cohort) is refused: no state is shared
+	// across machines. scope: shard says what each shard shares.
+	Shard bool
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -108,6 +114,9 @@ type compiler struct {
 	// atTier is set while a tier's strategy compiles: its policies are
 	// the tier's, shared by every call it makes (tiers.go).
 	atTier bool
+	// shard is set when compiling for one shard of a split run
+	// (Overrides.Shard).
+	shard bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -152,7 +161,7 @@ func (c *compiler) dist(v *string, def string, path []step) dist.Dist {
 func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f := s.File // a copy: defaults and overrides are filled into it
 	f.Strategies = append([]StrategyFile(nil), s.File.Strategies...)
-	c := &compiler{s: s, errs: &Error{File: s.Filename}}
+	c := &compiler{s: s, errs: &Error{File: s.Filename}, shard: o.Shard}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
 
 	if msg := nameProblem(f.Name); msg != "" {
@@ -179,6 +188,9 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	} else {
 		p.Target = c.target(&f.Target, []step{key("target")})
 		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+	}
+	if o.Shard && (len(f.Tiers) > 0 || p.TargetURL == "") {
+		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
 	}
 	if f.Network != nil {
 		n := *f.Network

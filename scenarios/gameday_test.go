@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
 )
 
 const gatedScenario = `name: gated
@@ -182,5 +183,62 @@ func TestTargetURLMessages(t *testing.T) {
 	}
 	if got := checkTargetURL("http://127.0.0.1:8000/ok"); got != "" {
 		t.Errorf("a good URL: %q", got)
+	}
+}
+
+// TestShardRefusals: compiled for one shard of a split run, a scenario
+// needs an external target, and a policy shared by the whole cohort is
+// refused at its line unless it says scope: shard; every problem at once.
+func TestShardRefusals(t *testing.T) {
+	const file = `name: split
+duration: 10s
+workload: {kind: closed, clients: 10}
+strategies:
+  - name: sidecar
+    backoff: full
+    budget: {kind: grpc, scope: cohort}
+  - name: per-machine
+    backoff: full
+    breaker: {scope: shard}
+  - name: sdk
+    backoff: full
+    throttle: {kind: sre}
+`
+	s, err := Parse("split.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Compile(Overrides{Shard: true})
+	var se *Error
+	if !errors.As(err, &se) || len(se.Problems) != 2 {
+		t.Fatalf("want 2 problems, got %v", err)
+	}
+	if p := se.Problems[0]; p.Path != "target.url" || !strings.Contains(p.Msg, "external service") {
+		t.Errorf("first problem: %+v", p)
+	}
+	if p := se.Problems[1]; p.Line != 7 || p.Path != "strategies[0].budget.scope" || !strings.Contains(p.Msg, "write scope: shard") {
+		t.Errorf("second problem: %+v", p)
+	}
+	_, err = s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"})
+	if err == nil || !strings.Contains(err.Error(), "strategies[0].budget.scope") || strings.Contains(err.Error(), "target.url") {
+		t.Fatalf("with a target: %v", err)
+	}
+	fixed := strings.Replace(file, "scope: cohort", "scope: shard", 1)
+	s, _ = Parse("split.yaml", []byte(fixed))
+	p, err := s.Compile(Overrides{Shard: true, Target: "http://127.0.0.1:8080/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Strategies[0].Budget.Scope != clients.PerShard || p.Strategies[1].Breaker.Scope != clients.PerShard || p.Strategies[2].Throttle.Scope != clients.PerClient {
+		t.Errorf("scopes: %v %v %v", p.Strategies[0].Budget.Scope, p.Strategies[1].Breaker.Scope, p.Strategies[2].Throttle.Scope)
+	}
+	// An open workload's default scope is the cohort's: refused too.
+	open := "name: o\nduration: 5s\nworkload: {kind: open, rate: 10}\ntarget: {url: \"http://127.0.0.1:8080/\"}\nstrategies:\n  - {name: a, backoff: full, budget: {kind: grpc}}\n"
+	s, _ = Parse("o.yaml", []byte(open))
+	if _, err := s.Compile(Overrides{Shard: true}); err == nil || !strings.Contains(err.Error(), "write scope: shard") {
+		t.Errorf("an open workload's default scope: %v", err)
+	}
+	if _, err := s.Compile(Overrides{}); err != nil {
+		t.Errorf("the same file, not split: %v", err)
 	}
 }

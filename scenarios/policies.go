@@ -282,6 +282,9 @@ func (c *compiler) policies(sf *StrategyFile, s *clients.Strategy, at func(strin
 func (c *compiler) scope(v *string, path []step) clients.Scope {
 	if *v == "" {
 		if c.kind == clients.Open || c.atTier {
+			if c.shard && !c.atTier {
+				c.fail(path, "an open workload's policies are shared by the whole cohort by default (scope: cohort), which the shards of a split run cannot share across machines; write scope: shard (each shard's arrivals share one, as a sidecar per machine would)")
+			}
 			*v = clients.PerCohort.String()
 			return clients.PerCohort
 		}
@@ -290,7 +293,7 @@ func (c *compiler) scope(v *string, path []step) clients.Scope {
 	}
 	sc, ok := clients.ParseScope(*v)
 	if !ok {
-		c.fail(path, "unknown scope %q; write client (each client has its own, as an SDK in every process) or cohort (the whole cohort shares one, as a sidecar or a shared channel)", *v)
+		c.fail(path, "unknown scope %q; write client (each client has its own, as an SDK in every process), cohort (the whole cohort shares one, as a sidecar or a shared channel) or shard (each shard of a split run shares one)", *v)
 		return clients.PerClient
 	}
 	if sc == clients.PerClient && c.atTier {
@@ -298,7 +301,10 @@ func (c *compiler) scope(v *string, path []step) clients.Scope {
 		return sc
 	}
 	if sc == clients.PerClient && c.kind == clients.Open {
-		c.fail(path, "an open workload starts a fresh client for every arrival, so a client's own state would only ever see one request; use scope: cohort (the default for open workloads)")
+		c.fail(path, "an open workload starts a fresh client for every arrival, so a client's own state would only ever see one request; use scope: cohort (the default for open workloads), or scope: shard")
+	}
+	if sc == clients.PerCohort && c.shard {
+		c.fail(path, "scope: cohort shares one state across the whole cohort, which the shards of a split run, on other machines, cannot share; write scope: shard (each shard's clients share one: the cohort's state split N ways, as a sidecar per machine would be) or scope: client")
 	}
 	return sc
 }

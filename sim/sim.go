@@ -30,6 +30,12 @@ type Cohort struct {
 	// to Run records those that reached the first. Each should be empty,
 	// with one shard.
 	Below []*results.Recorder
+	// Part is the shard of the cohort to simulate (clients.Part): its
+	// clients, or its share of an open workload's arrivals. Zero: every
+	// client. The shards of a cohort whose clients do not interact
+	// (through the target's capacity, its random draws or a shared
+	// policy) record, added up, exactly what the whole cohort records.
+	Part clients.Part
 }
 
 // Tier is one server of a chain of tiers.
@@ -187,7 +193,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
-		for id := 0; id < w.Clients; id++ {
+		for id := co.Part.First(); id < w.Clients; id += co.Part.Step() {
 			ci := s.newClient(id)
 			s.active++
 			s.schedule(ci, s.cl(ci).cl.Begin(), 0)
@@ -326,10 +332,13 @@ func (s *Sim) dispatch(e event) {
 			}
 		}
 	case evArrival:
-		ci := s.newClient(s.nextID)
+		id := s.nextID
 		s.nextID++
-		s.active++
-		s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
+		if s.co.Part.Owns(id) {
+			ci := s.newClient(id)
+			s.active++
+			s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
+		}
 		s.nextArrival()
 	}
 }

@@ -73,6 +73,9 @@ func (e *ending) summaries() []*results.Summary {
 func (e *ending) checkThresholds() []*results.Summary {
 	for _, p := range e.points {
 		s := p.Output.Summary
+		if s.Shard != nil {
+			continue // a shard's figures are its share: the merge checks them (Shard.Thresholds)
+		}
 		s.Thresholds = results.CheckThresholds(s, p.Plan.Thresholds, p.Repetitions)
 	}
 	return e.summaries()
@@ -94,7 +97,11 @@ func (e *ending) label(s *results.Summary) string {
 // draws it again) and returns the error.
 func (e *ending) save(f *scenarioFlags) (string, error) {
 	first := e.points[0].Output.Summary
-	st, err := results.Stage(filepath.Join(f.out, results.DirName(first.Scenario, first.Started)))
+	name := results.DirName(first.Scenario, first.Started)
+	if sh := first.Shard; sh != nil {
+		name += sh.FolderSuffix() // every shard of a run may write into one folder
+	}
+	st, err := results.Stage(filepath.Join(f.out, name))
 	if err != nil {
 		return "", err
 	}

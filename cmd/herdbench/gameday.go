@@ -10,6 +10,7 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/spf13/pflag"
@@ -40,6 +41,7 @@ type gameDay struct {
 	collector *telemetry.SwarmCollector
 	metrics   *http.Server
 	served    chan struct{}
+	clock     *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
 // prepare checks and sets up everything before any traffic: the target's

@@ -67,6 +67,9 @@ Usage:
   herdbench list                         list the built-in scenarios
   herdbench target [flags]               run the fault-injecting target on its own (game days)
   herdbench proxy --upstream URL [flags] put a chaos proxy in front of a real service
+  herdbench merge DIR...                 combine the results of a run's shards (--shard K/N)
+  herdbench k8s FILE --shards N --target URL
+                                         print a Kubernetes Job that runs the scenario's shards
   herdbench version                      print the version
 
 Start here:
@@ -76,7 +79,8 @@ Run 'herdbench COMMAND --help' for a command's flags.
 
 Exit codes: 0 ok; 1 the run failed, or an internal error (a bug, reported
 on stderr); 2 bad usage, an invalid scenario or a refused run (nothing ran);
-3 a threshold failed; 130 interrupted (results written, marked partial).
+3 a threshold failed; 4 too late for --start-at (nothing sent); 130
+interrupted (results written, marked partial).
 `
 
 // run is main without the process: it returns the exit code. A panic
@@ -100,6 +104,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return runValidate(args[1:], stdout, stderr)
 	case "list":
 		return runList(args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(ctx, args[1:], stdout, stderr)
+	case "k8s":
+		return runK8s(args[1:], stdout, stderr)
 	case "target":
 		return runTarget(ctx, args[1:], stdout, stderr)
 	case "proxy":
@@ -119,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if len(args) > 1 && args[0] == "help" {
 			// herdbench help COMMAND is COMMAND --help.
 			switch args[1] {
-			case "scenario", "run", "report", "validate", "list", "target", "proxy", "version":
+			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "version":
 				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 			}
 		}

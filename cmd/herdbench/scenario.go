@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/sysmem"
 	"github.com/herdbench/herdbench/results"
@@ -129,6 +130,7 @@ type scenarioFlags struct {
 	cohorts    string
 	noSimRef   bool
 	game       gameDayFlags
+	sh         shardFlags
 }
 
 // execute runs the plans and renderReport draws a results folder's
@@ -172,6 +174,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
 	f.game.add(fs)
+	f.sh.add(fs)
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), scenarioHelp)
@@ -185,7 +188,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return nil, exitUsage, true
 	}
-	if msg := f.check(fs); msg != "" {
+	if msg := cmpOr(f.check(fs), f.sh.check(f, fs)); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
@@ -205,17 +208,23 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario:", err)
 		return nil, exitUsage, true
 	}
+	f.sh.overrides(&o)
 	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
 	plan := sr.plans[0]
+	if msg := f.sh.checkPlan(plan); msg != "" {
+		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
+		return nil, exitUsage, true
+	}
 	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
 		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
 		return nil, exitUsage, true
 	}
 	sr.sweep = len(plan.Sweep) > 0
-	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef}
+	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,
+		Part: f.sh.part, StartAt: f.sh.t0}
 	if f.cohorts == "apart" && f.game.chaosControl != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
 		return nil, exitUsage, true
@@ -246,6 +255,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return code
 	}
 	defer gd.Close()
+	if sr.f.sh.part.Of > 0 {
+		gd.measureClock(ctx, stderr)
+	}
 	sr.announce(stderr)
 	points, err := sr.execute(ctx, gd, stderr)
 	var internal *engine.PanicError
@@ -256,6 +268,9 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		return internalError(stderr, internal.Value, internal.Stack, dir)
 	case errors.As(err, &internal):
 		return internalError(stderr, internal.Value, internal.Stack, "")
+	case errors.Is(err, engine.ErrLate):
+		fmt.Fprintln(stderr, "herdbench:", err)
+		return exitLate
 	case errors.As(err, new(*notStartedError)):
 		fmt.Fprintln(stderr, "herdbench:", err, "\nThe run was stopped before its start; nothing was written.")
 		return exitFailed
@@ -266,13 +281,20 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		return exitFailed
 	}
+	for _, p := range points {
+		markShard(p.Output.Summary, gd.clock, p.Plan.Thresholds)
+	}
 	return finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
 }
 
 // checkMachine checks, before any traffic, the memory the run needs and
 // the folder it writes into. A non-zero code means stop with it.
 func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
-	if err := engine.CheckMemory(sr.plans, sr.opts, sr.limit, sr.limitText); err != nil {
+	plans := make([]*scenarios.Plan, len(sr.plans))
+	for i, p := range sr.plans {
+		plans[i] = engine.Share(p, sr.opts.Part) // a shard needs memory for its own clients
+	}
+	if err := engine.CheckMemory(plans, sr.opts, sr.limit, sr.limitText); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
 		return exitUsage
 	}
@@ -305,6 +327,15 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 	}
 	fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
 		herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
+	if sh := &sr.f.sh; sh.part.Of > 0 {
+		fmt.Fprintf(stderr, "Shard %s: ", sh.part)
+		if plan.Workload.Kind != clients.Open {
+			fmt.Fprintf(stderr, "%d of the %d clients of each cohort", sh.part.Count(plan.Workload.Clients), plan.Workload.Clients)
+		} else {
+			fmt.Fprintf(stderr, "one arrival in %d", sh.part.Of)
+		}
+		fmt.Fprintf(stderr, ", t = 0 at %s (in %s).\n", sh.t0.Format("2006-01-02T15:04:05.000Z"), time.Until(sh.t0).Round(time.Millisecond))
+	}
 	if sr.opts.Apart {
 		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
 			runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration)
@@ -365,8 +396,9 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 const exitCodesHelp = `
 Exit codes: 0 ok; 1 the run failed, or an internal error (a bug: its report
 is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
-ran); 3 a threshold failed (results written); 130 interrupted (results
-written, marked partial).
+ran); 3 a threshold failed (results written); 4 too late: --start-at had
+passed, or was too near to be ready (nothing sent); 130 interrupted
+(results written, marked partial).
 `
 
 // check checks the flags that need no scenario, and returns what is wrong,
@@ -405,6 +437,16 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	}
 	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
 		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
+	}
+	return ""
+}
+
+// cmpOr returns the first of msgs that is not "".
+func cmpOr(msgs ...string) string {
+	for _, m := range msgs {
+		if m != "" {
+			return m
+		}
 	}
 	return ""
 }

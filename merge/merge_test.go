@@ -1,0 +1,147 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
+)
+
+// shardFolders writes the 3 shards' folders of a small run into a fresh
+// folder, and returns them in order.
+func shardFolders(t *testing.T) []string {
+	t.Helper()
+	p := plan(t, independentOneShot)
+	root := t.TempDir()
+	var dirs []string
+	for k := range 3 {
+		dirs = append(dirs, simulate(t, p, clients.Part{Index: k, Of: 3}, filepath.Join(root, fmt.Sprintf("shard-%d", k))))
+	}
+	return dirs
+}
+
+// edit changes the summary.json of the folder dir.
+func edit(t *testing.T, dir string, change func(s *results.Summary)) {
+	t.Helper()
+	s := readSummary(t, dir)
+	change(s)
+	b, err := results.EncodeSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func clock(offset float64) *results.ClockOffset {
+	return &results.ClockOffset{Against: "http://127.0.0.1:8081", OffsetMS: offset, UncertaintyMS: 0.05, RoundTrips: 8}
+}
+
+// TestMergeRefuses: folders that are not one run's shards, each once, are
+// refused with every reason, each naming the shard.
+func TestMergeRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, dirs []string) []string // returns the folders to merge
+		want   []string
+	}{
+		{"another scenario", func(t *testing.T, d []string) []string {
+			edit(t, d[1], func(s *results.Summary) { s.Scenario = "other" })
+			return d
+		}, []string{`shard 1/3`, `ran scenario "other"`}},
+		{"another version of the scenario", func(t *testing.T, d []string) []string {
+			if err := os.WriteFile(filepath.Join(d[2], "scenario.yaml"), []byte("name: independent-oneshot\n# edited\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}, []string{"shard 2/3", "scenario.yaml differ"}},
+		{"another seed", func(t *testing.T, d []string) []string {
+			edit(t, d[2], func(s *results.Summary) { s.Seed++ })
+			return d
+		}, []string{"shard 2/3", "seed 4"}},
+		{"another T0", func(t *testing.T, d []string) []string {
+			edit(t, d[1], func(s *results.Summary) { s.Shard.StartAt = s.Shard.StartAt.Add(time.Second) })
+			return d
+		}, []string{"shard 1/3", "started at 2026-12-01T10:30:01.000Z", "one T0"}},
+		{"another N", func(t *testing.T, d []string) []string {
+			edit(t, d[1], func(s *results.Summary) { s.Shard.Of = 4 })
+			return d
+		}, []string{"one of 4 shards"}},
+		{"a missing shard", func(t *testing.T, d []string) []string { return []string{d[0], d[2]} },
+			[]string{"shard(s) 1 of 3 missing"}},
+		{"a shard twice", func(t *testing.T, d []string) []string { return []string{d[0], d[1], d[2], d[1]} },
+			[]string{"shard 1/3 is there twice"}},
+		{"a clock far off", func(t *testing.T, d []string) []string {
+			edit(t, d[2], func(s *results.Summary) { s.Shard.Clock = clock(-612) })
+			return d
+		}, []string{"shard 2/3", "-612 ms off the target's", "more than 500ms"}},
+		{"a folder that is no shard's", func(t *testing.T, d []string) []string {
+			edit(t, d[0], func(s *results.Summary) { s.Shard = nil })
+			return d
+		}, []string{"shard-0 is not a shard's results folder"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dirs := c.change(t, shardFolders(t))
+			m, _, err := Folders(dirs)
+			var re *RefusedError
+			if m != nil || !errors.As(err, &re) || !errors.Is(err, ErrRefused) {
+				t.Fatalf("merged: %v, %v", m, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestMergeWarnsOfClocks: a clock a few milliseconds off is merged with a
+// warning naming the shard; clocks within 5 ms pass in silence; a clock
+// not measured is said.
+func TestMergeWarnsOfClocks(t *testing.T) {
+	dirs := shardFolders(t)
+	edit(t, dirs[0], func(s *results.Summary) { s.Shard.Clock = clock(0.4) })
+	edit(t, dirs[1], func(s *results.Summary) { s.Shard.Clock = clock(7.5) })
+	m, warnings, err := Folders(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := strings.Join(warnings, "\n")
+	if len(warnings) != 2 || !strings.Contains(joined, "shard 1/3") || !strings.Contains(joined, "7.5 ms off the target's") ||
+		!strings.Contains(joined, "shard 2/3") || !strings.Contains(joined, "did not measure its clock") {
+		t.Errorf("warnings:\n%s", joined)
+	}
+	if got := m.Output.Summary.Merged.Warnings; len(got) != 2 {
+		t.Errorf("the merged summary keeps %d warnings", len(got))
+	}
+}
+
+// TestExpandFindsShards: the folder the shards wrote into, named whole,
+// gives its shards' folders and not another run's merged folder beside
+// them; a folder without shards is refused.
+func TestExpandFindsShards(t *testing.T) {
+	dirs := shardFolders(t)
+	parent := filepath.Dir(dirs[0])
+	m, _, err := Folders(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Write(filepath.Join(parent, "merged"), m.Output); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Expand([]string{parent})
+	if err != nil || strings.Join(got, ",") != strings.Join(dirs, ",") {
+		t.Fatalf("Expand(%s) = %v, %v; want %v", parent, got, err, dirs)
+	}
+	if _, err := Expand([]string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "holds no shard's results folder") {
+		t.Errorf("an empty folder: %v", err)
+	}
+}
