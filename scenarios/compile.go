@@ -189,7 +189,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		p.Target = c.target(&f.Target, []step{key("target")})
 		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
 	}
-	if o.Shard && (len(f.Tiers) > 0 || p.TargetURL == "") {
+	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
 	}
 	if f.Network != nil {

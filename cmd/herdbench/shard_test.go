@@ -113,7 +113,7 @@ func TestMergeCommand(t *testing.T) {
 			t.Fatalf("%s: exit %d, want %d\n%s\n%s", c.threshold, code, c.code, stdout, stderr)
 		}
 		merged := filepath.Join(out, "mergeable-20261201T103000Z")
-		s := readSummaryFile(t, merged)
+		s := readJSON(t, filepath.Join(merged, "summary.json"))
 		if s.Merged == nil || s.Merged.Of != 3 || len(s.Thresholds) != 1 || s.Runs[0].Requests == 0 {
 			t.Errorf("merged summary: %+v", s)
 		}
@@ -159,17 +159,4 @@ func TestK8sCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
-}
-
-func readSummaryFile(t *testing.T, dir string) *results.Summary {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := results.DecodeSummary(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
