@@ -129,6 +129,9 @@ type scenarioFlags struct {
 	maxMemory  string
 	cohorts    string
 	noSimRef   bool
+	junit      string // --junit: the thresholds as a JUnit XML report
+	json       bool   // --json: summary.json on stdout, the tables on stderr
+	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
 }
@@ -173,6 +176,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
+	addOutputFlags(fs, f)
+	fs.BoolVar(&f.print, "print", false, "print the scenario's YAML (a built-in's, to copy and edit: herdbench scenario outage --print > my.yaml) and run nothing")
 	f.game.add(fs)
 	f.sh.add(fs)
 	fs.SortFlags = false
@@ -187,6 +192,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return nil, exitUsage, true
+	}
+	if f.print {
+		return nil, printScenario(fs, stdout, stderr), true
 	}
 	if msg := cmpOr(f.check(fs), f.sh.check(f, fs)); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
@@ -209,6 +217,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	f.sh.overrides(&o)
+	if note := builtinNote(fs.Arg(0)); note != "" && !f.quiet {
+		fmt.Fprintln(stderr, note)
+	}
 	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
@@ -300,6 +311,10 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 	}
 	if err := results.CheckWritable(sr.f.out); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
+		return exitUsage
+	}
+	if err := checkJUnitPath(sr.f.junit); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --junit: %v\nNothing ran.\n", err)
 		return exitUsage
 	}
 	return exitOK
