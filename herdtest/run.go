@@ -74,6 +74,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		}
 		finished := make(chan struct{})
 		go watch(d.progress, finished, stall, p.Duration)
+		wall := time.Now() // the bubble's clock starts at 2000-01-01
 		var startErr error
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
@@ -89,8 +90,16 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		if startErr != nil {
 			return nil, startErr
 		}
+		out.Summary.Started = wall.UTC().Truncate(time.Millisecond)
+		for i := range out.Cohorts {
+			out.Cohorts[i].Started = time.Time{}
+		}
 	}
 	s := out.Summary
+	var table bytes.Buffer
+	if results.RenderTable(&table, s) == nil {
+		t.Logf("herdtest: %s, %s, seed %d:\n%s", s.Scenario, o.Mode, s.Seed, table.String())
+	}
 	s.Thresholds = results.CheckThresholds(s, p.Thresholds, nil)
 	for _, msg := range d.probs.list() {
 		t.Error("herdtest: " + msg)
