@@ -127,10 +127,10 @@ func TestOpHolds(t *testing.T) {
 func thresholdSummary() *Summary {
 	rec := 1.25
 	return &Summary{Runs: []Run{
-		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: 0.94, Attempts: 2310, Amplification: 2.31,
+		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: ptr(0.94), Attempts: 2310, Amplification: 2.31,
 			HerdFactor: 14.2, FailedAfterFault: 410, RecoveryS: nil, Outcomes: map[string]int64{"reset": 512},
 			LatencyMS: Latencies{Request: Percentiles{P99: 5234.5}}},
-		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: 0.999, Attempts: 1210, Amplification: 1.21,
+		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: ptr(0.999), Attempts: 1210, Amplification: 1.21,
 			HerdFactor: 1.4, FailedAfterFault: 12, RecoveryS: &rec, Outcomes: map[string]int64{"reset": 480},
 			LatencyMS: Latencies{Request: Percentiles{P99: 812.25}}},
 	}}
@@ -229,9 +229,9 @@ func FuzzParseThreshold(f *testing.F) {
 func TestCheckThresholdsOverRepetitions(t *testing.T) {
 	rec := func(v float64) *float64 { return &v }
 	reps := [][]Run{{
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: 0.999},
-		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: 0.97}, // one bad repetition
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: 0.999},
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: ptr(0.999)},
+		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: ptr(0.97)}, // one bad repetition
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: ptr(0.999)},
 	}}
 	s := &Summary{Runs: []Run{reps[0][0]}} // the first repetition's figures, as engine.Execute keeps them
 	ths := mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.5", "success_ratio >= 98%",
