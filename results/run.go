@@ -188,7 +188,7 @@ func Summarize(c Cohort, w Window) Run {
 		r.Amplification = round(float64(r.Attempts)/float64(r.Requests), 3)
 	}
 	if d, ok := Recovery(ok, attempts, BucketAt(w.LastEnd)); ok {
-		s := d.Seconds()
+		s := round(d.Seconds(), 6) // d.Seconds() of 1.64 s is 1.6400000000000001
 		r.RecoveryS = &s
 	}
 	for o := Outcome(0); o < NumOutcomes; o++ {
