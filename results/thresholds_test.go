@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // updateGolden is the -update flag: rewrite golden files. Another test file
@@ -281,5 +282,48 @@ func TestRenderThresholdsOverRepetitions(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// success_ratio thresholds read the ratio over the requests that ended
+// (a cohort with no failure passes 99%, however many it left unfinished);
+// unfinished is a threshold's metric like any count; a null success_ratio
+// (no request ended) reads as +∞, so only unfinished catches that run.
+func TestThresholdsOnSuccessAndUnfinished(t *testing.T) {
+	rec := NewRecorder(time.Second, 1)
+	for i := range 200 {
+		rec.Shard(0).Started(0)
+		if i < 59 {
+			rec.Shard(0).Request(Request{End: time.Millisecond, Succeeded: true})
+		}
+	}
+	stalled := Summarize(Cohort{Strategy: "stalled", Rec: rec}, Window{})
+	s := &Summary{Runs: []Run{
+		{Strategy: "asleep", Requests: 4195, Succeeded: 4054, Unfinished: 141, SuccessRatio: SuccessRatioOf(4054, 0)},
+		{Strategy: "nothing-ended", Requests: 50, Unfinished: 50, SuccessRatio: SuccessRatioOf(0, 0)},
+		stalled,
+	}}
+	got := CheckThresholds(s, mustThresholds(t, "", "success_ratio >= 99%", "unfinished < 100"), nil)
+	want := []struct {
+		cohort, expr string
+		pass         bool
+	}{
+		{"asleep", "success_ratio >= 99%", true},
+		{"asleep", "unfinished < 100", false},
+		{"nothing-ended", "success_ratio >= 99%", true},
+		{"nothing-ended", "unfinished < 100", true},
+		{"stalled", "success_ratio >= 99%", true},
+		{"stalled", "unfinished < 100", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.Cohort != w.cohort || g.Expression != w.expr || g.Pass != w.pass {
+			t.Errorf("result %d: %s %q pass %v, want %s %q pass %v", i, g.Cohort, g.Expression, g.Pass, w.cohort, w.expr, w.pass)
+		}
+	}
+	if v := got[5].Value; v == nil || *v != 141 {
+		t.Errorf("stalled's unfinished read as %v, want 141", got[5].Value)
 	}
 }
