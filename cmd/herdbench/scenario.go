@@ -390,7 +390,11 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
-		showProgress(ctx, r, stderr)
+		nameW := 0
+		for _, n := range names {
+			nameW = max(nameW, len(n))
+		}
+		showProgress(ctx, r, stderr, nameW)
 	}
 	if f.sim && !f.quiet && (len(plans) > 1 || plan.Runs > 1) {
 		bar := newCountBar(stderr, "simulated cohort runs")
