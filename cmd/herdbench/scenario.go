@@ -402,7 +402,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 	if err == nil && startErr != nil {
 		return points, &notStartedError{startErr}
 	}
-	if err == nil && f.sim && !f.quiet {
+	if err == nil && f.sim && !f.quiet && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
 	return points, err
