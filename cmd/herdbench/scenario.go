@@ -313,6 +313,15 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
 		return exitUsage
 	}
+	dpi := report.PNGDPI
+	if sr.f.noPNG {
+		dpi = 0
+	}
+	need := engine.EstimateOutput(plans, sr.opts, dpi)
+	if err := results.CheckSpace(sr.f.out, need.Total, need.String(), results.FreeSpace); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
 	if err := checkJUnitPath(sr.f.junit); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --junit: %v\nNothing ran.\n", err)
 		return exitUsage
