@@ -65,8 +65,8 @@ type Result struct {
 	// [0, End) only.
 	Stopped bool
 	Events  uint64       // events processed
-	Target target.Stats // the target model's counters (the bottom tier's)
-	Row    target.Row   // the OCC row's counters (zero for a plain target)
+	Target  target.Stats // the target model's counters (the bottom tier's)
+	Row     target.Row   // the OCC row's counters (zero for a plain target)
 	// Tiers are, with tiers, each tier's model's counters, in order.
 	Tiers []target.Stats
 }
