@@ -446,16 +446,18 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 				co.Part, co.Stop = o.Part, &stop
 				res := s.Run(co, rec)
 				if res.Stopped {
-					cutMu.Lock()
-					if cut[t.point] < 0 || res.End < cut[t.point] {
-						cut[t.point] = res.End
-					}
-					cutMu.Unlock()
 					if t.rep > 0 {
 						// A repetition cut short is not one: the figures
 						// over repetitions keep those that ran whole.
 						return
 					}
+					// The first repetition's figures and timelines are
+					// the ones shown: ended_s says where they stop.
+					cutMu.Lock()
+					if cut[t.point] < 0 || res.End < cut[t.point] {
+						cut[t.point] = res.End
+					}
+					cutMu.Unlock()
 				}
 				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec, below)
 				run := results.Summarize(rc, window(p))
