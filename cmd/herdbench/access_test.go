@@ -27,9 +27,14 @@ import (
 
 // TestMain runs this test binary as herdbench itself when a test starts it
 // again as a child process (HERDBENCH_TEST_ARGS, a JSON list), with the
-// open-files limit HERDBENCH_TEST_NOFILE.
+// open-files limit HERDBENCH_TEST_NOFILE, and an address-space limit
+// HERDBENCH_TEST_AS bytes above what it holds at its start.
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv("HERDBENCH_TEST_ARGS"); ok {
+		crashNotUsage() // as main does
+		if extra, ok := os.LookupEnv("HERDBENCH_TEST_AS"); ok {
+			limitAddressSpace(extra)
+		}
 		if n, err := strconv.ParseUint(os.Getenv("HERDBENCH_TEST_NOFILE"), 10, 64); err == nil {
 			var lim syscall.Rlimit
 			_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)

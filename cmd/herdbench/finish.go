@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -57,6 +59,7 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		if *dir == "" {
+			e.rescue(f, stderr)
 			return exitFailed
 		}
 	}
@@ -128,6 +131,40 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
 	}
 	return dir, rerr
+}
+
+// rescue keeps the figures of a run whose results folder could not be
+// written (a disk that filled up meanwhile): summary.json, or a sweep's
+// summaries as a JSON list, into the first of rescueDirs that takes it,
+// else on stderr; and says where.
+func (e *ending) rescue(f *scenarioFlags, stderr io.Writer) {
+	first := e.points[0].Output.Summary
+	var data []byte
+	var err error
+	if e.sweep {
+		data, err = json.MarshalIndent(e.summaries(), "", "  ")
+	} else {
+		data, err = results.EncodeSummary(first)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "herdbench: the summary could not be encoded either:", err)
+		return
+	}
+	name := results.DirName(first.Scenario, first.Started) + ".summary.json"
+	for _, d := range rescueDirs(f.out) {
+		path := filepath.Join(d, name)
+		if err := results.WriteFileAtomic(path, data); err == nil {
+			fmt.Fprintf(stderr, "herdbench: the figures are saved in %s (the summary alone: the timelines, histograms and report were lost)\n", path)
+			return
+		}
+	}
+	fmt.Fprintf(stderr, "herdbench: the summary could not be saved anywhere; here it is:\n%s\n", data)
+}
+
+// rescueDirs are where rescue tries to save a summary: the temporary
+// folder (often another file system than --out), then --out's parent.
+func rescueDirs(out string) []string {
+	return []string{os.TempDir(), filepath.Dir(filepath.Clean(out))}
 }
 
 // write writes the folder's data: a run's files, or a sweep's.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"syscall"
 )
 
 // Exit codes, documented in the README and in --help.
@@ -22,8 +23,9 @@ const (
 	exitFailed = 1
 	// exitUsage: bad flags, an invalid scenario, or a run refused before
 	// it started (a remote target, too little memory or open files, an
-	// --out that cannot be written): nothing ran. Go's runtime also exits
-	// with 2 when it crashes, which a recovered panic never does.
+	// --out that cannot be written or is too full): nothing ran. Go's
+	// runtime exits with 2 when it crashes: crashNotUsage makes such a
+	// crash end with SIGABRT instead, and a recovered panic exits 1.
 	exitUsage = 2
 	// exitThresholds: the run completed, its results are written, and at
 	// least one of the scenario's thresholds failed.
@@ -78,10 +80,30 @@ func versionOf(bi *debug.BuildInfo) string {
 }
 
 func main() {
+	crashNotUsage()
 	ctx, release := interruptible(context.Background(), os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	release()
 	os.Exit(code)
+}
+
+// crashNotUsage makes a crash of the Go runtime itself (its "fatal error:
+// out of memory" above all, which no recover catches) end the process
+// with SIGABRT rather than with exit code 2, which herdbench promises for
+// bad input only: the shell then reports 134. The runtime prints every
+// goroutine's stack first. No core file is written (its soft limit is set
+// to 0: a core of a run that ran out of memory would be as large), unless
+// GOTRACEBACK is set, which then decides both.
+func crashNotUsage() {
+	if os.Getenv("GOTRACEBACK") != "" {
+		return
+	}
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_CORE, &lim) == nil && lim.Cur != 0 {
+		lim.Cur = 0
+		_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &lim)
+	}
+	debug.SetTraceback("crash")
 }
 
 const usage = `herdbench: a load-test and chaos harness for retry storms.
@@ -112,7 +134,8 @@ Run 'herdbench COMMAND --help' for a command's flags.
 Exit codes: 0 ok; 1 the run failed, or an internal error (a bug, reported
 on stderr); 2 bad usage, an invalid scenario or a refused run (nothing ran);
 3 a threshold failed; 4 too late for --start-at (nothing sent); 130
-interrupted (results written, marked partial).
+interrupted (results written, marked partial). Killed by SIGABRT (134 in a
+shell): the Go runtime itself failed, e.g. out of memory.
 `
 
 // run is main without the process: it returns the exit code. A panic

@@ -96,9 +96,11 @@ section, which takes any field as --set does): rerunning it repeats them.
 Ctrl-C keeps the points that finished.
 
 Before anything runs, every number is checked against its range
-(docs/limits.md), --out is created and checked writable, and the memory the
-run needs is estimated: above --max-memory (default: half of this machine's
-memory) the run is refused with what to change.
+(docs/limits.md), --out is created and checked writable, with free space
+for the results folder's estimated size, and the memory the run needs is
+estimated: above --max-memory (default: half of this machine's memory, its
+cgroup's limit or its ulimit -v less 2 GiB, whichever is smallest) the run
+is refused with what to change.
 
 Examples:
   herdbench scenario outage
@@ -171,7 +173,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.IntVar(&f.runs, "runs", 1, fmt.Sprintf("repeat each cohort this many times, 1 to %d (seeds derived from the root seed), and report mean ± sd; thresholds must hold in every repetition", scenarios.MaxRuns))
 	fs.StringArrayVar(&f.set, "set", nil, "set a field, PATH=VALUE (e.g. target.concurrency=32), or sweep it, PATH=V1,V2,... (e.g. strategies[0].jitter=0,0.1,1); repeat it to sweep several fields over every combination")
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
-	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory, its cgroup's limit or its ulimit -v less 2 GiB, the smallest)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts, or cohorts calling a chain of tiers, outnumber the cores")
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
@@ -313,6 +315,15 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
 		return exitUsage
 	}
+	dpi := report.PNGDPI
+	if sr.f.noPNG {
+		dpi = 0
+	}
+	need := engine.EstimateOutput(plans, sr.opts, dpi)
+	if err := results.CheckSpace(sr.f.out, need.Total, need.String(), results.FreeSpace); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
 	if err := checkJUnitPath(sr.f.junit); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --junit: %v\nNothing ran.\n", err)
 		return exitUsage
@@ -406,7 +417,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 	if err == nil && startErr != nil {
 		return points, &notStartedError{startErr}
 	}
-	if err == nil && f.sim && !f.quiet {
+	if err == nil && f.sim && !f.quiet && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
 	return points, err
@@ -417,7 +428,8 @@ Exit codes: 0 ok; 1 the run failed, or an internal error (a bug: its report
 is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
 ran); 3 a threshold failed (results written); 4 too late: --start-at had
 passed, or was too near to be ready (nothing sent); 130 interrupted
-(results written, marked partial).
+(results written, marked partial). Killed by SIGABRT (134 in a shell): the
+Go runtime itself failed, e.g. out of memory beyond the estimate.
 `
 
 // check checks the flags that need no scenario, and returns what is wrong,
