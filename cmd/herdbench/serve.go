@@ -207,7 +207,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	h := control.Handler(o)
 	cs := limits.Server(h)
 	served := make(chan error, 1)
-	go func() { served <- cs.Serve(limits.Listener(ln)) }()
+	go func() { served <- limits.Serve(cs, ln) }()
 
 	auth := ""
 	if f.token != "" {
