@@ -88,6 +88,17 @@ func runK8s(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench k8s: --lead %s: give 10s to 1h (Kubernetes needs seconds to minutes to start every pod)\n", lead)
 		return exitUsage
 	}
+	// Every value is checked before it is written anywhere: a line break
+	// in a value would add YAML documents, a quote break the shell line
+	// of the header.
+	probe := o
+	probe.Claim = claim
+	if ps := probe.Problems(); len(ps) > 0 {
+		for _, p := range ps {
+			fmt.Fprintln(stderr, "herdbench k8s:", p)
+		}
+		return exitUsage
+	}
 	name, data, err := scenarios.Find(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
