@@ -71,6 +71,13 @@ func TestHostileValues(t *testing.T) {
 			[]string{"http://chaos-proxy.staging.svc:8091", "http://10.0.0.1:8091/"},
 			[]string{"https://p:8091", "http://p:8091/control", "http://p:8091?x=1", "p:8091"}},
 	}
+	// The scenario's name is no flag: it is never refused, only written
+	// safely (the Job's name made of its letters, the header quoting it).
+	flags = append(flags, struct {
+		flag      string
+		set       func(*Options, string)
+		good, bad []string
+	}{"scenario name", func(o *Options, v string) { o.Scenario = v }, hostile, nil})
 	for _, f := range flags {
 		values := append(append(append([]string{}, f.good...), f.bad...), hostile...)
 		for _, v := range values {

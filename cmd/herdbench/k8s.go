@@ -38,6 +38,11 @@ T0 (off loopback it needs its token: the shards read it from the Secret
 --token-secret, key "token"). The image is built from the repository's
 Dockerfile.
 
+Every value is checked first (exit 2, naming the flag): --image an image
+reference ([registry[:port]/]path[:tag][@digest]), --results-claim and
+--token-secret Kubernetes names (RFC 1123), --cpu and --memory Kubernetes
+quantities (1500m, 512Mi), --target and --chaos-control http URLs.
+
 Examples:
   herdbench k8s gameday.yaml --shards 10 --target http://chaos-proxy.staging:8090/ \
       --chaos-control http://chaos-proxy.staging:8091 --image registry.example/herdbench:v1 > job.yaml
