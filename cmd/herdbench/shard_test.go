@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,16 @@ func TestK8sRefusesHostileValues(t *testing.T) {
 			if code != exitUsage || stdout != "" || !strings.Contains(stderr, "herdbench k8s: "+flag+" ") || !strings.Contains(stderr, "give e.g.") || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%s %q: exit %d, stdout %d bytes, stderr %q; want 2, nothing, and one line naming %s with an example",
 					flag, v, code, len(stdout), stderr, flag)
+			}
+		}
+	}
+	// The typed flags are read by pflag, which refuses what is not a
+	// number or a duration, quoting it.
+	for _, flag := range []string{"--shards", "--lead", "--seed"} {
+		for _, v := range []string{"2\nkind: Pod", "2;id", "$(id)", "2 s"} {
+			code, stdout, stderr := runCLI(t, append(append([]string{}, base...), flag, v)...)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, strconv.Quote(v)) || !strings.Contains(stderr, flag) {
+				t.Errorf("%s %q: exit %d, stdout %d bytes, stderr %q; want 2, nothing, and the value quoted", flag, v, code, len(stdout), stderr)
 			}
 		}
 	}
