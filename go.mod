@@ -16,6 +16,7 @@ require (
 	golang.org/x/net v0.59.0
 	golang.org/x/term v0.48.0
 	gonum.org/v1/plot v0.17.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -46,7 +47,6 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 tool honnef.co/go/tools/cmd/staticcheck
