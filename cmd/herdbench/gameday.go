@@ -85,7 +85,7 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		gd.served = make(chan struct{})
 		go func() {
 			defer close(gd.served)
-			_ = gd.metrics.Serve(limits.Listener(ln))
+			_ = limits.Serve(gd.metrics, ln)
 		}()
 		fmt.Fprintf(stderr, "herdbench: live metrics on http://%s/metrics\n", ln.Addr())
 	}

@@ -194,7 +194,9 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 		return exitFailed
 	}
 	// The control API has its own connection cap, so that however many
-	// connections the traffic port holds, the controls still answer.
+	// connections the traffic port holds, the controls still answer; and
+	// at that cap an idle or slow connection gives way to a new one, so
+	// that its own idle clients do not lock it out either.
 	limits := netguard.ControlLimits()
 	o := control.Options{
 		Server: srv, Metrics: telemetry.Handler(collector), Check: check,
@@ -207,7 +209,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	h := control.Handler(o)
 	cs := limits.Server(h)
 	served := make(chan error, 1)
-	go func() { served <- cs.Serve(limits.Listener(ln)) }()
+	go func() { served <- limits.Serve(cs, ln) }()
 
 	auth := ""
 	if f.token != "" {
