@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,8 +21,11 @@ import (
 
 // The real-browser test: headless Chromium opens report.html from disk, and
 // the test fails on any console error or warning, any uncaught exception,
-// any network request other than the file itself, or a chart that did not
-// render. It saves a full-page screenshot.
+// any network request other than the file itself, a chart that did not
+// render, a page over 5 MB; it zooms the attempts chart onto a wave and
+// checks it shows the 10 ms buckets, hides a cohort from the legend, and
+// logs the page's own load timing. It saves a full-page screenshot, the
+// first screen (-first-screen.png) and the zoomed chart (-zoomed.png).
 //
 // Environment:
 //   HERDBENCH_CHROMIUM        the browser binary (default: chromium,
@@ -81,11 +85,33 @@ func (b *browserLog) listen(ev any) {
 }
 
 type chartBox struct {
-	ID     string  `json:"id"`
-	Width  float64 `json:"width"`
-	Height float64 `json:"height"`
-	Paths  int     `json:"paths"`
-	Texts  int     `json:"texts"`
+	ID          string  `json:"id"`
+	Interactive bool    `json:"interactive"`
+	Width       float64 `json:"width"`
+	Height      float64 `json:"height"`
+	Paths       int     `json:"paths"`
+	Texts       int     `json:"texts"`
+	Canvases    int     `json:"canvases"`
+	Legends     int     `json:"legends"`
+}
+
+// zoomCheck is what the page reports after the test zoomed its attempts
+// chart onto a wave.
+type zoomCheck struct {
+	Wave    float64   `json:"wave"`  // the wave's bucket, seconds
+	Bin     float64   `json:"bin"`   // the chart's bin width now, seconds
+	Xs      []float64 `json:"xs"`    // the bins' starts in the visible range
+	Panels  []float64 `json:"panels"` // every cohort panel's x minimum, which must follow
+	Visible float64   `json:"visible"`
+}
+
+// pageTiming is the page's own performance timing, in milliseconds since
+// navigation start.
+type pageTiming struct {
+	DOMContentLoaded float64 `json:"dcl"`
+	Load             float64 `json:"load"`
+	Drawn            float64 `json:"drawn"` // charts.js finished drawing every chart
+	Bytes            float64 `json:"bytes"`
 }
 
 func TestReportInChromium(t *testing.T) {
@@ -105,6 +131,10 @@ func TestReportInChromium(t *testing.T) {
 		want = len(newView([]*Run{r}).charts())
 	}
 	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(abs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,20 +159,78 @@ func TestReportInChromium(t *testing.T) {
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(fileURL),
 		chromedp.WaitReady(chromedp.CSS("footer")),
+		chromedp.Poll[chromedp.Void]("window.herdbench && window.herdbench.drawnMs > 0", chromedp.WithPollingTimeout(30*time.Second)),
 	); err != nil {
 		t.Fatalf("opening %s in %s: %v", fileURL, bin, err)
 	}
+	timing, err := chromedp.Run(bctx, chromedp.Evaluate[pageTiming](`(() => {
+		const n = performance.getEntriesByType("navigation")[0];
+		return {dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, drawn: window.herdbench.drawnMs, bytes: n.decodedBodySize};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Timing on a shared machine is a figure to report, not to assert.
+	t.Logf("%s: %.2f MB; DOMContentLoaded %.0f ms, charts drawn %.0f ms, load %.0f ms after navigation start",
+		page, float64(st.Size())/1e6, timing.DOMContentLoaded, timing.Drawn, timing.Load)
+	if st.Size() > maxReportBytes {
+		t.Errorf("%s is %d bytes; a report must stay under %d", page, st.Size(), maxReportBytes)
+	}
+	first, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
 	boxes, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartBox](`Array.from(document.querySelectorAll("figure[data-chart]")).map(f => {
-		const svg = f.querySelector("svg");
-		const r = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-		return {id: f.dataset.chart, width: r.width, height: r.height,
-			paths: svg ? svg.querySelectorAll("path").length : 0,
-			texts: svg ? svg.querySelectorAll("text").length : 0};
+		const live = f.querySelector(".uplot-chart");
+		const el = live || f.querySelector("svg");
+		const r = el ? el.getBoundingClientRect() : {width: 0, height: 0};
+		return {id: f.dataset.chart, interactive: !!live, width: r.width, height: r.height,
+			paths: el ? el.querySelectorAll("path").length : 0,
+			texts: el ? el.querySelectorAll("text").length : 0,
+			canvases: live ? live.querySelectorAll("canvas").length : 0,
+			legends: live ? live.querySelectorAll(".u-legend .u-series").length : 0};
 	})`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	full, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Zoom the attempts chart to 200 ms around the tallest 10 ms bucket
+	// after the last fault (the wave of retries), through the uPlot
+	// instance, as a drag would.
+	zoom, err := chromedp.Run(bctx, chromedp.Evaluate[zoomCheck](`(async () => {
+		const hb = window.herdbench, c = hb.charts.attempts_1s, u = c.plots[0];
+		const s = c.spec.panels[0].series[0], counts = hb.series[s.data], res = c.spec.res_s;
+		const faults = c.spec.panels[0].faults || [];
+		const from = faults.length ? Math.round(Math.max(...faults.map(f => f.at_s + f.for_s)) / res) : 0;
+		let best = from;
+		for (let i = from; i < counts.length; i++) if (counts[i] > counts[best]) best = i;
+		const wave = best * res;
+		u.setScale("x", {min: wave - 0.1, max: wave + 0.1});
+		await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))); // uPlot fires its hooks after a setScale
+		const xs = u.data[0].filter(x => x >= u.scales.x.min - 1e-9 && x < u.scales.x.max - 1e-9);
+		const panels = hb.charts.attempts_100ms ? hb.charts.attempts_100ms.plots.map(p => p.scales.x.min) : [];
+		return {wave, bin: c.bin_s(), xs, panels, visible: u.scales.x.max - u.scales.x.min};
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx, chromedp.ScrollIntoView(chromedp.CSS("#attempts_1s"))); err != nil {
+		t.Fatal(err)
+	}
+	zoomed, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Hide the second cohort by clicking its name in the legend.
+	if err := chromedp.Do(bctx, chromedp.Click(chromedp.JSPath(`window.herdbench.charts.attempts_1s.plots[0].root.querySelectorAll(".u-legend .u-series")[2]`))); err != nil {
+		t.Fatal(err)
+	}
+	hidden, err := chromedp.Run(bctx, chromedp.Evaluate[[]bool](`window.herdbench.charts.attempts_1s.plots[0].series.slice(1).map(s => s.show)`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +242,13 @@ func TestReportInChromium(t *testing.T) {
 	if out == "" {
 		out = filepath.Join(t.ArtifactDir(), "report.png")
 	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
+	base := strings.TrimSuffix(out, ".png")
+	for name, shot := range map[string][]byte{out: full, base + "-first-screen.png": first, base + "-zoomed.png": zoomed} {
+		if err := os.WriteFile(name, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Logf("screenshot of %s: %s", page, out)
+	t.Logf("screenshots of %s: %s, %s-first-screen.png, %s-zoomed.png", page, out, base, base)
 
 	seen.mu.Lock()
 	defer seen.mu.Unlock()
@@ -179,8 +270,42 @@ func TestReportInChromium(t *testing.T) {
 		t.Error("no charts on the page")
 	}
 	for _, b := range boxes {
-		if b.Width < 600 || b.Height < 150 || b.Paths < 10 || b.Texts < 5 {
+		switch {
+		case b.Interactive && (b.Width < 600 || b.Height < 150 || b.Canvases < 1 || b.Legends < 1):
+			t.Errorf("interactive chart %s did not render: %.0f×%.0f px, %d canvases, %d legend rows", b.ID, b.Width, b.Height, b.Canvases, b.Legends)
+		case !b.Interactive && (b.Width < 600 || b.Height < 150 || b.Paths < 10 || b.Texts < 5):
 			t.Errorf("chart %s did not render: %.0f×%.0f px, %d paths, %d texts", b.ID, b.Width, b.Height, b.Paths, b.Texts)
 		}
 	}
+	if len(boxes) > 0 && !boxes[0].Interactive {
+		t.Errorf("the first chart, %s, is not drawn by uPlot", boxes[0].ID)
+	}
+
+	t.Logf("zoomed onto the wave at %.2f s: %d bins of %.3f s visible", zoom.Wave, len(zoom.Xs), zoom.Bin)
+	if math.Abs(zoom.Visible-0.2) > 1e-6 {
+		t.Errorf("the attempts chart shows %.4f s after zooming to 0.2 s", zoom.Visible)
+	}
+	if zoom.Bin != 0.01 {
+		t.Errorf("zoomed to 200 ms, the attempts chart draws %.3f s bins, want the recorded 0.01 s", zoom.Bin)
+	}
+	if n := len(zoom.Xs); n < 19 || n > 21 {
+		t.Errorf("zoomed to 200 ms, %d bins are visible (%v), want about 20", n, zoom.Xs)
+	}
+	for i := 1; i < len(zoom.Xs); i++ {
+		if d := zoom.Xs[i] - zoom.Xs[i-1]; math.Abs(d-0.01) > 1e-6 {
+			t.Errorf("bins at %.3f and %.3f s are %.4f s apart, want 0.01", zoom.Xs[i-1], zoom.Xs[i], d)
+		}
+	}
+	for i, m := range zoom.Panels {
+		if math.Abs(m-(zoom.Wave-0.1)) > 1e-6 {
+			t.Errorf("cohort panel %d of attempts_100ms starts at %.3f s, did not follow the zoom to %.3f s", i, m, zoom.Wave-0.1)
+		}
+	}
+	if len(hidden) < 2 || hidden[0] != true || hidden[1] != false {
+		t.Errorf("after clicking the second cohort in the legend, the series shown are %v; want it hidden and the first shown", hidden)
+	}
 }
+
+// maxReportBytes is the most a report.html may weigh: a 1M-client run's
+// must still open quickly.
+const maxReportBytes = 5 << 20
