@@ -34,7 +34,9 @@ import (
 //   HERDBENCH_REPORT          a report.html to check instead of one rendered
 //                             from the test fixture, e.g. a real run's.
 //   HERDBENCH_SCREENSHOT      where to save the screenshot (default: the
-//                             test's artifact dir: go test -artifacts).
+//                             test's artifact dir: go test -artifacts); the
+//                             others go beside it (NAME-first-screen.png,
+//                             NAME-zoomed.png, and the sweep's NAME-sweep.png).
 
 func chromiumPath(t *testing.T) string {
 	if p := os.Getenv("HERDBENCH_CHROMIUM"); p != "" {
@@ -84,6 +86,58 @@ func (b *browserLog) listen(ev any) {
 	}
 }
 
+// openInChromium opens page in a headless Chromium at 1280×900 and waits
+// until charts.js has drawn every chart; cancel stops the browser.
+func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen *browserLog, fileURL string, cancel func()) {
+	t.Helper()
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileURL = (&url.URL{Scheme: "file", Path: abs}).String()
+	ctx, ccancel := context.WithTimeout(context.Background(), 90*time.Second)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-component-update", true),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	seen = &browserLog{}
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithListener(seen.listen))
+	cancel = func() { bcancel(); acancel(); ccancel() }
+	if err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1280, 900),
+		chromedp.Navigate(fileURL),
+		chromedp.WaitReady(chromedp.CSS("footer")),
+		chromedp.Poll[chromedp.Void]("window.herdbench && window.herdbench.drawnMs > 0", chromedp.WithPollingTimeout(30*time.Second)),
+	); err != nil {
+		cancel()
+		t.Fatalf("opening %s in %s: %v", fileURL, bin, err)
+	}
+	return bctx, seen, fileURL, cancel
+}
+
+// check fails t for every problem the browser reported and every request
+// but the page's own. Call it after the tab is closed.
+func (b *browserLog) check(t *testing.T, fileURL string) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.problems {
+		t.Errorf("the browser reported: %s", p)
+	}
+	for _, u := range b.requests {
+		if u != fileURL {
+			t.Errorf("the report made a request to %s; it must be self-contained (no network, no other files)", u)
+		}
+	}
+	if len(b.requests) == 0 {
+		t.Error("no request for the report itself was seen: the network log is not being recorded")
+	}
+}
+
 type chartBox struct {
 	ID          string  `json:"id"`
 	Interactive bool    `json:"interactive"`
@@ -98,9 +152,9 @@ type chartBox struct {
 // zoomCheck is what the page reports after the test zoomed its attempts
 // chart onto a wave.
 type zoomCheck struct {
-	Wave    float64   `json:"wave"`  // the wave's bucket, seconds
-	Bin     float64   `json:"bin"`   // the chart's bin width now, seconds
-	Xs      []float64 `json:"xs"`    // the bins' starts in the visible range
+	Wave    float64   `json:"wave"`   // the wave's bucket, seconds
+	Bin     float64   `json:"bin"`    // the chart's bin width now, seconds
+	Xs      []float64 `json:"xs"`     // the bins' starts in the visible range
 	Panels  []float64 `json:"panels"` // every cohort panel's x minimum, which must follow
 	Visible float64   `json:"visible"`
 }
@@ -130,38 +184,11 @@ func TestReportInChromium(t *testing.T) {
 		page = filepath.Join(r.Dir, "report.html")
 		want = len(newView([]*Run{r}).charts())
 	}
-	abs, err := filepath.Abs(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fileURL := (&url.URL{Scheme: "file", Path: abs}).String()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-component-update", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	var seen browserLog
-	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithListener(seen.listen))
+	bctx, seen, fileURL, bcancel := openInChromium(t, bin, page)
 	defer bcancel()
-
-	if err := chromedp.Do(bctx,
-		chromedp.EmulateViewport(1280, 900),
-		chromedp.Navigate(fileURL),
-		chromedp.WaitReady(chromedp.CSS("footer")),
-		chromedp.Poll[chromedp.Void]("window.herdbench && window.herdbench.drawnMs > 0", chromedp.WithPollingTimeout(30*time.Second)),
-	); err != nil {
-		t.Fatalf("opening %s in %s: %v", fileURL, bin, err)
+	st, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
 	}
 	timing, err := chromedp.Run(bctx, chromedp.Evaluate[pageTiming](`(() => {
 		const n = performance.getEntriesByType("navigation")[0];
@@ -237,6 +264,7 @@ func TestReportInChromium(t *testing.T) {
 	// The listener runs on the goroutine that reads the tab's messages, in
 	// order, so every event sent before the answers above has been seen.
 	bcancel()
+	seen.check(t, fileURL)
 
 	out := os.Getenv("HERDBENCH_SCREENSHOT")
 	if out == "" {
@@ -250,19 +278,6 @@ func TestReportInChromium(t *testing.T) {
 	}
 	t.Logf("screenshots of %s: %s, %s-first-screen.png, %s-zoomed.png", page, out, base, base)
 
-	seen.mu.Lock()
-	defer seen.mu.Unlock()
-	for _, p := range seen.problems {
-		t.Errorf("the browser reported: %s", p)
-	}
-	for _, u := range seen.requests {
-		if u != fileURL {
-			t.Errorf("the report made a request to %s; it must be self-contained (no network, no other files)", u)
-		}
-	}
-	if len(seen.requests) == 0 {
-		t.Error("no request for the report itself was seen: the network log is not being recorded")
-	}
 	if want > 0 && len(boxes) != want {
 		t.Errorf("%d charts on the page, want %d", len(boxes), want)
 	}
@@ -309,3 +324,55 @@ func TestReportInChromium(t *testing.T) {
 // maxReportBytes is the most a report.html may weigh: a 1M-client run's
 // must still open quickly.
 const maxReportBytes = 5 << 20
+
+// The sweep's page in a real browser: its charts against the swept fields
+// drawn by uPlot (log axis, error bars), its heat maps as SVG, no error,
+// no request.
+func TestSweepReportInChromium(t *testing.T) {
+	bin := chromiumPath(t)
+	dir := sweepFixture(t, map[string][]string{"workload.clients": {"10", "50", "1000"}, "chaos[crash].for": {"1s", "2s", "4s"}},
+		[]string{"workload.clients", "chaos[crash].for"}, "")
+	if err := RenderDir(dir, Options{Version: "v0.0.0-test", NoPNG: true}); err != nil {
+		t.Fatal(err)
+	}
+	bctx, seen, fileURL, cancel := openInChromium(t, bin, filepath.Join(dir, "report.html"))
+	defer cancel()
+	type sweepCharts struct {
+		Uplot  map[string]int `json:"uplot"` // canvases per interactive chart
+		SVG    int            `json:"svg"`
+		LogX   bool           `json:"logx"`
+		Points int            `json:"points"`
+	}
+	got, err := chromedp.Run(bctx, chromedp.Evaluate[sweepCharts](`(() => {
+		const hb = window.herdbench, uplot = {};
+		for (const [id, c] of Object.entries(hb.charts)) uplot[id] = c.el.querySelectorAll("canvas").length;
+		const u = hb.charts.sweep_1.plots[0];
+		return {uplot, svg: document.querySelectorAll("figure.chart svg").length, logx: u.scales.x.distr === 3,
+			points: u.data[0].length};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	seen.check(t, fileURL)
+	out := filepath.Join(t.ArtifactDir(), "sweep.png")
+	if s := os.Getenv("HERDBENCH_SCREENSHOT"); s != "" {
+		out = strings.TrimSuffix(s, ".png") + "-sweep.png"
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got.Uplot["sweep_1"] == 0 || got.Uplot["sweep_2"] == 0 || len(got.Uplot) != 2 {
+		t.Errorf("uPlot charts on the sweep's page: %v; want sweep_1 and sweep_2 drawn", got.Uplot)
+	}
+	if got.SVG != 5 {
+		t.Errorf("%d SVG charts, want the 5 heat maps", got.SVG)
+	}
+	if !got.LogX || got.Points != 3 {
+		t.Errorf("sweep_1 against clients 10, 50, 1000: log x %v, %d points; want a log axis of 3", got.LogX, got.Points)
+	}
+}

@@ -27,9 +27,13 @@
 //      zooms, down to res_s),
 //    x: explicit x values (then series carry `values`, drawn as they are),
 //    sync_legend: toggling a series in one panel toggles it in all,
+//    columns: panels side by side (default 1), group: charts that zoom
+//      together (default "time"), xlabel, x_log, x_ticks: [{value, label}],
+//      x_range: [min, max], points: draw each point,
 //    panels: [{title, stacked, faults: [{name, at_s, for_s}], fault_names,
 //      series: [{label, color, dash: [on, off], width, fill, data | values,
-//        ref: {label, value}: a dashed level drawn across the panel}]}]}
+//        sd: error bars (± per value, with values),
+//        ref: {label, value}: a dotted level drawn across the panel}]}]}
 // Counts become rates per second (count / bin width); stacked panels add
 // each series onto the one before it.
 (function () {
@@ -79,6 +83,14 @@
     const a = Math.abs(v);
     if (a >= 100 || v === Math.trunc(v)) return Math.round(v).toLocaleString("en");
     return v.toPrecision(3);
+  }
+
+  // axisFmt writes an axis tick compactly: 1.5M, 20k.
+  function axisFmt(v) {
+    const a = Math.abs(v);
+    if (a >= 1e6) return +(v / 1e6).toPrecision(3) + "M";
+    if (a >= 1e4) return +(v / 1e3).toPrecision(3) + "k";
+    return fmt(v);
   }
 
   function secondsText(s) {
@@ -294,12 +306,13 @@
     chart.reset = () => chart.setRange(full[0], full[1]);
 
     const syncKey = "hb-" + (spec.id || "chart") + "-" + nextSync++;
-    const width = () => Math.max(320, el.clientWidth || 900);
+    const cols = Math.max(1, spec.columns || 1);
+    const width = () => Math.max(320 / cols, Math.floor((el.clientWidth || 900) / cols) - (cols > 1 ? 8 : 0));
     const xlabel = spec.xlabel || "seconds since start";
     const wasBusy = group.busy;
     group.busy = true; // uPlot sets its scales as it starts: not a zoom
     panels.forEach((pn, i) => {
-      const last = i === panels.length - 1;
+      const last = i >= panels.length - cols;
       const useries = [{ label: spec.x ? xlabel : "s", value: (u, v) => (v == null ? "–" : spec.x_ticks ? tickLabel(spec, v) : +v.toFixed(3) + " s") }];
       for (const j of pn.order) {
         const s = pn.p.series[j];
@@ -332,7 +345,7 @@
         },
         axes: [
           xaxis,
-          { label: pn.p.ylabel || spec.ylabel || "", size: 70, values: (u, vals) => vals.map(v => (spec.log ? secondsOrMs(v) : fmt(v))) },
+          { label: pn.p.ylabel || spec.ylabel || "", size: 70, values: (u, vals) => vals.map(v => (spec.log ? secondsOrMs(v) : axisFmt(v))) },
         ],
         cursor: {
           sync: { key: syncKey, setSeries: !!spec.sync_legend },
@@ -361,6 +374,7 @@
         },
       };
       const box = document.createElement("div");
+      if (cols > 1) box.style.cssText = "display:inline-block;vertical-align:top;margin-right:8px";
       el.appendChild(box);
       chart.plots.push(new uPlot(opts, dataFor(bin, pn), box));
     });

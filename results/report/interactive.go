@@ -57,6 +57,7 @@ type chartSpec struct {
 	Points     bool        `json:"points,omitempty"`
 	Group      string      `json:"group,omitempty"`
 	SyncLegend bool        `json:"sync_legend,omitempty"`
+	Columns    int         `json:"columns,omitempty"`
 	Panels     []chartPane `json:"panels"`
 
 	caption string // the page's caption, when the PNG's does not fit
@@ -366,7 +367,7 @@ func (v *sweepView) interactive(charts []chart) *chartsData {
 			order[i] = i
 		}
 		slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(a.at[x], a.at[y]) })
-		spec := &chartSpec{ID: c.ID, Title: c.Title, XLabel: a.field, Height: 200, Points: true, XLog: a.log, Group: c.ID}
+		spec := &chartSpec{ID: c.ID, Title: c.Title, XLabel: a.field, Height: 220, Points: true, XLog: a.log, Group: c.ID, Columns: 2, SyncLegend: true}
 		for _, i := range order {
 			spec.X = append(spec.X, a.at[i])
 			spec.XTicks = append(spec.XTicks, xTick{Value: a.at[i], Label: a.values[i]})
