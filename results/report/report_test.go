@@ -3,7 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
-	"html/template"
+	"html"
 	"image/png"
 	"math"
 	"os"
@@ -57,22 +57,27 @@ var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>\n?`)
 // charts.js, and their hashes in the CSP, are placeholders: the library
 // would bloat the golden files, charts.js is reviewed as itself, and
 // TestPageInlinesItsScripts checks the real ones.
-func splitHTML(t *testing.T, html []byte) ([]byte, [][]byte) {
+func splitHTML(t *testing.T, doc []byte) ([]byte, [][]byte) {
 	t.Helper()
-	svgs := svgElement.FindAll(html, -1)
-	page := svgElement.ReplaceAllLiteral(html, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
+	svgs := svgElement.FindAll(doc, -1)
+	page := svgElement.ReplaceAllLiteral(doc, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
 	for _, r := range []struct{ text, marker string }{
 		{uplot.JS, "/* uPlot " + uplot.Version + ": internal/uplot/uPlot.iife.min.js */"},
 		{chartsJS, "/* results/report/charts.js */"},
 		{uplot.CSS, "/* internal/uplot/uPlot.min.css */"},
-		{template.HTMLEscapeString(scriptHash(uplot.JS)), "&#39;sha256-(uPlot)&#39;"},
-		{template.HTMLEscapeString(scriptHash(chartsJS)), "&#39;sha256-(charts.js)&#39;"},
 	} {
 		if !bytes.Contains(page, []byte(r.text)) {
 			t.Errorf("the page lacks %s", r.marker)
 		}
 		page = bytes.ReplaceAll(page, []byte(r.text), []byte(r.marker))
 	}
+	// The CSP, readable, with the scripts' hashes named.
+	page = cspMeta.ReplaceAllFunc(page, func(m []byte) []byte {
+		csp := html.UnescapeString(string(cspMeta.FindSubmatch(m)[1]))
+		csp = strings.ReplaceAll(csp, scriptHash(uplot.JS), "(hash of uPlot)")
+		csp = strings.ReplaceAll(csp, scriptHash(chartsJS), "(hash of charts.js)")
+		return []byte(`<meta http-equiv="Content-Security-Policy" content="` + csp + `">`)
+	})
 	return page, svgs
 }
 
