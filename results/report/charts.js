@@ -135,6 +135,7 @@
               if (x0 >= b.left && x0 < b.left + b.width) ctx.fillText(f.name, x0 + 3 * px, b.top + 2 * px);
             }
           }
+          let labelRight = b.left + b.width - 4 * px; // reference labels, right to left
           drawn.forEach((s, i) => {
             if (!u.series[i + 1].show) return;
             if (s.sd) {
@@ -169,7 +170,8 @@
             ctx.fillStyle = s.color;
             ctx.textBaseline = "bottom";
             ctx.textAlign = "right";
-            ctx.fillText(s.ref.label, b.left + b.width - 4 * px, y - 2 * px);
+            ctx.fillText(s.ref.label, labelRight, y - 2 * px);
+            labelRight -= ctx.measureText(s.ref.label).width + 12 * px;
           });
           ctx.restore();
         }],

@@ -383,7 +383,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 			}
 		}
 		if h := r.Summary.Harness; h != nil && !h.Trustworthy {
-			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies ("+strings.Join(h.Warnings, "; ")+").")
+			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies (the self-check below says why).")
 		}
 		lines := results.Explain(r.Summary)
 		if len(lines) > 0 {
@@ -437,9 +437,23 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
+// folded is a description of several lines: its first line, and the rest
+// shown on a click, so the verdict and the headline chart stay on the first
+// screen.
+type folded struct{ Head, Rest string }
+
+// summaryLine folds a description longer than two lines; nil otherwise.
+func summaryLine(text string) *folded {
+	head, rest, ok := strings.Cut(strings.TrimSpace(text), "\n")
+	if !ok || strings.Count(rest, "\n") < 1 {
+		return nil
+	}
+	return &folded{Head: head, Rest: rest}
+}
+
 // baseTemplate holds what a run's page and a sweep's share: the head
 // (title, facts, subtitle and notes), the charts, the style and the tables.
-var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!DOCTYPE html>
+var baseTemplate = template.Must(template.New("base").Funcs(template.FuncMap{"summaryLine": summaryLine}).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -454,7 +468,7 @@ var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!
 <header>
 <h1>{{.Title}}</h1>
 {{range .Facts}}<p class="facts">{{.}}</p>
-{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+{{end}}{{with .Subtitle}}{{with summaryLine .}}<details class="subtitle"><summary>{{.Head}}</summary>{{.Rest}}</details>{{else}}<p class="subtitle">{{.}}</p>{{end}}{{end}}
 </header>
 {{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{end}}
@@ -484,6 +498,7 @@ h2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid #ddd; p
 h3 { font-size: 1rem; margin: 1.6rem 0 .3rem; }
 .facts { color: #555; font-size: .85rem; margin: 0 0 .2rem; }
 .subtitle { color: #444; margin: 0 0 1rem; white-space: pre-line; }
+details.subtitle summary { cursor: pointer; }
 .notes { background: #fff6e0; border: 1px solid #f0d58c; padding: .5rem 1rem; border-radius: 4px; }
 nav ul { columns: 2; padding-left: 1.2rem; margin: .3rem 0; }
 table { border-collapse: collapse; font-size: .85rem; margin: .4rem 0 1rem; }

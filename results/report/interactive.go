@@ -209,7 +209,7 @@ func (v *view) interactive(charts []chart) *chartsData {
 		var spec *chartSpec
 		switch c.ID {
 		case "attempts_1s":
-			spec = &chartSpec{ID: c.ID, Title: "Attempts per second, every cohort", YLabel: "attempts / s", Height: 320, ResS: base.Seconds(), MaxBinS: 1, Bins: 60,
+			spec = &chartSpec{ID: c.ID, Title: "Attempts per second, every cohort", YLabel: "attempts / s", Height: 280, ResS: base.Seconds(), MaxBinS: 1, Bins: 60,
 				caption: "Calls sent to the target per second (first tries and retries, any outcome), every cohort on one scale. Zoomed out, the bins are wide and average the waves out; zoom in and they narrow to the recorded " + resText(base) + " buckets, where synchronized retries stand out as spikes. " +
 					"Shaded: the fault windows. Dotted, where the run has them: the simulator's peak attempts per second for the same plan and seed (runs[].sim; the simulator's timeline is not saved, only its figures).",
 				Panels: []chartPane{{Faults: faultsOf(v.faults), FaultNames: true}}}
