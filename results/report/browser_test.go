@@ -261,10 +261,25 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A double click zooms every time chart out; a mouse drag across a
+	// cohort panel zooms every time chart to the span dragged over.
+	drag := checkDragZoom(t, bctx)
+
 	// The listener runs on the goroutine that reads the tab's messages, in
 	// order, so every event sent before the answers above has been seen.
 	bcancel()
 	seen.check(t, fileURL)
+	if drag.OutBin <= 0.01 || drag.Out[0] > 1e-9 || drag.Out[1] < drag.Duration-0.5 {
+		t.Errorf("after a double click the attempts chart shows %v s in %.3f s bins; want the whole run (%.0f s) in wider bins", drag.Out, drag.OutBin, drag.Duration)
+	}
+	for id, r := range drag.Ranges {
+		if math.Abs(r[0]-drag.Want[0]) > drag.Tolerance || math.Abs(r[1]-drag.Want[1]) > drag.Tolerance {
+			t.Errorf("after a drag over %.3f–%.3f s, chart %s shows %.3f–%.3f s: it did not follow the zoom", drag.Want[0], drag.Want[1], id, r[0], r[1])
+		}
+	}
+	if len(drag.Ranges) < 2 {
+		t.Errorf("only %d time charts reported their range after the drag", len(drag.Ranges))
+	}
 
 	out := os.Getenv("HERDBENCH_SCREENSHOT")
 	if out == "" {
@@ -319,6 +334,72 @@ func TestReportInChromium(t *testing.T) {
 	if len(hidden) < 2 || hidden[0] != true || hidden[1] != false {
 		t.Errorf("after clicking the second cohort in the legend, the series shown are %v; want it hidden and the first shown", hidden)
 	}
+}
+
+// dragCheck is what the page shows after checkDragZoom.
+type dragCheck struct {
+	Duration  float64              `json:"duration"`
+	Out       []float64            `json:"out"` // the attempts chart's range after the double click
+	OutBin    float64              `json:"outBin"`
+	Want      []float64            `json:"want"`   // the span dragged over
+	Ranges    map[string][]float64 `json:"ranges"` // every time chart's range after the drag
+	Tolerance float64              `json:"tolerance"`
+}
+
+// checkDragZoom double-clicks the first cohort panel of the waves chart,
+// then drags across its second fifth, with Chromium's own mouse events.
+func checkDragZoom(t *testing.T, bctx context.Context) dragCheck {
+	t.Helper()
+	type box struct{ Left, Top, Width, Height float64 }
+	b, err := chromedp.Run(bctx, chromedp.Evaluate[box](`(() => {
+		const over = window.herdbench.charts.attempts_100ms.plots[0].over;
+		over.scrollIntoView({block: "center"});
+		const r = over.getBoundingClientRect();
+		return {Left: r.left, Top: r.top, Width: r.width, Height: r.height};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := b.Top + b.Height/2
+	x1, x2 := b.Left+0.2*b.Width, b.Left+0.4*b.Width
+	settle := chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))`, chromedp.EvalAwaitPromise)
+	if err := chromedp.Do(bctx,
+		chromedp.MouseClickXY(x1, y),
+		chromedp.MouseClickXY(x1, y, chromedp.ClickCount(2)),
+		settle,
+	); err != nil {
+		t.Fatal(err)
+	}
+	var d dragCheck
+	before, err := chromedp.Run(bctx, chromedp.Evaluate[dragCheck](fmt.Sprintf(`(() => {
+		const hb = window.herdbench, h = hb.charts.attempts_1s, u = hb.charts.attempts_100ms.plots[0];
+		const px = %f, a = u.posToVal(%f, "x"), b = u.posToVal(%f, "x");
+		return {duration: h.spec.duration_s, out: [h.plots[0].scales.x.min, h.plots[0].scales.x.max], outBin: h.bin_s(),
+			want: [a, b], tolerance: 2 * (u.scales.x.max - u.scales.x.min) / px};
+	})()`, b.Width, x1-b.Left, x2-b.Left)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = before
+	if err := chromedp.Do(bctx,
+		chromedp.MouseEvent(chromedp.MousePressed, x1, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(chromedp.MouseMoved, (x1+x2)/2, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x2, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, x2, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		settle,
+	); err != nil {
+		t.Fatal(err)
+	}
+	d.Ranges, err = chromedp.Run(bctx, chromedp.Evaluate[map[string][]float64](`(() => {
+		const out = {};
+		for (const c of window.herdbench.groups.time.charts)
+			c.plots.forEach((u, i) => out[c.spec.id + "[" + i + "]"] = [u.scales.x.min, u.scales.x.max]);
+		return out;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // maxReportBytes is the most a report.html may weigh: a 1M-client run's

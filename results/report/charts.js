@@ -180,11 +180,12 @@
   }
 
   // Wheel zooms around the pointer; shift + drag pans.
-  function wheelPanPlugin(zoom) {
+  function wheelPanPlugin(zoom, reset) {
     return {
       hooks: {
         ready: [u => {
           const over = u.over;
+          over.addEventListener("dblclick", reset); // every chart of the group out
           over.addEventListener("wheel", e => {
             if (!e.ctrlKey && !e.altKey && !e.metaKey && !e.shiftKey) return; // plain wheel scrolls the page
             e.preventDefault();
@@ -295,7 +296,9 @@
       for (const c of group.charts) c.setRange(min, max);
     }
     chart.zoom = zoom;
+    let xRange = full.slice(); // what a chart of given x shows: uPlot would fit it to its data
     chart.setRange = (min, max) => {
+      xRange = [min, max];
       const was = group.busy;
       group.busy = true;
       try {
@@ -342,7 +345,7 @@
         height: spec.height || 220,
         series: useries,
         scales: {
-          x: { time: false, distr: spec.x_log ? 3 : 1, range: (u, min, max) => (spec.x ? full.slice() : [min, max]) },
+          x: { time: false, distr: spec.x_log ? 3 : 1, range: (u, min, max) => (spec.x ? xRange.slice() : [min, max]) },
           y: spec.log ? { distr: 3 } : { range: (u, min, max) => [Math.min(0, min || 0), max > 0 ? max * 1.08 : 1] },
         },
         axes: [
@@ -352,9 +355,10 @@
         cursor: {
           sync: { key: syncKey, setSeries: !!spec.sync_legend },
           drag: { x: !spec.x_log, y: false, setScale: false },
+          bind: { dblclick: () => null }, // ours resets the whole group
         },
         legend: { show: true, live: true },
-        plugins: [bandsPlugin(pn), wheelPanPlugin(zoom)],
+        plugins: [bandsPlugin(pn), wheelPanPlugin(zoom, () => { for (const c of group.charts) c.reset(); })],
         hooks: {
           setSelect: [u => {
             if (u.select.width < 3) return;
