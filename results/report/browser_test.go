@@ -266,6 +266,18 @@ func TestReportInChromium(t *testing.T) {
 	// A double click zooms every time chart out; a mouse drag across a
 	// cohort panel zooms every time chart to the span dragged over.
 	drag := checkDragZoom(t, bctx)
+	// update, which a live page calls as its timelines grow, redraws the
+	// chart from new counts and keeps the span shown.
+	updated, err := chromedp.Run(bctx, chromedp.Evaluate[[]float64](`(() => {
+		const hb = window.herdbench, c = hb.charts.attempts_1s, u = c.plots[0];
+		const top = () => Math.max(...u.data.slice(1).flat().filter(v => v != null));
+		const before = top(), span = [u.scales.x.min, u.scales.x.max];
+		c.update(hb.series.map(a => a.map(v => 2 * v)));
+		return [before, top(), span[0], u.scales.x.min, span[1], u.scales.x.max];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// The listener runs on the goroutine that reads the tab's messages, in
 	// order, so every event sent before the answers above has been seen.
@@ -278,6 +290,9 @@ func TestReportInChromium(t *testing.T) {
 		if math.Abs(r[0]-drag.Want[0]) > drag.Tolerance || math.Abs(r[1]-drag.Want[1]) > drag.Tolerance {
 			t.Errorf("after a drag over %.3f–%.3f s, chart %s shows %.3f–%.3f s: it did not follow the zoom", drag.Want[0], drag.Want[1], id, r[0], r[1])
 		}
+	}
+	if len(updated) != 6 || updated[1] != 2*updated[0] || updated[2] != updated[3] || updated[4] != updated[5] {
+		t.Errorf("update with every count doubled: peak %v → %v, span %v–%v → %v–%v; want the peak doubled, the span kept", updated[0], updated[1], updated[2], updated[4], updated[3], updated[5])
 	}
 	if len(drag.Ranges) < 2 {
 		t.Errorf("only %d time charts reported their range after the drag", len(drag.Ranges))

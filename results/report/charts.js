@@ -6,9 +6,12 @@
 //   decode(rle) -> number[]
 //       Expands a run-length encoded array of counts: a value v >= 0 is one
 //       bucket; a negative -k repeats the previous value k more times.
-//   timeline(el, spec, faults) -> chart
+//   timeline(el, spec, series, group) -> chart
 //       Draws one chart (spec, below) into the element el: one uPlot per
 //       panel, stacked vertically, their cursors shared, zoomed together.
+//       series are decoded counts that a spec series' numeric `data`
+//       indexes (a `data` array is run-length encoded counts of its own);
+//       group ({charts: [], busy: false}, shared) makes charts zoom together.
 //   mount(data) -> {charts: {id: chart}, groups, series (decoded)}
 //       Draws every chart of a page's data ({duration_s, series, charts}):
 //       each spec into the element [data-uplot=spec.id], its series'
@@ -17,7 +20,9 @@
 //       together. A page with script#herdbench-data is mounted on load,
 //       into window.herdbench.
 //
-// A chart is {spec, plots: [uPlot], bin_s(), setRange(min, max), reset()}.
+// A chart is {spec, plots: [uPlot], bin_s(), setRange(min, max), reset(),
+// update(series)}: setRange zooms (seconds), reset zooms out, update draws
+// new counts (a live page's growing timelines).
 //
 // A spec is
 //   {id, title, ylabel, height (px per panel), log (y on a log scale),
@@ -309,6 +314,30 @@
       }
     };
     chart.reset = () => chart.setRange(full[0], full[1]);
+    // update draws new counts (the same indexing as the spec's data, e.g.
+    // a live run's timelines as they grow), keeping the range shown unless
+    // it was the whole run, which then grows with them.
+    chart.update = next => {
+      series = next;
+      let n = 0;
+      for (const pn of panels) {
+        pn.counts = pn.p.series.map(countsOf);
+        for (const c of pn.counts) if (c) n = Math.max(n, c.length);
+      }
+      const whole = xRange[0] <= full[0] && xRange[1] >= full[1];
+      if (!spec.x) full[1] = Math.max(n * spec.res_s, spec.duration_s || 0);
+      const [min, max] = whole ? full : xRange;
+      const was = group.busy;
+      group.busy = true;
+      try {
+        bin = spec.x ? 1 : binFor(max - min, spec);
+        chart.plots.forEach((u, i) => u.setData(dataFor(bin, panels[i])));
+        if (!spec.x) showBin();
+      } finally {
+        group.busy = was;
+      }
+      chart.setRange(min, max);
+    };
 
     const syncKey = "hb-" + (spec.id || "chart") + "-" + nextSync++;
     const cols = Math.max(1, spec.columns || 1);
