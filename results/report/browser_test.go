@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -263,6 +264,33 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Hiding a stacked layer (ok, the bottom one) hides it in every cohort's
+	// panel and brings the layers above it down.
+	stackTop := `window.herdbench.charts.outcomes.plots[0].data[1].reduce((a, v) => a + (v || 0), 0)`
+	topBefore, err := chromedp.Run(bctx, chromedp.Evaluate[float64](stackTop))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Click(chromedp.JSPath(`[...window.herdbench.charts.outcomes.plots[0].root.querySelectorAll(".u-legend .u-series")].find(r => r.querySelector(".u-label").textContent === "ok")`)),
+		chromedp.Evaluate[chromedp.Void](`new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))`, chromedp.EvalAwaitPromise),
+	); err != nil {
+		t.Fatal(err)
+	}
+	stacked, err := chromedp.Run(bctx, chromedp.Evaluate[[]any](`(() => {
+		const ps = window.herdbench.charts.outcomes.plots;
+		return [`+stackTop+`, ps.map(u => u.series.find(s => s.label === "ok").show)];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top, _ := stacked[0].(float64); top >= topBefore {
+		t.Errorf("hiding the ok layer of the outcomes left the stack's top at %v (was %v)", top, topBefore)
+	}
+	if shows, _ := stacked[1].([]any); len(shows) < 2 || slices.Contains(shows, any(true)) {
+		t.Errorf("after hiding ok in the first cohort's outcomes, the panels show it: %v; want it hidden in every panel", stacked[1])
+	}
+
 	// A double click zooms every time chart out; a mouse drag across a
 	// cohort panel zooms every time chart to the span dragged over.
 	drag := checkDragZoom(t, bctx)

@@ -272,8 +272,10 @@
         });
         pn.raw = ys;
         if (pn.p.stacked) {
+          // A hidden layer adds nothing, so the ones above it come down.
+          const shown = j => !pn.u || pn.u.series[pn.order.indexOf(j) + 1].show;
           const sums = [];
-          ys.forEach((a, j) => sums.push(a.map((v, i) => (v || 0) + (j > 0 ? sums[j - 1][i] : 0))));
+          ys.forEach((a, j) => sums.push(a.map((v, i) => (shown(j) ? v || 0 : 0) + (j > 0 ? sums[j - 1][i] : 0))));
           ys = sums;
         }
       }
@@ -389,6 +391,13 @@
         legend: { show: true, live: true },
         plugins: [bandsPlugin(pn), wheelPanPlugin(zoom, () => { for (const c of group.charts) c.reset(); })],
         hooks: {
+          setSeries: [u => {
+            if (!pn.p.stacked || !chart.ready) return;
+            queueMicrotask(() => {
+              u.setData(dataFor(bin, pn));
+              u.setScale("x", { min: xRange[0], max: xRange[1] });
+            });
+          }],
           setSelect: [u => {
             if (u.select.width < 3) return;
             const min = u.posToVal(u.select.left, "x"), max = u.posToVal(u.select.left + u.select.width, "x");
@@ -411,7 +420,8 @@
       const box = document.createElement("div");
       if (cols > 1) box.style.cssText = "display:inline-block;vertical-align:top;margin-right:8px";
       el.appendChild(box);
-      chart.plots.push(new uPlot(opts, dataFor(bin, pn), box));
+      pn.u = new uPlot(opts, dataFor(bin, pn), box);
+      chart.plots.push(pn.u);
     });
     group.busy = wasBusy;
     queueMicrotask(() => (chart.ready = true)); // after uPlot's first commit
