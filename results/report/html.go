@@ -474,7 +474,7 @@ var baseTemplate = template.Must(template.New("base").Funcs(template.FuncMap{"su
 {{end}}
 {{define "charts"}}<section id="charts">
 <h2>Charts</h2>
-<p class="howto">Drag across a chart to zoom in (the bins narrow as you zoom, down to the recorded buckets), shift-drag to pan, ctrl-wheel to zoom at the pointer, double-click to zoom out. Every time chart follows. Click a name in a legend to hide or show its series.</p>
+<p class="howto">Drag across a chart to zoom in (the bins narrow as you zoom, down to the recorded buckets), shift-drag to pan, ctrl-wheel to zoom at the pointer, double-click to zoom out. The charts over time zoom together. Click a name in a legend to hide or show its series.</p>
 {{range .Figures}}{{template "figure" .}}{{end}}
 </section>
 {{end}}
