@@ -502,3 +502,30 @@ func TestSweepReportInChromium(t *testing.T) {
 		t.Errorf("sweep_1 against clients 10, 50, 1000: log x %v, %d points; want a log axis of 3", got.LogX, got.Points)
 	}
 }
+
+// A folder without .hlog files (an older herdbench's) has no latency over
+// time to draw: the page shows that chart's empty axes and still draws
+// every other chart, without an error.
+func TestReportWithoutHistogramsInChromium(t *testing.T) {
+	bin := chromiumPath(t)
+	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
+	for _, name := range []string{"no-jitter.hlog", "full-jitter.hlog"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RenderDir(dir, Options{Version: "v0.0.0-test", NoPNG: true}); err != nil {
+		t.Fatal(err)
+	}
+	bctx, seen, fileURL, cancel := openInChromium(t, bin, filepath.Join(dir, "report.html"))
+	defer cancel()
+	ids, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](`Object.keys(window.herdbench.charts)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	seen.check(t, fileURL)
+	if slices.Contains(ids, "latency_over_time") || !slices.Contains(ids, "attempts_1s") {
+		t.Errorf("charts drawn by uPlot: %v; want the attempts, and the empty latency over time left to its SVG", ids)
+	}
+}

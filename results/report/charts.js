@@ -62,8 +62,9 @@
   function binFor(span, spec) {
     const want = span / Math.max(1, spec.bins || 200);
     const maxBin = Math.max(spec.max_bin_s || spec.res_s, spec.res_s);
+    if (!(spec.res_s > 0) || !(want > 0)) return 1;
     let f = 1;
-    for (let m = 1; ; m *= 10) {
+    for (let m = 1; m < 1e12; m *= 10) {
       for (const s of [1, 2, 5]) {
         f = s * m;
         if (f * spec.res_s >= want - 1e-12 || f * spec.res_s >= maxBin - 1e-12) {
@@ -71,6 +72,7 @@
         }
       }
     }
+    return f;
   }
 
   // rebin sums counts into bins of f buckets and returns rates per second.

@@ -206,6 +206,9 @@ func (v *view) interactive(charts []chart) *chartsData {
 		return out
 	}
 	for _, c := range charts {
+		if c.Empty {
+			continue // its SVG: empty axes with a note
+		}
 		var spec *chartSpec
 		switch c.ID {
 		case "attempts_1s":
