@@ -322,6 +322,9 @@ func TestReportInChromium(t *testing.T) {
 	if len(updated) != 6 || updated[1] != 2*updated[0] || updated[2] != updated[3] || updated[4] != updated[5] {
 		t.Errorf("update with every count doubled: peak %v → %v, span %v–%v → %v–%v; want the peak doubled, the span kept", updated[0], updated[1], updated[2], updated[4], updated[3], updated[5])
 	}
+	if w := drag.Zoomed[1] - drag.Zoomed[0]; math.Abs(drag.Panned[0]-(drag.Zoomed[0]-w/10)) > w/100 || math.Abs((drag.Panned[1]-drag.Panned[0])-w) > 1e-6 {
+		t.Errorf("a shift + drag of a tenth of the panel from %.3f–%.3f s panned to %.3f–%.3f s; want it moved back by a tenth of its width, as wide", drag.Zoomed[0], drag.Zoomed[1], drag.Panned[0], drag.Panned[1])
+	}
 	if len(drag.Ranges) < 2 {
 		t.Errorf("only %d time charts reported their range after the drag", len(drag.Ranges))
 	}
@@ -389,6 +392,8 @@ type dragCheck struct {
 	Want      []float64            `json:"want"`   // the span dragged over
 	Ranges    map[string][]float64 `json:"ranges"` // every time chart's range after the drag
 	Tolerance float64              `json:"tolerance"`
+	Zoomed    []float64            `json:"-"` // after the drag
+	Panned    []float64            `json:"-"` // after a shift + drag of a tenth of the panel to the right
 }
 
 // checkDragZoom double-clicks the first cohort panel of the waves chart,
@@ -433,6 +438,31 @@ func checkDragZoom(t *testing.T, bctx context.Context) dragCheck {
 		chromedp.MouseEvent(chromedp.MouseReleased, x2, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
 		settle,
 	); err != nil {
+		t.Fatal(err)
+	}
+	// Shift + drag pans: dragging the content right by a tenth of the
+	// panel shows the span a tenth of its width earlier, as wide.
+	span := func() []float64 {
+		r, err := chromedp.Run(bctx, chromedp.Evaluate[[]float64](`(() => { const x = window.herdbench.charts.attempts_1s.plots[0].scales.x; return [x.min, x.max]; })()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	zoomed := span()
+	shift := chromedp.ButtonModifiers(chromedp.ModifierShift)
+	if err := chromedp.Do(bctx,
+		chromedp.MouseEvent(chromedp.MousePressed, x1, y, chromedp.ButtonLeft, chromedp.ClickCount(1), shift),
+		chromedp.MouseEvent(chromedp.MouseMoved, x1+0.1*b.Width, y, chromedp.ButtonLeft, shift),
+		chromedp.MouseEvent(chromedp.MouseReleased, x1+0.1*b.Width, y, chromedp.ButtonLeft, chromedp.ClickCount(1), shift),
+		settle,
+	); err != nil {
+		t.Fatal(err)
+	}
+	d.Panned = span()
+	d.Zoomed = zoomed
+	// Back to the dragged span, for the check of every chart below.
+	if _, err := chromedp.Run(bctx, chromedp.Evaluate[bool](fmt.Sprintf(`window.herdbench.charts.attempts_1s.setRange(%f, %f), true`, zoomed[0], zoomed[1]))); err != nil {
 		t.Fatal(err)
 	}
 	d.Ranges, err = chromedp.Run(bctx, chromedp.Evaluate[map[string][]float64](`(() => {
