@@ -44,8 +44,9 @@ type OTLPOptions struct {
 // Exporter sends a process's OpenTelemetry metrics over OTLP/HTTP
 // (protobuf) at a fixed interval, and once more when shut down.
 type Exporter struct {
-	provider *sdkmetric.MeterProvider
-	meter    metric.Meter
+	provider  *sdkmetric.MeterProvider
+	meter     metric.Meter
+	transport *http.Transport
 }
 
 // ErrRemoteOTLP is returned for an --otlp URL off loopback without
@@ -86,7 +87,8 @@ func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 	}
 	g := netguard.Guard{AllowRemote: o.AllowRemote}
 	// The interlock again at every dial; no proxy from the environment.
-	client := &http.Client{Transport: &http.Transport{DialContext: g.DialContext, MaxIdleConns: 2, IdleConnTimeout: 30 * time.Second}}
+	tr := &http.Transport{DialContext: g.DialContext, MaxIdleConns: 2, IdleConnTimeout: 30 * time.Second}
+	client := &http.Client{Transport: tr}
 	exp, err := otlpmetrichttp.New(ctx,
 		otlpmetrichttp.WithEndpointURL(u.String()),
 		otlpmetrichttp.WithHTTPClient(client),
@@ -112,7 +114,7 @@ func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 		sdkmetric.WithView(expo),
 		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
 	)
-	return &Exporter{provider: mp, meter: mp.Meter("github.com/herdbench/herdbench/telemetry")}, nil
+	return &Exporter{provider: mp, meter: mp.Meter("github.com/herdbench/herdbench/telemetry"), transport: tr}, nil
 }
 
 // Meter is the exporter's meter, for the instruments of NewSwarm and
@@ -125,5 +127,7 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 	if e == nil {
 		return nil
 	}
-	return e.provider.Shutdown(ctx)
+	err := e.provider.Shutdown(ctx)
+	e.transport.CloseIdleConnections()
+	return err
 }
