@@ -104,17 +104,23 @@ func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 		attribute.String("service.name", o.Service),
 		attribute.String("service.version", o.Version),
 	)
-	expo := sdkmetric.NewView(
-		sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram},
-		sdkmetric.Stream{Aggregation: sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}},
-	)
 	mp := sdkmetric.NewMeterProvider(
 		sdkmetric.WithResource(res),
 		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(interval))),
-		sdkmetric.WithView(expo),
+		sdkmetric.WithView(exponentialView()),
 		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
 	)
 	return &Exporter{provider: mp, meter: mp.Meter("github.com/herdbench/herdbench/telemetry"), transport: tr}, nil
+}
+
+// exponentialView makes every histogram an exponential (base-2) one, at
+// most 160 buckets: the scale adapts to the range recorded (scale 3 or
+// finer for latencies within a factor of about 1,000 of each other).
+func exponentialView() sdkmetric.View {
+	return sdkmetric.NewView(
+		sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram},
+		sdkmetric.Stream{Aggregation: sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}},
+	)
 }
 
 // Meter is the exporter's meter, for the instruments of NewSwarm and
