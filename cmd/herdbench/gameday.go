@@ -38,13 +38,13 @@ func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 
 // gameDay is what the flags set up around a run.
 type gameDay struct {
-	flags     *gameDayFlags
-	control   *control.Client // nil without --chaos-control
-	swarm     *telemetry.Swarm     // nil without --metrics-addr or --otlp
-	exporter  *telemetry.Exporter  // nil without --otlp
-	metrics   *http.Server
-	served    chan struct{}
-	clock     *results.ClockOffset // a shard's clock against the control API's; nil if not measured
+	flags    *gameDayFlags
+	control  *control.Client     // nil without --chaos-control
+	swarm    *telemetry.Swarm    // nil without --metrics-addr or --otlp
+	exporter *telemetry.Exporter // nil without --otlp
+	metrics  *http.Server
+	served   chan struct{}
+	clock    *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
 // prepare checks and sets up everything before any traffic: the target's

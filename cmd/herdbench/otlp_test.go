@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
 	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -220,7 +220,9 @@ func TestServersExportOTLP(t *testing.T) {
 			var stderr syncBuffer
 			done := make(chan int)
 			// A long interval: what arrives is the export made at the stop.
-			go func() { done <- run(ctx, append(c.args, "--otlp", recv.srv.URL, "--otlp-interval", "1m"), io.Discard, &stderr) }()
+			go func() {
+				done <- run(ctx, append(c.args, "--otlp", recv.srv.URL, "--otlp-interval", "1m"), io.Discard, &stderr)
+			}()
 			traffic := stderr.waitFor(t, serveAddrRE)
 			const sent = 3
 			for range sent {
