@@ -36,7 +36,7 @@ type OTLPOptions struct {
 	AllowRemote bool
 	// Interval is the export period; DefaultOTLPInterval when 0.
 	Interval time.Duration
-	// Service is the resource's service.name (herdbench-swarm,
+	// Service is the resource's service.name (herdbench-scenario,
 	// herdbench-target, herdbench-proxy); Version its service.version.
 	Service, Version string
 }

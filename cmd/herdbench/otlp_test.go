@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -261,5 +262,29 @@ func TestServersExportOTLP(t *testing.T) {
 				t.Errorf("the export counts %d requests, want %d", n, sent)
 			}
 		})
+	}
+}
+
+// TestOTLPFlagRefusals: a bad --otlp URL, one off loopback without
+// --allow-remote, or too short an interval is refused with exit code 2
+// and a message naming the flag, before anything is sent or served.
+func TestOTLPFlagRefusals(t *testing.T) {
+	scenario := writeScenario(t, faultyTarget)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "127.0.0.1:4318"}, "write the collector's OTLP/HTTP URL"},
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://192.0.2.1:4318"}, "pass --allow-remote"},
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://127.0.0.1:4318", "--otlp-interval", "10ms"}, "--otlp-interval 10ms"},
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--sim", "--otlp", "http://127.0.0.1:4318"}, "--otlp need a real-time run"},
+		{[]string{"target", "--scenario", scenario, "--otlp", "http://127.1:4318"}, "--otlp"},
+		{[]string{"proxy", "--scenario", scenario, "--upstream", "http://127.0.0.1:1", "--otlp", "ftp://127.0.0.1/"}, "write the collector's OTLP/HTTP URL"},
+	} {
+		var stderr syncBuffer
+		code := run(context.Background(), c.args, io.Discard, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit code %d, stderr %q; want 2 and %q", c.args, code, stderr.String(), c.want)
+		}
 	}
 }
