@@ -11,9 +11,10 @@ import (
 // manualExporter is an Exporter whose metrics are read by hand, never
 // sent: what recording costs, without the network.
 func manualExporter() (*Exporter, *sdkmetric.ManualReader) {
-	r := sdkmetric.NewManualReader()
+	prod := &producer{}
+	r := sdkmetric.NewManualReader(sdkmetric.WithProducer(prod))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r), sdkmetric.WithView(exponentialView()))
-	return &Exporter{provider: mp, meter: mp.Meter("bench")}, r
+	return &Exporter{provider: mp, meter: mp.Meter("bench"), producer: prod}, r
 }
 
 // BenchmarkRecordAttempt is the cost of recording one attempt into a

@@ -47,6 +47,17 @@ type Exporter struct {
 	provider  *sdkmetric.MeterProvider
 	meter     metric.Meter
 	transport *http.Transport
+	producer  *producer // the latency histograms (expo.go)
+}
+
+// scopeName is the instrumentation scope of every herdbench instrument.
+const scopeName = "github.com/herdbench/herdbench/telemetry"
+
+// histogram returns a new latency histogram of the export.
+func (e *Exporter) histogram(name, description, unit string) *expoHistogram {
+	h := newExpoHistogram(name, description, unit)
+	e.producer.register(h)
+	return h
 }
 
 // ErrRemoteOTLP is returned for an --otlp URL off loopback without
@@ -72,7 +83,7 @@ func CheckOTLPURL(ctx context.Context, raw string, allowRemote bool) (*url.URL, 
 
 // StartOTLP checks o.URL and starts exporting to it. Nothing is sent
 // before the first interval ends. Latency histograms are exponential
-// (base-2) histograms; exemplars are off.
+// (base-2) histograms (expo.go); exemplars are off.
 func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 	u, err := CheckOTLPURL(ctx, o.URL, o.AllowRemote)
 	if err != nil {
@@ -104,13 +115,14 @@ func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 		attribute.String("service.name", o.Service),
 		attribute.String("service.version", o.Version),
 	)
+	prod := &producer{}
 	mp := sdkmetric.NewMeterProvider(
 		sdkmetric.WithResource(res),
-		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(interval))),
+		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(interval), sdkmetric.WithProducer(prod))),
 		sdkmetric.WithView(exponentialView()),
 		sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter),
 	)
-	return &Exporter{provider: mp, meter: mp.Meter("github.com/herdbench/herdbench/telemetry"), transport: tr}, nil
+	return &Exporter{provider: mp, meter: mp.Meter(scopeName), transport: tr, producer: prod}, nil
 }
 
 // exponentialView makes every histogram an exponential (base-2) one, at

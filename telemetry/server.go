@@ -22,8 +22,9 @@ import (
 type Server struct {
 	prom [target.NumAnswers]prometheus.Observer
 	vec  *prometheus.HistogramVec
-	otel metric.Float64Histogram // nil without OTLP
-	sets sync.Map                // serverKey -> []metric.RecordOption
+	otel *expoHistogram // nil without OTLP
+	sets sync.Map       // serverKey -> prometheus.Histogram, otel's
+	mu   sync.Mutex     // serialises adding to sets
 }
 
 type serverKey struct {
@@ -43,11 +44,7 @@ func NewServer(role string, exp *Exporter) (*Server, error) {
 		s.prom[a] = s.vec.WithLabelValues(a.String())
 	}
 	if exp != nil {
-		var err error
-		if s.otel, err = exp.meter.Float64Histogram("http.server.request.duration", metric.WithUnit("s"),
-			metric.WithDescription("Duration of the HTTP requests the server answered.")); err != nil {
-			return nil, err
-		}
+		s.otel = exp.histogram("http.server.request.duration", "Duration of the HTTP requests the server answered.", "s")
 	}
 	return s, nil
 }
@@ -66,11 +63,16 @@ func (s *Server) Observe(o target.Observation) {
 		return
 	}
 	k := serverKey{method: method(o.Request), status: o.Status, answer: o.Answer}
-	opts, ok := s.sets.Load(k)
+	h, ok := s.sets.Load(k)
 	if !ok {
-		opts, _ = s.sets.LoadOrStore(k, serverAttributes(k))
+		s.mu.Lock()
+		if h, ok = s.sets.Load(k); !ok {
+			h = s.otel.add(serverAttributes(k))
+			s.sets.Store(k, h)
+		}
+		s.mu.Unlock()
 	}
-	s.otel.Record(context.Background(), d, opts.([]metric.RecordOption)...)
+	h.(prometheus.Histogram).Observe(d)
 }
 
 // method is the semantic conventions' http.request.method: a known
@@ -87,7 +89,7 @@ func method(r *http.Request) string {
 	return "_OTHER"
 }
 
-func serverAttributes(k serverKey) []metric.RecordOption {
+func serverAttributes(k serverKey) attribute.Set {
 	kv := []attribute.KeyValue{
 		attribute.String("http.request.method", k.method),
 		attribute.String("herdbench.outcome", k.answer.String()),
@@ -100,7 +102,7 @@ func serverAttributes(k serverKey) []metric.RecordOption {
 	if k.status >= 500 || k.answer == target.AnswerReset || k.answer == target.AnswerAborted {
 		kv = append(kv, attribute.String("error.type", errorType(false, k.status, k.answer.String())))
 	}
-	return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(kv...))}
+	return attribute.NewSet(kv...)
 }
 
 // ExportServer registers the counters of a target's or proxy's collector

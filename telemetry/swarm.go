@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"context"
 	"strconv"
 	"sync"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 )
 
 // Latency histograms: classic buckets for scrapers of the text format, and
@@ -35,7 +33,7 @@ func latencyOpts(name, help string) prometheus.HistogramOpts {
 type Swarm struct {
 	*SwarmCollector
 	attempts *prometheus.HistogramVec
-	otel     metric.Float64Histogram // nil without OTLP
+	otel     *expoHistogram // nil without OTLP
 
 	mu      sync.Mutex
 	cohorts map[string]*cohortObserver
@@ -52,11 +50,7 @@ func NewSwarm(exp *Exporter) (*Swarm, error) {
 		cohorts: map[string]*cohortObserver{},
 	}
 	if exp != nil {
-		var err error
-		if s.otel, err = exp.meter.Float64Histogram("http.client.request.duration", metric.WithUnit("s"),
-			metric.WithDescription("Duration of the swarm's HTTP attempts (each try and retry is one request).")); err != nil {
-			return nil, err
-		}
+		s.otel = exp.histogram("http.client.request.duration", "Duration of the swarm's HTTP attempts (each try and retry is one request).", "s")
 		if err := s.SwarmCollector.registerOTel(exp.meter); err != nil {
 			return nil, err
 		}
@@ -89,13 +83,14 @@ func (s *Swarm) Cohort(name string) results.Observer {
 }
 
 // cohortObserver records one cohort's attempts. The Prometheus
-// observers are looked up once; the OpenTelemetry attribute sets once per
+// observers are looked up once; the OpenTelemetry histograms once per
 // outcome, attempt group and status code, then read from a sync.Map.
 type cohortObserver struct {
 	name string
 	prom [results.NumOutcomes][results.AttemptGroups]prometheus.Observer
-	otel metric.Float64Histogram
-	sets sync.Map // attemptKey -> []metric.RecordOption
+	otel *expoHistogram
+	sets sync.Map   // attemptKey -> prometheus.Histogram, otel's
+	mu   sync.Mutex // serialises adding to sets
 }
 
 type attemptKey struct {
@@ -115,18 +110,23 @@ func (c *cohortObserver) ObserveAttempt(a results.Attempt) {
 		return
 	}
 	k := attemptKey{a.Outcome, g, a.Status}
-	opts, ok := c.sets.Load(k)
+	h, ok := c.sets.Load(k)
 	if !ok {
-		opts, _ = c.sets.LoadOrStore(k, c.attributes(k))
+		c.mu.Lock()
+		if h, ok = c.sets.Load(k); !ok {
+			h = c.otel.add(c.attributes(k))
+			c.sets.Store(k, h)
+		}
+		c.mu.Unlock()
 	}
-	c.otel.Record(context.Background(), secs, opts.([]metric.RecordOption)...)
+	h.(prometheus.Histogram).Observe(secs)
 }
 
 // attributes are an attempt's OpenTelemetry attributes: the semantic
 // conventions' (the method, the status code when there was an answer,
 // error.type for a failure: the status code for an HTTP error, else the
 // transport outcome) and herdbench's own.
-func (c *cohortObserver) attributes(k attemptKey) []metric.RecordOption {
+func (c *cohortObserver) attributes(k attemptKey) attribute.Set {
 	kv := []attribute.KeyValue{
 		attribute.String("http.request.method", "POST"),
 		attribute.String("herdbench.cohort", c.name),
@@ -139,7 +139,7 @@ func (c *cohortObserver) attributes(k attemptKey) []metric.RecordOption {
 	if et := errorType(k.outcome == results.OK, k.status, k.outcome.String()); et != "" {
 		kv = append(kv, attribute.String("error.type", et))
 	}
-	return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(kv...))}
+	return attribute.NewSet(kv...)
 }
 
 // errorType is the semantic conventions' error.type: empty for a success,
