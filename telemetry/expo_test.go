@@ -91,7 +91,7 @@ func TestSwarmOTLPHistogram(t *testing.T) {
 	type key struct{ attempt, status, errType string }
 	got := map[key]uint64{}
 	for _, p := range points {
-		get := func(k string) string { v, _ := p.Attributes.Value(attribute.Key(k)); return v.Emit() }
+		get := func(k string) string { v, _ := p.Attributes.Value(attribute.Key(k)); return v.String() }
 		if get("herdbench.cohort") != "full-jitter" || get("http.request.method") != "POST" {
 			t.Errorf("point attributes %v", p.Attributes.ToSlice())
 		}
