@@ -37,7 +37,7 @@ var _ target.Observer = (*Server)(nil)
 
 // NewServer returns the latency export of a server of the given role
 // (target or proxy); with exp, also as an OpenTelemetry instrument.
-func NewServer(role string, exp *Exporter) (*Server, error) {
+func NewServer(role string, exp *Exporter) *Server {
 	s := &Server{vec: prometheus.NewHistogramVec(latencyOpts("herdbench_"+role+"_request_duration_seconds",
 		"Time from a request's arrival to the end of its answer, by outcome (as requests_total)."), []string{"outcome"})}
 	for a := target.Answer(0); a < target.NumAnswers; a++ {
@@ -46,7 +46,7 @@ func NewServer(role string, exp *Exporter) (*Server, error) {
 	if exp != nil {
 		s.otel = exp.histogram("http.server.request.duration", "Duration of the HTTP requests the server answered.", "s")
 	}
-	return s, nil
+	return s
 }
 
 // Collector returns the Prometheus histogram, to serve on /metrics.

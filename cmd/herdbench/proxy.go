@@ -138,12 +138,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	if code != exitOK {
 		return code
 	}
-	lat, err := telemetry.NewServer("proxy", exp)
-	if err != nil {
-		shutdownOTLP(exp, "proxy", stderr)
-		fmt.Fprintf(stderr, "herdbench proxy: --otlp: %v\n", err)
-		return exitFailed
-	}
+	lat := telemetry.NewServer("proxy", exp)
 	rec := newRecorder("proxy", up.Redacted(), plan, &f.record, stderr, f.logger("proxy", stderr))
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,

@@ -93,12 +93,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code != exitOK {
 		return code
 	}
-	lat, err := telemetry.NewServer("target", exp)
-	if err != nil {
-		shutdownOTLP(exp, "target", stderr)
-		fmt.Fprintf(stderr, "herdbench target: --otlp: %v\n", err)
-		return exitFailed
-	}
+	lat := telemetry.NewServer("target", exp)
 	rec := newRecorder("target", "", plan, &f.record, stderr, f.logger("target", stderr))
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
