@@ -85,6 +85,12 @@ type Options struct {
 	// end or ctx's. The plan's strategies then only name the cohorts.
 	Drive func(ctx context.Context, c Driven)
 
+	// Observe, if set, is asked once per cohort of each real-time run
+	// (by its strategy's name) for an observer its recorder tells of every
+	// attempt (results.Recorder.Observe): the live latency histograms of
+	// package telemetry. The simulator ignores it.
+	Observe func(cohort string) results.Observer
+
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)
 }

@@ -108,6 +108,11 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		if o.Observe != nil {
+			if obs := o.Observe(p.Strategies[i].Name); obs != nil {
+				rec.Observe(obs)
+			}
+		}
 		if p.TargetURL != "" {
 			// An external target: no embedded one, and the chaos plan is not applied.
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})

@@ -231,8 +231,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "" || f.game.otlp.url != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control, --metrics-addr and --otlp need a real-time run: drop --sim, or drop them")
 		return nil, exitUsage, true
 	}
 	sr.sweep = len(plan.Sweep) > 0
@@ -267,7 +267,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if code != exitOK {
 		return code
 	}
-	defer gd.Close()
+	defer gd.Close(stderr)
 	if sr.f.sh.part.Of > 0 {
 		gd.measureClock(ctx, stderr)
 	}
@@ -381,6 +381,7 @@ func (e *notStartedError) Unwrap() error { return e.err }
 func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Writer) ([]engine.Point, error) {
 	f, plans, plan, opts, names := &sr.f, sr.plans, sr.plans[0], sr.opts, sr.strategyNames()
 	var startErr error
+	opts.Observe = gd.observe()
 	opts.OnRun = func(point, rep int, r *engine.Run) {
 		if err := gd.started(ctx, r); err != nil {
 			startErr = err
