@@ -24,6 +24,9 @@ const (
 	maxScenarioBytes = 1 << 20
 )
 
+// maxListed is the most missing shards a refusal names one by one.
+const maxListed = 100
+
 // ErrRefused is wrapped by the error of folders that are not one run's
 // shards, each once; a *RefusedError lists every reason.
 var ErrRefused = errors.New("merge refused")
@@ -133,6 +136,11 @@ func Check(shards []*Shard) (sorted []*Shard, warnings []string, err error) {
 			refuse("%s is not a shard's results folder (its summary.json has no \"shard\"): herdbench merge combines the folders that the shards of one run wrote (herdbench scenario --shard K/N)", s.Dir)
 			continue
 		}
+		if msg := results.NameProblem(s.Summary.Scenario); msg != "" {
+			// The name starts the merged results folder's name.
+			refuse("%s: its summary.json's scenario name is %s", s.Dir, msg)
+			continue
+		}
 		marked = append(marked, s)
 	}
 	if len(marked) == 0 {
@@ -185,6 +193,11 @@ func Check(shards []*Shard) (sorted []*Shard, warnings []string, err error) {
 		seen[k] = s
 	}
 	var missing []string
+	if n-len(seen) > maxListed {
+		// Not one line per missing shard: n is read from a file.
+		refuse("%d shard(s) of %d missing: a merge needs every shard (0 to %d); without one, the figures would be of another run", n-len(seen), n, n-1)
+		n = 0
+	}
 	for k := 0; k < n; k++ {
 		if seen[k] == nil {
 			missing = append(missing, fmt.Sprint(k))
