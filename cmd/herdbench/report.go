@@ -86,7 +86,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		r, err := report.Load(d)
+		r, err := report.LoadContext(ctx, d)
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "herdbench report:", err)
 			return exitFailed
