@@ -231,6 +231,7 @@ var badFiles = map[string]struct {
 	"name-newline":          {1, "holds a line break"},
 	"name-nul":              {1, "name: \"a\\x00b\" holds the control character U+0000"},
 	"name-slash":            {1, "\"a/b\" holds '/'"},
+	"server-name-escape":    {1, "name: \"../../herd-escape\" starts with \".\""},
 	"network-delay-25h":     {3, "is more than a day (24h)"},
 	"not-utf8":              {3, "column 17: byte 0xE9 is not UTF-8 text"},
 	"queue-huge":            {3, "the target queues from 0 to 10000000"},
@@ -285,6 +286,32 @@ func TestBadScenarioFiles(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("badFiles names %s, which testdata/bad lacks", name)
 		}
+	}
+}
+
+// TestServerRefusesFolderNames: the scenario of herdbench target and proxy
+// names their recordings' results folders too, so CompileServer refuses
+// the names the swarm's Compile refuses (one rule, results.NameProblem),
+// with the line and the field: a game day's file without strategies named
+// ../../herd-escape once wrote its recordings two levels above --out.
+func TestServerRefusesFolderNames(t *testing.T) {
+	for name, c := range badFiles {
+		if !strings.HasPrefix(name, "name-") && !strings.HasPrefix(name, "server-name-") {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			file := name + ".yaml"
+			data, err := os.ReadFile(filepath.Join("testdata/bad", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Parse(file, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.CompileServer(Overrides{})
+			checkRefused(t, file, err, c.line, c.want)
+		})
 	}
 }
 
