@@ -105,6 +105,16 @@ func (b *bounded) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Seek moves in the file, so that it can be read again; what was read
+// counts from the new offset.
+func (b *bounded) Seek(offset int64, whence int) (int64, error) {
+	n, err := b.f.Seek(offset, whence)
+	if err == nil {
+		b.read = n
+	}
+	return n, err
+}
+
 func (b *bounded) Close() error { return b.f.Close() }
 
 func tooLarge(path string, size, max int64) error {
