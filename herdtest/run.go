@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -126,7 +125,10 @@ func write(t *testing.T, o Options, out results.Output) (string, error) {
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(base, results.DirName(out.Summary.Scenario, out.Summary.Started))
+	dir, err := results.FolderIn(base, out.Summary.Scenario, out.Summary.Started, "")
+	if err != nil {
+		return "", err
+	}
 	if err := results.Write(dir, out); err != nil {
 		return "", err
 	}
