@@ -24,6 +24,8 @@ type gameDayFlags struct {
 	metricsAddr  string
 	chaosControl string
 	tokenFile    string
+	ui           string
+	uiTokenFile  string
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
@@ -32,6 +34,8 @@ func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the cohorts at http://ADDR/metrics while the run lasts, e.g. 127.0.0.1:9100")
 	fs.StringVar(&g.chaosControl, "chaos-control", "", "control URL of a herdbench proxy or target (its --control-addr, e.g. http://127.0.0.1:8091): its chaos plan is started at the run's t = 0")
 	fs.StringVar(&g.tokenFile, "chaos-control-token-file", "", "file holding the --chaos-control API's token (default: $"+tokenEnv+", if set)")
+	fs.StringVar(&g.ui, "ui", "", uiHelp+" (--ui-token-file)")
+	fs.StringVar(&g.uiTokenFile, "ui-token-file", "", "file holding the token the --ui page asks for (default: $"+tokenEnv+", if set); required for a --ui off loopback")
 }
 
 // gameDay is what the flags set up around a run.
@@ -41,6 +45,8 @@ type gameDay struct {
 	collector *telemetry.SwarmCollector
 	metrics   *http.Server
 	served    chan struct{}
+	ui        *uiServer    // nil without --ui
+	swarm     *swarmSource // --ui's source
 	clock     *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
@@ -89,6 +95,24 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		}()
 		fmt.Fprintf(stderr, "herdbench: live metrics on http://%s/metrics\n", ln.Addr())
 	}
+	if g.ui != "" {
+		tok, _, err := loadToken("", g.uiTokenFile, "", "--ui-token-file")
+		if err == nil {
+			err = checkUI(g.ui, g.allowRemote, tok)
+		}
+		if err != nil {
+			gd.Close()
+			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
+			return nil, exitUsage
+		}
+		gd.swarm = &swarmSource{}
+		gd.ui, err = startUI(uiConfig{addr: g.ui, allowRemote: g.allowRemote, token: tok, role: "scenario", title: plan.Name, source: gd.swarm.sample}, stderr)
+		if err != nil {
+			gd.Close()
+			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
+			return nil, exitUsage
+		}
+	}
 	return gd, exitOK
 }
 
@@ -98,6 +122,9 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 	if gd.collector != nil {
 		gd.collector.Set(r)
 	}
+	if gd.swarm != nil {
+		gd.swarm.set(r)
+	}
 	if gd.control != nil {
 		if _, err := gd.control.Start(ctx, r.Origin); err != nil {
 			return fmt.Errorf("--chaos-control: %w", err)
@@ -106,9 +133,13 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 	return nil
 }
 
-// Close stops the live metrics.
+// Close stops the live page and the live metrics.
 func (gd *gameDay) Close() {
-	if gd == nil || gd.metrics == nil {
+	if gd == nil {
+		return
+	}
+	gd.ui.Close()
+	if gd.metrics == nil {
 		return
 	}
 	_ = gd.metrics.Close()

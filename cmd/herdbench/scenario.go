@@ -218,8 +218,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "" || f.game.ui != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control, --metrics-addr and --ui need a real-time run: drop --sim, or drop them")
 		return nil, exitUsage, true
 	}
 	sr.sweep = len(plan.Sweep) > 0
