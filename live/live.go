@@ -226,7 +226,7 @@ func (s *Server) delta(cur Sample) (frame, *meta) {
 }
 
 func outcomeTotal(l results.Live, o int) int64 {
-	var n int64
+	n := l.Unnumbered[o]
 	for _, v := range l.ByAttempt[o] {
 		n += v
 	}

@@ -10,7 +10,7 @@
     timeout: "#8c564b", refused: "#e377c2", reset: "#7f7f7f", error: "#17becf" };
   const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
-  let hello = null, meta = null, run = null, data = null, charts = [], drawn = 0, pending = false, lastT = 0;
+  let hello = null, meta = null, run = null, data = null, charts = [], pending = false, lastT = 0;
 
   function reset() {
     data = { t: [], cohorts: [] };
@@ -116,7 +116,7 @@
     $("charts").appendChild(box);
     const opts = {
       width: Math.max(320, $("charts").clientWidth - 8), height: 200,
-      scales: { x: { time: false } },
+      scales: { x: { time: false, range: () => [0, span()] } },
       axes: [{ label: "t (s)" }, {}],
       series: [{ label: "t" }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
       hooks: { drawClear: [faultBands] },
@@ -247,7 +247,6 @@
       buildCharts();
     }
     for (const c of charts) c.plot.setData([data.t].concat(c.values()));
-    drawn = data.t.length;
     drawTimeline();
     drawVerdict();
     drawState();

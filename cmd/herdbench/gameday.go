@@ -45,8 +45,8 @@ type gameDay struct {
 	collector *telemetry.SwarmCollector
 	metrics   *http.Server
 	served    chan struct{}
-	ui        *uiServer    // nil without --ui
-	swarm     *swarmSource // --ui's source
+	ui        *uiServer            // nil without --ui
+	swarm     *swarmSource         // --ui's source
 	clock     *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
