@@ -60,12 +60,15 @@ With --runs a threshold must hold in every repetition ("mean(herd_factor) <
 
 With --target (or target.url in the file) the swarm sends to that service
 instead. Nothing leaves this machine's loopback (127.0.0.0/8, ::1) without
---allow-remote: the target's host, --chaos-control's and --metrics-addr's
-are resolved and every address checked, and checked again at every
+--allow-remote: the target's host, --chaos-control's, --metrics-addr's and
+--ui's are resolved and every address checked, and checked again at every
 connection, so no spelling ("localhost.", "127.1") or DNS answer gets
 around it. --chaos-control follows no redirect and sends the control
 token from $HERDBENCH_CONTROL_TOKEN or --chaos-control-token-file, if the
-proxy or target has one. Ctrl-C or SIGTERM stops the
+proxy or target has one. --ui ADDR serves a live page of the run for the
+room (charts by outcome every 100 ms, the fault plan, the verdict so
+far); off loopback it needs a token (--ui-token-file), the page then
+opened as http://HOST:PORT/#token=TOKEN. Ctrl-C or SIGTERM stops the
 run within about a second and still writes the results, marked partial
 (exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
 

@@ -196,8 +196,9 @@ chaos:
 			t.Errorf("%d charts drawn, want 4", n)
 		}
 		pollPage(t, bctx, `document.querySelectorAll("#timeline .bar").length === 1 && document.querySelector("#timeline .now") !== null`, "the fault plan with a now mark")
-		pollPage(t, bctx, `document.getElementById("state").textContent.includes("faults on: down") || Number(document.body.dataset.frames) > 32`, "the outage")
-		time.Sleep(100 * time.Millisecond)
+		pollPage(t, bctx, `document.getElementById("controls").hidden`, "no buttons on a scenario's page")
+		// The screenshot near the end of the run, the recovery in it.
+		pollPage(t, bctx, `Number(document.body.dataset.frames) > 44`, "the run's end")
 		shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
