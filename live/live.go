@@ -83,7 +83,14 @@ type Options struct {
 	Control http.Handler
 	// Tick is the sampling interval (Tick when 0).
 	Tick time.Duration
+	// Herd, when set, returns each cohort's herd factor so far (in the
+	// order of the samples' cohorts); it reads a timeline column, so it is
+	// called once a second (HerdEvery), not every tick.
+	Herd func() []float64
 }
+
+// HerdEvery is how often a Server asks Options.Herd.
+const HerdEvery = time.Second
 
 // Server is the live page's server.
 type Server struct {
@@ -100,6 +107,7 @@ type Server struct {
 	prev     Sample
 	prevMeta []byte
 	started  bool
+	ticks    int
 }
 
 type entry struct {
@@ -133,6 +141,9 @@ type frame struct {
 	Cohorts []cohortDelta `json:"c"`
 	Active  []string      `json:"active"`
 	Meta    *meta         `json:"meta,omitempty"`
+	// Herd is each cohort's herd factor so far, in frames where it was
+	// computed (once a second).
+	Herd []float64 `json:"h,omitempty"`
 }
 
 type cohortDelta struct {
@@ -165,6 +176,7 @@ func (s *Server) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			s.ticks = -1 // the last frame, with the last herd factors
 			s.step()
 			s.closeAll()
 			return
@@ -177,7 +189,16 @@ func (s *Server) Run(ctx context.Context) {
 // step takes one sample and sends its frame.
 func (s *Server) step() {
 	cur := s.o.Source()
+	last := s.ticks < 0
+	wasDone := s.started && s.prev.Done && s.prev.Run == cur.Run
 	f, m := s.delta(cur)
+	if wasDone && m == nil && !last {
+		return // an ended run changes no more: no frame until the next run, or the last
+	}
+	if s.o.Herd != nil && (last || s.ticks%max(1, int(HerdEvery/s.o.Tick)) == 0) {
+		f.Herd = s.o.Herd()
+	}
+	s.ticks++
 	b, err := json.Marshal(f)
 	if err != nil {
 		return // a frame of numbers and names always encodes

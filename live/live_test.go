@@ -274,6 +274,29 @@ func TestSlowViewerDropped(t *testing.T) {
 	}
 }
 
+// TestHerdOncePerSecond: the herd factors, which read a timeline column,
+// are asked once a second (every tenth tick), and the frames carry them.
+func TestHerdOncePerSecond(t *testing.T) {
+	var calls atomic.Int64
+	s := New(Options{Source: func() Sample { return Sample{Run: 1, Cohorts: []Cohort{{Name: "a"}}} }, Access: local,
+		Herd: func() []float64 { calls.Add(1); return []float64{2.5} }})
+	v, _, _, _ := s.subscribe()
+	with := 0
+	for range 25 {
+		s.step()
+		var f frame
+		if err := json.Unmarshal(<-v.ch, &f); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Herd) == 1 && f.Herd[0] == 2.5 {
+			with++
+		}
+	}
+	if calls.Load() != 3 || with != 3 {
+		t.Errorf("Herd called %d times in 25 ticks, %d frames with it; want 3 and 3 (ticks 0, 10, 20)", calls.Load(), with)
+	}
+}
+
 // TestHistoryBounded: a server running longer than History keeps at most
 // History frames, and a late viewer still gets the meta in force.
 func TestHistoryBounded(t *testing.T) {

@@ -63,7 +63,7 @@ func buildPage() (string, string) {
 <span id="answer" class="answer"></span>
 </section>
 <section><h2>Fault plan</h2><div id="timeline" class="timeline"></div></section>
-<section><h2>Verdict so far</h2><table id="verdict" class="verdict"><thead><tr><th>cohort</th><th>attempts</th><th>success ratio</th><th>in flight</th><th>recovered</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Verdict so far</h2><table id="verdict" class="verdict"><thead><tr><th>cohort</th><th>attempts</th><th>success ratio</th><th title="the index of dispersion of attempts per 10 ms within each second, so far: about 1 for independent arrivals, far above 1 for synchronized waves">herd factor</th><th>in flight</th><th>recovered</th></tr></thead><tbody></tbody></table></section>
 <section id="charts"></section>
 <script>`)
 	b.WriteString(uplot.JS)

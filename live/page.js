@@ -39,14 +39,19 @@
     if (f.run !== run) { run = f.run; reset(); }
     if (f.meta) meta = f.meta;
     ensureCohorts(f.c.length);
+    // A late tick covers more than one bin: the charts show it per bin
+    // (scaled), the totals as counted.
+    const dt = data.t.length ? f.t - data.t[data.t.length - 1] : 0;
+    const scale = dt > 0 ? hello.tick_ms / 1000 / dt : 1;
     data.t.push(f.t);
     lastT = f.t;
     data.active = f.active;
+    if (f.h) data.herd = f.h;
     data.cohorts.forEach((c, k) => {
       const d = f.c[k] || { o: hello.outcomes.map(() => 0), s: 0, f: 0, i: 0, q: 0 };
-      d.o.forEach((v, j) => { c.o[j].push(v); c.attempts += v; });
+      d.o.forEach((v, j) => { c.o[j].push(v * scale); c.attempts += v; });
       c.ok += d.o[0];
-      c.s.push(d.s); c.f.push(d.f); c.i.push(d.i); c.q.push(d.q);
+      c.s.push(d.s * scale); c.f.push(d.f * scale); c.i.push(d.i); c.q.push(d.q * scale);
       c.succ += d.s; c.fail += d.f;
     });
     if (!pending) { pending = true; requestAnimationFrame(render); }
@@ -212,14 +217,15 @@
       const c = data.cohorts[k];
       const ended = c.succ + c.fail;
       const [rec, cls] = recovery(c);
+      const herd = data.herd && data.herd[k] > 0 ? data.herd[k].toFixed(2) : "–";
       const cells = [name, String(c.attempts), ended > 0 ? (100 * c.succ / ended).toFixed(1) + "% of " + ended : "–",
-        String(c.i[c.i.length - 1] || 0), rec];
+        herd, String(c.i[c.i.length - 1] || 0), rec];
       const tr = document.createElement("tr");
       tr.dataset.attempts = String(c.attempts);
       cells.forEach((v, j) => {
         const td = document.createElement("td");
         td.textContent = v;
-        if (j === 4 && cls) td.className = cls;
+        if (j === 5 && cls) td.className = cls;
         tr.appendChild(td);
       });
       tb.appendChild(tr);

@@ -1,6 +1,10 @@
 package recording
 
-import "github.com/herdbench/herdbench/results"
+import (
+	"time"
+
+	"github.com/herdbench/herdbench/results"
+)
 
 // LiveCohort is one cohort's running totals in the current window.
 type LiveCohort struct {
@@ -34,6 +38,35 @@ func (r *Recording) Live() []LiveCohort {
 		}
 		if cl := s.cells[ci].Load(); cl != nil {
 			out[i].Live = cl.rec.Live()
+		}
+	}
+	return out
+}
+
+// HerdSoFar returns the herd factor so far (results.Recorder's HerdSoFar)
+// of each cohort Live returns, in its order, over the current window's
+// seconds that ended at least a second ago. For live pages: call it about
+// once a second.
+func (r *Recording) HerdSoFar() []float64 {
+	s := r.cur.Load()
+	if s == nil {
+		return nil
+	}
+	upto := time.Since(s.t0) - time.Second
+	r.cohorts.mu.Lock()
+	n := len(r.cohorts.names)
+	r.cohorts.mu.Unlock()
+	idx := make([]int, 0, n+1)
+	for i := range n {
+		idx = append(idx, i)
+	}
+	if s.cells[r.cohorts.otherIndex()].Load() != nil {
+		idx = append(idx, r.cohorts.otherIndex())
+	}
+	out := make([]float64, len(idx))
+	for k, i := range idx {
+		if cl := s.cells[i].Load(); cl != nil {
+			out[k] = cl.rec.HerdSoFar(upto)
 		}
 	}
 	return out

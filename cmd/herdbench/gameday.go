@@ -106,7 +106,7 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 			return nil, exitUsage
 		}
 		gd.swarm = &swarmSource{}
-		gd.ui, err = startUI(uiConfig{addr: g.ui, allowRemote: g.allowRemote, token: tok, role: "scenario", title: plan.Name, source: gd.swarm.sample}, stderr)
+		gd.ui, err = startUI(uiConfig{addr: g.ui, allowRemote: g.allowRemote, token: tok, role: "scenario", title: plan.Name, source: gd.swarm.sample, herd: gd.swarm.herd}, stderr)
 		if err != nil {
 			gd.Close()
 			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)

@@ -221,12 +221,13 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	var ui *uiServer
 	if f.ui != "" {
 		var live *recording.Recording
+		var herd func() []float64
 		if rec != nil {
-			live = rec.rec
+			live, herd = rec.rec, rec.rec.HerdSoFar
 		}
 		ui, err = startUI(uiConfig{
 			addr: f.ui, allowRemote: f.allowRemote, token: f.token, role: role, title: srv.Addr(),
-			source: serverSource(srv, live), listen: f.listenFunc(),
+			source: serverSource(srv, live), herd: herd, listen: f.listenFunc(),
 			control: func(a control.Access) http.Handler {
 				po := o
 				po.Access, po.Metrics = a, nil

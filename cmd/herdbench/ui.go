@@ -39,6 +39,7 @@ type uiConfig struct {
 	token       string
 	role, title string
 	source      live.Source
+	herd        func() []float64
 	// control returns the control API for the page's own address (its
 	// Access), or nil for no buttons.
 	control func(control.Access) http.Handler
@@ -69,7 +70,7 @@ func startUI(c uiConfig, stderr io.Writer) (*uiServer, error) {
 		return nil, fmt.Errorf("--ui: %w; choose another address with --ui", err)
 	}
 	access := controlAccess(c.addr, ln.Addr(), c.token)
-	o := live.Options{Role: c.role, Title: c.title, Source: c.source, Access: access}
+	o := live.Options{Role: c.role, Title: c.title, Source: c.source, Herd: c.herd, Access: access}
 	if c.control != nil {
 		o.Control = c.control(access)
 	}
@@ -152,6 +153,13 @@ func (s *swarmSource) sample() live.Sample {
 		}
 	}
 	return out
+}
+
+func (s *swarmSource) herd() []float64 {
+	if cur := s.cur.Load(); cur != nil {
+		return cur.run.HerdSoFar()
+	}
+	return nil
 }
 
 // serverSource returns a standalone target's or proxy's live figures: the
