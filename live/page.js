@@ -8,6 +8,7 @@
   const auth = token ? { Authorization: "Bearer " + token } : {};
   const outcomeColor = { ok: "#2a9d4b", http_5xx: "#d62728", http_429: "#ff7f0e", http_4xx: "#9467bd",
     timeout: "#8c564b", refused: "#e377c2", reset: "#7f7f7f", error: "#17becf" };
+  const maxBins = 6000; // 10 minutes at 100 ms, as the server's history
   const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
   let hello = null, meta = null, run = null, data = null, charts = [], pending = false, lastT = 0;
@@ -54,7 +55,19 @@
       c.s.push(d.s * scale); c.f.push(d.f * scale); c.i.push(d.i); c.q.push(d.q * scale);
       c.succ += d.s; c.fail += d.f;
     });
+    if (data.t.length > maxBins) trim(maxBins / 10);
     if (!pending) { pending = true; requestAnimationFrame(render); }
+  }
+
+  // trim drops the oldest n bins (a target watched for hours); the
+  // totals keep counting them.
+  function trim(n) {
+    data.t.splice(0, n);
+    for (const c of data.cohorts) {
+      for (const col of c.o) col.splice(0, n);
+      for (const col of [c.s, c.f, c.i, c.q]) col.splice(0, n);
+    }
+    data.trimmed = true;
   }
 
   function handle(block) {
@@ -121,7 +134,7 @@
     $("charts").appendChild(box);
     const opts = {
       width: Math.max(320, $("charts").clientWidth - 8), height: 200,
-      scales: { x: { time: false, range: () => [0, span()] } },
+      scales: { x: { time: false, range: () => [data.trimmed ? data.t[0] : 0, span()] } },
       axes: [{ label: "t (s)" }, {}],
       series: [{ label: "t" }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
       hooks: { drawClear: [faultBands] },
