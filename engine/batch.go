@@ -78,6 +78,13 @@ type Options struct {
 	// anything, with a *LateError (shard.go).
 	StartAt time.Time
 
+	// Drive, if set, runs each cohort's clients in real time instead of
+	// herdbench's swarm (package herdtest runs a user's own client code
+	// with it): Start calls it once per cohort, in a goroutine of its own,
+	// and the cohort is done when it returns. It must return by the run's
+	// end or ctx's. The plan's strategies then only name the cohorts.
+	Drive func(ctx context.Context, c Driven)
+
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)
 }

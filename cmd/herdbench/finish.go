@@ -22,7 +22,9 @@ import (
 //  3. report: report.html and the PNGs, drawn from that data
 //  4. publish: the hidden folder renamed into place, whole
 //  5. terminal: the figures, every point's thresholds, the warnings
-//  6. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
+//     (on stderr with --json, which puts summary.json on stdout)
+//  6. --junit's report and --json's summary
+//  7. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
 //
 // The shape decides only which files the folder holds (a run's, with its
 // report, or a sweep's: sweep.csv and a summary per point) and which table
@@ -42,8 +44,16 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	summaries := e.checkThresholds()
 	var werr error
 	*dir, werr = e.save(f)
-	e.show(stdout)
+	text := stdout // with --json, stdout is the JSON's alone
+	if f.json {
+		text = stderr
+	}
+	e.show(text)
 	e.warn(stderr)
+	oerr := writeOutputs(f, e, stdout)
+	if oerr != nil {
+		fmt.Fprintln(stderr, "herdbench:", oerr)
+	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		if *dir == "" {
@@ -51,9 +61,9 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 		}
 	}
 	if *dir != "" {
-		fmt.Fprintln(stdout, "results:", *dir)
+		fmt.Fprintln(text, "results:", *dir)
 	}
-	if werr != nil && !summaries[0].Partial {
+	if (werr != nil || oerr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
 	return exitCodeOf(summaries, stderr)

@@ -36,14 +36,45 @@ const (
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
+// herdbenchVersion is the version this binary was built as: -ldflags'
+// main.version, else the module's version from the build info (what `go
+// install github.com/herdbench/herdbench/cmd/herdbench@v1.2.3` records),
+// else a development build named by its commit when Go recorded one.
 func herdbenchVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return devVersion
 	}
-	return "v0.1.0-dev"
+	return versionOf(bi)
+}
+
+const devVersion = "v0.1.0-dev"
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return devVersion
+	}
+	v := devVersion + "+" + rev[:min(12, len(rev))]
+	if dirty {
+		v += ".dirty"
+	}
+	return v
 }
 
 func main() {
@@ -70,6 +101,7 @@ Usage:
   herdbench merge DIR...                 combine the results of a run's shards (--shard K/N)
   herdbench k8s FILE --shards N --target URL
                                          print a Kubernetes Job that runs the scenario's shards
+  herdbench completion bash|zsh|fish     print a shell completion script
   herdbench version                      print the version
 
 Start here:
@@ -108,6 +140,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return runMerge(ctx, args[1:], stdout, stderr)
 	case "k8s":
 		return runK8s(args[1:], stdout, stderr)
+	case "completion":
+		return runCompletion(args[1:], stdout, stderr)
 	case "target":
 		return runTarget(ctx, args[1:], stdout, stderr)
 	case "proxy":
@@ -127,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if len(args) > 1 && args[0] == "help" {
 			// herdbench help COMMAND is COMMAND --help.
 			switch args[1] {
-			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "version":
+			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "completion", "version":
 				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 			}
 		}

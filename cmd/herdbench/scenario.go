@@ -132,6 +132,9 @@ type scenarioFlags struct {
 	maxMemory  string
 	cohorts    string
 	noSimRef   bool
+	junit      string // --junit: the thresholds as a JUnit XML report
+	json       bool   // --json: summary.json on stdout, the tables on stderr
+	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
 }
@@ -176,6 +179,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
+	addOutputFlags(fs, f)
+	fs.BoolVar(&f.print, "print", false, "print the scenario's YAML (a built-in's, to copy and edit: herdbench scenario outage --print > my.yaml) and run nothing")
 	f.game.add(fs)
 	f.sh.add(fs)
 	fs.SortFlags = false
@@ -190,6 +195,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return nil, exitUsage, true
+	}
+	if f.print {
+		return nil, printScenario(fs, stdout, stderr), true
 	}
 	if msg := cmpOr(f.check(fs), f.sh.check(f, fs)); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
@@ -212,6 +220,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	f.sh.overrides(&o)
+	if note := builtinNote(fs.Arg(0)); note != "" && !f.quiet {
+		fmt.Fprintln(stderr, note)
+	}
 	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
@@ -305,6 +316,10 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
 		return exitUsage
 	}
+	if err := checkJUnitPath(sr.f.junit); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --junit: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
 	return exitOK
 }
 
@@ -378,7 +393,11 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
-		showProgress(ctx, r, stderr)
+		nameW := 0
+		for _, n := range names {
+			nameW = max(nameW, len(n))
+		}
+		showProgress(ctx, r, stderr, nameW)
 	}
 	if f.sim && !f.quiet && (len(plans) > 1 || plan.Runs > 1) {
 		bar := newCountBar(stderr, "simulated cohort runs")

@@ -321,6 +321,9 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		}
 		p.Title += ": " + strings.Join(labels, " vs ")
 	} else {
+		if r := v.runs[0]; r.Label != r.Summary.Scenario {
+			p.Title += " (" + r.Label + ")" // the results folder, "outage-20261201T200000Z"
+		}
 		p.Subtitle = v.runs[0].Summary.Description
 	}
 	p.Fields, p.Lists = runTables(v)

@@ -457,3 +457,31 @@ func TestRecordingLatencyOverTime(t *testing.T) {
 		t.Errorf("an overlay with a swarm's run: %q, empty %v; want the request p99", c.Title, c.Empty)
 	}
 }
+
+// A run draws its report in its hidden staging folder before publishing
+// it: the page names the run by the folder it is published as, never by
+// the staging folder's ".<name>.partial-NNN".
+func TestReportNamesThePublishedFolder(t *testing.T) {
+	staged, err := results.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer staged.Discard()
+	dir := fixture(t, staged.Dir, 1, 0)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render([]*Run{r}, Options{Version: "test", NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[0].Data)
+	if !strings.Contains(page, "<h1>herdbench: fixture (fixture-20261201T200000Z)</h1>") ||
+		!strings.Contains(page, `<th scope="col">fixture-20261201T200000Z</th>`) {
+		t.Errorf("the page does not name the run fixture-20261201T200000Z:\n%.3000s", page)
+	}
+	if strings.Contains(page, ".partial-") {
+		t.Errorf("the page names the staging folder %s", filepath.Base(staged.Dir))
+	}
+}

@@ -68,7 +68,7 @@ func sweepFixture(t *testing.T, fields map[string][]string, order []string, skip
 			for rep := range 2 {
 				r := results.Run{Strategy: name, Requests: 1000, Succeeded: 990 - int64(rep*5+i), Failed: 10 + int64(rep*5+i), Attempts: 1400 + int64(100*rep+i),
 					HerdFactor: herd + float64(rep), FailedAfterFault: failed + int64(rep), PeakAttemptsPerS: 300 + int64(10*i)}
-				r.SuccessRatio = float64(r.Succeeded) / float64(r.Requests)
+				r.SuccessRatio = results.SuccessRatioOf(r.Succeeded, r.Failed)
 				r.Amplification = float64(r.Attempts) / float64(r.Requests)
 				if !(num["workload.clients"] >= 50 && num["chaos[crash].for"] >= 2) {
 					rec := 0.4*float64(i) + 0.1*float64(rep+ci)
