@@ -213,7 +213,7 @@ func (s *Server) delta(cur Sample) (frame, *meta) {
 		s.prev, s.prevMeta = Sample{Run: cur.Run}, nil
 		s.started = true
 	}
-	f := frame{Run: cur.Run, T: cur.Elapsed.Seconds(), Cohorts: make([]cohortDelta, len(cur.Cohorts)), Active: cur.Active}
+	f := frame{Run: cur.Run, T: cur.Elapsed.Round(time.Millisecond).Seconds(), Cohorts: make([]cohortDelta, len(cur.Cohorts)), Active: cur.Active}
 	if f.Active == nil {
 		f.Active = []string{}
 	}
