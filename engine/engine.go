@@ -301,6 +301,19 @@ func (r *Run) Snapshot() Snapshot {
 	return s
 }
 
+// HerdSoFar returns each cohort's herd factor so far (results.Recorder's
+// HerdSoFar) over the seconds that ended at least a second ago, so that
+// most of their attempts have ended. For live pages: call it about once a
+// second.
+func (r *Run) HerdSoFar() []float64 {
+	upto := min(max(0, time.Since(r.Origin)-time.Second), r.Plan.Duration)
+	out := make([]float64, len(r.cohorts))
+	for i, c := range r.cohorts {
+		out[i] = c.rec.HerdSoFar(upto)
+	}
+	return out
+}
+
 // Wait waits for the run to end and returns its results.
 func (r *Run) Wait() results.Output {
 	<-r.done

@@ -129,9 +129,10 @@ type Shard struct {
 	// wire (FirstSent).
 	first time.Duration
 	// Live counters for dashboards, per shard so clients do not contend.
-	live     [NumOutcomes][AttemptGroups]atomic.Int64
-	inFlight atomic.Int64
-	policy   [NumPolicyEvents]atomic.Int64
+	live       [NumOutcomes][AttemptGroups]atomic.Int64
+	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
+	inFlight   atomic.Int64
+	policy     [NumPolicyEvents]atomic.Int64
 }
 
 var _ Sink = (*Shard)(nil)
@@ -219,6 +220,8 @@ func (s *Shard) Attempt(a Attempt) {
 	if a.Number > 0 {
 		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
+	} else {
+		s.unnumbered[a.Outcome].Add(1)
 	}
 	s.mu.Lock()
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
@@ -294,6 +297,10 @@ type Live struct {
 	InFlight int64
 	// ByAttempt is the attempts by outcome and attempt number (AttemptGroups).
 	ByAttempt [NumOutcomes][AttemptGroups]int64
+	// Unnumbered is the attempts whose number was not known (a recording
+	// of clients that do not say it), by outcome: with ByAttempt, every
+	// attempt by outcome.
+	Unnumbered [NumOutcomes]int64
 	// Policy is the client policies' decisions so far, by PolicyEvent.
 	Policy [NumPolicyEvents]int64
 }
@@ -317,6 +324,7 @@ func (r *Recorder) Live() Live {
 			for n := range s.live[o] {
 				l.ByAttempt[o][n] += s.live[o][n].Load()
 			}
+			l.Unnumbered[o] += s.unnumbered[o].Load()
 		}
 	}
 	return l
@@ -388,6 +396,7 @@ func (r *Recorder) Reset() {
 			for n := range s.live[o] {
 				s.live[o][n].Store(0)
 			}
+			s.unnumbered[o].Store(0)
 		}
 	}
 	r.upstream.Store(false)
