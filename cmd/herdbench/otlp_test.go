@@ -277,7 +277,7 @@ func TestOTLPFlagRefusals(t *testing.T) {
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "127.0.0.1:4318"}, "write the collector's OTLP/HTTP URL"},
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://192.0.2.1:4318"}, "pass --allow-remote"},
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://127.0.0.1:4318", "--otlp-interval", "10ms"}, "--otlp-interval 10ms"},
-		{[]string{"scenario", "outage", "--out", t.TempDir(), "--sim", "--otlp", "http://127.0.0.1:4318"}, "--otlp need a real-time run"},
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--sim", "--otlp", "http://127.0.0.1:4318"}, "--otlp needs a real-time run"},
 		{[]string{"target", "--scenario", scenario, "--otlp", "http://127.1:4318"}, "--otlp"},
 		{[]string{"proxy", "--scenario", scenario, "--upstream", "http://127.0.0.1:1", "--otlp", "ftp://127.0.0.1/"}, "write the collector's OTLP/HTTP URL"},
 	} {

@@ -234,9 +234,25 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "" || f.game.otlp.url != "" || f.game.ui != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control, --metrics-addr, --otlp and --ui need a real-time run: drop --sim, or drop them")
-		return nil, exitUsage, true
+	if f.sim {
+		var real []string
+		for _, x := range []struct {
+			set  bool
+			name string
+		}{{plan.TargetURL != "", "an external target (--target, target.url)"}, {f.game.chaosControl != "", "--chaos-control"},
+			{f.game.metricsAddr != "", "--metrics-addr"}, {f.game.otlp.url != "", "--otlp"}, {f.game.ui != "", "--ui"}} {
+			if x.set {
+				real = append(real, x.name)
+			}
+		}
+		if len(real) > 0 {
+			verb, them := "needs", "it"
+			if len(real) > 1 {
+				verb, them = "need", "them"
+			}
+			fmt.Fprintf(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s\n", strings.Join(real, ", "), verb, them)
+			return nil, exitUsage, true
+		}
 	}
 	sr.sweep = len(plan.Sweep) > 0
 	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,

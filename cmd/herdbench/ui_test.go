@@ -40,7 +40,7 @@ func TestUIAddrRefused(t *testing.T) {
 			t.Errorf("%v: a refused run wrote %d entries", c.args, len(entries))
 		}
 	}
-	if code, _, stderr := runCLI(t, "scenario", scenario, "--sim", "--ui", "127.0.0.1:0", "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "--ui need a real-time run") {
+	if code, _, stderr := runCLI(t, "scenario", scenario, "--sim", "--ui", "127.0.0.1:0", "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "--ui needs a real-time run") {
 		t.Errorf("--sim --ui: exit code %d, stderr:\n%s", code, stderr)
 	}
 	// With a token off loopback is allowed: the check passes (the
