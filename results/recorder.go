@@ -101,6 +101,8 @@ type Recorder struct {
 
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
+
+	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -206,6 +208,9 @@ func (s *Shard) Attempt(a Attempt) {
 	s.recordLag(a.Lag)
 	s.noteSent(a.Sent)
 	s.mu.Unlock()
+	if l := r.spread; l != nil {
+		l.record(a.Sent, a.Sent+a.Latency)
+	}
 }
 
 // Request records the end of a logical request.

@@ -61,6 +61,11 @@ type Run struct {
 	// target ended the waits its model set (absent for an external target).
 	SendLagMS     *Lag `json:"send_lag_ms,omitempty"`
 	TargetDriftMS *Lag `json:"target_drift_ms,omitempty"`
+	// SpreadMS is how long after the plan's crashes this cohort's clients
+	// learned of them (spread.go), SpreadEvents each crash's; absent when
+	// no attempt was in flight at a crash.
+	SpreadMS     *Lag    `json:"spread_ms,omitempty"`
+	SpreadEvents []Event `json:"spread_events,omitempty" threshold:"-"`
 	// Started is, when the cohorts ran one after the other
 	// (Summary.CohortsApart), this cohort's own t = 0; absent otherwise.
 	Started *time.Time `json:"started,omitempty"`
