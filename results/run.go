@@ -423,6 +423,11 @@ var metricTable = sync.OnceValue(func() []Metric {
 				Help: lag.what + ", " + q.text + ", over every repetition; null in virtual time"})
 		}
 	}
+	for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p99", "99th percentile"}, {"max", "maximum"}} {
+		ms = append(ms, Metric{Name: "spread_ms." + q.name, Unit: Millis, Reps: RepPooled, Shards: ShardHistogram,
+			Help: "how long after each crash of the plan the cohort's clients learned of it (a real run's self-check), " + q.text +
+				", over every crash and repetition; null in virtual time, without a crash and in a merged split run"})
+	}
 	for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p90", "90th percentile"}, {"p99", "99th percentile"}, {"p999", "99.9th percentile"}, {"max", "maximum"}} {
 		ms = append(ms, Metric{Name: "latency_ms.upstream." + q.name, Unit: Millis, Reps: RepFirst, Shards: ShardHistogram,
 			Help: "in a chaos proxy's recording, the time its upstream took to answer the attempts it forwarded, " + q.text + "; absent otherwise"})
