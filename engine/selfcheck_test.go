@@ -125,7 +125,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 	if h == nil {
 		t.Fatal("a real run without a self-check")
 	}
-	t.Logf("with %d hogs: send lag %+v, target drift %+v, CPU %+v", 4*runtime.GOMAXPROCS(0), *h.SendLagMS, h.TargetDriftMS, h.CPU)
+	t.Logf("with %d hogs: send lag %+v, spread %+v, target drift %+v, CPU %+v", 4*runtime.GOMAXPROCS(0), h.SendLagMS, h.SpreadMS, h.TargetDriftMS, h.CPU)
 	if h.Trustworthy || len(h.Warnings) == 0 {
 		t.Errorf("with CPU hogs beside it the harness says it kept up: %+v", h)
 	}
