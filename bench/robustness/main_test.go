@@ -62,7 +62,7 @@ func TestReport(t *testing.T) {
 		"| 1 | 0.4 | 0 s | 1.00× | 30.0 ms | – | ±3.6% | yes | yes |",
 		"| 2 | 0.5 | 0 s | 1.00× | 90.0 ms | – | ±22.5% | no | yes |",
 		"| 3 | 0.6 | 0 s | 1.00× | 40.0 ms | 3.0 ms | ±0.8% | no | yes |",
-		"aws-contention, 0 CPU hogs: headline held in 3 of 3 runs; trustworthy 1 of 3; every cohort's calls within 15% of the simulator's in 2 of 3; trustworthy exactly when they were in 2 of 3",
+		"aws-contention, 0 CPU hogs: headline held in 3 of 3 runs; trustworthy 1 of 3; every cohort's calls within 15% of the reference in 2 of 3; trustworthy exactly when they were in 2 of 3",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
