@@ -226,15 +226,21 @@ func TestSpreadRecorded(t *testing.T) {
 	}
 }
 
-// BenchmarkRecordAttemptSpread: recording an attempt on a recorder that
-// measures the spread of two crashes, for an attempt that spans none (the
-// cost every attempt pays) and one that spans a crash (each client's
-// reply after one).
+// BenchmarkRecordAttemptSpread: recording an attempt on a recorder
+// without crashes (no-edges), and on one that measures the spread of two,
+// for an attempt that spans none (the cost every attempt pays) and one
+// that spans a crash (each client's reply after one).
 func BenchmarkRecordAttemptSpread(b *testing.B) {
-	for _, across := range []bool{false, true} {
-		b.Run(map[bool]string{false: "none", true: "across"}[across], func(b *testing.B) {
+	for _, c := range []struct {
+		name          string
+		edges, across bool
+	}{{"no-edges", false, false}, {"none", true, false}, {"across", true, true}} {
+		across := c.across
+		b.Run(c.name, func(b *testing.B) {
 			r := NewRecorder(time.Hour, 8)
-			r.SetEdges([]time.Duration{20 * time.Minute, 40 * time.Minute})
+			if c.edges {
+				r.SetEdges([]time.Duration{20 * time.Minute, 40 * time.Minute})
+			}
 			sh := r.Shard(3)
 			step := time.Second / 10000
 			wrap := int(20 * time.Minute / step)
