@@ -331,7 +331,7 @@ func line(o outcome) string {
 		extra += fmt.Sprintf(", %s limit %.1f ms", o.harness.Figures, o.harness.LimitMS)
 	}
 	if len(o.calls) > 0 {
-		extra += "; calls vs the simulator's: " + strings.Join(o.calls, ", ")
+		extra += "; calls vs the reference: " + strings.Join(o.calls, ", ")
 	}
 	return fmt.Sprintf("load %.1f, %s; %s; send lag p99 %.1f ms%s (%s)", o.load, o.wall.Round(100*time.Millisecond), strings.Join(parts, "; "), o.worstLag, extra, trust)
 }
