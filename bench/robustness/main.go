@@ -6,6 +6,13 @@
 //
 //	go run ./bench/robustness -runs 20 -hog-runs 10 -hogs 2
 //
+// For an OCC scenario (aws-contention) it also compares every cohort's
+// calls with a reference, the simulator's mean over -reference-runs
+// seeds, and counts the runs within -calls-within of it and those whose
+// self-check agreed (trustworthy exactly when they were):
+//
+//	go run ./bench/robustness -scenarios aws-contention -runs 5 -hog-runs 5 -args "--clients 130 --strategies exponential,full"
+//
 // The runs are the real CLI, herdbench scenario NAME, built from this tree
 // (or -herdbench PATH), so they are what a user gets. Runs alternate: for
 // each round, every scenario once without hogs, then once with them, so
