@@ -114,13 +114,15 @@ type Reply struct {
 	// the client's Action asked for. The real-time driver measures it
 	// (the harness's own lateness); the simulator is never late.
 	Lag time.Duration
+	// Status is the answer's HTTP status code, 0 if none or not known.
+	Status int
 }
 
 // Result takes the reply to the attempt the client last sent and returns
 // the next action.
 func (c *Client) Result(r Reply) Action {
 	now := r.Sent + r.Latency
-	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag})
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
 	if c.pol != nil {
 		c.pol.answered(now, r.Outcome, c.paid)
 	}

@@ -78,7 +78,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 		l := r.pool.get()
 		stop := context.AfterFunc(ctx, l.abort)
 		sh.InFlight(1)
-		sent, end, o, pushback := r.sw.attempt(ctx, l)
+		sent, end, o, status, pushback := r.sw.attempt(ctx, l)
 		sh.InFlight(-1)
 		if stop() {
 			r.pool.put(l)
@@ -90,7 +90,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 			return false
 		}
 		ok = o == results.OK
-		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: pushback, Lag: max(0, sent-a.At)})
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: pushback, Lag: max(0, sent-a.At), Status: status})
 	}
 	if c.Unfinished() {
 		// Its next attempt would come after the run's end: the call waits

@@ -162,7 +162,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		}
 		l := src.get()
 		sh.InFlight(1)
-		sent, end, o, retryAfter := s.attempt(ctx, l)
+		sent, end, o, status, retryAfter := s.attempt(ctx, l)
 		sh.InFlight(-1)
 		src.put(l)
 		if ctx.Err() != nil {
@@ -170,17 +170,18 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		}
 		// The send lag is the harness's lateness: the wake-up, the
 		// scheduler, everything before the request's first byte or packet.
-		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: max(0, sent-a.At)})
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: max(0, sent-a.At), Status: status})
 	}
 }
 
 // attempt sends one attempt on l and returns when it was sent (its first
 // byte or packet handed to the kernel) and ended, as elapsed times, its
-// outcome, and the server's pushback (Retry-After), if any. Each request is
+// outcome, its HTTP status code (0 for a transport error, and for an OCC
+// target's), and the server's pushback (Retry-After), if any. Each request is
 // a POST, because net/http (and other stacks) silently retry an idempotent
 // request on a reused connection that failed, which would hide a reset from
 // the count of attempts; and so the target can tell nothing else apart.
-func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, pushback time.Duration) {
+func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration) {
 	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
 		deadline = time.Now().Add(t)
@@ -193,7 +194,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, 
 		} else {
 			var a answer
 			a, err = l.exchange(ctx, l.ep.plain, deadline, false)
-			o = results.FromStatus(a.status)
+			o, status = results.FromStatus(a.status), a.status
 			if a.retryAfter != "" {
 				pushback, _ = ParseRetryAfter(a.retryAfter, time.Now())
 			}
@@ -201,9 +202,9 @@ func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, 
 	}
 	end = time.Since(s.Origin)
 	if err != nil {
-		return sent, end, Classify(err), 0
+		return sent, end, Classify(err), 0, 0
 	}
-	return sent, end, o, pushback
+	return sent, end, o, status, pushback
 }
 
 // alarm is one goroutine's timer, reused from sleep to sleep so that a

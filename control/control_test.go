@@ -1,6 +1,7 @@
 package control
 
 import (
+	"bufio"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -251,7 +252,7 @@ func TestAccess(t *testing.T) {
 			metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("# metrics\n")) })
 			h := Handler(Options{Server: srv, Metrics: metrics, Access: c.access})
 			req := httptest.NewRequest(c.method, "http://127.0.0.1:8091"+c.path, strings.NewReader(""))
-			req.Host = c.host
+			req.Host, req.RequestURI = c.host, c.path // as a server reads an origin-form request
 			for k, v := range map[string]string{"Origin": c.origin, "Content-Type": c.ctype, "Authorization": c.auth} {
 				if v != "" {
 					req.Header.Set(k, v)
@@ -271,6 +272,81 @@ func TestAccess(t *testing.T) {
 			if c.code != 200 && srv.Status().PlanRunning == false {
 				t.Errorf("a refused %s %s changed the plan", c.method, c.path)
 			}
+		})
+	}
+}
+
+// TestGuardDetails: the guard read as it meets the wire. A browser's
+// Sec-Fetch-Site of another site is refused; an Origin that is the Host
+// itself is accepted however it is spelt (a page served at
+// http://localhost:PORT/ calls its own API); an absolute-form request
+// target, which net/http takes as the request's host, must name the
+// listen address, port included.
+func TestGuardDetails(t *testing.T) {
+	for _, c := range []struct {
+		access Access
+		wire   string // the request line and headers, "\n" for CRLF
+		code   int
+		want   string // in the error
+	}{
+		// Sec-Fetch-Site: only a browser sends it; it says whose page asked.
+		{local, "POST /control/stop HTTP/1.1\nHost: 127.0.0.1:8091\nSec-Fetch-Site: cross-site\n", 403, "Sec-Fetch-Site: cross-site"},
+		{local, "POST /control/stop HTTP/1.1\nHost: 127.0.0.1:8091\nSec-Fetch-Site: same-site\n", 403, "Sec-Fetch-Site: same-site"},
+		{local, "GET /metrics HTTP/1.1\nHost: localhost:8091\nSec-Fetch-Site: Cross-Site\n", 403, "another site"},
+		{local, "POST /control/stop HTTP/1.1\nHost: 127.0.0.1:8091\nSec-Fetch-Site: same-origin\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: 127.0.0.1:8091\nSec-Fetch-Site: none\n", 200, ""}, // typed into the address bar
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nSec-Fetch-Site: same-origin\nOrigin: http://localhost:8091\n", 200, ""},
+		// Origin: the Host itself, however spelt.
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://localhost:8091\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: LOCALHOST.:8091\nOrigin: http://localhost:8091\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:80\nOrigin: http://localhost\n", 200, ""}, // a browser omits port 80
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost\nOrigin: http://localhost:80\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: [::1]:8091\nOrigin: http://[::1]:8091\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://localhost:8092\n", 403, "Origin"},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://localhost\n", 403, "Origin"},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://127.0.0.1:8091\n", 403, "Origin"},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://localhost.evil.example:8091\n", 403, "Origin"},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: https://localhost:8091\n", 403, "Origin"},
+		{local, "POST /control/stop HTTP/1.1\nHost: localhost:8091\nOrigin: http://localhost:8091/x\n", 403, "Origin"},
+		// Absolute-form targets: the host that counts is the target's.
+		{local, "POST http://evil.example/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "POST http://evil.example:8091/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "POST http://127.0.0.1:9999/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "POST http://127.0.0.1/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "POST https://127.0.0.1:8091/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "POST http://x@127.0.0.1:8091/control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 403, "absolute-form"},
+		{local, "GET http://evil.example:8091/metrics HTTP/1.1\nHost: localhost:8091\n", 403, "absolute-form"},
+		{local, "POST http://127.0.0.1:8091/control/stop HTTP/1.1\nHost: evil.example\n", 200, ""},
+		{local, "POST http://localhost:8091/control/stop HTTP/1.1\nHost: localhost:8091\n", 200, ""},
+		{local, "POST http://LOCALHOST.:8091/control/stop HTTP/1.1\nHost: localhost:8091\n", 200, ""},
+		{local, "POST /control/stop HTTP/1.1\nHost: 127.0.0.1:8091\n", 200, ""},
+	} {
+		t.Run(c.wire[:strings.IndexByte(c.wire, '\n')], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				n := &memnet.Network{}
+				srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: target.Config{Concurrency: 1}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("# metrics\n")) })
+				h := Handler(Options{Server: srv, Metrics: metrics, Access: c.access})
+				wire := strings.ReplaceAll(c.wire, "\n", "\r\n") + "Content-Type: application/json\r\nContent-Length: 0\r\n\r\n"
+				req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(wire)))
+				if err != nil {
+					t.Fatalf("%q: %v", c.wire, err)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				var eb errorBody
+				_ = json.Unmarshal(rec.Body.Bytes(), &eb)
+				if rec.Code != c.code || c.want != "" && !strings.Contains(eb.Error, c.want) {
+					t.Errorf("%q (bound %s): %d %s\nwant %d with %q", c.wire, c.access.Bound, rec.Code, rec.Body, c.code, c.want)
+				}
+				if c.code != 200 && !srv.Status().PlanRunning {
+					t.Errorf("a refused %q changed the plan", c.wire)
+				}
+			})
 		})
 	}
 }

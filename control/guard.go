@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -29,9 +30,16 @@ type Access struct {
 // guard refuses, before the API sees it, a request that a web page or a
 // stranger could have sent:
 //
+//   - an absolute-form request target (POST http://host/control/stop, as
+//     sent to a forward proxy) whose scheme, host or port is not the
+//     control address (403): net/http takes such a target's host as the
+//     request's Host, whatever the Host header says;
 //   - a Host that does not name the control address (403): a page whose
 //     own name was made to resolve to this address (DNS rebinding) sends
 //     its own name;
+//   - Sec-Fetch-Site: cross-site or same-site (403): a browser says so of
+//     a request that a page of another site (or of another port or name
+//     of this one) makes;
 //   - an Origin other than the control address itself (403): a page on
 //     another site, which a browser lets send simple POSTs anywhere;
 //   - without the token, when one is set (401);
@@ -41,9 +49,19 @@ type Access struct {
 func guard(a Access, next http.Handler) http.Handler {
 	sum := sha256.Sum256([]byte(a.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if target, ok := absoluteTarget(r); ok && !targetAllowed(target, a) {
+			fail(w, http.StatusForbidden, "the request target "+quote(r.RequestURI)+" is absolute-form (a request meant for a forward proxy) and does not name this control address ("+a.Bound.String()+
+				"); send the path alone (POST /control/stop HTTP/1.1, Host: "+a.Bound.String()+"), as curl and herdbench do, or http://"+a.Bound.String()+"/control/... in full", nil)
+			return
+		}
 		if !hostAllowed(r.Host, a) {
 			fail(w, http.StatusForbidden, "Host "+quote(r.Host)+" does not name this control address ("+a.Bound.String()+
 				"); send the request to http://"+a.Bound.String()+"/ or to a name given in --control-addr (a different Host is how a DNS-rebinding web page reaches a local API)", nil)
+			return
+		}
+		if site := strings.ToLower(strings.TrimSpace(r.Header.Get("Sec-Fetch-Site"))); site == "cross-site" || site == "same-site" {
+			fail(w, http.StatusForbidden, "Sec-Fetch-Site: "+site+": a browser sent this request for a web page of another site or origin, which may not use the control API; "+
+				"call it from curl or herdbench, or from a page served at http://"+r.Host+"/ itself (Sec-Fetch-Site: same-origin)", nil)
 			return
 		}
 		if o := r.Header.Values("Origin"); len(o) > 0 && !originAllowed(o, r.Host) {
@@ -110,17 +128,61 @@ func hostAllowed(host string, a Access) bool {
 	return false
 }
 
+// absoluteTarget returns the request's target when it is in absolute form
+// (RFC 9112 3.2.2: "http://host/path", as sent to a forward proxy), parsed.
+func absoluteTarget(r *http.Request) (*url.URL, bool) {
+	if r.RequestURI == "" || strings.HasPrefix(r.RequestURI, "/") || r.RequestURI == "*" {
+		return nil, false
+	}
+	u, err := url.ParseRequestURI(r.RequestURI)
+	if err != nil {
+		return &url.URL{}, true // refused: it names no host of ours
+	}
+	return u, true
+}
+
+// targetAllowed reports whether an absolute-form target names the control
+// address: http, a host hostAllowed accepts, and the listener's own port
+// (80 when the target gives none). Unlike a Host header, which a tunnel or
+// a forwarded port rewrites, the port of an absolute target is compared:
+// nothing between a client and this API writes one.
+func targetAllowed(u *url.URL, a Access) bool {
+	if u.Scheme != "http" || u.User != nil || u.Host == "" || !hostAllowed(u.Host, a) {
+		return false
+	}
+	_, port := splitHostPort(u.Host)
+	return a.Bound.Port() == 0 || port == strconv.Itoa(int(a.Bound.Port()))
+}
+
 // originAllowed reports whether the request's Origin is the control
-// address itself: http, the same host and port as its Host header.
+// address itself: http, the same host and port as its Host header (80 for
+// either when it gives none, as a browser omits it from an Origin), host
+// names compared without case or a final dot, so that a page served at
+// http://localhost:PORT/ may call the API it came from.
 func originAllowed(origins []string, host string) bool {
 	if len(origins) != 1 {
 		return false
 	}
 	u, err := url.Parse(origins[0])
-	if err != nil || u.Scheme != "http" || u.Path != "" || u.User != nil {
+	if err != nil || u.Scheme != "http" || u.Path != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Host == "" {
 		return false // "null" (a sandboxed or file page) parses with no scheme
 	}
-	return strings.EqualFold(u.Host, host)
+	oh, op := splitHostPort(u.Host)
+	hh, hp := splitHostPort(host)
+	return oh != "" && oh == hh && op == hp
+}
+
+// splitHostPort returns a Host header's or URL's host, lower case without
+// brackets or a final dot, and its port, "80" when it has none.
+func splitHostPort(hostport string) (host, port string) {
+	host, port = hostport, "80"
+	if h, p, err := net.SplitHostPort(hostport); err == nil {
+		host, port = h, p
+		if port == "" {
+			port = "80"
+		}
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), "."), port
 }
 
 func tokenMatches(header string, want [sha256.Size]byte) bool {

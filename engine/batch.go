@@ -78,6 +78,19 @@ type Options struct {
 	// anything, with a *LateError (shard.go).
 	StartAt time.Time
 
+	// Drive, if set, runs each cohort's clients in real time instead of
+	// herdbench's swarm (package herdtest runs a user's own client code
+	// with it): Start calls it once per cohort, in a goroutine of its own,
+	// and the cohort is done when it returns. It must return by the run's
+	// end or ctx's. The plan's strategies then only name the cohorts.
+	Drive func(ctx context.Context, c Driven)
+
+	// Observe, if set, is asked once per cohort of each real-time run
+	// (by its strategy's name) for an observer its recorder tells of every
+	// attempt (results.Recorder.Observe): the live latency histograms of
+	// package telemetry. The simulator ignores it.
+	Observe func(cohort string) results.Observer
+
 	// beforeTask, in tests, is called before each simulated cohort run.
 	beforeTask func(point, cohort, rep int)
 }
@@ -375,6 +388,16 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 	}
 	workers = min(workers, len(tasks))
 	var next, ended atomic.Int64
+	// An interrupt stops every worker's cohort run where it is (sim's
+	// Cohort.Stop), not only the starting of the next one: one cohort run
+	// of a long scenario lasts minutes.
+	var stop atomic.Bool
+	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
+	cut := make([]time.Duration, len(plans)) // per point: the earliest virtual time a cut run reached; -1 if none
+	for i := range cut {
+		cut[i] = -1
+	}
+	var cutMu sync.Mutex
 	var wg sync.WaitGroup
 	var failed atomic.Pointer[PanicError] // the first worker's panic: every worker stops
 	for w := 0; w < workers; w++ {
@@ -426,8 +449,22 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 					below = scratchBelow
 				}
 				co := simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below)
-				co.Part = o.Part
+				co.Part, co.Stop = o.Part, &stop
 				res := s.Run(co, rec)
+				if res.Stopped {
+					if t.rep > 0 {
+						// A repetition cut short is not one: the figures
+						// over repetitions keep those that ran whole.
+						return
+					}
+					// The first repetition's figures and timelines are
+					// the ones shown: ended_s says where they stop.
+					cutMu.Lock()
+					if cut[t.point] < 0 || res.End < cut[t.point] {
+						cut[t.point] = res.End
+					}
+					cutMu.Unlock()
+				}
 				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec, below)
 				run := results.Summarize(rc, window(p))
 				run.WastedWork = res.Target.Wasted
@@ -464,11 +501,21 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 		if !ran && pi > 0 {
 			continue // interrupted before this point began: nothing to keep
 		}
+		if cut[pi] >= 0 {
+			s.Partial = true
+			ended := cut[pi].Seconds()
+			s.EndedS = &ended
+		}
 		finishSummary(s, p, cohortRuns, reps)
 		out := results.Output{Summary: s, Scenario: p.Resolved}
-		if o.Timelines && !s.Partial {
+		if o.Timelines {
+			// Every cohort whose figures the summary holds has its
+			// timeline, whole or cut where the interrupt found it; a
+			// cohort that never began has neither.
 			for ci, st := range p.Strategies {
-				out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci], keptBelow[pi][ci]))
+				if len(cohortRuns[ci]) > 0 && kept[pi][ci] != nil {
+					out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci], keptBelow[pi][ci]))
+				}
 			}
 		}
 		markShard(&out, p, o.Part)

@@ -108,6 +108,11 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		if o.Observe != nil {
+			if obs := o.Observe(p.Strategies[i].Name); obs != nil {
+				rec.Observe(obs)
+			}
+		}
 		if p.TargetURL != "" {
 			// An external target: no embedded one, and the chaos plan is not applied.
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
@@ -143,7 +148,22 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	}
 	ctx, r.cancel = context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	for _, c := range r.cohorts {
+	for i, c := range r.cohorts {
+		if o.Drive != nil {
+			d := Driven{Index: i, Name: c.strategy.Name, URL: r.targetURL(c), Rec: c.rec, Origin: origin,
+				Duration: p.Duration, Dial: dial, Workload: &p.Workload, Seed: p.Seed}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if v := recover(); v != nil {
+						r.panicked(v, debug.Stack())
+					}
+				}()
+				o.Drive(ctx, d)
+			}()
+			continue
+		}
 		sw := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
@@ -208,6 +228,22 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 		close(r.done)
 	}()
 	return r, nil
+}
+
+// Driven is one cohort a Drive function runs: where its target is, and
+// the recorder its attempts and requests go into, on the run's clock.
+type Driven struct {
+	Index    int    // the cohort's place in the plan's strategies
+	Name     string // the cohort's name
+	URL      string // its target, e.g. http://127.0.0.1:40123
+	Rec      *results.Recorder
+	Origin   time.Time     // the run's t = 0 on the wall clock
+	Duration time.Duration // the run's length
+	// Dial opens connections to the target: the Options' Dial (an
+	// in-memory network's, in tests), or nil for the host's TCP stack.
+	Dial     clients.DialFunc
+	Workload *clients.Workload
+	Seed     uint64 // the run's root seed
 }
 
 func (r *Run) closeTargets() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -143,6 +144,9 @@ func check(o Options) error {
 	if o.StartAt.IsZero() || o.Duration <= 0 {
 		problems = append(problems, "no start instant or duration")
 	}
+	for _, p := range o.Problems() {
+		problems = append(problems, p.Error())
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrOptions, strings.Join(problems, "; "))
 	}
@@ -159,20 +163,63 @@ func ActiveDeadline(o Options) time.Duration {
 func header(o Options, name string) string {
 	merge := mergeCommand(o, name)
 	lines := []string{
-		fmt.Sprintf("herdbench k8s: scenario %s as %d shards (one Indexed Job), t = 0 at %s.", o.Scenario, o.Shards, o.StartAt.UTC().Format("2006-01-02T15:04:05.000Z")),
+		fmt.Sprintf("herdbench k8s: scenario %s as %d shards (one Indexed Job), t = 0 at %s.", commentValue(o.Scenario), o.Shards, o.StartAt.UTC().Format("2006-01-02T15:04:05.000Z")),
 		"Apply it at once: a shard not running by then exits 4, sending nothing, and the Job fails.",
 		"  kubectl apply -f THIS_FILE",
 		fmt.Sprintf("  kubectl wait --for=condition=complete job/%s --timeout=%ds", name, int(ActiveDeadline(o).Seconds())),
-		fmt.Sprintf("Each shard writes its results folder to %s/%s on the claim %s; then merge them there:", resultsDir, name, o.Claim),
+		fmt.Sprintf("Each shard writes its results folder to %s/%s on the claim %s; then merge them there:", resultsDir, name, commentValue(o.Claim)),
 		"  " + merge,
 		"docs/distributed.md: fetching the merged folder, and what each field is for.",
 	}
 	var b strings.Builder
 	for _, l := range lines {
+		if strings.ContainsFunc(l, func(r rune) bool { return r < ' ' || r > '~' }) {
+			// Never a line break in a comment: what follows it would be
+			// YAML. Options.Problems refuses such values; this is the
+			// last guard.
+			l = quote(l)
+		}
 		b.WriteString("# " + l + "\n")
 	}
 	return b.String()
 }
+
+// commentValue writes s into a comment: as it is when it is made of the
+// characters of names, paths and URLs, else quoted.
+func commentValue(s string) string {
+	if plain.MatchString(s) {
+		return s
+	}
+	return quote(s)
+}
+
+var plain = regexp.MustCompile(`^[A-Za-z0-9_.:/@+=,-]{1,200}$`)
+
+// shellWords joins argv into one line for a POSIX shell: each word as it
+// is when it has no character a shell reads, else in single quotes, where
+// each single quote of its own ends the quoting, is escaped with a
+// backslash and reopens it; of a --flag=value word, the value alone.
+func shellWords(argv ...string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		prefix := ""
+		if f, _, ok := strings.Cut(w, "="); ok && strings.HasPrefix(f, "--") && shellSafe.MatchString(f) {
+			prefix, w = f+"=", w[len(f)+1:]
+		}
+		if w == "" || !shellSafe.MatchString(w) {
+			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		words[i] = prefix + w
+	}
+	return strings.Join(words, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// kubeArg escapes a value for a container's args, where Kubernetes expands
+// $(VAR) from the container's environment (which holds the control token):
+// "$$" is a literal "$".
+func kubeArg(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
 // mergeCommand is the one line that merges the shards' folders, in a pod
 // that mounts the results' claim.
@@ -191,7 +238,7 @@ func mergeCommand(o Options, name string) string {
 		},
 	}
 	b, _ := json.Marshal(pod)
-	return fmt.Sprintf("kubectl run %s-merge --rm -i --restart=Never --image=%s --overrides='%s'", name, o.Image, b)
+	return shellWords("kubectl", "run", name+"-merge", "--rm", "-i", "--restart=Never", "--image="+o.Image, "--overrides="+string(b))
 }
 
 type meta struct {
@@ -228,7 +275,7 @@ func job(o Options, name string, labels map[string]string) object {
 		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n),
 		"--start-at", o.StartAt.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"--seed", strconv.FormatUint(o.Seed, 10),
-		"--target", o.Target,
+		"--target", kubeArg(o.Target),
 		// Inside a cluster the service is never on the pod's loopback.
 		"--allow-remote",
 		"--out", resultsDir + "/" + name,
@@ -241,7 +288,7 @@ func job(o Options, name string, labels map[string]string) object {
 		"valueFrom": map[string]any{"fieldRef": map[string]string{"fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}},
 	}}
 	if o.ChaosControl != "" {
-		args = append(args, "--chaos-control", o.ChaosControl)
+		args = append(args, "--chaos-control", kubeArg(o.ChaosControl))
 		env = append(env, map[string]any{
 			"name":      "HERDBENCH_CONTROL_TOKEN",
 			"valueFrom": map[string]any{"secretKeyRef": map[string]string{"name": o.TokenSecret, "key": "token"}},

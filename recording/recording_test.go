@@ -300,3 +300,77 @@ func TestDayLongRecordingMemoryIsBounded(t *testing.T) {
 		t.Logf("%d segments; heap %d MiB in the second hour, at most %d MiB later (a window is %d MiB)", segments, early>>20, peak>>20, window>>20)
 	})
 }
+
+// TestRecordedRatio: a recording's success_ratio is a run's when it knows
+// the failures (amz-sdk-request's max); without, the successes over the
+// requests seen to start, capped at 100% when first tries never arrived.
+func TestRecordedRatio(t *testing.T) {
+	for _, c := range []struct {
+		name                        string
+		requests, succeeded, failed int64
+		failedKnown, numbered       bool
+		want                        string
+		capped                      bool
+	}{
+		{"failures known", 100, 60, 20, true, true, "75.0%", false},
+		{"failures known, first tries refused", 50, 80, 10, true, true, "88.9%", false},
+		{"failures unknown", 100, 60, 0, false, true, "60.0%", false},
+		{"failures unknown, first tries refused", 50, 80, 0, false, true, "100.0%", true},
+		{"failures unknown, all seen succeeded", 50, 50, 0, false, true, "100.0%", false},
+		{"nothing", 0, 0, 0, false, true, "–", false},
+		{"no attempt numbers", 0, 80, 0, false, false, "?", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := results.Run{Requests: c.requests, Succeeded: c.succeeded, Failed: c.failed, SuccessRatio: results.SuccessRatioOf(c.succeeded, c.failed)}
+			if !c.numbered {
+				r.Unmeasured = []string{"requests", "success_ratio"}
+			}
+			capped := recordedRatio(&r, c.failedKnown)
+			got := "–"
+			switch {
+			case r.IsUnmeasured("success_ratio"):
+				got = "?"
+			case r.SuccessRatio != nil:
+				got = fmt.Sprintf("%.1f%%", 100**r.SuccessRatio)
+			}
+			if got != c.want || capped != c.capped {
+				t.Errorf("success_ratio %s (capped %v), want %s (capped %v)", got, capped, c.want, c.capped)
+			}
+			if r.SuccessRatio != nil && *r.SuccessRatio > 1 {
+				t.Errorf("success_ratio %g passes 100%%", *r.SuccessRatio)
+			}
+		})
+	}
+}
+
+// TestRecordingCapsSuccess: retries that succeed whose first tries never
+// arrived (refused) would make more successes than requests; the
+// recording writes 100% and says why in recorded.notes.
+func TestRecordingCapsSuccess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _ := ParseAttemptHeader("X-Attempt")
+		r := New(Options{Attempts: h})
+		t0 := time.Now()
+		r.PlanStarted(t0)
+		for i := range 10 {
+			at := time.Duration(i) * 10 * time.Millisecond
+			if i < 4 {
+				r.Observe(obs(t0, at, time.Millisecond, "c", target.AnswerOK, "X-Attempt", "1"))
+			}
+			r.Observe(obs(t0, at+500*time.Millisecond, time.Millisecond, "c", target.AnswerOK, "X-Attempt", "2"))
+		}
+		time.Sleep(2 * time.Second)
+		seg, err := r.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := seg.Output.Summary
+		run := s.Runs[0]
+		if run.Requests != 4 || run.Succeeded != 14 || run.SuccessRatio == nil || *run.SuccessRatio != 1 || !run.IsUnmeasured("unfinished") {
+			t.Errorf("requests %d, succeeded %d, success_ratio %v, unmeasured %v; want 4, 14, 1 and unfinished unmeasured", run.Requests, run.Succeeded, run.SuccessRatio, run.Unmeasured)
+		}
+		if !slices.ContainsFunc(s.Recorded.Notes, func(n string) bool { return strings.Contains(n, "capped at 100%") && strings.Contains(n, "for all:") }) {
+			t.Errorf("notes %q: no word of the cap", s.Recorded.Notes)
+		}
+	})
+}

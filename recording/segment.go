@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -58,6 +59,7 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	}
 	out := results.Output{Summary: sum, Scenario: r.o.ScenarioYAML}
 	var unnumbered int64
+	var capped []string
 	for i := range s.cells {
 		c := s.cells[i].Load()
 		if c == nil {
@@ -71,10 +73,17 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		run := results.Summarize(results.Cohort{Strategy: name, Rec: rec}, w)
 		run.Unmeasured = append([]string(nil), unmeasuredAlways...)
 		if c.unnumbered.Load() > 0 {
-			run.Unmeasured = append(run.Unmeasured, "requests", "success_ratio", "amplification")
+			run.Unmeasured = append(run.Unmeasured, "requests", "success_ratio", "amplification", "unfinished")
 		}
-		if c.withoutMax.Load() > 0 {
+		failedKnown := c.withoutMax.Load() == 0
+		if !failedKnown {
 			run.Unmeasured = append(run.Unmeasured, "failed")
+			if !run.IsUnmeasured("unfinished") {
+				run.Unmeasured = append(run.Unmeasured, "unfinished")
+			}
+		}
+		if recordedRatio(&run, failedKnown) {
+			capped = append(capped, name)
 		}
 		unnumbered += c.unnumbered.Load()
 		sum.Runs = append(sum.Runs, run)
@@ -83,9 +92,40 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	sum.Recorded.AttemptsUnnumbered = unnumbered
 	sum.Recorded.Notes = r.notes(unnumbered)
 	if refused {
-		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests and amplification count only the attempts that arrived; success_ratio may pass 100%).")
+		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests, unfinished and amplification count only the attempts that arrived).")
+	}
+	if len(capped) > 0 {
+		sum.Recorded.Notes = append(sum.Recorded.Notes, "More requests succeeded here than started here for "+strings.Join(capped, ", ")+
+			": their first tries never reached this server (refused, or sent before the recording began), so success_ratio, the successes over the requests seen to start, is capped at 100%.")
 	}
 	return Segment{Output: out}
+}
+
+// recordedRatio sets a recording's success_ratio (r's figures as
+// Summarize gives them) and reports whether it capped it. With failed
+// known (every attempt's header said its client's last attempt), it is a
+// run's: succeeded / (succeeded + failed). Without, a failure is not on
+// the wire, so it is the successes over the requests seen to start here
+// (first tries), which passes 1 when first tries never arrived (a refuse
+// outage, a recording begun mid-request): capped at 1. Requests
+// unmeasured (no attempt numbers) leave it unmeasured.
+func recordedRatio(r *results.Run, failedKnown bool) (capped bool) {
+	switch {
+	case r.IsUnmeasured("success_ratio"):
+		return false
+	case failedKnown:
+		r.SuccessRatio = results.SuccessRatioOf(r.Succeeded, r.Failed)
+		return false
+	case r.Requests == 0 && r.Succeeded == 0:
+		r.SuccessRatio = nil
+		return false
+	case r.Succeeded >= r.Requests:
+		one := 1.0
+		r.SuccessRatio = &one
+		return r.Succeeded > r.Requests
+	}
+	r.SuccessRatio = results.SuccessRatioOf(r.Succeeded, r.Requests-r.Succeeded)
+	return false
 }
 
 // provenance says where segment s's figures come from.
@@ -107,10 +147,10 @@ func (r *Recording) notes(unnumbered int64) []string {
 	var out []string
 	switch {
 	case r.o.Attempts.Name == "":
-		out = append(out, "No attempt header was read (--attempt-header), so which attempts are retries is unknown: requests, amplification and success_ratio are null, and the attempts are in none of the timeline's first/retry columns.")
+		out = append(out, "No attempt header was read (--attempt-header), so which attempts are retries is unknown: requests, unfinished, amplification and success_ratio are null, and the attempts are in none of the timeline's first/retry columns.")
 	case unnumbered > 0:
-		out = append(out, "Some attempts had no readable "+r.o.Attempts.Name+" header: requests, amplification and success_ratio are null for their cohorts, and those attempts are in none of the timeline's first/retry columns.")
+		out = append(out, "Some attempts had no readable "+r.o.Attempts.Name+" header: requests, unfinished, amplification and success_ratio are null for their cohorts, and those attempts are in none of the timeline's first/retry columns.")
 	}
-	out = append(out, "A server cannot see which attempts make up one request, nor when a client gives up (but for amz-sdk-request's max) or what its retry policies decide: latency_ms.request, failed and the policy figures are null.")
+	out = append(out, "A server cannot see which attempts make up one request, nor when a client gives up (but for amz-sdk-request's max) or what its retry policies decide: latency_ms.request and the policy figures are null, and so are failed and unfinished where no max was read; there success_ratio is the successes over the requests seen to start (first tries), at most 100%, rather than over the requests that ended.")
 	return out
 }

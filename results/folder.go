@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Staged is a results folder being written: its files go into a hidden
@@ -32,6 +33,18 @@ func Stage(dir string) (*Staged, error) {
 		return nil, fmt.Errorf("results: %w", err)
 	}
 	return &Staged{Dir: tmp, final: dir}, nil
+}
+
+// PublishedName returns the name the results folder dir is known by: its
+// own name, or, for the hidden folder Stage writes into
+// (".<name>.partial-*", where a run draws its report), the <name> it is
+// published as (without the -2 Publish adds when the name is taken).
+func PublishedName(dir string) string {
+	base := filepath.Base(filepath.Clean(dir))
+	if i := strings.LastIndex(base, ".partial-"); strings.HasPrefix(base, ".") && i > 1 {
+		return base[1:i]
+	}
+	return base
 }
 
 // Discard removes the hidden folder and everything in it.

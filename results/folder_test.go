@@ -150,3 +150,26 @@ func TestCheckWritable(t *testing.T) {
 		}
 	}
 }
+
+func TestPublishedName(t *testing.T) {
+	for dir, want := range map[string]string{
+		"runs/outage-20261201T200000Z":                     "outage-20261201T200000Z",
+		"runs/.outage-20261201T200000Z.partial-1234567":    "outage-20261201T200000Z",
+		"/tmp/x/.outage-20261201T200000Z.partial-1234567/": "outage-20261201T200000Z",
+		"runs/outage.partial-1":                            "outage.partial-1",
+		"runs/.hidden":                                     ".hidden",
+	} {
+		if got := PublishedName(dir); got != want {
+			t.Errorf("PublishedName(%q) = %q, want %q", dir, got, want)
+		}
+	}
+	// The folder Stage makes is named by the one it publishes.
+	s, err := Stage(filepath.Join(t.TempDir(), "outage-20261201T200000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Discard()
+	if got := PublishedName(s.Dir); got != "outage-20261201T200000Z" {
+		t.Errorf("PublishedName(%s) = %q", s.Dir, got)
+	}
+}

@@ -64,6 +64,18 @@ type Attempt struct {
 	// busy machine wakes the client late), recorded by the real-time
 	// engine only (selfcheck.go); the simulator is never late.
 	Lag time.Duration
+	// Status is the HTTP status code of the answer, 0 when there was
+	// none (a transport error) or it is not known (the simulator, a
+	// recording): live exports label by it (package telemetry).
+	Status int
+}
+
+// Observer sees every attempt a shared recorder records, as it is
+// recorded, on the recording client's goroutine: the live exports of
+// package telemetry (latency histograms). It must be safe for concurrent
+// use and cheap: it is on every attempt's path.
+type Observer interface {
+	ObserveAttempt(a Attempt)
 }
 
 // Request is one logical request that ended.
@@ -102,6 +114,7 @@ type Recorder struct {
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
 
+	obs    Observer   // told of each attempt, or nil (Observe)
 	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
 }
 
@@ -148,6 +161,14 @@ func (r *Recorder) WithoutIntervals() *Recorder {
 }
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigF) }
+
+// Observe makes r tell o of every attempt it records (a shared recorder
+// only: the simulator's unshared ones tell nobody). Call it before
+// recording.
+func (r *Recorder) Observe(o Observer) *Recorder {
+	r.obs = o
+	return r
+}
 
 // Shard returns the shard for client id.
 func (r *Recorder) Shard(id int) *Shard { return &r.shards[id%len(r.shards)] }
@@ -210,6 +231,9 @@ func (s *Shard) Attempt(a Attempt) {
 	s.mu.Unlock()
 	if l := r.spread; l != nil {
 		l.record(a.Sent, a.Sent+a.Latency)
+	}
+	if r.obs != nil {
+		r.obs.ObserveAttempt(a)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // RenderTable writes the comparison table: one row per cohort.
 func RenderTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\trequests\tsuccess\tattempts\tamplif.\tpeak/s\therd factor\tfailed after fault\trecovery\treq p50\treq p99\t")
+	fmt.Fprintln(tw, "strategy\trequests\tsuccess\tunfinished\tattempts\tamplif.\tpeak/s\therd factor\tfailed after fault\trecovery\treq p50\treq p99\t")
 	for _, r := range s.Runs {
 		// Without faults there is nothing to fail after or recover from.
 		failed, recovery := "–", "–"
@@ -25,9 +25,9 @@ func RenderTable(w io.Writer, s *Summary) error {
 			}
 			return text
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
-			r.Strategy, known("requests", fmt.Sprint(r.Requests)), known("success_ratio", fmt.Sprintf("%.1f%%", 100*r.SuccessRatio)),
-			r.Attempts, known("amplification", fmt.Sprintf("%.2f", r.Amplification)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
+			r.Strategy, known("requests", fmt.Sprint(r.Requests)), known("success_ratio", ratioText(r.SuccessRatio)),
+			known("unfinished", fmt.Sprint(r.Unfinished)), r.Attempts, known("amplification", fmt.Sprintf("%.2f", r.Amplification)),
 			r.PeakAttemptsPerS, r.HerdFactor, failed, recovery,
 			known("latency_ms.request.p50", msText(r.LatencyMS.Request.P50)), known("latency_ms.request.p99", msText(r.LatencyMS.Request.P99)))
 		if m := r.Sim; m != nil {
@@ -40,12 +40,21 @@ func RenderTable(w io.Writer, s *Summary) error {
 			if s.Repetitions > 1 {
 				label = "(sim mean)" // over the same seeds; the row above is the first repetition
 			}
-			fmt.Fprintf(tw, "%s\t%.0f\t%.1f%%\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
-				label, m.Requests, 100*m.SuccessRatio, m.Attempts, m.Amplification,
+			fmt.Fprintf(tw, "%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
+				label, m.Requests, ratioText(m.SuccessRatio), m.Unfinished, m.Attempts, m.Amplification,
 				m.PeakAttemptsPerS, m.HerdFactor, failed, recovery)
 		}
 	}
 	return tw.Flush()
+}
+
+// ratioText writes a success ratio as a percentage, "–" when it is null
+// (no request ended).
+func ratioText(r *float64) string {
+	if r == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100**r)
 }
 
 func recoveryText(r *float64) string {
@@ -173,6 +182,17 @@ func Explain(s *Summary) []string {
 		}
 	}
 	out := []string{
+		"success: succeeded / (succeeded + failed), over the requests that ended; unfinished: requests started that had neither succeeded nor failed when the run ended (on the wire, or waiting in a backoff to try again), in neither side of the ratio: " +
+			list(func(r Run) string {
+				if r.IsUnmeasured("success_ratio") {
+					return "?"
+				}
+				u := fmt.Sprintf("%d unfinished", r.Unfinished)
+				if r.IsUnmeasured("unfinished") {
+					u = "unfinished unknown"
+				}
+				return ratioText(r.SuccessRatio) + " (" + u + ")"
+			}) + ".",
 		"herd factor: how bunched attempts are inside each second " + from + " (1 = independent arrivals, higher = synchronized waves): " +
 			list(func(r Run) string { return fmt.Sprintf("%.1f", r.HerdFactor) }) + ".",
 	}
@@ -196,6 +216,27 @@ func Explain(s *Summary) []string {
 			return fmt.Sprintf("%.2f", r.Amplification)
 		})+".")
 	out = append(out, explainTiers(s)...)
+	sim, wasted := false, false
+	for _, r := range s.Runs {
+		sim = sim || r.Sim != nil
+		wasted = wasted || r.BudgetDenied+r.BreakerRejected+r.Throttled+r.MaxOpenBreakers+r.WastedWork > 0
+	}
+	if sim {
+		line := "(sim): under each cohort, the simulator's figures for the same plan and seed in virtual time (the same model, without sockets or scheduler): far from the real row, the machine or the network shaped the real figures."
+		if s.Repetitions > 1 {
+			line = "(sim mean): under each cohort, the simulator's figures for the same plans and seeds in virtual time (the same model, without sockets or scheduler), the mean over the repetitions; the row above is the first repetition's."
+		}
+		out = append(out, line)
+	}
+	if wasted {
+		out = append(out, "wasted work: requests the target served after their client had stopped waiting (timed out or gave up): capacity spent on answers nobody read, the mechanism that keeps a metastable failure going: "+
+			list(func(r Run) string {
+				if r.IsUnmeasured("wasted_work") {
+					return "?"
+				}
+				return fmt.Sprint(r.WastedWork)
+			})+".")
+	}
 
 	return out
 }

@@ -197,3 +197,28 @@ func BenchmarkRecordAttempt(b *testing.B) {
 		})
 	}
 }
+
+// The terminal explains the (sim) rows and the wasted work when it shows
+// them, and says nothing of them otherwise.
+func TestExplainSimRowsAndWastedWork(t *testing.T) {
+	_, s := fixture()
+	has := func(s *Summary, prefix string) bool {
+		for _, l := range Explain(s) {
+			if strings.HasPrefix(l, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	if has(s, "(sim") || has(s, "wasted work") {
+		t.Errorf("a run without (sim) rows or policies table explains them:\n%s", strings.Join(Explain(s), "\n"))
+	}
+	s.Runs[0].Sim, s.Runs[1].WastedWork = &SimReference{}, 37
+	if !has(s, "(sim): ") || !has(s, "wasted work: ") || !strings.Contains(strings.Join(Explain(s), "\n"), "full-jitter 37.") {
+		t.Errorf("the (sim) rows and the wasted work unexplained:\n%s", strings.Join(Explain(s), "\n"))
+	}
+	s.Repetitions = 3
+	if !has(s, "(sim mean): ") {
+		t.Errorf("with repetitions, the (sim mean) rows unexplained:\n%s", strings.Join(Explain(s), "\n"))
+	}
+}

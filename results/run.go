@@ -14,11 +14,18 @@ import (
 
 // Run is the figures of one cohort.
 type Run struct {
-	Strategy         string           `json:"strategy"`
-	Requests         int64            `json:"requests"`
-	Succeeded        int64            `json:"succeeded"`
-	Failed           int64            `json:"failed"`
-	SuccessRatio     float64          `json:"success_ratio"`
+	Strategy  string `json:"strategy"`
+	Requests  int64  `json:"requests"`
+	Succeeded int64  `json:"succeeded"`
+	Failed    int64  `json:"failed"`
+	// Unfinished is the requests started that had neither succeeded nor
+	// failed when the run ended: on the wire, in a backoff wait, or
+	// refused by a client's policy and waiting to try again.
+	Unfinished int64 `json:"unfinished"`
+	// SuccessRatio is Succeeded / (Succeeded + Failed), over the requests
+	// that ended; null when none did. Unfinished requests are in neither
+	// side: a run that stops in the middle of a storm leaves many.
+	SuccessRatio     *float64         `json:"success_ratio"`
 	Attempts         int64            `json:"attempts"`
 	Amplification    float64          `json:"amplification"`
 	PeakAttemptsPerS int64            `json:"peak_attempts_per_s"`
@@ -180,12 +187,13 @@ func Summarize(c Cohort, w Window) Run {
 		FailedAfterFault: FailedFrom(ok, attempts, BucketAt(w.LastEnd)),
 		Outcomes:         map[string]int64{},
 	}
+	r.Unfinished = max(0, r.Requests-r.Succeeded-r.Failed)
+	r.SuccessRatio = SuccessRatioOf(r.Succeeded, r.Failed)
 	if r.Requests > 0 {
-		r.SuccessRatio = round(float64(r.Succeeded)/float64(r.Requests), 4)
 		r.Amplification = round(float64(r.Attempts)/float64(r.Requests), 3)
 	}
 	if d, ok := Recovery(ok, attempts, BucketAt(w.LastEnd)); ok {
-		s := d.Seconds()
+		s := round(d.Seconds(), 6) // d.Seconds() of 1.64 s is 1.6400000000000001
 		r.RecoveryS = &s
 	}
 	for o := Outcome(0); o < NumOutcomes; o++ {
@@ -210,6 +218,16 @@ func Summarize(c Cohort, w Window) Run {
 		r.Tiers = tierRuns(c, w, &r)
 	}
 	return r
+}
+
+// SuccessRatioOf returns succeeded / (succeeded + failed), rounded to 4
+// decimals, or nil when both are 0 (no request ended).
+func SuccessRatioOf(succeeded, failed int64) *float64 {
+	if succeeded+failed <= 0 {
+		return nil
+	}
+	v := round(float64(succeeded)/float64(succeeded+failed), 4)
+	return &v
 }
 
 // Metric is the definition of one figure of a cohort: a number in its
@@ -352,7 +370,7 @@ var metricTable = sync.OnceValue(func() []Metric {
 		{Name: "failed", Unit: Count, Shards: ShardSum, Headline: true,
 			Help: "requests that gave up"},
 		{Name: "success_ratio", Unit: Ratio, Shards: ShardRatio, Headline: true,
-			Help:   "succeeded / requests",
+			Help:   "succeeded / (succeeded + failed): the requests that ended, unfinished ones left out; null when none ended",
 			Column: &Column{6, "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }, false}},
 		{Name: "attempts", Unit: Count, Shards: ShardSum, Headline: true,
 			Help:   "calls that went to the target: first tries + retries",
@@ -432,6 +450,10 @@ var metricTable = sync.OnceValue(func() []Metric {
 		ms = append(ms, Metric{Name: "latency_ms.upstream." + q.name, Unit: Millis, Reps: RepFirst, Shards: ShardHistogram,
 			Help: "in a chaos proxy's recording, the time its upstream took to answer the attempts it forwarded, " + q.text + "; absent otherwise"})
 	}
+	// New metrics from here on, at the end: sweep.csv's columns keep their
+	// places.
+	ms = append(ms, Metric{Name: "unfinished", Unit: Count, Shards: ShardSum, Headline: true,
+		Help: "requests started that had neither succeeded nor failed when the run ended (on the wire or waiting to retry): in no side of success_ratio"})
 	for i := range ms {
 		at, err := fieldOf(ms[i].Name)
 		if err != nil {

@@ -326,3 +326,54 @@ func TestMetricsDocumented(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
+
+// success_ratio is over the requests that ended: requests still in a
+// backoff wait (or on the wire) when the run ended are unfinished, in
+// neither side, so a cohort with no failure has 100%, however many
+// requests it left unfinished.
+func TestSuccessRatioOverEndedRequests(t *testing.T) {
+	for _, c := range []struct {
+		name                       string
+		started, succeeded, failed int64
+		wantRatio                  *float64
+		wantUnfinished             int64
+	}{
+		{"no failure, 141 asleep in a backoff", 4195, 4054, 0, ptr(1.0), 141},
+		{"every request ended", 1000, 940, 60, ptr(0.94), 0},
+		{"some failed, some unfinished", 1000, 600, 200, ptr(0.75), 200},
+		{"nothing ended", 50, 0, 0, nil, 50},
+		{"nothing started", 0, 0, 0, nil, 0},
+		{"every ended request failed", 10, 0, 4, ptr(0.0), 6},
+		{"rounded to 4 decimals", 3, 2, 1, ptr(0.6667), 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := NewRecorder(time.Second, 1)
+			sh := rec.Shard(0)
+			for i := int64(0); i < c.started; i++ {
+				sh.Started(0)
+			}
+			for i := int64(0); i < c.succeeded+c.failed; i++ {
+				sh.Request(Request{Start: 0, End: time.Millisecond, Succeeded: i < c.succeeded})
+			}
+			r := Summarize(Cohort{Strategy: "s", Rec: rec}, Window{})
+			if (r.SuccessRatio == nil) != (c.wantRatio == nil) || r.SuccessRatio != nil && *r.SuccessRatio != *c.wantRatio {
+				t.Errorf("success_ratio %s, want %s", ratioText(r.SuccessRatio), ratioText(c.wantRatio))
+			}
+			if r.Unfinished != c.wantUnfinished {
+				t.Errorf("unfinished %d, want %d", r.Unfinished, c.wantUnfinished)
+			}
+			if r.Succeeded+r.Failed+r.Unfinished != r.Requests {
+				t.Errorf("succeeded %d + failed %d + unfinished %d != requests %d", r.Succeeded, r.Failed, r.Unfinished, r.Requests)
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.wantRatio == nil && !strings.Contains(string(b), `"success_ratio":null`) {
+				t.Errorf("summary.json writes %s, want success_ratio null", b)
+			}
+		})
+	}
+}

@@ -304,8 +304,8 @@ func TestSimReferenceOf(t *testing.T) {
 func TestTableShowsTheSimulatorsRow(t *testing.T) {
 	rec := 3.91
 	s := &Summary{Faults: []FaultWindow{{Name: "crash", AtS: 1, ForS: 1}}, Runs: []Run{{
-		Strategy: "no-jitter", Requests: 4195, SuccessRatio: 0.967, Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
-		Sim: &SimReference{Requests: 4086, SuccessRatio: 0.959, Attempts: 6263, Amplification: 1.533, PeakAttemptsPerS: 934, HerdFactor: 135.671, FailedAfterFault: 443, RecoveryS: &rec},
+		Strategy: "no-jitter", Requests: 4195, SuccessRatio: ptr(0.967), Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
+		Sim: &SimReference{Requests: 4086, SuccessRatio: ptr(0.959), Attempts: 6263, Amplification: 1.533, PeakAttemptsPerS: 934, HerdFactor: 135.671, FailedAfterFault: 443, RecoveryS: &rec},
 	}}}
 	var b strings.Builder
 	if err := RenderTable(&b, s); err != nil {
@@ -313,7 +313,7 @@ func TestTableShowsTheSimulatorsRow(t *testing.T) {
 	}
 	lines := strings.Split(b.String(), "\n")
 	if len(lines) < 3 || !strings.Contains(lines[1], "no-jitter") ||
-		strings.Join(strings.Fields(lines[2]), " ") != "(sim) 4086 95.9% 6263 1.53 934 135.7 443 3.91s" {
+		strings.Join(strings.Fields(lines[2]), " ") != "(sim) 4086 95.9% 0 6263 1.53 934 135.7 443 3.91s" {
 		t.Fatalf("table:\n%s", b.String())
 	}
 	s.Repetitions = 3

@@ -6,12 +6,14 @@ import "math"
 // real-time run's cohort (runs[].sim in summary.json): the model's answer
 // without sockets or scheduler noise, to read the real figures against.
 // With repetitions (--runs K) each figure is the mean over the same K
-// seeds, recovery_s over the repetitions that recovered.
+// seeds, recovery_s over the repetitions that recovered, success_ratio
+// over those in which some request ended.
 type SimReference struct {
 	Requests         float64  `json:"requests"`
 	Succeeded        float64  `json:"succeeded"`
 	Failed           float64  `json:"failed"`
-	SuccessRatio     float64  `json:"success_ratio"`
+	Unfinished       float64  `json:"unfinished"`
+	SuccessRatio     *float64 `json:"success_ratio"`
 	Attempts         float64  `json:"attempts"`
 	Amplification    float64  `json:"amplification"`
 	PeakAttemptsPerS float64  `json:"peak_attempts_per_s"`
@@ -53,7 +55,8 @@ func SimReferenceOf(r Run) *SimReference {
 		Requests:         round(get("requests", float64(r.Requests))),
 		Succeeded:        round(get("succeeded", float64(r.Succeeded))),
 		Failed:           round(get("failed", float64(r.Failed))),
-		SuccessRatio:     round(get("success_ratio", r.SuccessRatio)),
+		Unfinished:       round(get("unfinished", float64(r.Unfinished))),
+		SuccessRatio:     opt("success_ratio", r.SuccessRatio),
 		Attempts:         round(get("attempts", float64(r.Attempts))),
 		Amplification:    round(get("amplification", r.Amplification)),
 		PeakAttemptsPerS: round(get("peak_attempts_per_s", float64(r.PeakAttemptsPerS))),
@@ -63,7 +66,7 @@ func SimReferenceOf(r Run) *SimReference {
 		Calls:            optInt("calls", r.Calls),
 		CompletionS:      opt("completion_s", r.CompletionS),
 	}
-	for _, p := range []*float64{ref.RecoveryS, ref.Calls, ref.CompletionS} {
+	for _, p := range []*float64{ref.SuccessRatio, ref.RecoveryS, ref.Calls, ref.CompletionS} {
 		if p != nil {
 			*p = round(*p)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // updateGolden is the -update flag: rewrite golden files. Another test file
@@ -127,10 +128,10 @@ func TestOpHolds(t *testing.T) {
 func thresholdSummary() *Summary {
 	rec := 1.25
 	return &Summary{Runs: []Run{
-		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: 0.94, Attempts: 2310, Amplification: 2.31,
+		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: ptr(0.94), Attempts: 2310, Amplification: 2.31,
 			HerdFactor: 14.2, FailedAfterFault: 410, RecoveryS: nil, Outcomes: map[string]int64{"reset": 512},
 			LatencyMS: Latencies{Request: Percentiles{P99: 5234.5}}},
-		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: 0.999, Attempts: 1210, Amplification: 1.21,
+		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: ptr(0.999), Attempts: 1210, Amplification: 1.21,
 			HerdFactor: 1.4, FailedAfterFault: 12, RecoveryS: &rec, Outcomes: map[string]int64{"reset": 480},
 			LatencyMS: Latencies{Request: Percentiles{P99: 812.25}}},
 	}}
@@ -229,9 +230,9 @@ func FuzzParseThreshold(f *testing.F) {
 func TestCheckThresholdsOverRepetitions(t *testing.T) {
 	rec := func(v float64) *float64 { return &v }
 	reps := [][]Run{{
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: 0.999},
-		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: 0.97}, // one bad repetition
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: 0.999},
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: ptr(0.999)},
+		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: ptr(0.97)}, // one bad repetition
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: ptr(0.999)},
 	}}
 	s := &Summary{Runs: []Run{reps[0][0]}} // the first repetition's figures, as engine.Execute keeps them
 	ths := mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.5", "success_ratio >= 98%",
@@ -281,5 +282,48 @@ func TestRenderThresholdsOverRepetitions(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// success_ratio thresholds read the ratio over the requests that ended
+// (a cohort with no failure passes 99%, however many it left unfinished);
+// unfinished is a threshold's metric like any count; a null success_ratio
+// (no request ended) reads as +∞, so only unfinished catches that run.
+func TestThresholdsOnSuccessAndUnfinished(t *testing.T) {
+	rec := NewRecorder(time.Second, 1)
+	for i := range 200 {
+		rec.Shard(0).Started(0)
+		if i < 59 {
+			rec.Shard(0).Request(Request{End: time.Millisecond, Succeeded: true})
+		}
+	}
+	stalled := Summarize(Cohort{Strategy: "stalled", Rec: rec}, Window{})
+	s := &Summary{Runs: []Run{
+		{Strategy: "asleep", Requests: 4195, Succeeded: 4054, Unfinished: 141, SuccessRatio: SuccessRatioOf(4054, 0)},
+		{Strategy: "nothing-ended", Requests: 50, Unfinished: 50, SuccessRatio: SuccessRatioOf(0, 0)},
+		stalled,
+	}}
+	got := CheckThresholds(s, mustThresholds(t, "", "success_ratio >= 99%", "unfinished < 100"), nil)
+	want := []struct {
+		cohort, expr string
+		pass         bool
+	}{
+		{"asleep", "success_ratio >= 99%", true},
+		{"asleep", "unfinished < 100", false},
+		{"nothing-ended", "success_ratio >= 99%", true},
+		{"nothing-ended", "unfinished < 100", true},
+		{"stalled", "success_ratio >= 99%", true},
+		{"stalled", "unfinished < 100", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d results, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if g := got[i]; g.Cohort != w.cohort || g.Expression != w.expr || g.Pass != w.pass {
+			t.Errorf("result %d: %s %q pass %v, want %s %q pass %v", i, g.Cohort, g.Expression, g.Pass, w.cohort, w.expr, w.pass)
+		}
+	}
+	if v := got[5].Value; v == nil || *v != 141 {
+		t.Errorf("stalled's unfinished read as %v, want 141", got[5].Value)
 	}
 }

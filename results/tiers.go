@@ -30,7 +30,8 @@ type TierRun struct {
 	Requests         int64            `json:"requests"`
 	Succeeded        int64            `json:"succeeded"`
 	Failed           int64            `json:"failed"`
-	SuccessRatio     float64          `json:"success_ratio"`
+	Unfinished       int64            `json:"unfinished"`
+	SuccessRatio     *float64         `json:"success_ratio"`
 	PeakAttemptsPerS int64            `json:"peak_attempts_per_s"`
 	HerdFactor       float64          `json:"herd_factor"`
 	FailedAfterFault int64            `json:"failed_after_fault"`
@@ -59,7 +60,7 @@ func tierRuns(c Cohort, w Window, top *Run) []TierRun {
 		}
 		t := TierRun{
 			Tier: name, Attempts: r.Attempts, Requests: r.Requests, Succeeded: r.Succeeded, Failed: r.Failed,
-			SuccessRatio: r.SuccessRatio, PeakAttemptsPerS: r.PeakAttemptsPerS, HerdFactor: r.HerdFactor,
+			Unfinished: r.Unfinished, SuccessRatio: r.SuccessRatio, PeakAttemptsPerS: r.PeakAttemptsPerS, HerdFactor: r.HerdFactor,
 			FailedAfterFault: r.FailedAfterFault, RecoveryS: r.RecoveryS, Outcomes: r.Outcomes, LatencyMS: r.LatencyMS,
 			BudgetDenied: r.BudgetDenied, BreakerRejected: r.BreakerRejected, Throttled: r.Throttled,
 		}
@@ -160,8 +161,8 @@ func RenderTiers(w io.Writer, s *Summary) error {
 			if len(s.Faults) > 0 {
 				failed, recovery = fmt.Sprint(t.FailedAfterFault), recoveryText(t.RecoveryS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.1f%%\t%d\t%.1f\t%s\t%s\t%d\t\n", name, t.Tier, t.Attempts, t.Amplification,
-				100*t.SuccessRatio, t.PeakAttemptsPerS, t.HerdFactor, failed, recovery, t.BudgetDenied)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%s\t%d\t%.1f\t%s\t%s\t%d\t\n", name, t.Tier, t.Attempts, t.Amplification,
+				ratioText(t.SuccessRatio), t.PeakAttemptsPerS, t.HerdFactor, failed, recovery, t.BudgetDenied)
 		}
 	}
 	return tw.Flush()

@@ -45,13 +45,14 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// EncodeSummary returns summary.json's bytes.
+// EncodeSummary returns summary.json's bytes, every number at most
+// SignificantDigits significant digits long.
 func EncodeSummary(s *Summary) ([]byte, error) {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return append(tidyNumbers(b), '\n'), nil
 }
 
 // TimelineColumns are timeline.csv's columns after strategy and t_s.

@@ -26,6 +26,7 @@ func ParseFault(source string, data []byte) (chaos.Timed, error) {
 		return chaos.Timed{}, e
 	}
 	n := doc.Content[0]
+	checkTags(n, nil, e)
 	checkFault(n, nil, e)
 	var f FaultFile
 	if err := n.Decode(&f); err != nil {

@@ -94,7 +94,12 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 			}
 			return math.NaN()
 		}
-		success := func(r *results.Run) float64 { return r.SuccessRatio }
+		success := func(r *results.Run) float64 {
+			if r.SuccessRatio == nil {
+				return math.NaN() // no request ended
+			}
+			return *r.SuccessRatio
+		}
 		c := Claim{Text: "amplification at the bottom tier: every-tier+budget ≤ 1.5", Short: "budget bottom amplif. ≤ 1.5", Value: math.NaN(), Figure: "no cohort"}
 		if budget != nil {
 			c.Value, c.Figure, c.Holds = bottom(budget), fmt.Sprintf("%.2f", bottom(budget)), bottom(budget) <= 1.5

@@ -79,7 +79,7 @@ func TestMetastableHeadline(t *testing.T) {
 
 func TestLayersHeadline(t *testing.T) {
 	run := func(name string, success float64, recovery *float64, bottom float64) results.Run {
-		return results.Run{Strategy: name, SuccessRatio: success, RecoveryS: recovery,
+		return results.Run{Strategy: name, SuccessRatio: &success, RecoveryS: recovery,
 			Tiers: []results.TierRun{{Tier: "gateway"}, {Tier: "api"}, {Tier: "service", Amplification: bottom}}}
 	}
 	demo := func() *results.Summary {
@@ -101,7 +101,7 @@ func TestLayersHeadline(t *testing.T) {
 		{"every-tier recovered", func(s *results.Summary) { s.Runs[0].RecoveryS = ptr(9.0) }},
 		{"edge-only recovered after 2.5 s", func(s *results.Summary) { s.Runs[1].RecoveryS = ptr(2.5) }},
 		{"the budget never recovered", func(s *results.Summary) { s.Runs[2].RecoveryS = nil }},
-		{"edge-only succeeded 40%", func(s *results.Summary) { s.Runs[1].SuccessRatio = 0.4 }},
+		{"edge-only succeeded 40%", func(s *results.Summary) { s.Runs[1].SuccessRatio = ptr(0.4) }},
 		{"the budget put 1.6 attempts on the service", func(s *results.Summary) { s.Runs[2].Tiers[2].Amplification = 1.6 }},
 		{"a summary without tiers", func(s *results.Summary) { s.Runs[0].Tiers, s.Runs[1].Tiers = nil, nil }},
 	} {

@@ -87,6 +87,7 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		return nil, e
 	}
 	s.root = doc.Content[0]
+	checkTags(s.root, nil, e)
 	s.decode(e)
 	e.sort()
 	return s, e

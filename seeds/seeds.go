@@ -21,6 +21,12 @@ func TierTarget(k int) uint64 { return Target + 1 + uint64(k) }
 // workload is. The ids lie between every client's and Arrivals.
 func Call(k, n int) uint64 { return 1<<61 + uint64(k)<<40 + uint64(n) }
 
+// User returns the stream id of the random stream package herdtest hands
+// client id's own code (herdtest.Client.Rand), apart from the one its
+// think times draw from (Client(id)). The ids lie between the calls' and
+// Arrivals.
+func User(id int) uint64 { return 1<<61 + 1<<60 + uint64(id) }
+
 // Client returns the stream id of client id of a cohort. Client i draws the
 // same numbers in every cohort of a run, so cohorts differ only by strategy.
 func Client(id int) uint64 { return uint64(id) }

@@ -125,7 +125,7 @@ func Listen(o Options) (*Server, error) {
 
 // observed tells the observer of a request answered.
 func (s *Server) observed(r *http.Request, arrived time.Time, a Answer, ow *observedWriter) {
-	o := Observation{Request: r, Arrived: arrived, Ended: time.Now(), Answer: a, Upstream: ow.upstream}
+	o := Observation{Request: r, Arrived: arrived, Ended: time.Now(), Answer: a, Status: ow.status, Upstream: ow.upstream}
 	if a == AnswerAborted {
 		o.Crashed = s.crashedSince(arrived)
 	}

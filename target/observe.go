@@ -113,6 +113,9 @@ type Observation struct {
 	Request        *http.Request
 	Arrived, Ended time.Time
 	Answer         Answer
+	// Status is the HTTP status code written, 0 if none (a reset, an
+	// aborted request).
+	Status int
 	// Crashed is set when the request got no answer because a crash (a
 	// reset or refuse outage beginning) dropped it: its client saw its
 	// connection reset, not a client giving up.

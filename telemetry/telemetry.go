@@ -1,9 +1,12 @@
 package telemetry
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"sync/atomic"
+	"time"
 
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/proxy"
@@ -12,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // MaxScrapes is how many scrapes of one Handler run at once; more are
@@ -98,13 +103,7 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(st.Answers[a]), a.String())
 	}
 	ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(st.InFlight))
-	active := map[string]bool{}
-	for _, f := range st.Faults {
-		active[f.Name] = active[f.Name] || f.Active
-	}
-	for _, n := range st.Active {
-		active[n] = true
-	}
+	active := activeFaults(st)
 	for _, n := range sortedKeys(active) {
 		ch <- prometheus.MustNewConstMetric(c.activeFault, prometheus.GaugeValue, boolValue(active[n]), n)
 	}
@@ -122,15 +121,35 @@ func (c *serverCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Queued))
 	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.GaugeValue, float64(st.Busy))
 	ch <- prometheus.MustNewConstMetric(c.capacity, prometheus.GaugeValue, float64(st.Capacity))
-	for _, e := range []struct {
-		name string
-		n    int64
-	}{
+	for _, e := range modelEvents(st) {
+		ch <- prometheus.MustNewConstMetric(c.events, prometheus.CounterValue, float64(e.n), e.name)
+	}
+}
+
+// activeFaults says, for each fault of the status by name, whether it is
+// active (planned or injected).
+func activeFaults(st target.Status) map[string]bool {
+	active := map[string]bool{}
+	for _, f := range st.Faults {
+		active[f.Name] = active[f.Name] || f.Active
+	}
+	for _, n := range st.Active {
+		active[n] = true
+	}
+	return active
+}
+
+type modelEvent struct {
+	name string
+	n    int64
+}
+
+// modelEvents are the capacity model's counters, by event name.
+func modelEvents(st target.Status) []modelEvent {
+	return []modelEvent{
 		{"served", st.Stats.Served}, {"wasted", st.Stats.Wasted}, {"rejected", st.Stats.Rejected},
 		{"expired", st.Stats.Expired}, {"faulted", st.Stats.Faulted}, {"abandoned", st.Stats.Abandoned},
 		{"crashed", st.Stats.Crashed},
-	} {
-		ch <- prometheus.MustNewConstMetric(c.events, prometheus.CounterValue, float64(e.n), e.name)
 	}
 }
 
@@ -153,7 +172,7 @@ func NewSwarmCollector() *SwarmCollector {
 		policy:    prometheus.NewDesc("herdbench_swarm_policy_events_total", "Decisions of the client policies, by cohort and event: budget_denied (a retry denied: the request failed), breaker_rejected and throttled (calls refused locally, never sent), breaker_opened, breaker_closed.", []string{"cohort", "event"}, nil),
 		elapsed:   prometheus.NewDesc("herdbench_swarm_elapsed_seconds", "Time since the run's t = 0.", nil, nil),
 		duration:  prometheus.NewDesc("herdbench_swarm_duration_seconds", "The run's planned length.", nil, nil),
-		fault:     prometheus.NewDesc("herdbench_swarm_fault_active", "1 while the scenario's fault of this name is planned to be active (for an external target, the expected times), else 0.", []string{"fault"}, nil),
+		fault:     prometheus.NewDesc("herdbench_swarm_active_fault", "1 while the scenario's fault of this name is planned to be active (for an external target, the expected times), else 0.", []string{"fault"}, nil),
 	}
 }
 
@@ -190,13 +209,58 @@ func (c *SwarmCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.elapsed, prometheus.GaugeValue, snap.Elapsed.Seconds())
 	ch <- prometheus.MustNewConstMetric(c.duration, prometheus.GaugeValue, r.Plan.Duration.Seconds())
-	active := map[string]bool{}
-	for _, f := range r.Plan.Chaos.Faults() {
-		active[f.Name] = active[f.Name] || (f.At <= snap.Elapsed && snap.Elapsed < f.End())
-	}
+	active := plannedFaults(r, snap.Elapsed)
 	for _, n := range sortedKeys(active) {
 		ch <- prometheus.MustNewConstMetric(c.fault, prometheus.GaugeValue, boolValue(active[n]), n)
 	}
+}
+
+// plannedFaults says, for each of the run's faults by name, whether it is
+// planned to be active at elapsed.
+func plannedFaults(r *engine.Run, elapsed time.Duration) map[string]bool {
+	active := map[string]bool{}
+	for _, f := range r.Plan.Chaos.Faults() {
+		active[f.Name] = active[f.Name] || (f.At <= elapsed && elapsed < f.End())
+	}
+	return active
+}
+
+// registerOTel registers the swarm's counters as OpenTelemetry observable
+// instruments, read from the run's snapshot at each export.
+func (c *SwarmCollector) registerOTel(m metric.Meter) error {
+	started, err1 := m.Int64ObservableCounter("herdbench.swarm.requests.started", metric.WithUnit("{request}"), metric.WithDescription("Logical requests started."))
+	succeeded, err2 := m.Int64ObservableCounter("herdbench.swarm.requests.succeeded", metric.WithUnit("{request}"), metric.WithDescription("Logical requests that ended in success."))
+	failed, err3 := m.Int64ObservableCounter("herdbench.swarm.requests.failed", metric.WithUnit("{request}"), metric.WithDescription("Logical requests that gave up."))
+	policy, err4 := m.Int64ObservableCounter("herdbench.swarm.policy.events", metric.WithUnit("{event}"), metric.WithDescription("Decisions of the client policies, by herdbench.policy.event."))
+	active, err5 := m.Int64ObservableUpDownCounter("http.client.active_requests", metric.WithUnit("{request}"), metric.WithDescription("Attempts on the wire now."))
+	fault, err6 := m.Int64ObservableGauge("herdbench.fault.active", metric.WithDescription("1 while the fault named herdbench.fault is planned to be active, else 0."))
+	elapsed, err7 := m.Float64ObservableGauge("herdbench.swarm.elapsed", metric.WithUnit("s"), metric.WithDescription("Time since the run's t = 0."))
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
+		return err
+	}
+	_, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		r := c.run.Load()
+		if r == nil {
+			return nil
+		}
+		snap := r.Snapshot()
+		for _, co := range snap.Cohorts {
+			cohort := metric.WithAttributes(attribute.String("herdbench.cohort", co.Strategy))
+			o.ObserveInt64(started, co.Requests, cohort)
+			o.ObserveInt64(succeeded, co.Succeeded, cohort)
+			o.ObserveInt64(failed, co.Failed, cohort)
+			o.ObserveInt64(active, co.InFlight, cohort)
+			for e := results.PolicyEvent(0); e < results.NumPolicyEvents; e++ {
+				o.ObserveInt64(policy, co.Policy[e], metric.WithAttributes(attribute.String("herdbench.cohort", co.Strategy), attribute.String("herdbench.policy.event", e.String())))
+			}
+		}
+		o.ObserveFloat64(elapsed, snap.Elapsed.Seconds())
+		for n, on := range plannedFaults(r, snap.Elapsed) {
+			o.ObserveInt64(fault, int64(boolValue(on)), metric.WithAttributes(attribute.String("herdbench.fault", n)))
+		}
+		return nil
+	}, started, succeeded, failed, policy, active, fault, elapsed)
+	return err
 }
 
 var (

@@ -27,9 +27,14 @@ import (
 
 // TestMain runs this test binary as herdbench itself when a test starts it
 // again as a child process (HERDBENCH_TEST_ARGS, a JSON list), with the
-// open-files limit HERDBENCH_TEST_NOFILE.
+// open-files limit HERDBENCH_TEST_NOFILE, and an address-space limit
+// HERDBENCH_TEST_AS bytes above what it holds at its start.
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv("HERDBENCH_TEST_ARGS"); ok {
+		crashNotUsage() // as main does
+		if extra, ok := os.LookupEnv("HERDBENCH_TEST_AS"); ok {
+			limitAddressSpace(extra)
+		}
 		if n, err := strconv.ParseUint(os.Getenv("HERDBENCH_TEST_NOFILE"), 10, 64); err == nil {
 			var lim syscall.Rlimit
 			_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
@@ -332,5 +337,77 @@ func TestControlAnswersUnderSlowloris(t *testing.T) {
 		t.Errorf("the target has %v files open, its limit %d", fds, nofile)
 	} else {
 		t.Logf("%d slow connections sent; the target holds %v open files of %d", slow, fds, nofile)
+	}
+}
+
+// TestControlAnswersWithIdleConnections: more idle keep-alive connections
+// on the control port than its cap (32 shards or scrapers, each with Go's
+// http.Client, which keeps an idle connection 90 s) do not lock the
+// control API out: POST /control/stop still answers within a second. Then
+// the mixed case: the cap held by idle connections and by slow ones (half
+// a request's headers, never the rest), and the stop still answers.
+// Real loopback: each idle connection has made a whole call, so the
+// server has seen it; every call is bounded by its client's timeout.
+func TestControlAnswersWithIdleConnections(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	_, control, stop := startServer(t, "target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--no-record")
+	defer stop()
+	var transports []*http.Transport
+	defer func() {
+		for _, tr := range transports {
+			tr.CloseIdleConnections()
+		}
+	}()
+	call := func(method, path string, timeout time.Duration) error {
+		tr := &http.Transport{Proxy: nil} // keeps its connection alive after the call
+		transports = append(transports, tr)
+		req, _ := http.NewRequest(method, control+path, nil)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := (&http.Client{Timeout: timeout, Transport: tr}).Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(resp.Status)
+		}
+		return nil
+	}
+	const idle = 40 // more than the cap of 32
+	for i := range idle {
+		if err := call("GET", "/control/status", 2*time.Second); err != nil {
+			t.Fatalf("idle client %d of %d: %v (the cap is held by the idle ones before it)", i+1, idle, err)
+		}
+	}
+	if err := call("POST", "/control/stop", time.Second); err != nil {
+		t.Fatalf("POST /control/stop after %d idle keep-alive connections: %v", idle, err)
+	}
+
+	for i := range idle {
+		if err := call("GET", "/control/status", 2*time.Second); err != nil {
+			t.Fatalf("idle client %d: %v", i+1, err)
+		}
+	}
+	var slow []net.Conn
+	defer func() {
+		for _, c := range slow {
+			c.Close()
+		}
+	}()
+	// The cap's places not held by the idle connections kept (8): the
+	// stop finds the cap full, and an idle one gives way to it.
+	for i := range 32 - 8 {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(control, "http://"), 2*time.Second)
+		if err != nil {
+			t.Fatalf("slow connection %d: %v", i, err)
+		}
+		slow = append(slow, c)
+		if _, err := io.WriteString(c, "POST /control/stop HTTP/1.1\r\nHost: "+strings.TrimPrefix(control, "http://")+"\r\n"); err != nil {
+			t.Fatalf("slow connection %d: %v", i, err)
+		}
+	}
+	if err := call("POST", "/control/stop", time.Second); err != nil {
+		t.Fatalf("POST /control/stop with the cap held by %d idle and %d slow connections: %v", idle, len(slow), err)
 	}
 }

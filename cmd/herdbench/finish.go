@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,7 +24,9 @@ import (
 //  3. report: report.html and the PNGs, drawn from that data
 //  4. publish: the hidden folder renamed into place, whole
 //  5. terminal: the figures, every point's thresholds, the warnings
-//  6. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
+//     (on stderr with --json, which puts summary.json on stdout)
+//  6. --junit's report and --json's summary
+//  7. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
 //
 // The shape decides only which files the folder holds (a run's, with its
 // report, or a sweep's: sweep.csv and a summary per point) and which table
@@ -42,18 +46,27 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	summaries := e.checkThresholds()
 	var werr error
 	*dir, werr = e.save(f)
-	e.show(stdout)
+	text := stdout // with --json, stdout is the JSON's alone
+	if f.json {
+		text = stderr
+	}
+	e.show(text)
 	e.warn(stderr)
+	oerr := writeOutputs(f, e, stdout)
+	if oerr != nil {
+		fmt.Fprintln(stderr, "herdbench:", oerr)
+	}
 	if werr != nil {
 		fmt.Fprintln(stderr, "herdbench:", werr)
 		if *dir == "" {
+			e.rescue(f, stderr)
 			return exitFailed
 		}
 	}
 	if *dir != "" {
-		fmt.Fprintln(stdout, "results:", *dir)
+		fmt.Fprintln(text, "results:", *dir)
 	}
-	if werr != nil && !summaries[0].Partial {
+	if (werr != nil || oerr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
 	return exitCodeOf(summaries, stderr)
@@ -118,6 +131,40 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 		rerr = fmt.Errorf("drawing the report: %s; the data is in place, 'herdbench report %s' draws it again", strings.ReplaceAll(rerr.Error(), st.Dir, dir), dir)
 	}
 	return dir, rerr
+}
+
+// rescue keeps the figures of a run whose results folder could not be
+// written (a disk that filled up meanwhile): summary.json, or a sweep's
+// summaries as a JSON list, into the first of rescueDirs that takes it,
+// else on stderr; and says where.
+func (e *ending) rescue(f *scenarioFlags, stderr io.Writer) {
+	first := e.points[0].Output.Summary
+	var data []byte
+	var err error
+	if e.sweep {
+		data, err = json.MarshalIndent(e.summaries(), "", "  ")
+	} else {
+		data, err = results.EncodeSummary(first)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "herdbench: the summary could not be encoded either:", err)
+		return
+	}
+	name := results.DirName(first.Scenario, first.Started) + ".summary.json"
+	for _, d := range rescueDirs(f.out) {
+		path := filepath.Join(d, name)
+		if err := results.WriteFileAtomic(path, data); err == nil {
+			fmt.Fprintf(stderr, "herdbench: the figures are saved in %s (the summary alone: the timelines, histograms and report were lost)\n", path)
+			return
+		}
+	}
+	fmt.Fprintf(stderr, "herdbench: the summary could not be saved anywhere; here it is:\n%s\n", data)
+}
+
+// rescueDirs are where rescue tries to save a summary: the temporary
+// folder (often another file system than --out), then --out's parent.
+func rescueDirs(out string) []string {
+	return []string{os.TempDir(), filepath.Dir(filepath.Clean(out))}
 }
 
 // write writes the folder's data: a run's files, or a sweep's.

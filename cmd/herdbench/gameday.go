@@ -24,24 +24,27 @@ type gameDayFlags struct {
 	metricsAddr  string
 	chaosControl string
 	tokenFile    string
+	otlp         otlpFlags
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.target, "target", "", "send the swarm to this URL instead of embedded targets (overrides target.url); the chaos plan is then not applied by this command")
-	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a --target, --chaos-control or --metrics-addr off loopback (127.0.0.0/8, ::1), decided from the addresses the host resolves to")
+	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a --target, --chaos-control, --metrics-addr or --otlp off loopback (127.0.0.0/8, ::1), decided from the addresses the host resolves to")
 	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the cohorts at http://ADDR/metrics while the run lasts, e.g. 127.0.0.1:9100")
 	fs.StringVar(&g.chaosControl, "chaos-control", "", "control URL of a herdbench proxy or target (its --control-addr, e.g. http://127.0.0.1:8091): its chaos plan is started at the run's t = 0")
 	fs.StringVar(&g.tokenFile, "chaos-control-token-file", "", "file holding the --chaos-control API's token (default: $"+tokenEnv+", if set)")
+	g.otlp.add(fs, "the cohorts' counters and attempt latency")
 }
 
 // gameDay is what the flags set up around a run.
 type gameDay struct {
-	flags     *gameDayFlags
-	control   *control.Client // nil without --chaos-control
-	collector *telemetry.SwarmCollector
-	metrics   *http.Server
-	served    chan struct{}
-	clock     *results.ClockOffset // a shard's clock against the control API's; nil if not measured
+	flags    *gameDayFlags
+	control  *control.Client     // nil without --chaos-control
+	swarm    *telemetry.Swarm    // nil without --metrics-addr or --otlp
+	exporter *telemetry.Exporter // nil without --otlp
+	metrics  *http.Server
+	served   chan struct{}
+	clock    *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
 // prepare checks and sets up everything before any traffic: the target's
@@ -67,25 +70,43 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		}
 		gd.control = cc
 	}
+	if code := g.otlp.check("scenario", g.allowRemote, stderr); code != exitOK {
+		return nil, code
+	}
 	if g.metricsAddr != "" {
 		if _, err := checkAddr("--metrics-addr", g.metricsAddr, g.allowRemote); err != nil {
 			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
 			return nil, exitUsage
 		}
+	}
+	if g.metricsAddr != "" || g.otlp.url != "" {
+		exp, code := g.otlp.start(ctx, "scenario", g.allowRemote, stderr)
+		if code != exitOK {
+			return nil, code
+		}
+		sw, err := telemetry.NewSwarm(exp)
+		if err != nil {
+			shutdownOTLP(exp, "scenario", stderr)
+			fmt.Fprintf(stderr, "herdbench scenario: --otlp: %v\n", err)
+			return nil, exitFailed
+		}
+		gd.swarm, gd.exporter = sw, exp
+	}
+	if g.metricsAddr != "" {
 		ln, err := netguard.Guard{AllowRemote: g.allowRemote}.Listen("tcp", g.metricsAddr)
 		if err != nil {
+			shutdownOTLP(gd.exporter, "scenario", stderr)
 			fmt.Fprintf(stderr, "herdbench scenario: --metrics-addr: %v\n", err)
 			return nil, exitUsage
 		}
-		gd.collector = telemetry.NewSwarmCollector()
 		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", telemetry.Handler(gd.collector))
+		mux.Handle("GET /metrics", telemetry.Handler(gd.swarm.Collectors()...))
 		limits := netguard.ControlLimits()
 		gd.metrics = limits.Server(mux)
 		gd.served = make(chan struct{})
 		go func() {
 			defer close(gd.served)
-			_ = gd.metrics.Serve(limits.Listener(ln))
+			_ = limits.Serve(gd.metrics, ln)
 		}()
 		fmt.Fprintf(stderr, "herdbench: live metrics on http://%s/metrics\n", ln.Addr())
 	}
@@ -95,8 +116,8 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 // started is called once the run has started (before its t = 0): it gives
 // the live metrics their run and starts the chaos proxy's plan at t = 0.
 func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
-	if gd.collector != nil {
-		gd.collector.Set(r)
+	if gd.swarm != nil {
+		gd.swarm.Set(r)
 	}
 	if gd.control != nil {
 		if _, err := gd.control.Start(ctx, r.Origin); err != nil {
@@ -106,9 +127,22 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 	return nil
 }
 
-// Close stops the live metrics.
-func (gd *gameDay) Close() {
-	if gd == nil || gd.metrics == nil {
+// observe is the engine's Options.Observe: the live latency histograms'
+// observers, or nil without live metrics.
+func (gd *gameDay) observe() func(cohort string) results.Observer {
+	if gd == nil || gd.swarm == nil {
+		return nil
+	}
+	return gd.swarm.Cohort
+}
+
+// Close stops the live metrics, and sends the last OTLP export.
+func (gd *gameDay) Close(stderr io.Writer) {
+	if gd == nil {
+		return
+	}
+	shutdownOTLP(gd.exporter, "scenario", stderr)
+	if gd.metrics == nil {
 		return
 	}
 	_ = gd.metrics.Close()

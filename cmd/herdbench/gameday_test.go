@@ -355,6 +355,8 @@ strategies:
     max_attempts: unlimited
     timeout: 500ms
 `)
+	recv := newOTLPReceiver(t)
+	defer recv.srv.Close() // before goleak looks
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
 	exited := make(chan int, 1)
@@ -362,7 +364,7 @@ strategies:
 	defer release()
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"scenario", scenario, "--out", out, "-q", "--metrics-addr", "127.0.0.1:0"}, &stdout, &stderr)
+		done <- run(ctx, []string{"scenario", scenario, "--out", out, "-q", "--metrics-addr", "127.0.0.1:0", "--otlp", recv.srv.URL, "--otlp-interval", "1m"}, &stdout, &stderr)
 	}()
 	metrics := stderr.waitFor(t, metricsAddrRE)
 	var families []string
@@ -409,6 +411,18 @@ strategies:
 	}
 	if !strings.Contains(stdout.String(), "results: "+dir) {
 		t.Errorf("stdout does not name the results folder:\n%s", stdout.String())
+	}
+	// The interrupt flushed the OTLP export (its interval, a minute, never
+	// came): it counts the attempts summary.json does.
+	exported, _ := recv.last(t)
+	attempts := map[string]uint64{}
+	for _, p := range exported["http.client.request.duration"].GetExponentialHistogram().GetDataPoints() {
+		attempts[attrs(p.Attributes)["herdbench.cohort"]] += p.Count
+	}
+	for _, r := range s.Runs {
+		if attempts[r.Strategy] != uint64(r.Attempts) {
+			t.Errorf("cohort %s: the export made at the interrupt counts %d attempts, summary.json %d", r.Strategy, attempts[r.Strategy], r.Attempts)
+		}
 	}
 	release()
 }

@@ -38,6 +38,11 @@ T0 (off loopback it needs its token: the shards read it from the Secret
 --token-secret, key "token"). The image is built from the repository's
 Dockerfile.
 
+Every value is checked first (exit 2, naming the flag): --image an image
+reference ([registry[:port]/]path[:tag][@digest]), --results-claim and
+--token-secret Kubernetes names (RFC 1123), --cpu and --memory Kubernetes
+quantities (1500m, 512Mi), --target and --chaos-control http URLs.
+
 Examples:
   herdbench k8s gameday.yaml --shards 10 --target http://chaos-proxy.staging:8090/ \
       --chaos-control http://chaos-proxy.staging:8091 --image registry.example/herdbench:v1 > job.yaml
@@ -86,6 +91,17 @@ func runK8s(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case lead < 10*time.Second || lead > time.Hour:
 		fmt.Fprintf(stderr, "herdbench k8s: --lead %s: give 10s to 1h (Kubernetes needs seconds to minutes to start every pod)\n", lead)
+		return exitUsage
+	}
+	// Every value is checked before it is written anywhere: a line break
+	// in a value would add YAML documents, a quote break the shell line
+	// of the header.
+	probe := o
+	probe.Claim = claim
+	if ps := probe.Problems(); len(ps) > 0 {
+		for _, p := range ps {
+			fmt.Fprintln(stderr, "herdbench k8s:", p)
+		}
 		return exitUsage
 	}
 	name, data, err := scenarios.Find(fs.Arg(0))

@@ -126,6 +126,10 @@ func validServerOnly(arg string) (string, bool) {
 // Help goes to stdout (it was asked for); errors go to the flag set's
 // output (stderr) with a pointer to --help.
 func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	if c, ok := stdout.(*flagCapture); ok {
+		c.fs = fs // asked for its flags (completion.go): do nothing
+		return exitOK, true
+	}
 	stderr := fs.Output()
 	for _, a := range args {
 		if a == "--" {

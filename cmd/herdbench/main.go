@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"syscall"
 )
 
 // Exit codes, documented in the README and in --help.
@@ -22,8 +23,9 @@ const (
 	exitFailed = 1
 	// exitUsage: bad flags, an invalid scenario, or a run refused before
 	// it started (a remote target, too little memory or open files, an
-	// --out that cannot be written): nothing ran. Go's runtime also exits
-	// with 2 when it crashes, which a recovered panic never does.
+	// --out that cannot be written or is too full): nothing ran. Go's
+	// runtime exits with 2 when it crashes: crashNotUsage makes such a
+	// crash end with SIGABRT instead, and a recovered panic exits 1.
 	exitUsage = 2
 	// exitThresholds: the run completed, its results are written, and at
 	// least one of the scenario's thresholds failed.
@@ -36,21 +38,72 @@ const (
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
+// herdbenchVersion is the version this binary was built as: -ldflags'
+// main.version, else the module's version from the build info (what `go
+// install github.com/herdbench/herdbench/cmd/herdbench@v1.2.3` records),
+// else a development build named by its commit when Go recorded one.
 func herdbenchVersion() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return devVersion
 	}
-	return "v0.1.0-dev"
+	return versionOf(bi)
+}
+
+const devVersion = "v0.1.0-dev"
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return devVersion
+	}
+	v := devVersion + "+" + rev[:min(12, len(rev))]
+	if dirty {
+		v += ".dirty"
+	}
+	return v
 }
 
 func main() {
+	crashNotUsage()
 	ctx, release := interruptible(context.Background(), os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	release()
 	os.Exit(code)
+}
+
+// crashNotUsage makes a crash of the Go runtime itself (its "fatal error:
+// out of memory" above all, which no recover catches) end the process
+// with SIGABRT rather than with exit code 2, which herdbench promises for
+// bad input only: the shell then reports 134. The runtime prints every
+// goroutine's stack first. No core file is written (its soft limit is set
+// to 0: a core of a run that ran out of memory would be as large), unless
+// GOTRACEBACK is set, which then decides both.
+func crashNotUsage() {
+	if os.Getenv("GOTRACEBACK") != "" {
+		return
+	}
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_CORE, &lim) == nil && lim.Cur != 0 {
+		lim.Cur = 0
+		_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &lim)
+	}
+	debug.SetTraceback("crash")
 }
 
 const usage = `herdbench: a load-test and chaos harness for retry storms.
@@ -70,6 +123,7 @@ Usage:
   herdbench merge DIR...                 combine the results of a run's shards (--shard K/N)
   herdbench k8s FILE --shards N --target URL
                                          print a Kubernetes Job that runs the scenario's shards
+  herdbench completion bash|zsh|fish     print a shell completion script
   herdbench version                      print the version
 
 Start here:
@@ -80,7 +134,8 @@ Run 'herdbench COMMAND --help' for a command's flags.
 Exit codes: 0 ok; 1 the run failed, or an internal error (a bug, reported
 on stderr); 2 bad usage, an invalid scenario or a refused run (nothing ran);
 3 a threshold failed; 4 too late for --start-at (nothing sent); 130
-interrupted (results written, marked partial).
+interrupted (results written, marked partial). Killed by SIGABRT (134 in a
+shell): the Go runtime itself failed, e.g. out of memory.
 `
 
 // run is main without the process: it returns the exit code. A panic
@@ -108,6 +163,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return runMerge(ctx, args[1:], stdout, stderr)
 	case "k8s":
 		return runK8s(args[1:], stdout, stderr)
+	case "completion":
+		return runCompletion(args[1:], stdout, stderr)
 	case "target":
 		return runTarget(ctx, args[1:], stdout, stderr)
 	case "proxy":
@@ -127,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if len(args) > 1 && args[0] == "help" {
 			// herdbench help COMMAND is COMMAND --help.
 			switch args[1] {
-			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "version":
+			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "completion", "version":
 				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 			}
 		}

@@ -52,6 +52,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	fs.StringVarP(&f.out, "out", "o", "runs", "folder to write the merged results folder into (<scenario>-<T0>)")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the results")
+	addOutputFlags(fs, f)
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mergeHelp)
@@ -63,6 +64,10 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "herdbench merge: name the shards' results folders (or the folder they were written into)\nRun 'herdbench merge --help' for more.")
+		return exitUsage
+	}
+	if err := checkJUnitPath(f.junit); err != nil {
+		fmt.Fprintf(stderr, "herdbench merge: --junit: %v\nNothing was written.\n", err)
 		return exitUsage
 	}
 	dirs, err := merge.Expand(fs.Args())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/results"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -27,90 +28,133 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && width > 0
 }
 
-// rates turns successive snapshots into per-cohort attempts per second.
-type rates struct {
-	prev  engine.Snapshot
-	perS  []float64
-	ratio []float64
+// cohortText is what a cohort's progress says, a function of two of its
+// snapshots dt apart (prev the earlier) so that it can be read in a
+// table: the attempts completed per second between them and the share
+// of those that succeeded ("—" when none completed: a stall shows as
+// one, not as the last share seen), and the attempts in flight now (a
+// stall's hanging requests). At the end (end true) it says the cohort's
+// own figures instead, as the table will: its requests, their success
+// ratio (over those that ended) and those unfinished.
+func cohortText(prev, cur results.Live, dt time.Duration, end bool) string {
+	if end {
+		return fmt.Sprintf("done: %d requests, %s success, %d unfinished",
+			cur.Requests, ratioText(results.SuccessRatioOf(cur.Succeeded, cur.Failed)), max(0, cur.Requests-cur.Succeeded-cur.Failed))
+	}
+	n := cur.Attempts - prev.Attempts
+	var perS float64
+	if dt > 0 {
+		perS = float64(n) / dt.Seconds()
+	}
+	ok := "—"
+	if n > 0 {
+		ok = fmt.Sprintf("%.1f%%", 100*float64(cur.OK-prev.OK)/float64(n))
+	}
+	return fmt.Sprintf("%6.0f done/s %6s ok %6d in flight", perS, ok, cur.InFlight)
 }
 
-func (r *rates) update(s engine.Snapshot) {
-	if len(r.perS) != len(s.Cohorts) {
-		r.perS = make([]float64, len(s.Cohorts))
-		r.ratio = make([]float64, len(s.Cohorts))
+// ratioText writes a success ratio, "—" when it is null.
+func ratioText(r *float64) string {
+	if r == nil {
+		return "—"
 	}
-	dt := (s.Elapsed - r.prev.Elapsed).Seconds()
-	for i, c := range s.Cohorts {
-		var p int64
-		var pOK int64
-		if i < len(r.prev.Cohorts) {
-			p, pOK = r.prev.Cohorts[i].Attempts, r.prev.Cohorts[i].OK
-		}
-		if dt > 0 {
-			r.perS[i] = float64(c.Attempts-p) / dt
-		}
-		if n := c.Attempts - p; n > 0 {
-			r.ratio[i] = float64(c.OK-pOK) / float64(n)
-		}
-	}
-	r.prev = s
+	return fmt.Sprintf("%.1f%%", 100**r)
 }
+
+// progressTexts turns successive snapshots into each cohort's text
+// (cohortText); the bars' decorators read them from mpb's goroutine.
+type progressTexts struct {
+	prev  engine.Snapshot
+	texts []atomic.Pointer[string]
+	at    atomic.Pointer[string] // the elapsed time
+}
+
+func newProgressTexts(s engine.Snapshot) *progressTexts {
+	p := &progressTexts{texts: make([]atomic.Pointer[string], len(s.Cohorts))}
+	p.prev = s
+	p.update(s, false)
+	return p
+}
+
+func (p *progressTexts) update(s engine.Snapshot, end bool) {
+	dt := s.Elapsed - p.prev.Elapsed
+	for i := range p.texts {
+		var prev, cur results.Live
+		if i < len(p.prev.Cohorts) {
+			prev = p.prev.Cohorts[i].Live
+		}
+		if i < len(s.Cohorts) {
+			cur = s.Cohorts[i].Live
+		}
+		t := cohortText(prev, cur, dt, end)
+		p.texts[i].Store(&t)
+	}
+	at := fmt.Sprintf("%5.1fs", s.Elapsed.Seconds())
+	p.at.Store(&at)
+	p.prev = s
+}
+
+func (p *progressTexts) text(i int) string { return *p.texts[i].Load() }
 
 // showProgress draws progress until the run ends: one mpb bar per cohort
-// on a terminal, a plain line every few seconds otherwise.
-func showProgress(ctx context.Context, r *engine.Run, w io.Writer) {
+// on a terminal, a plain line every few seconds otherwise. nameW is the
+// width of the cohorts' names, the longest of every cohort of the run,
+// so that the bars of cohorts run one after the other line up.
+func showProgress(ctx context.Context, r *engine.Run, w io.Writer, nameW int) {
 	if isTerminal(w) {
-		showBars(r, w)
+		showBars(r, w, nameW)
 		return
 	}
 	tick := time.NewTicker(5 * time.Second)
 	defer tick.Stop()
-	var rt rates
+	pt := newProgressTexts(r.Snapshot())
+	line := func(s engine.Snapshot) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "t=%5.1fs", s.Elapsed.Seconds())
+		if s.Faults != "" {
+			fmt.Fprintf(&b, " [%s]", s.Faults)
+		}
+		for i, c := range s.Cohorts {
+			fmt.Fprintf(&b, "  %s: %s", c.Strategy, strings.TrimSpace(pt.text(i)))
+		}
+		return b.String()
+	}
 	for {
 		select {
 		case <-r.Done():
+			s := r.Snapshot()
+			pt.update(s, true)
+			fmt.Fprintln(w, line(s))
 			return
 		case <-tick.C:
 			s := r.Snapshot()
-			rt.update(s)
-			var b strings.Builder
-			fmt.Fprintf(&b, "t=%5.1fs", s.Elapsed.Seconds())
-			if s.Faults != "" {
-				fmt.Fprintf(&b, " [%s]", s.Faults)
-			}
-			for i, c := range s.Cohorts {
-				fmt.Fprintf(&b, "  %s: %.0f attempts/s, %.0f%% ok", c.Strategy, rt.perS[i], 100*rt.ratio[i])
-			}
-			fmt.Fprintln(w, b.String())
+			pt.update(s, false)
+			fmt.Fprintln(w, line(s))
 		}
 	}
 }
 
-func showBars(r *engine.Run, w io.Writer) {
+func showBars(r *engine.Run, w io.Writer, nameW int) {
 	total := r.Plan.Duration.Milliseconds()
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(30), mpb.WithRefreshRate(200*time.Millisecond))
-	var rt rates
 	snap := r.Snapshot()
-	rt.update(snap)
+	pt := newProgressTexts(snap)
+	var faults atomic.Pointer[string]
+	faults.Store(&snap.Faults)
 	bars := make([]*mpb.Bar, len(snap.Cohorts))
 	for i, c := range snap.Cohorts {
-		i := i
 		bars[i] = p.AddBar(total,
 			mpb.PrependDecorators(
-				decor.Name(c.Strategy, decor.WCSyncSpaceR),
-				decor.Any(func(decor.Statistics) string {
-					return fmt.Sprintf("%5.1fs", rt.prev.Elapsed.Seconds())
-				}),
+				decor.Name(c.Strategy, decor.WC{W: max(nameW, len(c.Strategy)) + 1, C: decor.DindentRight}),
+				decor.Any(func(decor.Statistics) string { return *pt.at.Load() }),
 			),
 			mpb.AppendDecorators(
+				decor.Any(func(decor.Statistics) string { return " " + pt.text(i) }),
 				decor.Any(func(decor.Statistics) string {
-					return fmt.Sprintf("%6.0f attempts/s %5.1f%% ok", rt.perS[i], 100*rt.ratio[i])
-				}, decor.WCSyncSpace),
-				decor.Any(func(decor.Statistics) string {
-					if rt.prev.Faults == "" {
-						return ""
+					if f := *faults.Load(); f != "" {
+						return "  fault: " + f
 					}
-					return "  fault: " + rt.prev.Faults
+					return ""
 				}),
 			),
 		)
@@ -124,7 +168,8 @@ func showBars(r *engine.Run, w io.Writer) {
 		case <-tick.C:
 		}
 		s := r.Snapshot()
-		rt.update(s)
+		pt.update(s, done)
+		faults.Store(&s.Faults)
 		for _, b := range bars {
 			b.SetCurrent(s.Elapsed.Milliseconds())
 		}

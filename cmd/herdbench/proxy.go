@@ -11,6 +11,7 @@ import (
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/telemetry"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 )
 
@@ -133,15 +134,30 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 			return exitUsage
 		}
 	}
+	exp, code := f.otlp.start(ctx, "proxy", f.allowRemote, stderr)
+	if code != exitOK {
+		return code
+	}
+	lat := telemetry.NewServer("proxy", exp)
 	rec := newRecorder("proxy", up.Redacted(), plan, &f.record, stderr, f.logger("proxy", stderr))
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
-		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: rec.observer(),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: serverObserver(rec.observer(), lat),
 		Transport: f.upstreamTransport(),
 	})
 	if err != nil {
+		shutdownOTLP(exp, "proxy", stderr)
 		fmt.Fprintf(stderr, "herdbench proxy: %v\nChoose another address with --listen.\n", err)
 		return exitFailed
+	}
+	collector := telemetry.NewProxyCollector(p)
+	if exp != nil {
+		if err := telemetry.ExportServer(exp, collector); err != nil {
+			_ = p.Close()
+			shutdownOTLP(exp, "proxy", stderr)
+			fmt.Fprintf(stderr, "herdbench proxy: --otlp: %v\n", err)
+			return exitFailed
+		}
 	}
 	if !f.quiet {
 		retrying := ""
@@ -150,7 +166,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		}
 		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s%s, seed %d%s)\n", p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
-	return serve(ctx, "proxy", &f, p.Server, telemetry.NewProxyCollector(p), proxy.CheckFault, p.Close, rec, stdout, stderr)
+	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }
 
 // tierText names the tier a target or proxy plays, in a chain of tiers:

@@ -96,9 +96,11 @@ section, which takes any field as --set does): rerunning it repeats them.
 Ctrl-C keeps the points that finished.
 
 Before anything runs, every number is checked against its range
-(docs/limits.md), --out is created and checked writable, and the memory the
-run needs is estimated: above --max-memory (default: half of this machine's
-memory) the run is refused with what to change.
+(docs/limits.md), --out is created and checked writable, with free space
+for the results folder's estimated size, and the memory the run needs is
+estimated: above --max-memory (default: half of this machine's memory, its
+cgroup's limit or its ulimit -v less 2 GiB, whichever is smallest) the run
+is refused with what to change.
 
 Examples:
   herdbench scenario outage
@@ -129,6 +131,9 @@ type scenarioFlags struct {
 	maxMemory  string
 	cohorts    string
 	noSimRef   bool
+	junit      string // --junit: the thresholds as a JUnit XML report
+	json       bool   // --json: summary.json on stdout, the tables on stderr
+	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
 }
@@ -168,11 +173,13 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.IntVar(&f.runs, "runs", 1, fmt.Sprintf("repeat each cohort this many times, 1 to %d (seeds derived from the root seed), and report mean ± sd; thresholds must hold in every repetition", scenarios.MaxRuns))
 	fs.StringArrayVar(&f.set, "set", nil, "set a field, PATH=VALUE (e.g. target.concurrency=32), or sweep it, PATH=V1,V2,... (e.g. strategies[0].jitter=0,0.1,1); repeat it to sweep several fields over every combination")
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
-	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory)")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory, its cgroup's limit or its ulimit -v less 2 GiB, the smallest)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts, or cohorts calling a chain of tiers, outnumber the cores")
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
+	addOutputFlags(fs, f)
+	fs.BoolVar(&f.print, "print", false, "print the scenario's YAML (a built-in's, to copy and edit: herdbench scenario outage --print > my.yaml) and run nothing")
 	f.game.add(fs)
 	f.sh.add(fs)
 	fs.SortFlags = false
@@ -187,6 +194,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "herdbench scenario: name one scenario (a file or a built-in name), got %d arguments\nRun 'herdbench list' for the built-in scenarios, 'herdbench scenario --help' for flags.\n", fs.NArg())
 		return nil, exitUsage, true
+	}
+	if f.print {
+		return nil, printScenario(fs, stdout, stderr), true
 	}
 	if msg := cmpOr(f.check(fs), f.sh.check(f, fs)); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
@@ -209,6 +219,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	f.sh.overrides(&o)
+	if note := builtinNote(fs.Arg(0)); note != "" && !f.quiet {
+		fmt.Fprintln(stderr, note)
+	}
 	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
@@ -218,8 +231,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control and --metrics-addr need a real-time run: drop --sim, or drop them")
+	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "" || f.game.otlp.url != "") {
+		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control, --metrics-addr and --otlp need a real-time run: drop --sim, or drop them")
 		return nil, exitUsage, true
 	}
 	sr.sweep = len(plan.Sweep) > 0
@@ -254,7 +267,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if code != exitOK {
 		return code
 	}
-	defer gd.Close()
+	defer gd.Close(stderr)
 	if sr.f.sh.part.Of > 0 {
 		gd.measureClock(ctx, stderr)
 	}
@@ -300,6 +313,19 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 	}
 	if err := results.CheckWritable(sr.f.out); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
+		return exitUsage
+	}
+	dpi := report.PNGDPI
+	if sr.f.noPNG {
+		dpi = 0
+	}
+	need := engine.EstimateOutput(plans, sr.opts, dpi)
+	if err := results.CheckSpace(sr.f.out, need.Total, need.String(), results.FreeSpace); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran.\n", err)
+		return exitUsage
+	}
+	if err := checkJUnitPath(sr.f.junit); err != nil {
+		fmt.Fprintf(stderr, "herdbench scenario: --junit: %v\nNothing ran.\n", err)
 		return exitUsage
 	}
 	return exitOK
@@ -355,6 +381,7 @@ func (e *notStartedError) Unwrap() error { return e.err }
 func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Writer) ([]engine.Point, error) {
 	f, plans, plan, opts, names := &sr.f, sr.plans, sr.plans[0], sr.opts, sr.strategyNames()
 	var startErr error
+	opts.Observe = gd.observe()
 	opts.OnRun = func(point, rep int, r *engine.Run) {
 		if err := gd.started(ctx, r); err != nil {
 			startErr = err
@@ -375,7 +402,11 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
-		showProgress(ctx, r, stderr)
+		nameW := 0
+		for _, n := range names {
+			nameW = max(nameW, len(n))
+		}
+		showProgress(ctx, r, stderr, nameW)
 	}
 	if f.sim && !f.quiet && (len(plans) > 1 || plan.Runs > 1) {
 		bar := newCountBar(stderr, "simulated cohort runs")
@@ -387,7 +418,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 	if err == nil && startErr != nil {
 		return points, &notStartedError{startErr}
 	}
-	if err == nil && f.sim && !f.quiet {
+	if err == nil && f.sim && !f.quiet && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
 	}
 	return points, err
@@ -398,7 +429,8 @@ Exit codes: 0 ok; 1 the run failed, or an internal error (a bug: its report
 is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
 ran); 3 a threshold failed (results written); 4 too late: --start-at had
 passed, or was too near to be ready (nothing sent); 130 interrupted
-(results written, marked partial).
+(results written, marked partial). Killed by SIGABRT (134 in a shell): the
+Go runtime itself failed, e.g. out of memory beyond the estimate.
 `
 
 // check checks the flags that need no scenario, and returns what is wrong,

@@ -41,6 +41,7 @@ type serveFlags struct {
 	token            string // the token in force, from a flag, a file or the environment
 
 	record recordFlags
+	otlp   otlpFlags
 	net    *serveNet // nil: the host's network
 }
 
@@ -67,6 +68,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
 	f.record.add(fs)
+	f.otlp.add(fs, "the counters and the request latency")
 }
 
 // check refuses, before anything starts, addresses off loopback without
@@ -94,6 +96,9 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 	if remote && f.token == "" {
 		fmt.Fprintf(stderr, "herdbench %s: --control-addr %s is off loopback, where anyone who reaches it could stop or inject faults: give it a token with --control-token-file FILE or $%s (e.g. openssl rand -hex 16 > token), and send it as \"Authorization: Bearer TOKEN\"\n", role, f.controlAddr, tokenEnv)
 		return exitUsage
+	}
+	if code := f.otlp.check(role, f.allowRemote, stderr); code != exitOK {
+		return code
 	}
 	return f.record.check(role, stderr)
 }
@@ -184,9 +189,10 @@ func trimDuration(d time.Duration) string {
 // ends or --exit-after passes, logging the faults as they come and go;
 // then, with a recording, it writes its results and returns their exit
 // code.
-func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collector prometheus.Collector, check func(chaos.Timed) error, closeServer func() error, rec *recorder, stdout, stderr io.Writer) int {
+func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collectors []prometheus.Collector, exp *telemetry.Exporter, check func(chaos.Timed) error, closeServer func() error, rec *recorder, stdout, stderr io.Writer) int {
 	logf := f.logger(role, stderr)
 	rec.listening(srv)
+	defer shutdownOTLP(exp, role, stderr) // after the server closed: its last requests are in
 	ln, err := f.listenFunc()("tcp", f.controlAddr)
 	if err != nil {
 		_ = closeServer()
@@ -194,10 +200,12 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 		return exitFailed
 	}
 	// The control API has its own connection cap, so that however many
-	// connections the traffic port holds, the controls still answer.
+	// connections the traffic port holds, the controls still answer; and
+	// at that cap an idle or slow connection gives way to a new one, so
+	// that its own idle clients do not lock it out either.
 	limits := netguard.ControlLimits()
 	o := control.Options{
-		Server: srv, Metrics: telemetry.Handler(collector), Check: check,
+		Server: srv, Metrics: telemetry.Handler(collectors...), Check: check,
 		Notify: func(msg string) { logf("%s", msg) },
 		Access: controlAccess(f.controlAddr, ln.Addr(), f.token),
 	}
@@ -207,7 +215,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	h := control.Handler(o)
 	cs := limits.Server(h)
 	served := make(chan error, 1)
-	go func() { served <- cs.Serve(limits.Listener(ln)) }()
+	go func() { served <- limits.Serve(cs, ln) }()
 
 	auth := ""
 	if f.token != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestShardFlagsRefused: what a shard cannot run is refused before any
@@ -157,6 +159,51 @@ func TestK8sCommand(t *testing.T) {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestK8sRefusesHostileValues: a value that would add YAML documents (a
+// line break), break the header's shell line (a quote) or run something
+// ($(), backticks, ;) is refused with exit 2 and a message that names the
+// flag, says what is wrong and gives a good value; nothing is printed on
+// stdout. A URL with a quote or a $ is a URL: it is accepted, and the
+// manifest is still its three documents.
+func TestK8sRefusesHostileValues(t *testing.T) {
+	base := []string{"k8s", "outage", "--shards", "2", "--target", "http://p:8090/"}
+	for _, flag := range []string{"--image", "--results-claim", "--token-secret", "--cpu", "--memory", "--target", "--chaos-control"} {
+		for _, v := range []string{
+			"x\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: stolen}",
+			"x\r\nkind: Pod", "a'b", "$(id)", "`id`", "a;id", "a b", "ünï", strings.Repeat("x", 5000) + "\n",
+		} {
+			code, stdout, stderr := runCLI(t, append(append([]string{}, base...), flag, v)...)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, "herdbench k8s: "+flag+" ") || !strings.Contains(stderr, "give e.g.") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("%s %q: exit %d, stdout %d bytes, stderr %q; want 2, nothing, and one line naming %s with an example",
+					flag, v, code, len(stdout), stderr, flag)
+			}
+		}
+	}
+	// The typed flags are read by pflag, which refuses what is not a
+	// number or a duration, quoting it.
+	for _, flag := range []string{"--shards", "--lead", "--seed"} {
+		for _, v := range []string{"2\nkind: Pod", "2;id", "$(id)", "2 s"} {
+			code, stdout, stderr := runCLI(t, append(append([]string{}, base...), flag, v)...)
+			if code != exitUsage || stdout != "" || !strings.Contains(stderr, strconv.Quote(v)) || !strings.Contains(stderr, flag) {
+				t.Errorf("%s %q: exit %d, stdout %d bytes, stderr %q; want 2, nothing, and the value quoted", flag, v, code, len(stdout), stderr)
+			}
+		}
+	}
+	for _, target := range []string{"http://p:8090/it's", "http://p:8090/$(HERDBENCH_CONTROL_TOKEN)"} {
+		code, stdout, stderr := runCLI(t, "k8s", "outage", "--shards", "2", "--target", target, "--chaos-control", "http://p:8091")
+		docs := 0
+		for dec := yaml.NewDecoder(strings.NewReader(stdout)); ; docs++ {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				break
+			}
+		}
+		if code != exitOK || docs != 3 || strings.Contains(stdout, "/$(HERDBENCH") {
+			t.Errorf("--target %q: exit %d, %d documents, stderr %q; want 0, 3, and $ escaped from Kubernetes' expansion", target, code, docs, stderr)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 )
 
@@ -88,14 +89,29 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	exp, code := f.otlp.start(ctx, "target", f.allowRemote, stderr)
+	if code != exitOK {
+		return code
+	}
+	lat := telemetry.NewServer("target", exp)
 	rec := newRecorder("target", "", plan, &f.record, stderr, f.logger("target", stderr))
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
-		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: rec.observer(),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: serverObserver(rec.observer(), lat),
 	})
 	if err != nil {
+		shutdownOTLP(exp, "target", stderr)
 		fmt.Fprintf(stderr, "herdbench target: %v\nChoose another address with --listen.\n", err)
 		return exitFailed
+	}
+	collector := telemetry.NewTargetCollector(srv)
+	if exp != nil {
+		if err := telemetry.ExportServer(exp, collector); err != nil {
+			_ = srv.Close()
+			shutdownOTLP(exp, "target", stderr)
+			fmt.Fprintf(stderr, "herdbench target: --otlp: %v\n", err)
+			return exitFailed
+		}
 	}
 	if !f.quiet {
 		c := plan.Target
@@ -106,5 +122,5 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "herdbench target: serving http://%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
 			srv.Addr(), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
-	return serve(ctx, "target", &f, srv, telemetry.NewTargetCollector(srv), nil, srv.Close, rec, stdout, stderr)
+	return serve(ctx, "target", &f, srv, []prometheus.Collector{collector, lat.Collector()}, exp, nil, srv.Close, rec, stdout, stderr)
 }

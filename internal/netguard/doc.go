@@ -21,5 +21,9 @@
 // hooks. The package also bounds what a server herdbench runs can be made
 // to hold (limits.go): header and idle timeouts, and a cap on connections
 // derived from the process's open-files limit, so that slow or idle
-// connections on one port cannot starve the others.
+// connections on one port cannot starve the others. A server run by
+// Limits.Serve also keeps its own cap from being held by idle or slow
+// clients: a few idle connections at most, and at the cap the one idle
+// longest, or the oldest that has sent no whole request, gives its place to
+// a new one (the control APIs: a POST /control/stop always gets in).
 package netguard

@@ -3,6 +3,7 @@ package netguard
 import (
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -22,6 +23,18 @@ type Limits struct {
 	ReadHeaderTimeout time.Duration
 	// IdleTimeout closes a keep-alive connection idle this long. 0: never.
 	IdleTimeout time.Duration
+	// MaxIdle, with Serve, is how many keep-alive connections may sit
+	// idle at once: when one more falls idle, the one idle longest is
+	// closed. 0: no cap of its own (MaxConns still holds).
+	MaxIdle int
+	// Reclaim, with Serve, makes room for a new connection when MaxConns
+	// is reached: the connection idle longest is closed for it, or, with
+	// none idle, the oldest that has not sent a whole request within
+	// Reclaim of its accept (a client sends its headers in one write, so
+	// one that has not is slow or gone). 0: a new connection waits until
+	// one closes. A connection whose request is being handled is never
+	// closed.
+	Reclaim time.Duration
 }
 
 // Limits of herdbench's servers.
@@ -29,6 +42,16 @@ const (
 	// ControlConns is the connection cap of a control API or metrics
 	// server: a game-day team, Prometheus and a few scripts.
 	ControlConns = 32
+	// ControlIdleConns is how many of them may sit idle, kept alive: Go's
+	// http.Client keeps an idle connection 90 s, so 32 shards or scrapers
+	// would otherwise hold the whole cap between their calls.
+	ControlIdleConns = 8
+	// ControlIdleTimeout closes a control connection idle this long.
+	ControlIdleTimeout = 10 * time.Second
+	// ControlReclaim is the control servers' Reclaim: a connection that
+	// has sent no whole request half a second after its accept gives its
+	// place to a new one when the cap is reached.
+	ControlReclaim = 500 * time.Millisecond
 	// TrafficHeaderTimeout is the traffic servers' ReadHeaderTimeout. A
 	// swarm sends each request's headers in one write.
 	TrafficHeaderTimeout = 10 * time.Second
@@ -39,10 +62,13 @@ const (
 )
 
 // ControlLimits returns the limits of a control API or metrics server:
-// ControlConns connections, headers within 5 s, idle connections closed
-// after a minute.
+// ControlConns connections, of which ControlIdleConns idle, headers within
+// 5 s, idle connections closed after ControlIdleTimeout, and room made for
+// a new connection at the cap (ControlReclaim), so that idle and slow
+// clients never lock out a POST /control/stop. Serve applies them all.
 func ControlLimits() Limits {
-	return Limits{MaxConns: ControlConns, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
+	return Limits{MaxConns: ControlConns, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: ControlIdleTimeout,
+		MaxIdle: ControlIdleConns, Reclaim: ControlReclaim}
 }
 
 // TrafficLimits returns the limits of a standalone target's or proxy's
@@ -91,12 +117,46 @@ func (l Limits) Server(h http.Handler) *http.Server {
 // itself when there is no cap). Its Accept waits while the cap is reached;
 // a connection frees its place when closed. Each connection it returns
 // gives the one it wraps by NetConn, so a server can still reach the
-// socket (to reset it with an RST, say).
+// socket (to reset it with an RST, say). MaxIdle and Reclaim need the
+// server's view of its connections: see Serve.
 func (l Limits) Listener(ln net.Listener) net.Listener {
 	if l.MaxConns <= 0 {
 		return ln
 	}
-	return &limitListener{Listener: ln, sem: make(chan struct{}, l.MaxConns), done: make(chan struct{})}
+	return newLimitListener(ln, l, false)
+}
+
+// Serve serves srv on ln with l's cap, MaxIdle and Reclaim, which it
+// learns from srv's ConnState hook (chained before any srv has): which
+// connections are idle, which have sent no whole request yet, and which
+// are being handled (net/http calls a connection active once it has read
+// a request's headers, not before).
+func (l Limits) Serve(srv *http.Server, ln net.Listener) error {
+	if l.MaxConns <= 0 && l.MaxIdle <= 0 {
+		return srv.Serve(ln)
+	}
+	if l.MaxConns <= 0 {
+		l.MaxConns = math.MaxInt32
+	}
+	ll := newLimitListener(ln, l, true)
+	next := srv.ConnState
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		ll.connState(c, st)
+		if next != nil {
+			next(c, st)
+		}
+	}
+	return srv.Serve(ll)
+}
+
+func newLimitListener(ln net.Listener, l Limits, tracked bool) *limitListener {
+	ll := &limitListener{Listener: ln, sem: make(chan struct{}, l.MaxConns), done: make(chan struct{})}
+	if tracked {
+		ll.maxIdle, ll.reclaim = l.MaxIdle, l.Reclaim
+		ll.conns = map[*limitConn]struct{}{}
+		ll.changed = make(chan struct{}, 1)
+	}
+	return ll
 }
 
 type limitListener struct {
@@ -104,20 +164,164 @@ type limitListener struct {
 	sem       chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// With Serve: the connections held, with their states, and a signal
+	// that one fell idle (a place to reclaim).
+	maxIdle int
+	reclaim time.Duration
+	mu      sync.Mutex
+	conns   map[*limitConn]struct{}
+	changed chan struct{}
 }
 
+// connState is the server's ConnState hook.
+func (l *limitListener) connState(nc net.Conn, st http.ConnState) {
+	c, ok := nc.(*limitConn)
+	if !ok || l.conns == nil {
+		return
+	}
+	var victim *limitConn
+	l.mu.Lock()
+	c.state, c.since = st, time.Now()
+	switch st {
+	case http.StateIdle:
+		if l.maxIdle > 0 {
+			idle, oldest := 0, (*limitConn)(nil)
+			for o := range l.conns {
+				if o.state == http.StateIdle {
+					idle++
+					if oldest == nil || o.since.Before(oldest.since) {
+						oldest = o
+					}
+				}
+			}
+			if idle > l.maxIdle {
+				victim = oldest
+			}
+		}
+	case http.StateHijacked, http.StateClosed:
+		delete(l.conns, c)
+	}
+	l.mu.Unlock()
+	if victim != nil {
+		_ = victim.Close()
+	}
+	if st == http.StateIdle {
+		select {
+		case l.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// reclaimable returns the connection to close to make room for a new one
+// (the one idle longest, else the oldest that has sent no whole request
+// within Reclaim of its accept), or nil and how long until one may be (-1:
+// not before a connection changes state).
+func (l *limitListener) reclaimable() (*limitConn, time.Duration) {
+	if l.reclaim <= 0 {
+		return nil, -1
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var idle, slow *limitConn
+	for c := range l.conns {
+		switch c.state {
+		case http.StateIdle:
+			if idle == nil || c.since.Before(idle.since) {
+				idle = c
+			}
+		case http.StateNew:
+			if slow == nil || c.since.Before(slow.since) {
+				slow = c
+			}
+		}
+	}
+	if idle != nil {
+		return idle, 0
+	}
+	if slow == nil {
+		return nil, -1
+	}
+	if wait := l.reclaim - time.Since(slow.since); wait > 0 {
+		return nil, wait
+	}
+	return slow, 0
+}
+
+// room waits for a free place and takes it (got). Unless take is set, it
+// returns without one as soon as a place could be reclaimed; with take,
+// it reclaims it. ok is false once the listener is closed.
+func (l *limitListener) room(take bool) (got, ok bool) {
+	for {
+		select {
+		case l.sem <- struct{}{}:
+			return true, true
+		default:
+		}
+		victim, wait := l.reclaimable()
+		if victim != nil {
+			if !take {
+				return false, true
+			}
+			_ = victim.Close() // frees its place
+			continue
+		}
+		var timer *time.Timer
+		var expired <-chan time.Time
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			expired = timer.C
+		}
+		got, ok = false, true
+		select {
+		case l.sem <- struct{}{}:
+			got = true
+		case <-l.changed:
+		case <-expired:
+		case <-l.done:
+			ok = false
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if got || !ok {
+			return got, ok
+		}
+	}
+}
+
+// Accept waits for a free place, or for one it could reclaim; in the
+// latter case it accepts the next connection first and reclaims a place
+// for it only then, so that nothing is closed unless someone is waiting.
+// So at most one connection more than the cap is open: the one waiting
+// for its place.
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, &net.OpError{Op: "accept", Net: l.Addr().Network(), Addr: l.Addr(), Err: net.ErrClosed}
+	closed := &net.OpError{Op: "accept", Net: l.Addr().Network(), Addr: l.Addr(), Err: net.ErrClosed}
+	got, ok := l.room(false)
+	if !ok {
+		return nil, closed
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.sem
+		if got {
+			<-l.sem
+		}
 		return nil, err
 	}
-	return &limitConn{Conn: c, sem: l.sem}, nil
+	if !got {
+		if got, _ = l.room(true); !got {
+			_ = c.Close()
+			return nil, closed
+		}
+	}
+	lc := &limitConn{Conn: c, l: l, state: http.StateNew, since: time.Now()}
+	if l.conns != nil {
+		l.mu.Lock()
+		l.conns[lc] = struct{}{}
+		l.mu.Unlock()
+	}
+	return lc, nil
 }
 
 func (l *limitListener) Close() error {
@@ -128,13 +332,24 @@ func (l *limitListener) Close() error {
 
 type limitConn struct {
 	net.Conn
-	sem  chan struct{}
+	l    *limitListener
 	once sync.Once
+	// state and since (guarded by l.mu) are the server's last ConnState
+	// for it and when it was set.
+	state http.ConnState
+	since time.Time
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { <-c.sem })
+	c.once.Do(func() {
+		if c.l.conns != nil {
+			c.l.mu.Lock()
+			delete(c.l.conns, c)
+			c.l.mu.Unlock()
+		}
+		<-c.l.sem
+	})
 	return err
 }
 

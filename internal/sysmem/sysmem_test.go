@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,7 +53,7 @@ func TestAvailable(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			proc, cg := fakeSystem(t, c.memTotalKB, c.cgroup, c.limits)
-			m, err := available(proc, cg)
+			m, err := available(proc, cg, noAddressLimit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +65,7 @@ func TestAvailable(t *testing.T) {
 }
 
 func TestAvailableUnknown(t *testing.T) {
-	if _, err := available(filepath.Join(t.TempDir(), "no-proc"), t.TempDir()); !errors.Is(err, ErrUnknown) {
+	if _, err := available(filepath.Join(t.TempDir(), "no-proc"), t.TempDir(), noAddressLimit); !errors.Is(err, ErrUnknown) {
 		t.Errorf("no /proc: %v, want ErrUnknown", err)
 	}
 }
@@ -77,5 +78,37 @@ func TestAvailableHere(t *testing.T) {
 	}
 	if err != nil || m.Bytes < 64<<20 {
 		t.Errorf("Available() = %+v, %v", m, err)
+	}
+}
+
+func noAddressLimit() (uint64, bool) { return 0, false }
+
+// An address-space limit (ulimit -v) counts, less the Go runtime's
+// reserve, when it is the smallest of the three; a limit within the
+// reserve leaves nothing.
+func TestAvailableAddressLimit(t *testing.T) {
+	const gib = 1 << 30
+	proc, cg := fakeSystem(t, "25165824", "0::/ci/job\n", map[string]string{"ci/job/memory.max": "8589934592"}) // 24 GiB, a cgroup of 8
+	for _, c := range []struct {
+		name   string
+		limit  uint64
+		set    bool
+		want   uint64
+		source string
+	}{
+		{"none", 0, false, 8 * gib, "this cgroup's memory limit"},
+		{"4 GiB", 4 * gib, true, 4*gib - GoReserve, "address-space limit (ulimit -v: 4194304 KiB)"},
+		{"above the cgroup's", 16 * gib, true, 8 * gib, "this cgroup's memory limit"},
+		{"within the reserve", 1 * gib, true, 0, "address-space limit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := available(proc, cg, func() (uint64, bool) { return c.limit, c.set })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Bytes != c.want || !strings.Contains(m.Source, c.source) {
+				t.Errorf("got %d bytes from %q; want %d from %q", m.Bytes, m.Source, c.want, c.source)
+			}
+		})
 	}
 }

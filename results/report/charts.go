@@ -395,7 +395,19 @@ var outcomeColors = map[results.Outcome]color.Color{
 
 // outcomesChart: attempts stacked by outcome, one panel per cohort.
 func (v *view) outcomesChart(res time.Duration) chart {
-	// Only the outcomes that happened, so the legend stays short.
+	layers := v.outcomeLayers()
+	title := fmt.Sprintf("Attempts by outcome, per second in %s bins (stacked)", resText(res))
+	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, first bool) {
+		stack(p, rebin(e.cohort.Timeline, res), layers, first)
+	})
+	return chart{ID: "outcomes", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
+		Caption: "Successes and failures of the attempts over time, by outcome (ok at the bottom), counted when they were sent. " +
+			"Failures after the shaded windows are the retry waves knocking the recovering service down again."}
+}
+
+// outcomeLayers are the outcomes that happened, ok first, so the legend
+// stays short.
+func (v *view) outcomeLayers() []layer {
 	var layers []layer
 	for o := range results.NumOutcomes {
 		var n int64
@@ -408,13 +420,7 @@ func (v *view) outcomesChart(res time.Duration) chart {
 			layers = append(layers, layer{strings.ReplaceAll(o.String(), "_", " "), outcomeColors[o], seriesOf(results.Series(o))})
 		}
 	}
-	title := fmt.Sprintf("Attempts by outcome, per second in %s bins (stacked)", resText(res))
-	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, first bool) {
-		stack(p, rebin(e.cohort.Timeline, res), layers, first)
-	})
-	return chart{ID: "outcomes", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
-		Caption: "Successes and failures of the attempts over time, by outcome (ok at the bottom), counted when they were sent. " +
-			"Failures after the shaded windows are the retry waves knocking the recovering service down again."}
+	return layers
 }
 
 // requestsChart: logical requests that succeeded or gave up, per cohort.

@@ -10,8 +10,15 @@
 // end, and a results folder from another machine renders the same.
 //
 // Each chart is a small function from Runs to a drawing made with
-// gonum.org/v1/plot, written once as SVG (inlined in the HTML) and once as
-// PNG. The comparison table is generic: it flattens every field of each
+// gonum.org/v1/plot, written as PNG and, for the charts that are not time
+// series, as SVG inlined in the HTML. The time series (and a sweep's
+// figures against its fields) are drawn in the browser instead, by uPlot
+// (internal/uplot) through charts.js, from the page's embedded data
+// (interactive.go: the timelines at 10 ms, run-length encoded), so a reader
+// zooms into single buckets; the page inlines both scripts and allows them
+// by hash in its Content-Security-Policy. charts.js's API (at its top) takes
+// data in and draws charts, for any page that shows timelines. The
+// comparison table is generic: it flattens every field of each
 // cohort's entry in summary.json, so a metric added to the summary shows up
 // without a change here.
 package report

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -238,6 +239,66 @@ type figure struct {
 	chart
 	SVG template.HTML
 	PNG string // the PNG file beside the report, "" if none
+	// Interactive is set when charts.js draws the chart (uPlot) in the
+	// page instead of its SVG.
+	Interactive bool
+}
+
+// inline is what every page inlines to draw its interactive charts, and
+// the Content-Security-Policy that lets exactly those scripts run: by
+// their hashes, so nothing else can (no 'unsafe-inline' for scripts).
+// Styles stay 'unsafe-inline': uPlot sizes its elements with style
+// attributes, which a hash cannot allow.
+type inline struct {
+	CSP      string
+	UPlotCSS template.CSS
+	UPlotJS  template.JS
+	ChartsJS template.JS
+	Data     template.JS // the charts' data, JSON (chartsData)
+}
+
+// UPlotVersion is the inlined uPlot's version, for the footer.
+func (inline) UPlotVersion() string { return uplot.Version }
+
+func newInline(data *chartsData) (inline, error) {
+	js, err := marshalData(data)
+	if err != nil {
+		return inline{}, err
+	}
+	return inline{
+		CSP:      "default-src 'none'; style-src 'unsafe-inline'; script-src " + scriptHash(uplot.JS) + " " + scriptHash(chartsJS),
+		UPlotCSS: template.CSS(uplot.CSS),
+		UPlotJS:  template.JS(uplot.JS),
+		ChartsJS: template.JS(chartsJS),
+		Data:     template.JS(js),
+	}, nil
+}
+
+// figures are charts as the page shows them: the ones data draws
+// interactively without their SVG.
+func figures(charts []chart, svgs [][]byte, data *chartsData, o Options) []figure {
+	drawn := map[string]*chartSpec{}
+	for _, s := range data.Charts {
+		drawn[s.ID] = s
+	}
+	var out []figure
+	for i, c := range charts {
+		f := figure{chart: c}
+		if s, ok := drawn[c.ID]; ok {
+			f.Interactive = true
+			f.Title = s.Title
+			if s.caption != "" {
+				f.Caption = s.caption
+			}
+		} else {
+			f.SVG = template.HTML(svgs[i])
+		}
+		if !o.NoPNG && !c.Empty {
+			f.PNG = c.ID + ".png"
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 type scenarioText struct {
@@ -245,6 +306,7 @@ type scenarioText struct {
 }
 
 type page struct {
+	inline
 	Title, Subtitle string
 	Facts           []string // one line per run: mode, seed, version, start
 	Overlay         bool
@@ -252,10 +314,41 @@ type page struct {
 	Fields          table
 	Lists           []table
 	Metrics         table
+	Headline        table // the headline figures of Metrics
+	SelfCheck       []selfCheck
 	Explain         []explanation
+	Lead            *figure // the headline chart, on the first screen
 	Figures         []figure
 	Scenarios       []scenarioText
 	Version         string
+}
+
+// selfCheck is a run's self-check line and whether the harness kept up.
+type selfCheck struct {
+	Text string
+	OK   bool
+}
+
+// headlineTable is the headline metrics (results.Metric.Headline) of the
+// comparison table turned on its side: a row per cohort (and its sim
+// figures), a column per metric, so it fits the first screen.
+func headlineTable(all table) table {
+	t := table{Head: []string{"cohort"}}
+	var rows []row
+	for _, r := range all.Rows {
+		if m, ok := results.LookupMetric(r.Key); ok && m.Headline {
+			t.Head = append(t.Head, r.Key)
+			rows = append(rows, r)
+		}
+	}
+	for j, label := range all.Head[1:] {
+		rw := row{Key: label}
+		for _, r := range rows {
+			rw.Cells = append(rw.Cells, r.Cells[j])
+		}
+		t.Rows = append(t.Rows, rw)
+	}
+	return t
 }
 
 type explanation struct {
@@ -265,6 +358,11 @@ type explanation struct {
 
 func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, error) {
 	p := page{Version: o.Version, Overlay: len(v.runs) > 1}
+	data := v.interactive(charts)
+	var err error
+	if p.inline, err = newInline(data); err != nil {
+		return nil, err
+	}
 	var names []string
 	for _, r := range v.runs {
 		if !slices.Contains(names, r.Summary.Scenario) {
@@ -285,7 +383,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 			}
 		}
 		if h := r.Summary.Harness; h != nil && !h.Trustworthy {
-			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies ("+strings.Join(h.Warnings, "; ")+").")
+			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies (the self-check below says why).")
 		}
 		lines := results.Explain(r.Summary)
 		if len(lines) > 0 {
@@ -306,12 +404,14 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 			fact = r.Label + ": " + fact
 		}
 		p.Facts = append(p.Facts, fact)
-		if line := results.SelfCheckLine(sm); line != "" {
-			if len(v.runs) > 1 {
-				line = r.Label + ": " + line
-			}
-			p.Facts = append(p.Facts, line)
+		line, ok := results.SelfCheckLine(sm), sm.Harness == nil || sm.Harness.Trustworthy
+		if line == "" {
+			line = "self-check: none in virtual time (the simulator's clock cannot fall behind)."
 		}
+		if len(v.runs) > 1 {
+			line = r.Label + ": " + line
+		}
+		p.SelfCheck = append(p.SelfCheck, selfCheck{Text: line, OK: ok})
 	}
 	p.Title = "herdbench: " + strings.Join(names, ", ")
 	if p.Overlay {
@@ -321,16 +421,17 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		}
 		p.Title += ": " + strings.Join(labels, " vs ")
 	} else {
+		if r := v.runs[0]; r.Label != r.Summary.Scenario {
+			p.Title += " (" + r.Label + ")" // the results folder, "outage-20261201T200000Z"
+		}
 		p.Subtitle = v.runs[0].Summary.Description
 	}
 	p.Fields, p.Lists = runTables(v)
 	p.Metrics = metricsTable(v)
-	for i, c := range charts {
-		f := figure{chart: c, SVG: template.HTML(svgs[i])}
-		if !o.NoPNG && !c.Empty {
-			f.PNG = c.ID + ".png"
-		}
-		p.Figures = append(p.Figures, f)
+	p.Headline = headlineTable(p.Metrics)
+	p.Figures = figures(charts, svgs, data, o)
+	if len(p.Figures) > 0 && p.Figures[0].Interactive {
+		p.Lead, p.Figures = &p.Figures[0], p.Figures[1:]
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, p); err != nil {
@@ -339,34 +440,57 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	return buf.Bytes(), nil
 }
 
+// folded is a description of several lines: its first line, and the rest
+// shown on a click, so the verdict and the headline chart stay on the first
+// screen.
+type folded struct{ Head, Rest string }
+
+// summaryLine folds a description longer than two lines; nil otherwise.
+func summaryLine(text string) *folded {
+	head, rest, ok := strings.Cut(strings.TrimSpace(text), "\n")
+	if !ok || strings.Count(rest, "\n") < 1 {
+		return nil
+	}
+	return &folded{Head: head, Rest: rest}
+}
+
 // baseTemplate holds what a run's page and a sweep's share: the head
 // (title, facts, subtitle and notes), the charts, the style and the tables.
-var baseTemplate = template.Must(template.New("base").Parse(`{{define "head"}}<!DOCTYPE html>
+var baseTemplate = template.Must(template.New("base").Funcs(template.FuncMap{"summaryLine": summaryLine}).Parse(`{{define "head"}}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="herdbench {{.Version}}">
 <title>{{.Title}}</title>
-{{template "style"}}</head>
+{{template "style"}}<style>{{.UPlotCSS}}</style>
+</head>
 <body>
 <main>
 <header>
 <h1>{{.Title}}</h1>
 {{range .Facts}}<p class="facts">{{.}}</p>
-{{end}}{{with .Subtitle}}<p class="subtitle">{{.}}</p>{{end}}
+{{end}}{{with .Subtitle}}{{with summaryLine .}}<details class="subtitle"><summary>{{.Head}}</summary>{{.Rest}}</details>{{else}}<p class="subtitle">{{.}}</p>{{end}}{{end}}
 </header>
 {{with .Notes}}<div class="notes" role="note"><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{end}}
 {{define "charts"}}<section id="charts">
 <h2>Charts</h2>
-{{range .Figures}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
-{{.SVG}}
-<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
+<p class="howto">Drag across a chart to zoom in (the bins narrow as you zoom, down to the recorded buckets), shift-drag to pan, ctrl-wheel to zoom at the pointer, double-click to zoom out. The charts over time zoom together. Click a name in a legend to hide or show its series.</p>
+{{range .Figures}}{{template "figure" .}}{{end}}
+</section>
+{{end}}
+{{define "figure"}}<figure class="chart" id="{{.ID}}" data-chart="{{.ID}}" aria-label="{{.Title}}">
+{{if .Interactive}}<h3>{{.Title}}</h3>
+<div class="uplot-chart" data-uplot="{{.ID}}"></div>
+{{else}}{{.SVG}}
+{{end}}<figcaption>{{.Caption}}{{with .PNG}} <span class="file">Also saved as {{.}}.</span>{{end}}</figcaption>
 </figure>
 {{end}}
-</section>
+{{define "scripts"}}<script type="application/json" id="herdbench-data">{{.Data}}</script>
+<script>{{.UPlotJS}}</script>
+<script>{{.ChartsJS}}</script>
 {{end}}
 {{define "style"}}<style>
 :root { color-scheme: light; }
@@ -377,6 +501,7 @@ h2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid #ddd; p
 h3 { font-size: 1rem; margin: 1.6rem 0 .3rem; }
 .facts { color: #555; font-size: .85rem; margin: 0 0 .2rem; }
 .subtitle { color: #444; margin: 0 0 1rem; white-space: pre-line; }
+details.subtitle summary { cursor: pointer; }
 .notes { background: #fff6e0; border: 1px solid #f0d58c; padding: .5rem 1rem; border-radius: 4px; }
 nav ul { columns: 2; padding-left: 1.2rem; margin: .3rem 0; }
 table { border-collapse: collapse; font-size: .85rem; margin: .4rem 0 1rem; }
@@ -398,6 +523,15 @@ figcaption { color: #333; font-size: .9rem; margin: .3rem 0 0; }
 figcaption .file { color: #777; font-family: "Liberation Mono", Menlo, Consolas, monospace; font-size: .8rem; }
 pre { background: #f6f6f6; border: 1px solid #e3e3e3; padding: .7rem; overflow-x: auto; font-size: .8rem; }
 footer { color: #777; font-size: .8rem; margin-top: 3rem; }
+figure.chart h3 { text-align: center; font-size: 1rem; margin: 0 0 .3rem; }
+.uplot-chart { width: 100%; min-height: 120px; }
+.uplot-chart .u-title { font-size: .9rem; font-weight: bold; }
+.uplot-chart .u-legend { font-size: .8rem; }
+.hb-status, .howto { color: #666; font-size: .8rem; margin: .2rem 0; }
+.verdict ul { margin: .3rem 0 .6rem; }
+.selfcheck { font-size: .9rem; margin: .2rem 0; padding: .3rem .6rem; border-radius: 4px; }
+.selfcheck.ok { background: #eef7ee; border: 1px solid #b9dcb9; }
+.selfcheck.bad { background: #fdeaea; border: 1px solid #e6a3a3; font-weight: bold; }
 </style>
 {{end}}
 {{define "table"}}<table>
@@ -409,22 +543,28 @@ footer { color: #777; font-size: .8rem; margin-top: 3rem; }
 </table>{{end}}
 `))
 
-var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<nav aria-label="contents"><ul>
-<li><a href="#summary">Comparison table</a></li>
-{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
-{{end}}<li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
+var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<section id="verdict" class="verdict">
+<h2>What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</h2>
+{{range .Explain}}{{if $.Overlay}}<h3>{{.Label}}</h3>{{end}}
+<ul class="explain">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}<div class="scroll">{{template "table" .Headline}}</div>
+{{range .SelfCheck}}<p class="selfcheck {{if .OK}}ok{{else}}bad{{end}}">{{.Text}}</p>
+{{end}}</section>
+{{with .Lead}}{{template "figure" .}}{{end}}
+<nav aria-label="contents"><ul>
+<li><a href="#verdict">What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</a></li>
+{{with .Lead}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}<li><a href="#summary">Comparison table</a></li>
+<li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
 <li><a href="#scenario">The scenario as run</a></li>
 </ul></nav>
-
+{{template "charts" .}}
 <section id="summary">
 <h2>Comparison: every metric of summary.json</h2>
 <div class="scroll">{{template "table" .Metrics}}</div>
-{{range .Explain}}{{if $.Overlay}}<h3>{{.Label}}</h3>{{end}}
-<ul class="explain">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
-{{end}}
 </section>
 
-{{template "charts" .}}
 <section id="run">
 <h2>The run{{if .Overlay}}s{{end}}</h2>
 <div class="scroll">{{template "table" .Fields}}</div>
@@ -438,9 +578,9 @@ var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report
 {{end}}
 </section>
 
-<footer>Rendered by herdbench {{.Version}} from summary.json, timeline.csv, the .hlog files and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network.</footer>
+<footer>Rendered by herdbench {{.Version}} from summary.json, timeline.csv, the .hlog files and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network: its charts are drawn by uPlot {{.UPlotVersion}} (MIT licence), inlined.</footer>
 </main>
-</body>
+{{template "scripts" .}}</body>
 </html>
 
 `))

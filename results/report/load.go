@@ -85,7 +85,7 @@ func Load(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Label: filepath.Base(filepath.Clean(dir))}
+	r := &Run{Dir: dir, Label: results.PublishedName(dir)} // a run draws its report in its staging folder
 	if r.Summary, err = results.DecodeSummary(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"html"
 	"image/png"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -51,12 +53,47 @@ var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>\n?`)
 
 // splitHTML returns the HTML with each inline chart replaced by a marker,
 // and the charts' SVG documents in order: the page and the charts are
-// golden-tested apart so a diff stays readable.
-func splitHTML(t *testing.T, html []byte) ([]byte, [][]byte) {
+// golden-tested apart so a diff stays readable. The inlined uPlot and
+// charts.js, and their hashes in the CSP, are placeholders: the library
+// would bloat the golden files, charts.js is reviewed as itself, and
+// TestPageInlinesItsScripts checks the real ones.
+func splitHTML(t *testing.T, doc []byte) ([]byte, [][]byte) {
 	t.Helper()
-	svgs := svgElement.FindAll(html, -1)
-	page := svgElement.ReplaceAllLiteral(html, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
+	svgs := svgElement.FindAll(doc, -1)
+	page := svgElement.ReplaceAllLiteral(doc, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
+	for _, r := range []struct{ text, marker string }{
+		{uplot.JS, "/* uPlot " + uplot.Version + ": internal/uplot/uPlot.iife.min.js */"},
+		{chartsJS, "/* results/report/charts.js */"},
+		{uplot.CSS, "/* internal/uplot/uPlot.min.css */"},
+	} {
+		if !bytes.Contains(page, []byte(r.text)) {
+			t.Errorf("the page lacks %s", r.marker)
+		}
+		page = bytes.ReplaceAll(page, []byte(r.text), []byte(r.marker))
+	}
+	// The CSP, readable, with the scripts' hashes named.
+	page = cspMeta.ReplaceAllFunc(page, func(m []byte) []byte {
+		csp := html.UnescapeString(string(cspMeta.FindSubmatch(m)[1]))
+		csp = strings.ReplaceAll(csp, scriptHash(uplot.JS), "(hash of uPlot)")
+		csp = strings.ReplaceAll(csp, scriptHash(chartsJS), "(hash of charts.js)")
+		return []byte(`<meta http-equiv="Content-Security-Policy" content="` + csp + `">`)
+	})
 	return page, svgs
+}
+
+// chartSVGs draws charts as SVG, as the PNGs beside the report are drawn:
+// the page draws its time series with uPlot instead.
+func chartSVGs(t *testing.T, charts []chart) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(charts))
+	for i, c := range charts {
+		b, err := renderSVG(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = svgElement.Find(append(b, '\n'))
+	}
+	return out
 }
 
 func fixedRun(t *testing.T, seed uint64, shift time.Duration, label string) *Run {
@@ -79,11 +116,13 @@ func TestRenderGolden(t *testing.T) {
 	if len(files) != 1+len(charts) || files[0].Name != "report.html" {
 		t.Fatalf("got %d files starting with %s; want report.html and one PNG per chart (%d)", len(files), files[0].Name, len(charts))
 	}
-	page, svgs := splitHTML(t, files[0].Data)
-	if len(svgs) != len(charts) {
-		t.Fatalf("report.html has %d inline SVG charts, want %d", len(svgs), len(charts))
+	page, inSVG := splitHTML(t, files[0].Data)
+	data := v.interactive(charts)
+	if len(inSVG)+len(data.Charts) != len(charts) {
+		t.Fatalf("report.html has %d inline SVG charts and %d uPlot charts, want %d in all", len(inSVG), len(data.Charts), len(charts))
 	}
 	golden(t, "report.html", page)
+	svgs := chartSVGs(t, charts)
 	for i, c := range charts {
 		golden(t, c.ID+".svg", svgs[i])
 		f := files[1+i]
@@ -125,7 +164,8 @@ func TestRenderOverlayGolden(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("NoPNG: got %d files, want report.html only", len(files))
 	}
-	page, svgs := splitHTML(t, files[0].Data)
+	page, _ := splitHTML(t, files[0].Data)
+	svgs := chartSVGs(t, newView([]*Run{before, after}).charts())
 	golden(t, "overlay.html", page)
 	golden(t, "overlay-attempts_1s.svg", svgs[0])
 	golden(t, "overlay-attempts_100ms.svg", svgs[1])
@@ -458,5 +498,33 @@ func TestRecordingLatencyOverTime(t *testing.T) {
 	c = newView([]*Run{swarm, recorded}).latencyOverTimeChart()
 	if !strings.HasPrefix(c.Title, "Request latency over time") || c.Empty {
 		t.Errorf("an overlay with a swarm's run: %q, empty %v; want the request p99", c.Title, c.Empty)
+	}
+}
+
+// A run draws its report in its hidden staging folder before publishing
+// it: the page names the run by the folder it is published as, never by
+// the staging folder's ".<name>.partial-NNN".
+func TestReportNamesThePublishedFolder(t *testing.T) {
+	staged, err := results.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer staged.Discard()
+	dir := fixture(t, staged.Dir, 1, 0)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render([]*Run{r}, Options{Version: "test", NoPNG: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files[0].Data)
+	if !strings.Contains(page, "<h1>herdbench: fixture (fixture-20261201T200000Z)</h1>") ||
+		!strings.Contains(page, `<th scope="col">fixture-20261201T200000Z</th>`) {
+		t.Errorf("the page does not name the run fixture-20261201T200000Z:\n%.3000s", page)
+	}
+	if strings.Contains(page, ".partial-") {
+		t.Errorf("the page names the staging folder %s", filepath.Base(staged.Dir))
 	}
 }

@@ -272,6 +272,7 @@ func metricTitle(name string) string {
 
 // sweepPage is the data of a sweep's report.html.
 type sweepPage struct {
+	inline
 	Title, Subtitle string
 	Facts           []string
 	Notes           []string
@@ -311,13 +312,12 @@ func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]
 	if len(v.axes) > 2 {
 		p.Notes = append(p.Notes, fmt.Sprintf("With %d swept fields the figures are drawn against the first only (one line per combination of the others), and without heat maps; sweep.csv holds every figure.", len(v.axes)))
 	}
-	for i, c := range charts {
-		f := figure{chart: c, SVG: template.HTML(svgs[i])}
-		if !o.NoPNG && !c.Empty {
-			f.PNG = c.ID + ".png"
-		}
-		p.Figures = append(p.Figures, f)
+	data := v.interactive(charts)
+	var err error
+	if p.inline, err = newInline(data); err != nil {
+		return nil, err
 	}
+	p.Figures = figures(charts, svgs, data, o)
 	p.Table = v.table()
 	var buf bytes.Buffer
 	if err := sweepTemplate.Execute(&buf, p); err != nil {
@@ -391,6 +391,6 @@ var sweepTemplate = template.Must(template.Must(baseTemplate.Clone()).New("sweep
 
 <footer>Rendered by herdbench {{.Version}} from sweep.csv, a point's summary and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network.</footer>
 </main>
-</body>
+{{template "scripts" .}}</body>
 </html>
 `))

@@ -68,7 +68,7 @@ func sweepFixture(t *testing.T, fields map[string][]string, order []string, skip
 			for rep := range 2 {
 				r := results.Run{Strategy: name, Requests: 1000, Succeeded: 990 - int64(rep*5+i), Failed: 10 + int64(rep*5+i), Attempts: 1400 + int64(100*rep+i),
 					HerdFactor: herd + float64(rep), FailedAfterFault: failed + int64(rep), PeakAttemptsPerS: 300 + int64(10*i)}
-				r.SuccessRatio = float64(r.Succeeded) / float64(r.Requests)
+				r.SuccessRatio = results.SuccessRatioOf(r.Succeeded, r.Failed)
 				r.Amplification = float64(r.Attempts) / float64(r.Requests)
 				if !(num["workload.clients"] >= 50 && num["chaos[crash].for"] >= 2) {
 					rec := 0.4*float64(i) + 0.1*float64(rep+ci)
@@ -101,13 +101,24 @@ func renderSweepFixture(t *testing.T, dir string, o Options) []File {
 	return files
 }
 
+// sweepSVGs draws the sweep's charts as SVG, as its PNGs are drawn.
+func sweepSVGs(t *testing.T, dir string) [][]byte {
+	t.Helper()
+	sw, err := LoadSweep(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chartSVGs(t, newSweepView(sw).charts())
+}
+
 // One swept field: every figure against it, a line per cohort.
 func TestSweepReportGolden(t *testing.T) {
 	dir := sweepFixture(t, map[string][]string{"strategies[0].jitter": {"0", "0.05", "0.1", "0.2", "0.5", "1"}}, []string{"strategies[0].jitter"}, "")
 	const dpi = 30
 	files := renderSweepFixture(t, dir, Options{Version: "v0.0.0-test", DPI: dpi})
-	page, svgs := splitHTML(t, files[0].Data)
-	if len(svgs) != 1 || len(files) != 2 || files[1].Name != "sweep_1.png" {
+	page, inSVG := splitHTML(t, files[0].Data)
+	svgs := sweepSVGs(t, dir)
+	if len(inSVG) != 0 || len(svgs) != 1 || len(files) != 2 || files[1].Name != "sweep_1.png" {
 		t.Fatalf("%d charts, files %d; want the chart against the one field and its PNG", len(svgs), len(files))
 	}
 	golden(t, "sweep.html", page)
@@ -138,10 +149,11 @@ func TestSweepHeatMapGolden(t *testing.T) {
 	dir := sweepFixture(t, map[string][]string{"workload.clients": {"10", "50", "100"}, "chaos[crash].for": {"1s", "2s", "4s"}},
 		[]string{"workload.clients", "chaos[crash].for"}, "workload.clients=100, chaos[crash].for=4s")
 	files := renderSweepFixture(t, dir, Options{Version: "v0.0.0-test", NoPNG: true})
-	page, svgs := splitHTML(t, files[0].Data)
+	page, inSVG := splitHTML(t, files[0].Data)
+	svgs := sweepSVGs(t, dir)
 	ids := []string{"sweep_1", "sweep_2", "heatmap_recovery_s", "heatmap_success_ratio", "heatmap_herd_factor", "heatmap_failed_after_fault", "heatmap_amplification"}
-	if len(svgs) != len(ids) {
-		t.Fatalf("%d charts, want %d", len(svgs), len(ids))
+	if len(svgs) != len(ids) || len(inSVG) != len(ids)-2 {
+		t.Fatalf("%d charts, %d of them SVG in the page; want %d, the two against a field drawn by uPlot", len(svgs), len(inSVG), len(ids))
 	}
 	golden(t, "sweep2.html", page)
 	golden(t, "sweep2-heatmap_recovery_s.svg", svgs[2])

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/spf13/pflag"
+)
+
+// addOutputFlags adds the flags that choose what a finished run writes
+// besides its results folder: the ones CI reads.
+func addOutputFlags(fs *pflag.FlagSet, f *scenarioFlags) {
+	fs.StringVar(&f.junit, "junit", "", "also write the thresholds as a JUnit XML report to this file, for CI systems: a test case per threshold per cohort, failures with the value measured")
+	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout (the tables and messages go to stderr); for a sweep, a JSON array of every point's summary")
+}
+
+// checkJUnitPath checks, before the run, that --junit's file can be
+// written where it is named: its folder exists and it is not a folder.
+func checkJUnitPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder; name the file to write, e.g. %s", path, filepath.Join(path, "herdbench-junit.xml"))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("the folder %s of %s: %w", dir, path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// writeOutputs writes what --junit and --json ask for, once the run's
+// thresholds are checked; stdout gets the JSON.
+func writeOutputs(f *scenarioFlags, e *ending, stdout io.Writer) error {
+	summaries := e.summaries()
+	var errs []error
+	if f.junit != "" {
+		data, err := encodeJUnit(summaries, e.label)
+		if err == nil {
+			err = results.WriteFileAtomic(f.junit, data)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--junit %s: %w", f.junit, err))
+		}
+	}
+	if f.json {
+		var out bytes.Buffer
+		if e.sweep {
+			out.WriteString("[\n")
+		}
+		for i, s := range summaries {
+			data, err := results.EncodeSummary(s)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("--json: %w", err))
+				break
+			}
+			if i > 0 {
+				out.WriteString(",\n")
+			}
+			out.Write(bytes.TrimRight(data, "\n"))
+		}
+		if e.sweep {
+			out.WriteString("\n]")
+		}
+		out.WriteByte('\n')
+		if _, err := stdout.Write(out.Bytes()); err != nil {
+			errs = append(errs, fmt.Errorf("--json: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// printScenario is --print: the scenario's YAML as written (a built-in's,
+// or a file's) on stdout, so a user can copy and edit it. Flags that
+// would change the run are refused: --print shows the file, not a run.
+func printScenario(fs *pflag.FlagSet, stdout, stderr io.Writer) int {
+	var others []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if fl.Name != "print" {
+			others = append(others, "--"+fl.Name)
+		}
+	})
+	if len(others) > 0 {
+		fmt.Fprintf(stderr, "herdbench scenario: --print prints the scenario's file as written and runs nothing; %s would change a run: drop them\n", strings.Join(others, ", "))
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "herdbench scenario --print: name one scenario (a built-in name or a file), got %d arguments\nRun 'herdbench list' for the built-in scenarios.\n", fs.NArg())
+		return exitUsage
+	}
+	_, data, err := scenarios.Find(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario:", err)
+		return exitUsage
+	}
+	if _, err := stdout.Write(data); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario --print:", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// builtinNote says, when a scenario named like a file (outage.yaml) was
+// found only as a built-in, that the built-in runs, and how to get a file
+// of it to edit; "" otherwise.
+func builtinNote(arg string) string {
+	if !strings.HasSuffix(arg, ".yaml") && !strings.HasSuffix(arg, ".yml") {
+		return ""
+	}
+	name, _, err := scenarios.Find(arg)
+	if err != nil || !strings.HasSuffix(name, "(built-in)") {
+		return ""
+	}
+	b := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+	return fmt.Sprintf("herdbench: there is no file %s here, so the built-in scenario %s runs (to edit it: herdbench scenario %s --print > %s)", arg, b, b, arg)
+}

@@ -1,0 +1,452 @@
+package herdtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/seeds"
+)
+
+// Mode says on which clock and network a run goes.
+type Mode uint8
+
+// Modes.
+const (
+	// Virtual runs in a testing/synctest bubble over an in-memory
+	// network: the bubble's clock, seconds of wall time for minutes of
+	// scenario.
+	Virtual Mode = iota
+	// Real runs on the wall clock over loopback (127.0.0.1).
+	Real
+)
+
+func (m Mode) String() string {
+	if m == Real {
+		return "real time"
+	}
+	return "virtual time"
+}
+
+// Client is what one client of a cohort gets to build its client code
+// with: the target's address, ready connections to it, and its own random
+// stream.
+type Client struct {
+	Cohort string // the cohort's name
+	Index  int    // the client's index in its cohort, from 0
+	// URL is the target's base URL, http://127.0.0.1:PORT/: send any
+	// method to any path under it.
+	URL string
+	// HTTP is a ready client whose every round trip is one attempt,
+	// recorded; it has no timeout of its own (give it your library's).
+	// Its connections are this client's alone, as a real client's pool.
+	HTTP *http.Client
+	// Transport is HTTP's transport, for libraries that take a
+	// RoundTripper: its round trips are recorded too.
+	Transport http.RoundTripper
+	// Dial opens a connection to the target's address, for libraries that
+	// build their own transport; what goes over it is not recorded unless
+	// it goes through Transport.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Rand is the client's own random stream, from the run's seed: the
+	// same numbers in every cohort and every run of that seed.
+	Rand *rand.Rand
+}
+
+// RequestFunc performs one logical request: nil when it succeeded, an
+// error when it gave up. ctx ends at the run's end: pass it to your
+// requests (http.NewRequestWithContext) so an unfinished request stops
+// there.
+type RequestFunc func(ctx context.Context) error
+
+// Cohort is one fleet of clients running the same code.
+type Cohort struct {
+	// Name names the cohort in the figures (summary.json's runs[].strategy).
+	Name string
+	// New builds one client's code, once per client, before the run's
+	// t = 0, and returns its request function.
+	New func(c *Client) RequestFunc
+	// Thresholds are gates for this cohort alone, in the scenario's
+	// grammar ("herd_factor < 3", "failed_after_fault <= 10").
+	Thresholds []string
+}
+
+// Options say which scenario to run and how.
+type Options struct {
+	// Scenario is a built-in scenario's name (herdbench list) or a
+	// scenario file; with YAML set, the name the scenario is known by.
+	Scenario string
+	// YAML, if set, is the scenario itself.
+	YAML []byte
+	// Mode is Virtual (the default) or Real.
+	Mode Mode
+	// Seed replaces the scenario's root seed when not 0.
+	Seed uint64
+	// Duration and Clients replace the scenario's when not 0.
+	Duration time.Duration
+	Clients  int
+	// Thresholds are gates for every cohort, besides the scenario's.
+	Thresholds []string
+	// Out is where a failing run's results folder goes; the test's
+	// artifact folder (testing.T.ArtifactDir) when "".
+	Out string
+	// Grace is how long after the run's end a request may take to return
+	// before it is reported as one that never returns; 10 s when 0.
+	Grace time.Duration
+	// Stall is, in virtual time, how long the bubble's clock may stand
+	// still, in wall time, while the run is unfinished, before herdtest
+	// stops the test (a wait outside the bubble); 30 s when 0.
+	Stall time.Duration
+}
+
+// ErrUnsupported is wrapped by the errors of what herdtest cannot run.
+var ErrUnsupported = errors.New("herdtest: not supported")
+
+// plan compiles the scenario for the cohorts: one plan, whose strategies
+// name the cohorts, with the scenario's thresholds for every cohort and
+// each cohort's own.
+func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
+	if len(cohorts) == 0 {
+		return nil, errors.New("herdtest: no cohort to run; pass at least one Cohort")
+	}
+	seen := map[string]bool{}
+	for i, c := range cohorts {
+		switch {
+		case c.Name == "":
+			return nil, fmt.Errorf("herdtest: cohort %d has no Name", i)
+		case seen[c.Name]:
+			return nil, fmt.Errorf("herdtest: two cohorts are named %q; each names a row of the figures", c.Name)
+		case c.New == nil:
+			return nil, fmt.Errorf("herdtest: cohort %q has no New function to build its clients", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	name, data := o.Scenario, o.YAML
+	if data == nil {
+		var err error
+		if name, data, err = scenarios.Find(o.Scenario); err != nil {
+			return nil, err
+		}
+	} else if name == "" {
+		name = "herdtest.yaml"
+	}
+	sc, err := scenarios.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(sc.File.Strategies) == 0 && !hasKey(data, "strategies") {
+		// The cohorts are the strategies here: a scenario written for
+		// herdtest (or for herdbench target and proxy) needs none of its
+		// own, and the compiler wants one to name.
+		data = append(append([]byte(nil), data...), "\nstrategies: # the cohorts are herdtest's\n  - name: herdtest\n    backoff: none\n"...)
+		if sc, err = scenarios.Parse(name, data); err != nil {
+			return nil, err
+		}
+	}
+	ov := scenarios.Overrides{Duration: o.Duration}
+	seed := seeds.Resolve(nilIfZero(o.Seed), sc.File.Seed)
+	ov.Seed = &seed
+	if o.Clients > 0 {
+		ov.Set = []scenarios.Axis{{Path: "workload.clients", Values: []string{fmt.Sprint(o.Clients)}, Origin: "herdtest.Options.Clients"}}
+	}
+	plans, err := sc.Expand(ov)
+	if err != nil {
+		return nil, err
+	}
+	if len(plans) != 1 {
+		return nil, fmt.Errorf("%w: the scenario sweeps %d points; herdtest runs one (set the swept fields in the file)", ErrUnsupported, len(plans))
+	}
+	p := plans[0]
+	switch {
+	case p.TargetURL != "":
+		return nil, fmt.Errorf("%w: the scenario sends to an external target (%s); herdtest runs against herdbench's own target, in-process: remove target.url", ErrUnsupported, p.TargetURL)
+	case p.Workload.Kind == clients.Open:
+		return nil, fmt.Errorf("%w: an open workload (arrivals per second); herdtest runs closed-loop and one-shot clients, each its own client object", ErrUnsupported)
+	case len(p.Tiers) > 0:
+		return nil, fmt.Errorf("%w: a chain of tiers; herdtest calls a single target", ErrUnsupported)
+	}
+	var ths []results.Threshold
+	for _, th := range p.Thresholds {
+		if th.Cohort == "" { // a strategy's own gates name the scenario's strategies, not these cohorts
+			ths = append(ths, th)
+		}
+	}
+	add := func(cohort string, exprs []string) error {
+		for _, e := range exprs {
+			th, err := results.ParseThreshold(e)
+			if err != nil {
+				return fmt.Errorf("herdtest: threshold %q: %w", e, err)
+			}
+			th.Cohort = cohort
+			ths = append(ths, th)
+		}
+		return nil
+	}
+	if err := add("", o.Thresholds); err != nil {
+		return nil, err
+	}
+	p.Strategies = make([]clients.Strategy, len(cohorts))
+	for i, c := range cohorts {
+		if err := add(c.Name, c.Thresholds); err != nil {
+			return nil, err
+		}
+		p.Strategies[i] = clients.Strategy{Name: c.Name}
+	}
+	p.Thresholds = ths
+	return p, nil
+}
+
+// hasKey reports whether the YAML document has a top-level key.
+func hasKey(data []byte, key string) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, key+":") {
+			return true
+		}
+	}
+	return false
+}
+
+func nilIfZero(v uint64) *uint64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+// problems collects what went wrong in the cohorts' code during a run: a
+// panic, a request that never returned. Reported once the run is over.
+type problems struct {
+	mu   sync.Mutex
+	msgs []string
+	seen map[string]int // by cohort and kind: how many more of the same
+}
+
+func (p *problems) add(cohort, kind, msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen == nil {
+		p.seen = map[string]int{}
+	}
+	key := cohort + "\x00" + kind
+	if p.seen[key]++; p.seen[key] == 1 {
+		p.msgs = append(p.msgs, msg)
+	}
+}
+
+func (p *problems) list() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := append([]string(nil), p.msgs...)
+	for key, n := range p.seen {
+		if n > 1 {
+			c, kind, _ := strings.Cut(key, "\x00")
+			out = append(out, fmt.Sprintf("cohort %s: %d clients in all had this problem: %s", c, n, kind))
+		}
+	}
+	return out
+}
+
+// driver runs the user's cohorts as engine.Options.Drive.
+type driver struct {
+	cohorts []Cohort
+	grace   time.Duration
+	probs   *problems
+	virtual bool // in a synctest bubble
+	// progress is the latest instant of the run's clock a client saw, in
+	// ns since t = 0: what the virtual-time watchdog reads.
+	progress *atomic.Int64
+}
+
+// drive runs one cohort's clients until the run's end.
+func (d *driver) drive(ctx context.Context, c engine.Driven) {
+	end := c.Origin.Add(c.Duration)
+	ctx, cancel := context.WithDeadline(ctx, end)
+	defer cancel()
+	co := d.cohorts[c.Index]
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	var transports []*http.Transport
+	for i := range c.Workload.Clients {
+		dial := c.Dial
+		if dial == nil {
+			dial = (&net.Dialer{}).DialContext
+		}
+		base := &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 16, DisableCompression: true}
+		transports = append(transports, base)
+		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end}
+		rt := &recordingTransport{base: base, cl: cl}
+		env := &Client{Cohort: co.Name, Index: i, URL: c.URL + "/", HTTP: &http.Client{Transport: rt}, Transport: rt,
+			Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
+		fn, ok := cl.build(co, env)
+		if !ok {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl.loop(ctx, co.Name, fn)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(end) + d.grace):
+		d.probs.add(co.Name, "a request that did not return", fmt.Sprintf(
+			"cohort %s: requests still running %s after the run's end: a request function must return once its ctx ends (pass ctx to its requests, and to its waits); the figures leave them out", co.Name, d.grace))
+		if d.virtual {
+			// Virtual time costs nothing to wait in: a request that sleeps
+			// past the end ends by itself. One blocked for good on something
+			// no goroutine of the bubble will ever do is synctest's
+			// deadlock, which names the goroutines.
+			<-done
+		}
+	}
+	for _, t := range transports {
+		t.CloseIdleConnections()
+	}
+}
+
+// client is one client of a cohort: its clock, its think times, its
+// attempt numbers.
+type client struct {
+	d     *driver
+	c     engine.Driven
+	id    int
+	shard *results.Shard
+	think *rand.Rand
+	end   time.Time
+	// attempt numbers the round trips of the current request: 1 for the
+	// first.
+	attempt atomic.Int64
+}
+
+func (cl *client) now() time.Duration {
+	el := time.Since(cl.c.Origin)
+	if p := cl.d.progress; p != nil {
+		for {
+			old := p.Load()
+			if int64(el) <= old || p.CompareAndSwap(old, int64(el)) {
+				break
+			}
+		}
+	}
+	return el
+}
+
+// build calls the cohort's New for one client; a panic there is the
+// cohort's problem, reported, and the client does not run.
+func (cl *client) build(co Cohort, env *Client) (fn RequestFunc, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			cl.d.probs.add(co.Name, "a panic in New", fmt.Sprintf("cohort %s: New panicked for client %d: %v\n%s", co.Name, cl.id, v, debug.Stack()))
+			ok = false
+		}
+	}()
+	fn = co.New(env)
+	if fn == nil {
+		cl.d.probs.add(co.Name, "New returned nil", fmt.Sprintf("cohort %s: New returned a nil RequestFunc for client %d", co.Name, cl.id))
+		return nil, false
+	}
+	return fn, true
+}
+
+// loop runs the client's requests, as the scenario's workload says: one
+// after another with think time (closed), or one (one-shot).
+func (cl *client) loop(ctx context.Context, cohort string, fn RequestFunc) {
+	w := cl.c.Workload
+	start := time.Duration(0)
+	if w.Kind == clients.Closed {
+		start = w.Think.Sample(cl.think)
+	}
+	for {
+		if start >= cl.c.Duration || ctx.Err() != nil {
+			return
+		}
+		if wait := time.Until(cl.c.Origin.Add(start)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		cl.shard.Started(start)
+		cl.attempt.Store(0)
+		err := cl.call(ctx, cohort, fn)
+		ended := cl.now()
+		if ended >= cl.c.Duration || ctx.Err() != nil {
+			return // cut by the run's end: neither succeeded nor failed
+		}
+		cl.shard.Request(results.Request{Start: start, End: ended, Succeeded: err == nil})
+		if w.Kind != clients.Closed {
+			return
+		}
+		start = ended + w.Think.Sample(cl.think)
+	}
+}
+
+// call runs one request; a panic in it is the request's failure and the
+// cohort's problem, reported with its stack.
+func (cl *client) call(ctx context.Context, cohort string, fn RequestFunc) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			cl.d.probs.add(cohort, "a panic in its request function", fmt.Sprintf("cohort %s: client %d's request panicked: %v\n%s", cohort, cl.id, v, debug.Stack()))
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return fn(ctx)
+}
+
+// recordingTransport records every round trip as one attempt of its
+// client's current request.
+type recordingTransport struct {
+	base http.RoundTripper
+	cl   *client
+}
+
+// errOver is a round trip's error once the run is over: the target is
+// gone, and a late retry is not part of the figures.
+var errOver = errors.New("herdtest: the run is over")
+
+func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	cl := t.cl
+	if !time.Now().Before(cl.end) {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, errOver
+	}
+	n := cl.attempt.Add(1)
+	sent := cl.now()
+	resp, err := t.base.RoundTrip(req)
+	done := cl.now()
+	if done >= cl.c.Duration {
+		return resp, err // cut by the run's end: not recorded
+	}
+	outcome := results.OK
+	if err != nil {
+		outcome = clients.Classify(err)
+	} else {
+		outcome = results.FromStatus(resp.StatusCode)
+	}
+	cl.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: int(n), Outcome: outcome})
+	return resp, err
+}
+
+var _ http.RoundTripper = (*recordingTransport)(nil)

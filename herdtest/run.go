@@ -1,0 +1,165 @@
+package herdtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/report"
+)
+
+// Run runs the cohorts against the scenario's target and chaos plan and
+// returns the run's figures. It fails t (Errorf) when a threshold fails
+// and when a cohort's code panicked or did not return; when it fails, the
+// results folder and its report are written and their path logged. It
+// stops t at once (Fatalf) when the run cannot start: a bad scenario, one
+// herdtest cannot run (an external target, an open workload, a chain of
+// tiers), cohorts without names or code.
+//
+// In virtual time, Run must be called from the test's own goroutine,
+// outside any synctest bubble: it makes its own.
+func Run(t *testing.T, o Options, cohorts ...Cohort) *results.Summary {
+	t.Helper()
+	s, err := Measure(t, o, cohorts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed := results.ThresholdsFailed(s.Thresholds); failed > 0 {
+		var b bytes.Buffer
+		_ = results.RenderThresholds(&b, s.Thresholds)
+		t.Errorf("herdtest: %d of %d thresholds failed:\n%s", failed, len(s.Thresholds), b.String())
+	}
+	return s
+}
+
+// Measure is Run without the verdict on the thresholds: it runs the
+// cohorts and returns the figures with every threshold checked (in
+// Summary.Thresholds, pass or not), for a test that asserts on them
+// itself. A panic in a cohort's code, or a request that did not return,
+// still fails t. When a threshold failed or t did, the results folder
+// and report are written and their path logged.
+func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, error) {
+	t.Helper()
+	p, err := plan(o, cohorts)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{cohorts: cohorts, grace: o.Grace, probs: &problems{}, virtual: o.Mode != Real}
+	if d.grace <= 0 {
+		d.grace = 10 * time.Second
+	}
+	eo := engine.Options{Version: "herdtest", Drive: d.drive}
+	var out results.Output
+	switch o.Mode {
+	case Real:
+		r, err := engine.Start(t.Context(), p, eo)
+		if err != nil {
+			return nil, err
+		}
+		out = r.Wait()
+	default:
+		d.progress = &atomic.Int64{}
+		stall := o.Stall
+		if stall <= 0 {
+			stall = 30 * time.Second
+		}
+		finished := make(chan struct{})
+		go watch(d.progress, finished, stall, p.Duration)
+		wall := time.Now() // the bubble's clock starts at 2000-01-01
+		var startErr error
+		synctest.Test(t, func(t *testing.T) {
+			n := &memnet.Network{}
+			eo.Listen, eo.Dial = n.Listen, n.Dial
+			r, err := engine.Start(context.Background(), p, eo)
+			if err != nil {
+				startErr = err
+				return
+			}
+			out = r.Wait()
+		})
+		close(finished)
+		if startErr != nil {
+			return nil, startErr
+		}
+		out.Summary.Started = wall.UTC().Truncate(time.Millisecond)
+		for i := range out.Cohorts {
+			out.Cohorts[i].Started = time.Time{}
+		}
+	}
+	s := out.Summary
+	var table bytes.Buffer
+	if results.RenderTable(&table, s) == nil {
+		t.Logf("herdtest: %s, %s, seed %d:\n%s", s.Scenario, o.Mode, s.Seed, table.String())
+	}
+	s.Thresholds = results.CheckThresholds(s, p.Thresholds, nil)
+	for _, msg := range d.probs.list() {
+		t.Error("herdtest: " + msg)
+	}
+	if results.ThresholdsFailed(s.Thresholds) > 0 || t.Failed() {
+		dir, err := write(t, o, out)
+		if err != nil {
+			t.Errorf("herdtest: writing the results folder: %v", err)
+		}
+		if dir != "" {
+			t.Logf("herdtest: the results folder is %s (open report.html in it)", dir)
+		}
+	}
+	return s, nil
+}
+
+// write writes a run's results folder and its report into o.Out (or the
+// test's artifact folder) and returns its path.
+func write(t *testing.T, o Options, out results.Output) (string, error) {
+	base := o.Out
+	if base == "" {
+		base = t.ArtifactDir()
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, results.DirName(out.Summary.Scenario, out.Summary.Started))
+	if err := results.Write(dir, out); err != nil {
+		return "", err
+	}
+	if err := report.RenderDir(dir, report.Options{Version: "herdtest", NoPNG: true}); err != nil {
+		return dir, err
+	}
+	return dir, nil
+}
+
+// watch stops the test process when a virtual-time run's clock stands
+// still for stall of wall time before the run's end: something in the
+// bubble waits on what the bubble cannot see (a real socket, a timer or
+// lock made outside it), so virtual time would never move again.
+func watch(progress *atomic.Int64, finished <-chan struct{}, stall, duration time.Duration) {
+	tick := time.NewTicker(stall / 10)
+	defer tick.Stop()
+	last, since := progress.Load(), time.Now()
+	for {
+		select {
+		case <-finished:
+			return
+		case <-tick.C:
+		}
+		if now := progress.Load(); now != last {
+			last, since = now, time.Now()
+			continue
+		}
+		if time.Since(since) >= stall {
+			panic(fmt.Sprintf("herdtest: virtual time has stood still at %s of the run's %s for %s of wall time: "+
+				"some code in the test waits on something outside its synctest bubble (a real socket such as http.DefaultClient's, "+
+				"a DNS lookup, a timer, channel or lock made outside the test), which virtual time cannot run. "+
+				"Use the *http.Client, Transport or Dial herdtest hands each client, or run it with Mode: herdtest.Real",
+				time.Duration(last).Round(time.Millisecond), duration, stall))
+		}
+	}
+}
