@@ -118,6 +118,13 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
+		// The crashes of the target the clients call (the first tier's, in a
+		// chain): how long after each the clients learned of it.
+		if len(p.Tiers) > 0 {
+			rec.SetEdges(crashEdges(p.Tiers[0].Chaos))
+		} else {
+			rec.SetEdges(crashEdges(p.Chaos))
+		}
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
 			ch, err := startChain(p, &p.Strategies[i], origin, listen, dial, below, embeddedLimits(p))

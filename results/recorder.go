@@ -114,7 +114,8 @@ type Recorder struct {
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
 
-	obs Observer // told of each attempt, or nil (Observe)
+	obs    Observer   // told of each attempt, or nil (Observe)
+	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -231,6 +232,9 @@ func (s *Shard) Attempt(a Attempt) {
 	s.recordLag(a.Lag)
 	s.noteSent(a.Sent)
 	s.mu.Unlock()
+	if l := r.spread; l != nil {
+		l.record(a.Sent, a.Sent+a.Latency)
+	}
 	if r.obs != nil {
 		r.obs.ObserveAttempt(a)
 	}
