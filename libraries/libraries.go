@@ -13,9 +13,9 @@ import (
 
 // Library is one retry library, configured one way, as a cohort.
 type Library struct {
-	Name    string // the cohort's name in the figures
-	Module  string // the Go module and the version go.mod pins
-	Config  string // what is configured, in a few words
+	Name   string // the cohort's name in the figures
+	Module string // the Go module and the version go.mod pins
+	Config string // what is configured, in a few words
 	// New returns the cohort's constructor, each attempt bounded by
 	// timeout.
 	New func(timeout time.Duration) func(c *herdtest.Client) herdtest.RequestFunc
