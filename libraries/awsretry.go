@@ -51,7 +51,7 @@ func AWSAdaptive(timeout time.Duration) func(c *herdtest.Client) herdtest.Reques
 func awsCohort(timeout time.Duration, newRetryer func() aws.Retryer) func(c *herdtest.Client) herdtest.RequestFunc {
 	return func(c *herdtest.Client) herdtest.RequestFunc {
 		mw := retry.NewAttemptMiddleware(newRetryer(), smithyhttp.RequestCloner)
-		send := smithyhttp.NewClientHandler(withTimeout(c.HTTP, timeout))
+		send := smithyhttp.NewClientHandlerWithOptions(withTimeout(c.HTTP, timeout))
 		next := smithymiddle.FinalizeHandlerFunc(func(ctx context.Context, in smithymiddle.FinalizeInput) (smithymiddle.FinalizeOutput, smithymiddle.Metadata, error) {
 			out, md, err := send.Handle(ctx, in.Request)
 			if err != nil {
