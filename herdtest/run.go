@@ -21,8 +21,8 @@ import (
 // and when a cohort's code panicked or did not return; when it fails, the
 // results folder and its report are written and their path logged. It
 // stops t at once (Fatalf) when the run cannot start: a bad scenario, one
-// herdtest cannot run (an external target, an open workload, a chain of
-// tiers), cohorts without names or code.
+// herdtest cannot run (an external target, a chain of tiers, a sweep),
+// cohorts without names or code.
 //
 // In virtual time, Run must be called from the test's own goroutine,
 // outside any synctest bubble: it makes its own.
