@@ -101,8 +101,9 @@ type Options struct {
 	Clients  int
 	// Thresholds are gates for every cohort, besides the scenario's.
 	Thresholds []string
-	// Out is where a failing run's results folder goes; the test's
-	// artifact folder (testing.T.ArtifactDir) when "".
+	// Out is where a failing run's results folder goes. When "": the
+	// test's artifact folder with go test -artifacts (kept under
+	// -outputdir), else $TMPDIR/herdtest/TESTNAME, which outlives the test.
 	Out string
 	// Grace is how long after the run's end a request may take to return
 	// before it is reported as one that never returns; 10 s when 0.

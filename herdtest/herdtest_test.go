@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -294,5 +295,25 @@ func TestOpenWorkloadOneClientServesTheArrivals(t *testing.T) {
 	}
 	if r.Amplification < 1.95 || r.Amplification > 2.05 {
 		t.Errorf("amplification %.3f, want 2: each request's two round trips are its attempts 1 and 2", r.Amplification)
+	}
+}
+
+// A failing run's folder goes, without Options.Out and without go test
+// -artifacts, under $TMPDIR/herdtest/TESTNAME: a folder the test does not
+// remove when it ends, unlike its artifact folder without -artifacts.
+func TestFailingRunKeepsItsFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s, err := Measure(t, Options{Scenario: "outage", Clients: 20, Duration: 8 * time.Second, Thresholds: []string{"attempts < 1"}},
+		Cohort{Name: "jittered", New: retrying(fullJitter)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results.ThresholdsFailed(s.Thresholds) != 1 {
+		t.Fatalf("thresholds: %+v", s.Thresholds)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "herdtest", "TestFailingRunKeepsItsFolder", "outage-*", "report.html"))
+	if len(dirs) != 1 {
+		t.Errorf("want one report under $TMPDIR/herdtest/TestFailingRunKeepsItsFolder, found %v", dirs)
 	}
 }

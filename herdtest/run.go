@@ -3,8 +3,11 @@ package herdtest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -120,7 +123,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 func write(t *testing.T, o Options, out results.Output) (string, error) {
 	base := o.Out
 	if base == "" {
-		base = t.ArtifactDir()
+		base = defaultOut(t)
 	}
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", err
@@ -136,6 +139,19 @@ func write(t *testing.T, o Options, out results.Output) (string, error) {
 		return dir, err
 	}
 	return dir, nil
+}
+
+// defaultOut is where a failing run's folder goes without Options.Out:
+// the test's artifact folder with go test -artifacts (kept under
+// -outputdir), else a folder under the system's temporary folder, named
+// by the test, which outlives the test (t.TempDir and an artifact folder
+// without -artifacts are removed when it ends).
+func defaultOut(t *testing.T) string {
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		return t.ArtifactDir()
+	}
+	name := strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(t.Name())
+	return filepath.Join(os.TempDir(), "herdtest", name)
 }
 
 // watch stops the test process when a virtual-time run's clock stands
