@@ -335,7 +335,16 @@ func SelfCheckLine(s *Summary) string {
 	if h.Trustworthy {
 		b.WriteString(": the harness kept up.")
 	} else {
-		fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s).", strings.Join(h.Warnings, "; "))
+		switch n := len(h.Warnings); n {
+		case 0:
+			b.WriteString(": NOT TRUSTWORTHY, the harness could not keep up.")
+		case 1:
+			fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s).", h.Warnings[0])
+		default:
+			// The warnings, one a line, follow the line on the terminal
+			// and in the report: say the first, count the rest.
+			fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s; and %d more, each in the warnings).", h.Warnings[0], n-1)
+		}
 	}
 	return b.String()
 }
