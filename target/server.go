@@ -376,7 +376,7 @@ func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 	}
 	noteAnswer(x.w, a)
 	x.w.WriteHeader(a.Status)
-	if a.Truncate && len(body) > 0 {
+	if a.Truncate {
 		_, _ = x.w.Write(body[:len(body)/2])
 		_ = http.NewResponseController(x.w).Flush()
 		panic(http.ErrAbortHandler) // closes the connection short of Content-Length
