@@ -48,7 +48,7 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	check     *selfCheck    // the harness's own lateness and cost (selfcheck.go)
-	part      clients.Part  // the shard of the run, Options.Part
+	opts      Options       // what the run was started with (its shard: Options.Part)
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -104,7 +104,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	if !o.StartAt.IsZero() {
 		origin = o.StartAt
 	}
-	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check, part: o.Part}
+	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check, opts: o}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -321,17 +321,25 @@ func (r *Run) HerdSoFar() []float64 {
 	return out
 }
 
-// Wait waits for the run to end and returns its results.
+// Wait waits for the run to end and returns its results, assembled as
+// Execute's are (assemble): one repetition, its recorders kept.
 func (r *Run) Wait() results.Output {
 	<-r.done
-	s := newSummary(r.Plan, "real", r.Version, r.Origin)
-	s.Partial = r.partial
-	if r.partial {
-		ended := r.stoppedAt.Seconds()
-		s.EndedS = &ended
+	oc := r.outcome()
+	u := unit{}
+	for i := range r.cohorts {
+		u.cohorts = append(u.cohorts, i)
 	}
-	s.Target = r.Plan.TargetURL
-	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
+	o := r.opts
+	o.Runs, o.Timelines = 1, true
+	sc := &scheduled{units: [][]unit{{u}}, got: [][]*outcome{{&oc}}}
+	return assemble(r.Plan, o, "real", r.Origin, sc, nil).Output
+}
+
+// outcome returns what the run left, once it has ended: each cohort's
+// figures and recorders, its self-check, and how it ended.
+func (r *Run) outcome() outcome {
+	oc := outcome{origin: r.Origin, check: r.check, cut: r.partial, end: r.stoppedAt, err: r.Err()}
 	for _, c := range r.cohorts {
 		rc := cohortOf(r.Plan, c.strategy.Name, c.rec, c.below)
 		run := results.Summarize(rc, window(r.Plan))
@@ -341,10 +349,8 @@ func (r *Run) Wait() results.Output {
 		if c.chain != nil {
 			tierWaste(&run, c.chain.stats())
 		}
-		s.Runs = append(s.Runs, run)
-		out.Cohorts = append(out.Cohorts, rc)
+		oc.runs = append(oc.runs, run)
+		oc.cohorts = append(oc.cohorts, rc)
 	}
-	r.check.apply(s)
-	markShard(&out, r.Plan, r.part)
-	return out
+	return oc
 }
