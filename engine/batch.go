@@ -30,11 +30,12 @@ type Options struct {
 	// OnRun, if set, is called with each real-time run as it starts, for
 	// progress displays (point and rep count from 0).
 	OnRun func(point, rep int, r *Run)
-	// OnDone, if set, is called each time a cohort run ends (every
-	// cohort of a real-time repetition, each simulated cohort run), with
-	// how many have ended and how many there are in all: the progress of
-	// a long sweep. Simulated runs end on several workers: it must be
-	// safe to call from several goroutines at once.
+	// OnDone, if set, is called each time a unit of the scheduler ends
+	// (every cohort of a real-time repetition, or one cohort: run apart,
+	// or simulated), with how many cohort runs have ended and how many
+	// there are in all: the progress of a long sweep. A repetition after
+	// the first cut short is not counted. Simulated runs end on several
+	// workers: it must be safe to call from several goroutines at once.
 	OnDone func(done, total int)
 	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
 	// with ErrTooMuchMemory, before anything starts.
