@@ -242,3 +242,53 @@ func TestSchedulePanicStops(t *testing.T) {
 		}
 	}
 }
+
+// In real time too, a repetition after the first cut short is not one:
+// the second repetition, stopped as it starts, leaves the point partial,
+// with no ended_s (the figures shown, the first repetition's, are whole)
+// and each cohort's first repetition alone in the figures over them.
+func TestRealRepetitionCutShortIsLeftOut(t *testing.T) {
+	p := compile(t, selfCheckScenario)
+	pt := executeInBubble(t, []*scenarios.Plan{p}, Options{Runs: 2, NoSimReference: true, OnRun: func(_, rep int, r *Run) {
+		if rep == 1 {
+			r.Stop()
+		}
+	}})[0]
+	s := pt.Output.Summary
+	if !s.Partial || s.EndedS != nil || len(s.Runs) != 2 {
+		t.Fatalf("partial %v, ended_s %v, %d runs; want partial, none, both cohorts", s.Partial, s.EndedS, len(s.Runs))
+	}
+	for i, runs := range pt.Repetitions {
+		if len(runs) != 1 || runs[0].Attempts == 0 {
+			t.Errorf("cohort %d: %d repetitions kept, want the first, whole", i, len(runs))
+		}
+	}
+}
+
+// The summary Execute returns is assembled whole: its thresholds checked
+// over every repetition, or, for a shard, left to the merge with its
+// clock beside them; the caller writes it as it is.
+func TestSummaryAssembledOnce(t *testing.T) {
+	p := compile(t, selfCheckScenario+`
+thresholds:
+  - amplification < 1
+`)
+	ps := []*scenarios.Plan{p}
+	points, err := Execute(context.Background(), ps, Options{Sim: true, Runs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := points[0].Output.Summary
+	if len(s.Thresholds) != 2 || results.ThresholdsFailed(s.Thresholds) != 2 || s.Shard != nil {
+		t.Errorf("thresholds %+v, shard %+v; want amplification < 1 checked and failed for both cohorts", s.Thresholds, s.Shard)
+	}
+	clock := &results.ClockOffset{Against: "127.0.0.1:9090", OffsetMS: 1.5}
+	points, err = Execute(context.Background(), ps, Options{Sim: true, Part: clients.Part{Index: 1, Of: 2}, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = points[0].Output.Summary
+	if s.Shard == nil || s.Shard.Clock != clock || len(s.Shard.Thresholds) != 1 || s.Shard.Thresholds[0].Expression != "amplification < 1" || len(s.Thresholds) != 0 {
+		t.Errorf("a shard: %+v, thresholds %+v; want the threshold deferred, the clock kept, none checked", s.Shard, s.Thresholds)
+	}
+}
