@@ -4,16 +4,12 @@ import (
 	"context"
 	"net"
 	"runtime"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/sim"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -34,11 +30,12 @@ type Options struct {
 	// OnRun, if set, is called with each real-time run as it starts, for
 	// progress displays (point and rep count from 0).
 	OnRun func(point, rep int, r *Run)
-	// OnDone, if set, is called each time a cohort run ends (every
-	// cohort of a real-time repetition, each simulated cohort run), with
-	// how many have ended and how many there are in all: the progress of
-	// a long sweep. Simulated runs end on several workers: it must be
-	// safe to call from several goroutines at once.
+	// OnDone, if set, is called each time a unit of the scheduler ends
+	// (every cohort of a real-time repetition, or one cohort: run apart,
+	// or simulated), with how many cohort runs have ended and how many
+	// there are in all: the progress of a long sweep. A repetition after
+	// the first cut short is not counted. Simulated runs end on several
+	// workers: it must be safe to call from several goroutines at once.
 	OnDone func(done, total int)
 	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
 	// with ErrTooMuchMemory, before anything starts.
@@ -91,7 +88,13 @@ type Options struct {
 	// package telemetry. The simulator ignores it.
 	Observe func(cohort string) results.Observer
 
-	// beforeTask, in tests, is called before each simulated cohort run.
+	// Clock, for a shard, is this machine's clock measured against the
+	// chaos controller's: the merge lines the shards' timelines up with it
+	// (results.ShardInfo.Clock).
+	Clock *results.ClockOffset
+
+	// beforeTask, in tests, is called before each unit the scheduler
+	// starts (schedule.go), with its point, first cohort and repetition.
 	beforeTask func(point, cohort, rep int)
 }
 
@@ -111,188 +114,80 @@ type Point struct {
 }
 
 // Execute runs every plan Options.Runs times, in virtual time or real time,
-// and returns one Point per plan, in order. Real runs go one after another;
-// simulated cohort runs are spread over the workers, with results in a
-// fixed order, so the figures never depend on scheduling. If ctx is
-// cancelled, Execute stops starting runs and returns the points that began:
-// those that finished whole, and those it cut, marked partial; the first
-// point always, even if nothing of it ran.
+// and returns one Point per plan, in order: one scheduler (schedule.go)
+// over a driver, real or simulated (drivers.go). Real runs go one after
+// another; simulated cohort runs are spread over the workers, with
+// results in a fixed order, so the figures never depend on scheduling.
+// Each point's summary is assembled once (assemble): its thresholds are
+// checked (a shard's left to the merge) and, for a real-time run with an
+// embedded target, the simulator's figures of the same plans and seeds
+// are beside its own (unless Options.NoSimReference). If ctx is
+// cancelled, Execute stops starting runs and returns the points that
+// began: those that finished whole, and those it cut, marked partial; the
+// first point always, even if nothing of it ran.
 func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, error) {
 	if o.MaxMemory > 0 {
 		if err := CheckMemory(plans, o, o.MaxMemory, "the limit of "+size(o.MaxMemory)); err != nil {
 			return nil, err
 		}
 	}
-	reps := max(1, o.Runs)
+	started := time.Now()
+	var d driver = realDriver{o}
+	mode := "real"
 	if o.Sim {
-		return executeSim(ctx, plans, reps, o)
+		sd, release := newSimDriver(ctx, o)
+		defer release()
+		d, mode = sd, "sim"
 	}
-	total, done := 0, 0
-	for _, p := range plans {
-		total += reps * len(p.Strategies)
+	got, err := schedule(ctx, d, plans, o, func(rep int) bool { return rep == 0 && o.Timelines })
+	var refs []*results.Summary
+	if !o.Sim && !o.NoSimReference && ctx.Err() == nil && err == nil {
+		refs = simReference(ctx, plans, got, o)
 	}
 	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
-		cohortRuns := make([][]results.Run, len(p.Strategies))
-		var first results.Output
-		var check *selfCheck
-		var runErr error
-		partial := false
-		for rep := 0; rep < reps; rep++ {
-			if rep > 0 && ctx.Err() != nil {
-				partial = true
-				break
-			}
-			q := *p
-			q.Seed = seeds.Rep(p.Seed, rep)
-			rr, err := runRep(ctx, &q, o, pi, rep)
-			if err != nil {
-				return points, err
-			}
-			out := rr.out
-			if rr.err != nil {
-				// A bug stopped the run: keep what it recorded, and stop.
-				runErr = rr.err
-				out.Summary.Partial = true
-			}
-			partial = partial || out.Summary.Partial
-			if rep == 0 {
-				first = out
-				first.Summary.Started = rr.origin.UTC().Truncate(time.Millisecond)
-				check = rr.check
-			} else {
-				check.merge(rr.check)
-			}
-			for i, run := range out.Summary.Runs {
-				cohortRuns[i] = append(cohortRuns[i], run)
-			}
-			if out.Summary.Partial {
-				break
-			}
-			if done += len(p.Strategies); o.OnDone != nil {
-				o.OnDone(done, total)
-			}
+		if pi > 0 && !got[pi].ran() {
+			continue // interrupted before this point began: nothing to keep
 		}
-		s := first.Summary
-		s.Seed, s.Partial = p.Seed, partial
-		finishSummary(s, p, cohortRuns, reps)
-		check.apply(s) // over every repetition
-		if !o.Timelines {
-			first.Cohorts = nil
+		var ref *results.Summary
+		if refs != nil {
+			ref = refs[pi]
 		}
-		points = append(points, Point{Plan: p, Output: first, Repetitions: repetitions(cohortRuns, reps)})
-		if runErr != nil {
-			return points, runErr
-		}
-		if ctx.Err() != nil {
-			break
-		}
+		points = append(points, assemble(p, o, mode, started, &got[pi], ref))
 	}
-	if !o.NoSimReference && ctx.Err() == nil {
-		addSimReference(ctx, points, reps, o)
-	}
-	return points, nil
+	return points, err
 }
 
-// addSimReference runs the real points' plans again in virtual time, with
-// the same seeds, and puts each cohort's simulated figures beside the real
-// ones. An external target has no model to simulate: its points get none.
-func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
-	var plans []*scenarios.Plan
+// simReference runs the real points' plans again in virtual time, with
+// the same seeds, and returns each one's simulated summary (nil where
+// there is none). An external target has no model to simulate, and a
+// point cut short has no whole figures to compare: neither gets one. A
+// bug in the simulator leaves every point without a reference.
+func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*results.Summary {
+	var ps []*scenarios.Plan
 	var at []int
-	for i, pt := range points {
-		if pt.Plan.TargetURL == "" && !pt.Output.Summary.Partial {
-			plans = append(plans, pt.Plan)
+	for i, p := range plans {
+		if p.TargetURL == "" && got[i].ran() && !got[i].partial() {
+			ps = append(ps, p)
 			at = append(at, i)
 		}
 	}
-	if len(plans) == 0 {
-		return
+	if len(ps) == 0 {
+		return nil
 	}
-	sim, err := executeSim(ctx, plans, reps, Options{Workers: o.Workers})
+	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers}
+	d, release := newSimDriver(ctx, ro)
+	defer release()
+	started := time.Now()
+	sg, err := schedule(ctx, d, ps, ro, func(int) bool { return false })
 	if err != nil {
-		return // a bug in the simulator: the real figures stand without a reference
+		return nil
 	}
-	for k, sp := range sim {
-		if sp.Output.Summary.Partial {
-			continue
-		}
-		real := points[at[k]].Output.Summary
-		for i := range real.Runs {
-			for _, r := range sp.Output.Summary.Runs {
-				if r.Strategy == real.Runs[i].Strategy {
-					real.Runs[i].Sim = results.SimReferenceOf(r)
-				}
-			}
-		}
+	refs := make([]*results.Summary, len(plans))
+	for k := range sg {
+		refs[at[k]] = assemble(ps[k], ro, "sim", started, &sg[k], nil).Output.Summary
 	}
-}
-
-// repRun is one repetition of a real-time run: what it wrote, the first
-// cohort's t = 0, the self-check, and the panic that stopped it, if any.
-type repRun struct {
-	out    results.Output
-	origin time.Time
-	check  *selfCheck
-	err    error // a panic of the run's goroutines (Run.Err)
-}
-
-// runRep runs one repetition of p in real time: every cohort at once, or,
-// with Options.Apart, one cohort after the other, each alone on the
-// machine.
-func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (repRun, error) {
-	if !o.Apart || p.TargetURL != "" || len(p.Strategies) < 2 {
-		r, err := Start(ctx, p, o)
-		if err != nil {
-			return repRun{}, err
-		}
-		if o.OnRun != nil {
-			o.OnRun(point, rep, r)
-		}
-		return repRun{out: r.Wait(), origin: r.Origin, check: r.check, err: r.Err()}, nil
-	}
-	var rr repRun
-	for i := range p.Strategies {
-		if i > 0 && ctx.Err() != nil {
-			rr.out.Summary.Partial = true // the cohorts after this one never ran
-			break
-		}
-		q := *p
-		q.Strategies = p.Strategies[i : i+1]
-		r, err := Start(ctx, &q, o)
-		if err != nil {
-			return repRun{}, err
-		}
-		if o.OnRun != nil {
-			o.OnRun(point, rep, r)
-		}
-		co := r.Wait()
-		started := r.Origin.UTC().Truncate(time.Millisecond)
-		if len(co.Summary.Runs) > 0 {
-			co.Summary.Runs[0].Started = &started
-		}
-		if len(co.Cohorts) > 0 {
-			co.Cohorts[0].Started = started
-		}
-		if i == 0 {
-			rr = repRun{out: co, origin: r.Origin, check: r.check}
-			rr.out.Summary.CohortsApart = true
-		} else {
-			rr.out.Summary.Runs = append(rr.out.Summary.Runs, co.Summary.Runs...)
-			rr.out.Cohorts = append(rr.out.Cohorts, co.Cohorts...)
-			rr.check.join(r.check)
-		}
-		if rr.err = r.Err(); rr.err != nil {
-			break
-		}
-		if co.Summary.Partial {
-			rr.out.Summary.Partial, rr.out.Summary.EndedS = true, co.Summary.EndedS
-			break
-		}
-	}
-	rr.check.limit = results.Limit(timescales(p)) // every cohort's strategy counts, not the first's alone
-	rr.check.apply(rr.out.Summary)
-	return rr, nil
+	return refs
 }
 
 // ApartByDefault reports whether a real-time run of p should run its
@@ -313,8 +208,10 @@ func ApartByDefault(p *scenarios.Plan) bool {
 	return p.TargetURL == "" && shared && runtime.GOMAXPROCS(0) < len(p.Strategies)
 }
 
-// finishSummary puts the repetitions' figures into s.
-func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results.Run, reps int) {
+// fillRuns puts each cohort's figures into s: its run, or with
+// repetitions their aggregate (results.Aggregate), and the repetitions'
+// seeds.
+func fillRuns(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results.Run, reps int) {
 	if p.Workload.Kind != clients.Open {
 		s.Clients = p.Workload.Clients
 	}
@@ -325,7 +222,6 @@ func finishSummary(s *results.Summary, p *scenarios.Plan, cohortRuns [][]results
 			s.Seeds = append(s.Seeds, seeds.Rep(p.Seed, rep))
 		}
 	}
-	s.Runs = s.Runs[:0]
 	for _, runs := range cohortRuns {
 		if len(runs) == 0 {
 			continue
@@ -346,185 +242,11 @@ func repetitions(cohortRuns [][]results.Run, reps int) [][]results.Run {
 	}
 	var out [][]results.Run
 	for _, runs := range cohortRuns {
-		if len(runs) > 0 { // as finishSummary keeps them
+		if len(runs) > 0 { // as fillRuns keeps them
 			out = append(out, runs)
 		}
 	}
 	return out
-}
-
-// task is one simulated cohort run.
-type task struct{ point, cohort, rep int }
-
-func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Options) ([]Point, error) {
-	started := time.Now()
-	var tasks []task
-	for pi, p := range plans {
-		for rep := 0; rep < reps; rep++ {
-			for ci := range p.Strategies {
-				tasks = append(tasks, task{pi, ci, rep})
-			}
-		}
-	}
-	// Results land in fixed slots, so their order never depends on which
-	// worker ran what.
-	runs := make([][][]results.Run, len(plans))
-	done := make([][][]bool, len(plans))
-	kept := make([][]*results.Recorder, len(plans))
-	keptBelow := make([][][]*results.Recorder, len(plans)) // a chain's tiers' recorders
-	for pi, p := range plans {
-		runs[pi] = make([][]results.Run, len(p.Strategies))
-		done[pi] = make([][]bool, len(p.Strategies))
-		kept[pi] = make([]*results.Recorder, len(p.Strategies))
-		keptBelow[pi] = make([][]*results.Recorder, len(p.Strategies))
-		for ci := range p.Strategies {
-			runs[pi][ci] = make([]results.Run, reps)
-			done[pi][ci] = make([]bool, reps)
-		}
-	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(tasks))
-	var next, ended atomic.Int64
-	// An interrupt stops every worker's cohort run where it is (sim's
-	// Cohort.Stop), not only the starting of the next one: one cohort run
-	// of a long scenario lasts minutes.
-	var stop atomic.Bool
-	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
-	cut := make([]time.Duration, len(plans)) // per point: the earliest virtual time a cut run reached; -1 if none
-	for i := range cut {
-		cut[i] = -1
-	}
-	var cutMu sync.Mutex
-	var wg sync.WaitGroup
-	var failed atomic.Pointer[PanicError] // the first worker's panic: every worker stops
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					failed.CompareAndSwap(nil, &PanicError{Value: v, Stack: debug.Stack()})
-				}
-			}()
-			s := sim.New()
-			var scratch *results.Recorder
-			var scratchBelow []*results.Recorder
-			for ctx.Err() == nil && failed.Load() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(tasks) {
-					return
-				}
-				t := tasks[i]
-				if o.beforeTask != nil {
-					o.beforeTask(t.point, t.cohort, t.rep)
-				}
-				p := plans[t.point]
-				rec := scratch
-				keep := o.Timelines && t.rep == 0
-				switch {
-				case keep:
-					rec = results.NewRecorder(p.Duration, 1).Unshared()
-				case rec == nil || rec.Duration() != p.Duration:
-					scratch = results.NewRecorder(p.Duration, 1).WithoutIntervals().Unshared()
-					rec = scratch
-				default:
-					rec.Reset()
-				}
-				var below []*results.Recorder
-				switch {
-				case keep:
-					below = newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, 1).Unshared() })
-				case len(scratchBelow) != max(0, len(p.Tiers)-1) || len(scratchBelow) > 0 && scratchBelow[0].Duration() != p.Duration:
-					scratchBelow = newBelow(p, func() *results.Recorder {
-						return results.NewRecorder(p.Duration, 1).WithoutIntervals().Unshared()
-					})
-					below = scratchBelow
-				default:
-					for _, b := range scratchBelow {
-						b.Reset()
-					}
-					below = scratchBelow
-				}
-				co := simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below)
-				co.Part, co.Stop = o.Part, &stop
-				res := s.Run(co, rec)
-				if res.Stopped {
-					if t.rep > 0 {
-						// A repetition cut short is not one: the figures
-						// over repetitions keep those that ran whole.
-						return
-					}
-					// The first repetition's figures and timelines are
-					// the ones shown: ended_s says where they stop.
-					cutMu.Lock()
-					if cut[t.point] < 0 || res.End < cut[t.point] {
-						cut[t.point] = res.End
-					}
-					cutMu.Unlock()
-				}
-				rc := cohortOf(p, p.Strategies[t.cohort].Name, rec, below)
-				run := results.Summarize(rc, window(p))
-				run.WastedWork = res.Target.Wasted
-				tierWaste(&run, res.Tiers)
-				runs[t.point][t.cohort][t.rep] = run
-				done[t.point][t.cohort][t.rep] = true
-				if keep {
-					kept[t.point][t.cohort] = rec
-					keptBelow[t.point][t.cohort] = below
-				}
-				if o.OnDone != nil {
-					o.OnDone(int(ended.Add(1)), len(tasks))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-
-	points := make([]Point, 0, len(plans))
-	for pi, p := range plans {
-		s := newSummary(p, "sim", o.Version, started)
-		cohortRuns := make([][]results.Run, len(p.Strategies))
-		ran := false
-		for ci := range p.Strategies {
-			for rep := 0; rep < reps; rep++ {
-				if !done[pi][ci][rep] {
-					s.Partial = true
-					continue
-				}
-				ran = true
-				cohortRuns[ci] = append(cohortRuns[ci], runs[pi][ci][rep])
-			}
-		}
-		if !ran && pi > 0 {
-			continue // interrupted before this point began: nothing to keep
-		}
-		if cut[pi] >= 0 {
-			s.Partial = true
-			ended := cut[pi].Seconds()
-			s.EndedS = &ended
-		}
-		finishSummary(s, p, cohortRuns, reps)
-		out := results.Output{Summary: s, Scenario: p.Resolved}
-		if o.Timelines {
-			// Every cohort whose figures the summary holds has its
-			// timeline, whole or cut where the interrupt found it; a
-			// cohort that never began has neither.
-			for ci, st := range p.Strategies {
-				if len(cohortRuns[ci]) > 0 && kept[pi][ci] != nil {
-					out.Cohorts = append(out.Cohorts, cohortOf(p, st.Name, kept[pi][ci], keptBelow[pi][ci]))
-				}
-			}
-		}
-		markShard(&out, p, o.Part)
-		points = append(points, Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)})
-	}
-	if pe := failed.Load(); pe != nil {
-		return points, pe
-	}
-	return points, nil
 }
 
 // newSummary starts a summary of p (its runs are filled in by the caller).

@@ -3,12 +3,16 @@
 //
 // Execute is the entry point: for every plan (one per --clients count) it
 // runs every cohort Options.Runs times with seeds derived from the root
-// seed (seeds.Rep). Real runs go one after another through Start; simulated
-// cohort runs (package sim) are spread over the cores, results in fixed
-// slots, so figures never depend on scheduling. Each plan yields a Point:
-// its summary (with mean and sd per metric over the repetitions), every
-// repetition's figures (what thresholds are checked against) and, when
-// asked, the first repetition's recorders for writing timelines.
+// seed (seeds.Rep). One scheduler (schedule.go) runs the units (a
+// repetition's cohorts together, or one cohort) over a driver (drivers.go):
+// real runs go one after another through Start, all cohorts at once or
+// apart; simulated cohort runs (package sim) are spread over the workers.
+// Outcomes land in fixed slots, so figures never depend on scheduling. One
+// function, assemble, makes each plan's Point from them: its summary (with
+// mean and sd per metric over the repetitions, the thresholds checked, a
+// shard's marks, a real run's simulator reference), every repetition's
+// figures (what thresholds are checked against) and, when asked, the first
+// repetition's recorders for writing timelines.
 //
 // EstimateMemory says what a run will take from its shape (cohorts ×
 // seconds of timeline, clients, kept figures), with constants measured on

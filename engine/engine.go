@@ -48,7 +48,7 @@ type Run struct {
 	partial   bool
 	stoppedAt time.Duration // when a partial run was stopped
 	check     *selfCheck    // the harness's own lateness and cost (selfcheck.go)
-	part      clients.Part  // the shard of the run, Options.Part
+	opts      Options       // what the run was started with (its shard: Options.Part)
 
 	panicMu  sync.Mutex
 	panicErr *PanicError // the first panic of the run's goroutines
@@ -66,12 +66,36 @@ type cohort struct {
 
 // Start starts every cohort of p in real time, as o says. Cancelling ctx
 // stops the run early; it still ends normally through Wait, marked
-// partial.
+// partial. Start is three steps: check what the run needs (prepare), set
+// up each cohort's recorder and target (addCohorts), and start the
+// clients and the watch for the run's end (launch).
 func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
-	if err := checkStart(p, o, time.Now()); err != nil {
+	listen, dial, err := prepare(ctx, p, o)
+	if err != nil {
 		return nil, err
 	}
-	version := o.Version
+	check := beginCheck(p)
+	origin := time.Now().Add(leadFor(p, o.Part))
+	if !o.StartAt.IsZero() {
+		origin = o.StartAt
+	}
+	r := &Run{Plan: p, Origin: origin, Version: o.Version, done: make(chan struct{}), check: check, opts: o}
+	if err := r.addCohorts(listen, dial); err != nil {
+		r.closeTargets()
+		return nil, err
+	}
+	r.launch(ctx, dial)
+	return r, nil
+}
+
+// prepare checks, before anything is set up, what a real-time run of p
+// needs: its start time, an external target on the loopback, the
+// process's open files; gives p an empty chaos plan if it has none; and
+// returns how the run listens and dials.
+func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFunc, clients.DialFunc, error) {
+	if err := checkStart(p, o, time.Now()); err != nil {
+		return nil, nil, err
+	}
 	listen := o.Listen
 	if listen == nil {
 		listen = net.Listen
@@ -79,7 +103,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	if p.Chaos == nil {
 		plan, err := chaos.NewPlan(nil, p.Duration)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.Chaos = plan
 	}
@@ -87,7 +111,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	if p.TargetURL != "" {
 		g := guard(p, o)
 		if err := checkTarget(ctx, p.TargetURL, g); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if dial == nil {
 			// Checked again on every connection, at the address dialled.
@@ -96,15 +120,17 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	}
 	if o.Listen == nil { // a real network: mind the process's open files
 		if err := checkFiles(Share(p, o.Part)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	check := beginCheck(p)
-	origin := time.Now().Add(leadFor(p, o.Part))
-	if !o.StartAt.IsZero() {
-		origin = o.StartAt
-	}
-	r := &Run{Plan: p, Origin: origin, Version: version, done: make(chan struct{}), check: check, part: o.Part}
+	return listen, dial, nil
+}
+
+// addCohorts sets up every cohort of the run: its recorder (and live
+// observer), and its embedded target or chain of tiers, on the run's
+// clock; an external target gets none.
+func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error {
+	p, o := r.Plan, r.opts
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -127,25 +153,31 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 		}
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
-			ch, err := startChain(p, &p.Strategies[i], origin, listen, dial, below, embeddedLimits(p))
+			ch, err := startChain(p, &p.Strategies[i], r.Origin, listen, dial, below, embeddedLimits(p))
 			if err != nil {
-				r.closeTargets()
-				return nil, fmt.Errorf("engine: starting the tiers for %s: %w", p.Strategies[i].Name, err)
+				return fmt.Errorf("engine: starting the tiers for %s: %w", p.Strategies[i].Name, err)
 			}
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: ch.bottom(), chain: ch, below: below})
 			continue
 		}
 		srv, err := target.Listen(target.Options{
 			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
-			Origin: origin, Listen: listen, Limits: embeddedLimits(p),
+			Origin: r.Origin, Listen: listen, Limits: embeddedLimits(p),
 		})
 		if err != nil {
-			r.closeTargets()
-			return nil, fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
+			return fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
 		}
 		srv.RecordCalls(rec)
 		r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec, target: srv})
 	}
+	return nil
+}
+
+// launch starts every cohort's clients (herdbench's swarm, or the
+// Options' Drive), each in a goroutine of its own, and the goroutine that
+// ends the run once they have all stopped.
+func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
+	p, o, origin := r.Plan, r.opts, r.Origin
 	ctx, r.cancel = context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	for i, c := range r.cohorts {
@@ -227,7 +259,6 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 		r.cancel()
 		close(r.done)
 	}()
-	return r, nil
 }
 
 // Driven is one cohort a Drive function runs: where its target is, and
@@ -321,17 +352,25 @@ func (r *Run) HerdSoFar() []float64 {
 	return out
 }
 
-// Wait waits for the run to end and returns its results.
+// Wait waits for the run to end and returns its results, assembled as
+// Execute's are (assemble): one repetition, its recorders kept.
 func (r *Run) Wait() results.Output {
 	<-r.done
-	s := newSummary(r.Plan, "real", r.Version, r.Origin)
-	s.Partial = r.partial
-	if r.partial {
-		ended := r.stoppedAt.Seconds()
-		s.EndedS = &ended
+	oc := r.outcome()
+	u := unit{}
+	for i := range r.cohorts {
+		u.cohorts = append(u.cohorts, i)
 	}
-	s.Target = r.Plan.TargetURL
-	out := results.Output{Summary: s, Scenario: r.Plan.Resolved}
+	o := r.opts
+	o.Runs, o.Timelines = 1, true
+	sc := &scheduled{units: [][]unit{{u}}, got: [][]*outcome{{&oc}}}
+	return assemble(r.Plan, o, "real", r.Origin, sc, nil).Output
+}
+
+// outcome returns what the run left, once it has ended: each cohort's
+// figures and recorders, its self-check, and how it ended.
+func (r *Run) outcome() outcome {
+	oc := outcome{origin: r.Origin, check: r.check, cut: r.partial, end: r.stoppedAt, err: r.Err()}
 	for _, c := range r.cohorts {
 		rc := cohortOf(r.Plan, c.strategy.Name, c.rec, c.below)
 		run := results.Summarize(rc, window(r.Plan))
@@ -341,10 +380,8 @@ func (r *Run) Wait() results.Output {
 		if c.chain != nil {
 			tierWaste(&run, c.chain.stats())
 		}
-		s.Runs = append(s.Runs, run)
-		out.Cohorts = append(out.Cohorts, rc)
+		oc.runs = append(oc.runs, run)
+		oc.cohorts = append(oc.cohorts, rc)
 	}
-	r.check.apply(s)
-	markShard(&out, r.Plan, r.part)
-	return out
+	return oc
 }

@@ -63,8 +63,10 @@ func Share(p *scenarios.Plan, part clients.Part) *scenarios.Plan {
 }
 
 // markShard marks a shard's output (Options.Part with Of set) as that
-// shard's: its index, T0, its clients and when its first attempt went out.
-func markShard(out *results.Output, p *scenarios.Plan, part clients.Part) {
+// shard's: its index, T0, its clients, when its first attempt went out,
+// its clock against the chaos controller's, and p's thresholds, which the
+// merge checks over every shard's figures.
+func markShard(out *results.Output, p *scenarios.Plan, part clients.Part, clock *results.ClockOffset) {
 	if part.Of == 0 {
 		return
 	}
@@ -83,6 +85,10 @@ func markShard(out *results.Output, p *scenarios.Plan, part clients.Part) {
 	if found {
 		v := float64(first.Microseconds()) / 1000
 		info.FirstSendMS = &v
+	}
+	info.Clock = clock
+	for _, th := range p.Thresholds {
+		info.Thresholds = append(info.Thresholds, results.DeferredThreshold{Cohort: th.Cohort, Expression: th.Expr})
 	}
 	s.Shard = info
 }

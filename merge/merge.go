@@ -56,11 +56,11 @@ func (s *Shard) Info() *results.ShardInfo { return s.Summary.Shard }
 // Merged is a run merged from its shards.
 type Merged struct {
 	// Output is the merged run, to write as any run's results folder: its
-	// summary (marked Merged, its thresholds not yet checked), its
+	// summary (marked Merged, the deferred thresholds checked), its
 	// cohorts' restored recorders and the scenario as run.
 	Output results.Output
-	// Thresholds are the thresholds the shards deferred, to check against
-	// Output's summary.
+	// Thresholds are the thresholds the shards deferred, checked against
+	// Output's summary (its Thresholds).
 	Thresholds []results.Threshold
 	Shards     []*Shard // in index order
 }
@@ -364,6 +364,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		th.Cohort = d.Cohort
 		m.Thresholds = append(m.Thresholds, th)
 	}
+	sum.Thresholds = results.CheckThresholds(&sum, m.Thresholds, nil) // over every shard's figures
 	return m, nil
 }
 

@@ -15,18 +15,18 @@ import (
 )
 
 // The end of a scenario command is one path, the same for one run and for
-// a sweep of client counts (a point each). engine.Execute has summarized
-// every point alike (each cohort's figures, with stats over the
-// repetitions); then:
+// a sweep of client counts (a point each). engine.Execute has assembled
+// every point's summary alike (each cohort's figures, with stats over the
+// repetitions, the thresholds checked over all of them, a shard's marks
+// and the thresholds it leaves to the merge): this only reads it. Then:
 //
-//  1. thresholds: every point's, checked over all its repetitions
-//  2. write: the results folder's data, into a hidden folder
-//  3. report: report.html and the PNGs, drawn from that data
-//  4. publish: the hidden folder renamed into place, whole
-//  5. terminal: the figures, every point's thresholds, the warnings
+//  1. write: the results folder's data, into a hidden folder
+//  2. report: report.html and the PNGs, drawn from that data
+//  3. publish: the hidden folder renamed into place, whole
+//  4. terminal: the figures, every point's thresholds, the warnings
 //     (on stderr with --json, which puts summary.json on stdout)
-//  6. --junit's report and --json's summary
-//  7. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
+//  5. --junit's report and --json's summary
+//  6. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
 //
 // The shape decides only which files the folder holds (a run's, with its
 // report, or a sweep's: sweep.csv and a summary per point) and which table
@@ -43,7 +43,7 @@ type ending struct {
 // results folder is in place.
 func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
 	e := &ending{points: points, sweep: sweep}
-	summaries := e.checkThresholds()
+	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
 	text := stdout // with --json, stdout is the JSON's alone
@@ -79,19 +79,6 @@ func (e *ending) summaries() []*results.Summary {
 		out[i] = p.Output.Summary
 	}
 	return out
-}
-
-// checkThresholds checks every point's thresholds over all its
-// repetitions and records them in its summary.
-func (e *ending) checkThresholds() []*results.Summary {
-	for _, p := range e.points {
-		s := p.Output.Summary
-		if s.Shard != nil {
-			continue // a shard's figures are its share: the merge checks them (Shard.Thresholds)
-		}
-		s.Thresholds = results.CheckThresholds(s, p.Plan.Thresholds, p.Repetitions)
-	}
-	return e.summaries()
 }
 
 // label names a point on the terminal: "" for a run,

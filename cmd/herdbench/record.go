@@ -188,8 +188,9 @@ func (r *recorder) write(seg recording.Segment) (string, *results.Summary, error
 	if srv := r.srv.Load(); srv != nil {
 		seg.Output.Summary.Recorded.Address = srv.Addr()
 	}
+	sum := seg.Output.Summary // a recording's, not a run's: its thresholds are checked here
+	sum.Thresholds = results.CheckThresholds(sum, r.plan.Thresholds, nil)
 	e := &ending{points: []engine.Point{{Plan: r.plan, Output: seg.Output}}}
-	sum := e.checkThresholds()[0]
 	dir, err := e.save(&scenarioFlags{out: r.flags.out, noPNG: r.flags.noPNG})
 	return dir, sum, err
 }

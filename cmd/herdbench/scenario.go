@@ -313,9 +313,6 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		return exitFailed
 	}
-	for _, p := range points {
-		markShard(p.Output.Summary, gd.clock, p.Plan.Thresholds)
-	}
 	return finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
 }
 
@@ -401,6 +398,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 	f, plans, plan, opts, names := &sr.f, sr.plans, sr.plans[0], sr.opts, sr.strategyNames()
 	var startErr error
 	opts.Observe = gd.observe()
+	opts.Clock = gd.clock // a shard's, in its summary (results.ShardInfo.Clock)
 	opts.OnRun = func(point, rep int, r *engine.Run) {
 		if err := gd.started(ctx, r); err != nil {
 			startErr = err

@@ -102,15 +102,3 @@ func (gd *gameDay) measureClock(ctx context.Context, stderr io.Writer) {
 		RoundTrips:    r.RoundTrips,
 	}
 }
-
-// markShard records in a shard's summary its clock and the thresholds it
-// leaves to the merge.
-func markShard(s *results.Summary, clock *results.ClockOffset, thresholds []results.Threshold) {
-	if s.Shard == nil {
-		return
-	}
-	s.Shard.Clock = clock
-	for _, th := range thresholds {
-		s.Shard.Thresholds = append(s.Shard.Thresholds, results.DeferredThreshold{Cohort: th.Cohort, Expression: th.Expr})
-	}
-}

@@ -77,7 +77,6 @@ func shardFolders(t *testing.T, yaml string, n int) string {
 		}
 		o := points[0].Output
 		o.Summary.Started, o.Summary.Shard.StartAt = t0, t0
-		markShard(o.Summary, nil, p.Thresholds)
 		if err := results.Write(filepath.Join(dir, results.DirName(p.Name, t0)+o.Summary.Shard.FolderSuffix()), o); err != nil {
 			t.Fatal(err)
 		}
