@@ -221,7 +221,7 @@ func addSimReference(ctx context.Context, points []Point, reps int, o Options) {
 		for i := range real.Runs {
 			for _, r := range sp.Output.Summary.Runs {
 				if r.Strategy == real.Runs[i].Strategy {
-					real.Runs[i].Sim = results.SimReferenceOf(r)
+					real.Runs[i].Sim = results.SimFigures(r)
 				}
 			}
 		}
