@@ -80,6 +80,10 @@ type Run struct {
 	// figures for the same plan and seed (SimFigures: the InSim figures of
 	// the simulator's Run); absent otherwise.
 	Sim Figures `json:"sim,omitempty"`
+	// Computed holds the figures of the metrics whose entry in the table
+	// computes them (Metric.Compute), by name: summary.json writes them
+	// after the fields above, in the table's order; a missing one is null.
+	Computed Figures `json:"-"`
 	// Unmeasured names the figures of a recording (Summary.Recorded) that
 	// what it saw cannot tell, by metric name or object ("requests",
 	// "latency_ms.request"): they are missing (Metric.Value), so
@@ -206,6 +210,11 @@ func Summarize(c Cohort, w Window) Run {
 		s := round(c.Rec.LastEnd().Seconds(), 6)
 		r.CompletionS = &s
 	}
+	for _, m := range computedMetrics() {
+		if v, ok := m.Compute(c, w); ok {
+			m.at.set(&r, v, true)
+		}
+	}
 	if len(c.Tiers) > 0 {
 		r.Tiers = tierRuns(c, w, &r)
 	}
@@ -261,6 +270,12 @@ type Metric struct {
 	Shows Shows
 	// Sweep is where it shows in the report of a sweep.
 	Sweep Chart
+	// Compute, if not nil, computes the figure from a cohort's records
+	// and the chaos plan's window (Summarize); ok false leaves it
+	// missing (null). Such a metric is no field of Run: its value lives
+	// in Run.Computed. Without Compute, the figure is the field of Run
+	// that Name names, which Summarize fills.
+	Compute func(c Cohort, w Window) (v float64, ok bool)
 
 	at field // where it lives in a Run, found from Name
 }
@@ -486,6 +501,10 @@ var metricTable = sync.OnceValue(func() []Metric {
 		Table: &Column{At: 3, Head: "unfinished", Text: decimals(0)},
 		Help:  "requests started that had neither succeeded nor failed when the run ended (on the wire or waiting to retry): in no side of success_ratio"})
 	for i := range ms {
+		if ms[i].Compute != nil {
+			ms[i].at = field{key: ms[i].Name, computed: true}
+			continue
+		}
 		at, err := fieldOf(ms[i].Name)
 		if err != nil {
 			panic("results: the metric table names " + ms[i].Name + ", which is no number of a Run: " + err.Error())
@@ -493,6 +512,17 @@ var metricTable = sync.OnceValue(func() []Metric {
 		ms[i].at = at
 	}
 	return ms
+})
+
+// computedMetrics are the metrics with a Compute, in the table's order.
+var computedMetrics = sync.OnceValue(func() []Metric {
+	var out []Metric
+	for _, m := range metricTable() {
+		if m.Compute != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 })
 
 // Value reads the metric's figure in r; ok is false when r has none (a
@@ -508,8 +538,9 @@ func (m Metric) Value(r *Run) (v float64, ok bool) {
 // field is where a figure lives in a Run: a path of struct fields, and a
 // map key for outcomes.<name>.
 type field struct {
-	index []int
-	key   string
+	index    []int
+	key      string
+	computed bool // in Run.Computed, under key
 }
 
 // fieldOf finds the number of Run whose summary.json path is name.
@@ -568,6 +599,9 @@ func isNumber(k reflect.Kind) bool {
 
 // value reads the figure at f in r; ok is false when it is null or absent.
 func (f field) value(r *Run) (float64, bool) {
+	if f.computed {
+		return r.Computed.Get(f.key)
+	}
 	v := reflect.ValueOf(r).Elem()
 	for _, i := range f.index {
 		if v.Kind() == reflect.Pointer {

@@ -248,6 +248,17 @@ func MergeRun(c Cohort, w Window, parts []Run, sendLag *hdrhistogram.Histogram) 
 // set writes v (or, when ok is false, null) at f in r, making the objects
 // on the way.
 func (f field) set(r *Run, v float64, ok bool) {
+	if f.computed {
+		switch {
+		case ok && r.Computed == nil:
+			r.Computed = Figures{f.key: v}
+		case ok:
+			r.Computed[f.key] = v
+		default:
+			delete(r.Computed, f.key)
+		}
+		return
+	}
 	x := reflect.ValueOf(r).Elem()
 	for _, i := range f.index {
 		if x.Kind() == reflect.Pointer {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -122,7 +123,56 @@ func (r *Run) appendJSON(b []byte, v runView) ([]byte, error) {
 			return nil, err
 		}
 	}
+	for _, m := range computedMetrics() {
+		if v == viewTier && m.Shows&InTiers == 0 {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b, _ = appendString(b, m.Name)
+		b = append(b, ':')
+		x, ok := m.Value(r)
+		if !ok {
+			b = append(b, "null"...)
+			continue
+		}
+		j, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, j...)
+	}
 	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads an entry of runs[] (or of its tiers[]): Run's
+// fields, and the figures of the metrics the table computes.
+func (r *Run) UnmarshalJSON(data []byte) error {
+	type plain Run
+	if err := json.Unmarshal(data, (*plain)(r)); err != nil {
+		return err
+	}
+	if len(computedMetrics()) == 0 {
+		return nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for _, m := range computedMetrics() {
+		var v *float64
+		if raw, ok := all[m.Name]; ok {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+		}
+		if v != nil {
+			m.at.set(r, *v, true)
+		}
+	}
+	return nil
 }
 
 var (
@@ -171,6 +221,16 @@ func (r *Run) appendValue(b []byte, v reflect.Value, path string) ([]byte, error
 	return append(b, '}'), nil
 }
 
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
 func appendString(b []byte, s string) ([]byte, error) {
 	j, err := json.Marshal(s)
 	return append(b, j...), err
@@ -215,7 +275,14 @@ var simMetrics = sync.OnceValue(func() []Metric {
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Metric) int { return slices.Compare(a.at.index, b.at.index) })
+	// Run's fields first, in its order; then the computed ones, in the
+	// table's, as runs[] writes them.
+	slices.SortStableFunc(out, func(a, b Metric) int {
+		if a.at.computed || b.at.computed {
+			return cmpBool(a.at.computed, b.at.computed)
+		}
+		return slices.Compare(a.at.index, b.at.index)
+	})
 	return out
 })
 
