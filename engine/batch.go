@@ -448,6 +448,7 @@ func executeSim(ctx context.Context, plans []*scenarios.Plan, reps int, o Option
 					}
 					below = scratchBelow
 				}
+				splitAtFault(p, append([]*results.Recorder{rec}, below...)...)
 				co := simCohort(p, t.cohort, seeds.Rep(p.Seed, t.rep), below)
 				co.Part, co.Stop = o.Part, &stop
 				res := s.Run(co, rec)
@@ -541,6 +542,20 @@ func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *res
 		}
 	}
 	return s
+}
+
+// splitAtFault makes each recorder keep the latencies from the end of p's
+// last fault on (Recorder.SplitAt), which the metrics after the fault
+// read; a plan without faults has no split.
+func splitAtFault(p *scenarios.Plan, recs ...*results.Recorder) {
+	if p.Chaos == nil {
+		return
+	}
+	if _, last, ok := p.Chaos.Span(); ok {
+		for _, r := range recs {
+			r.SplitAt(last)
+		}
+	}
 }
 
 // window is the span of p's chaos plan that the metrics measure from.

@@ -108,6 +108,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		splitAtFault(p, rec)
 		if o.Observe != nil {
 			if obs := o.Observe(p.Strategies[i].Name); obs != nil {
 				rec.Observe(obs)
@@ -120,6 +121,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 		}
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
+			splitAtFault(p, below...)
 			ch, err := startChain(p, &p.Strategies[i], origin, listen, dial, below, embeddedLimits(p))
 			if err != nil {
 				r.closeTargets()
