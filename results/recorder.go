@@ -206,6 +206,20 @@ func (r *Recorder) After() (attempt, request *hdrhistogram.Histogram, ok bool) {
 	return attempt, request, true
 }
 
+// RestoreAfter adds latencies read back from shards' split logs
+// (SplitLog) to r's split: Restore's counterpart for After. Call SplitAt
+// first.
+func (r *Recorder) RestoreAfter(attempt, request *hdrhistogram.Histogram) {
+	if r.split == 0 {
+		return
+	}
+	s := &r.shards[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.after[0].Merge(attempt)
+	s.after[1].Merge(request)
+}
+
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigF) }
 
 // Observe makes r tell o of every attempt it records (a shared recorder
