@@ -545,10 +545,10 @@ func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *res
 }
 
 // splitAtFault makes each recorder keep the latencies from the end of p's
-// last fault on (Recorder.SplitAt), which the metrics after the fault
-// read; a plan without faults has no split.
+// last fault on (Recorder.SplitAt), when a metric reads them
+// (results.SplitWanted); a plan without faults has no split.
 func splitAtFault(p *scenarios.Plan, recs ...*results.Recorder) {
-	if p.Chaos == nil {
+	if p.Chaos == nil || !results.SplitWanted() {
 		return
 	}
 	if _, last, ok := p.Chaos.Span(); ok {

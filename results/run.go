@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -276,6 +277,11 @@ type Metric struct {
 	// in Run.Computed. Without Compute, the figure is the field of Run
 	// that Name names, which Summarize fills.
 	Compute func(c Cohort, w Window) (v float64, ok bool)
+	// AfterFault: Compute reads c.Rec.After(), the latencies of what
+	// ended after the last fault; the engine then splits every cohort's
+	// recorders there (Recorder.SplitAt). Without such a metric no
+	// recorder splits, and pays nothing for it.
+	AfterFault bool
 
 	at field // where it lives in a Run, found from Name
 }
@@ -513,6 +519,12 @@ var metricTable = sync.OnceValue(func() []Metric {
 	}
 	return ms
 })
+
+// SplitWanted reports whether some metric reads the recorders' split at
+// the end of the last fault (Metric.AfterFault).
+func SplitWanted() bool {
+	return slices.ContainsFunc(metricTable(), func(m Metric) bool { return m.AfterFault })
+}
 
 // computedMetrics are the metrics with a Compute, in the table's order.
 var computedMetrics = sync.OnceValue(func() []Metric {
