@@ -34,13 +34,21 @@ func (m OutageMode) Crashes() bool { return m == Refuse || m == Reset }
 
 // Effect is what the active faults do to the target at one instant. The zero
 // value is not "no fault"; use Healthy.
+//
+// Each field is one effect, named by its effect tag (Uses). The target
+// model turns an Effect into each request's Answer; a field added here is
+// a new effect, which the model must turn into the answer and which the
+// proxy refuses until it lists it (proxy.CheckFault).
 type Effect struct {
-	Outage      OutageMode
-	Blackhole   bool        // requests are accepted and never answered
-	Delays      []dist.Dist // added before the request reaches the server, summed
-	ErrorRate   float64     // probability of an immediate error answer
-	ErrorStatus int         // the status of that answer
-	Capacity    float64     // fraction of the target's concurrency available (brownout)
+	Outage      OutageMode  `effect:"outage"`
+	Blackhole   bool        `effect:"blackhole"`    // requests are accepted and never answered
+	Delays      []dist.Dist `effect:"delay"`        // added before the request reaches the server, summed
+	ErrorRate   float64     `effect:"error-rate"`   // probability of an immediate error answer
+	ErrorStatus int         `effect:"error-status"` // the status of that answer
+	Capacity    float64     `effect:"capacity"`     // fraction of the target's concurrency available (brownout)
+	// Truncate is the probability that a served 2xx answer has its body
+	// cut half-way, the connection closed (Answer.Truncate).
+	Truncate float64 `effect:"truncate"`
 	// RecoveredAt is the end of the most recent outage before this instant
 	// (the target is cold-starting from then on), or -1 if there was none.
 	RecoveredAt time.Duration
@@ -49,7 +57,7 @@ type Effect struct {
 	// RetryAfter is sent as a Retry-After header with pushback answers and
 	// with the error answers of 503 outages and error rates; 0 for none.
 	// Whole seconds (RetryAfterHeader). Overlapping faults: the longest.
-	RetryAfter time.Duration
+	RetryAfter time.Duration `effect:"retry-after"`
 }
 
 // Healthy returns the effect of no fault at all.

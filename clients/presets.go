@@ -38,7 +38,7 @@ var presets = []Preset{
 	},
 	{
 		Name:   "aws-standard",
-		Source: "AWS SDK standard retry mode (botocore): 3 attempts, full jitter on min(2^(n-1) s, 20 s), retry quota 500 tokens, cost 5 (10 after a timeout), refund 1",
+		Source: "AWS SDK standard retry mode as botocore (the Python SDK) publishes it, which the AWS SDK for Go v2 followed before v1.48 (aws-standard-v2 is its current design): 3 attempts, full jitter on min(2^(n-1) s, 20 s), retry quota 500 tokens, cost 5 (10 after a timeout), refund 1",
 		// herdbench's v(n) = base * 2^n after n failures, so base 500 ms
 		// gives botocore's 1 s ceiling before the first retry.
 		Backoff:     &Backoff{Shape: Full, Base: 500 * time.Millisecond, Cap: 20 * time.Second, Multiplier: 2},
@@ -58,6 +58,15 @@ var presets = []Preset{
 		MaxAttempts: 3,
 		Budget:      "sre",
 		Throttle:    "sre",
+	},
+	{
+		Name:   "aws-standard-v2",
+		Source: "AWS SDK for Go v2 v1.48.0, retry.NewStandard() (aws/retry/standard.go, jitter_backoff.go backoffDelay2026, ratelimit/token_rate_limit.go; its CHANGELOG: Retry Behavior 2.1 the default from v1.48.0): 3 attempts, U(0, 1) × min(50 ms × 2^i, 20 s) before retry i + 1, retry quota 500 tokens, cost 14 (timeouts too), a successful retry refunds its cost, a first-attempt success adds 1",
+		// herdbench's v(n) = base * 2^n after n failures, so base 25 ms
+		// gives the SDK's 50 ms ceiling before the first retry.
+		Backoff:     &Backoff{Shape: Full, Base: 25 * time.Millisecond, Cap: 20 * time.Second, Multiplier: 2},
+		MaxAttempts: 3,
+		Budget:      "aws-v2",
 	},
 }
 

@@ -67,7 +67,7 @@ func Handler(o Options) http.Handler {
 		mux.Handle("GET /metrics", o.Metrics)
 	}
 	mux.HandleFunc("GET /{$}", a.index)
-	return guard(o.Access, mux)
+	return Guard(o.Access, mux)
 }
 
 type api struct{ Options }

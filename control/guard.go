@@ -27,7 +27,7 @@ type Access struct {
 	Token string
 }
 
-// guard refuses, before the API sees it, a request that a web page or a
+// Guard refuses, before next sees it, a request that a web page or a
 // stranger could have sent:
 //
 //   - an absolute-form request target (POST http://host/control/stop, as
@@ -46,7 +46,11 @@ type Access struct {
 //   - a POST whose Content-Type is not application/json (415): a browser
 //     sends only text/plain, form or multipart types across sites without
 //     asking first (a CORS preflight, which this API never grants).
-func guard(a Access, next http.Handler) http.Handler {
+//
+// The control API is behind it, and so is every other server that lets a
+// browser drive a target or proxy (package live's page): one guard, so
+// the rules cannot drift apart.
+func Guard(a Access, next http.Handler) http.Handler {
 	sum := sha256.Sum256([]byte(a.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if target, ok := absoluteTarget(r); ok && !targetAllowed(target, a) {

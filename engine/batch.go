@@ -290,7 +290,7 @@ func runRep(ctx context.Context, p *scenarios.Plan, o Options, point, rep int) (
 			break
 		}
 	}
-	rr.check.limit = lagLimit(p) // every cohort's strategy counts, not the first's alone
+	rr.check.limit = results.Limit(timescales(p)) // every cohort's strategy counts, not the first's alone
 	rr.check.apply(rr.out.Summary)
 	return rr, nil
 }

@@ -119,6 +119,13 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 			r.cohorts = append(r.cohorts, &cohort{strategy: p.Strategies[i], rec: rec})
 			continue
 		}
+		// The crashes of the target the clients call (the first tier's, in a
+		// chain): how long after each the clients learned of it.
+		if len(p.Tiers) > 0 {
+			rec.SetEdges(crashEdges(p.Tiers[0].Chaos))
+		} else {
+			rec.SetEdges(crashEdges(p.Chaos))
+		}
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
 			splitAtFault(p, below...)
@@ -301,6 +308,19 @@ func (r *Run) Snapshot() Snapshot {
 		s.Cohorts = append(s.Cohorts, CohortSnapshot{Strategy: c.strategy.Name, Live: c.rec.Live()})
 	}
 	return s
+}
+
+// HerdSoFar returns each cohort's herd factor so far (results.Recorder's
+// HerdSoFar) over the seconds that ended at least a second ago, so that
+// most of their attempts have ended. For live pages: call it about once a
+// second.
+func (r *Run) HerdSoFar() []float64 {
+	upto := min(max(0, time.Since(r.Origin)-time.Second), r.Plan.Duration)
+	out := make([]float64, len(r.cohorts))
+	for i, c := range r.cohorts {
+		out[i] = c.rec.HerdSoFar(upto)
+	}
+	return out
 }
 
 // Wait waits for the run to end and returns its results.

@@ -10,6 +10,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 )
@@ -20,9 +21,11 @@ import (
 // process used. Repetitions add up (merge); apply puts the result into a
 // summary and judges it (results.Judge).
 type selfCheck struct {
-	limit time.Duration
-	lag   []*hdrhistogram.Histogram // per cohort, microseconds
-	drift []*hdrhistogram.Histogram // per cohort; nil for an external target
+	limit   time.Duration
+	figures results.Figures
+	lag     []*hdrhistogram.Histogram // per cohort, microseconds
+	drift   []*hdrhistogram.Histogram // per cohort; nil for an external target
+	spread  [][]results.EdgeSpread    // per cohort, per crash of the plan
 
 	userS, sysS, wallS float64
 	cores              int
@@ -34,7 +37,8 @@ type selfCheck struct {
 
 // beginCheck starts measuring a run of p.
 func beginCheck(p *scenarios.Plan) *selfCheck {
-	c := &selfCheck{limit: lagLimit(p), cores: runtime.GOMAXPROCS(0), load: loadAverage()}
+	ts := timescales(p)
+	c := &selfCheck{limit: results.Limit(ts), figures: ts.Figures, cores: runtime.GOMAXPROCS(0), load: loadAverage()}
 	c.began = time.Now()
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &c.ru)
 	return c
@@ -51,6 +55,7 @@ func (c *selfCheck) end(cohorts []*cohort) {
 	}
 	for _, k := range cohorts {
 		c.lag = append(c.lag, k.rec.SendLag())
+		c.spread = append(c.spread, k.rec.Spread())
 		var d *hdrhistogram.Histogram
 		if k.target != nil {
 			d = k.target.Drift()
@@ -78,6 +83,9 @@ func (c *selfCheck) merge(o *selfCheck) {
 		if c.drift[i] != nil && o.drift[i] != nil {
 			c.drift[i].Merge(o.drift[i])
 		}
+		for e := range min(len(c.spread[i]), len(o.spread[i])) {
+			c.spread[i][e].H.Merge(o.spread[i][e].H)
+		}
 	}
 }
 
@@ -89,12 +97,14 @@ func (c *selfCheck) join(o *selfCheck) {
 	c.wallS += o.wallS
 	c.lag = append(c.lag, o.lag...)
 	c.drift = append(c.drift, o.drift...)
+	c.spread = append(c.spread, o.spread...)
 }
 
 // apply writes the self-check into s (its runs in cohort order) and
 // judges it.
 func (c *selfCheck) apply(s *results.Summary) {
 	h := &results.Harness{
+		Figures: c.figures,
 		LimitMS: float64(c.limit) / float64(time.Millisecond),
 		CPU: results.CPU{
 			UserS: round3(c.userS), SysS: round3(c.sysS), WallS: round3(c.wallS),
@@ -105,10 +115,13 @@ func (c *selfCheck) apply(s *results.Summary) {
 		h.CPU.Utilization = round3((c.userS + c.sysS) / (float64(c.cores) * c.wallS))
 	}
 	allLag, allDrift := results.NewLagHistogram(), results.NewLagHistogram()
+	var allSpread []results.EdgeSpread
 	hasDrift := false
 	for i := range min(len(c.lag), len(s.Runs)) {
 		s.Runs[i].SendLagMS = results.LagOf(c.lag[i])
 		allLag.Merge(c.lag[i])
+		s.Runs[i].SpreadMS, s.Runs[i].SpreadEvents = results.SpreadOf(c.spread[i])
+		allSpread = append(allSpread, c.spread[i]...)
 		if d := c.drift[i]; d != nil {
 			s.Runs[i].TargetDriftMS = results.LagOf(d)
 			allDrift.Merge(d)
@@ -116,6 +129,7 @@ func (c *selfCheck) apply(s *results.Summary) {
 		}
 	}
 	h.SendLagMS = results.LagOf(allLag)
+	h.SpreadMS, _ = results.SpreadOf(allSpread)
 	if hasDrift {
 		h.TargetDriftMS = results.LagOf(allDrift)
 	}
@@ -123,14 +137,38 @@ func (c *selfCheck) apply(s *results.Summary) {
 	s.Harness = h
 }
 
-// lagLimit is the lateness p's figures tolerate (results.LagLimit): a
-// tenth of its strategies' smallest backoff base, at most 10 ms.
-func lagLimit(p *scenarios.Plan) time.Duration {
-	bases := make([]time.Duration, len(p.Strategies))
-	for i, st := range p.Strategies {
-		bases[i] = st.Backoff.Base
+// timescales are what p's figures depend on (results.Limit): what its
+// headline rests on (scenarios.HeadlineFigures; waves for a scenario
+// without one), its strategies' backoff bases, its target's queue timeout
+// and its network's mean hop.
+func timescales(p *scenarios.Plan) results.Timescales {
+	ts := results.Timescales{Figures: scenarios.HeadlineFigures(p.Name), QueueTimeout: p.Target.QueueTimeout}
+	for _, st := range p.Strategies {
+		ts.Bases = append(ts.Bases, st.Backoff.Base)
 	}
-	return results.LagLimit(bases)
+	ts.Hop = p.Target.Network.Mean()
+	return ts
+}
+
+// crashEdges returns the instants at which plan ends every attempt in
+// flight at once: where its outage mode turns to one that crashes (a
+// reset or refuse outage begins), as the target applies it
+// (target.Server's runPlan). A blackhole's end releases nothing by itself
+// (the requests it holds wait for their client's timeout, or a crash) and
+// an outage's end answers nobody (each client finds out at its next
+// attempt, on its own schedule, which the send lag measures).
+func crashEdges(plan *chaos.Plan) []time.Duration {
+	var edges []time.Duration
+	prev := chaos.NoOutage
+	for _, seg := range plan.Segments() {
+		if o := seg.Effect.Outage; o != prev {
+			if o.Crashes() && seg.Start > 0 {
+				edges = append(edges, seg.Start)
+			}
+			prev = o
+		}
+	}
+	return edges
 }
 
 // loadAverage returns the machine's one-minute load average, or nil where

@@ -125,7 +125,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 	if h == nil {
 		t.Fatal("a real run without a self-check")
 	}
-	t.Logf("with %d hogs: send lag %+v, target drift %+v, CPU %+v", 4*runtime.GOMAXPROCS(0), *h.SendLagMS, h.TargetDriftMS, h.CPU)
+	t.Logf("with %d hogs: send lag %+v, spread %+v, target drift %+v, CPU %+v", 4*runtime.GOMAXPROCS(0), h.SendLagMS, h.SpreadMS, h.TargetDriftMS, h.CPU)
 	if h.Trustworthy || len(h.Warnings) == 0 {
 		t.Errorf("with CPU hogs beside it the harness says it kept up: %+v", h)
 	}
@@ -231,5 +231,47 @@ func TestApartByDefault(t *testing.T) {
 	runtime.GOMAXPROCS(8)
 	if ApartByDefault(outage) || ApartByDefault(layers) {
 		t.Error("8 cores: outage's 4 cohorts and layers' 3 should run together")
+	}
+}
+
+// Each built-in's limit follows its headline (results.Limit): the
+// figures it rests on and its timescales, as docs/results.md lists them.
+func TestBuiltinLimits(t *testing.T) {
+	ms := time.Millisecond
+	for name, want := range map[string]struct {
+		figures results.Figures
+		limit   time.Duration
+	}{
+		"outage":         {results.Waves, 10 * ms},
+		"jitter-range":   {results.Waves, 10 * ms},
+		"metastable":     {results.Counts, 10 * ms},
+		"long-lived":     {results.Counts, 10 * ms},
+		"aws-contention": {results.Counts, 5 * ms},
+		"layers":         {results.Counts, 2 * ms},
+	} {
+		ts := timescales(plans(t, name, "", scenarios.Overrides{})[0])
+		if ts.Figures != want.figures || results.Limit(ts) != want.limit {
+			t.Errorf("%s: %s, limit %s; want %s, %s", name, ts.Figures, results.Limit(ts), want.figures, want.limit)
+		}
+	}
+	physics := timescales(physicsPlan(t, true))
+	if physics.Figures != results.Waves || results.Limit(physics) != 5*ms {
+		t.Errorf("the physics outage: %s, limit %s; want waves, 5 ms (a tenth of its 50 ms queue timeout)", physics.Figures, results.Limit(physics))
+	}
+}
+
+// crashEdges: the instants an outage mode that crashes begins, a stall's
+// end included only when a crash begins with it.
+func TestCrashEdges(t *testing.T) {
+	p := physicsPlan(t, true)
+	if got := crashEdges(p.Chaos); len(got) != 1 || got[0] != 6*time.Second {
+		t.Errorf("the physics outage: %v, want [6s] (the stall's start and the outage's end synchronize nobody)", got)
+	}
+	out := plans(t, "outage", "", scenarios.Overrides{})[0]
+	if got := crashEdges(out.Chaos); len(got) != 1 || got[0] != 4500*time.Millisecond {
+		t.Errorf("outage: %v, want [4.5s]", got)
+	}
+	if got := crashEdges(plans(t, "aws-contention", "", scenarios.Overrides{})[0].Chaos); got != nil {
+		t.Errorf("aws-contention has no fault: %v", got)
 	}
 }

@@ -5,9 +5,10 @@
 // client library: go-retryablehttp, cenkalti/backoff, the AWS SDK's retryer,
 // your own. herdtest gives it a ready *http.Client (and its transport and
 // dialer) that reaches herdbench's fault-injecting target, runs as many
-// clients of it as the scenario says in a closed loop, applies the
-// scenario's chaos plan to the target, and returns the same figures as
-// `herdbench scenario` does (results.Summary: herd factor, failures after
+// clients of it as the scenario says in a closed loop (under an open
+// workload, one client serving every arrival, as one process serves its
+// callers), applies the scenario's chaos plan to the target, and returns
+// the same figures as `herdbench scenario` does (results.Summary: herd factor, failures after
 // the fault, recovery, amplification, latency). The scenario's thresholds,
 // and the cohort's own, fail the test; a failing run's results folder and
 // report are written and their path logged.

@@ -68,7 +68,9 @@ type Client struct {
 // RequestFunc performs one logical request: nil when it succeeded, an
 // error when it gave up. ctx ends at the run's end: pass it to your
 // requests (http.NewRequestWithContext) so an unfinished request stops
-// there.
+// there, and so its round trips count as its attempts. Under an open
+// workload one client serves every arrival, as one process serves its
+// callers: its RequestFunc is called from many goroutines at once.
 type RequestFunc func(ctx context.Context) error
 
 // Cohort is one fleet of clients running the same code.
@@ -99,8 +101,9 @@ type Options struct {
 	Clients  int
 	// Thresholds are gates for every cohort, besides the scenario's.
 	Thresholds []string
-	// Out is where a failing run's results folder goes; the test's
-	// artifact folder (testing.T.ArtifactDir) when "".
+	// Out is where a failing run's results folder goes. When "": the
+	// test's artifact folder with go test -artifacts (kept under
+	// -outputdir), else $TMPDIR/herdtest/TESTNAME, which outlives the test.
 	Out string
 	// Grace is how long after the run's end a request may take to return
 	// before it is reported as one that never returns; 10 s when 0.
@@ -172,8 +175,6 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 	switch {
 	case p.TargetURL != "":
 		return nil, fmt.Errorf("%w: the scenario sends to an external target (%s); herdtest runs against herdbench's own target, in-process: remove target.url", ErrUnsupported, p.TargetURL)
-	case p.Workload.Kind == clients.Open:
-		return nil, fmt.Errorf("%w: an open workload (arrivals per second); herdtest runs closed-loop and one-shot clients, each its own client object", ErrUnsupported)
 	case len(p.Tiers) > 0:
 		return nil, fmt.Errorf("%w: a chain of tiers; herdtest calls a single target", ErrUnsupported)
 	}
@@ -278,7 +279,11 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	var transports []*http.Transport
-	for i := range c.Workload.Clients {
+	n := c.Workload.Clients
+	if c.Workload.Kind == clients.Open {
+		n = 1 // one process serves the arrivals: its policies see them all
+	}
+	for i := range n {
 		dial := c.Dial
 		if dial == nil {
 			dial = (&net.Dialer{}).DialContext
@@ -296,6 +301,10 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if c.Workload.Kind == clients.Open {
+				cl.arrivals(ctx, co.Name, fn)
+				return
+			}
 			cl.loop(ctx, co.Name, fn)
 		}()
 	}
@@ -330,9 +339,32 @@ type client struct {
 	shard *results.Shard
 	think *rand.Rand
 	end   time.Time
-	// attempt numbers the round trips of the current request: 1 for the
-	// first.
-	attempt atomic.Int64
+	// cur is the current request of a closed-loop or one-shot client: the
+	// round trips whose context carries no request of their own count as
+	// its attempts.
+	cur atomic.Pointer[request]
+}
+
+// request is one logical request in flight: where its figures go, and the
+// number of its latest attempt.
+type request struct {
+	shard   *results.Shard
+	attempt atomic.Int64 // 1 for the first round trip
+}
+
+type requestKey struct{}
+
+// requestOf returns the request a round trip belongs to: the one its
+// context carries (every request under an open workload), or else the
+// client's current one.
+func (cl *client) requestOf(ctx context.Context) *request {
+	if r, ok := ctx.Value(requestKey{}).(*request); ok {
+		return r
+	}
+	if r := cl.cur.Load(); r != nil {
+		return r
+	}
+	return &request{shard: cl.shard} // a round trip before the first request (in New)
 }
 
 func (cl *client) now() time.Duration {
@@ -387,8 +419,9 @@ func (cl *client) loop(ctx context.Context, cohort string, fn RequestFunc) {
 			}
 		}
 		cl.shard.Started(start)
-		cl.attempt.Store(0)
-		err := cl.call(ctx, cohort, fn)
+		r := &request{shard: cl.shard}
+		cl.cur.Store(r)
+		err := cl.call(context.WithValue(ctx, requestKey{}, r), cohort, fn)
 		ended := cl.now()
 		if ended >= cl.c.Duration || ctx.Err() != nil {
 			return // cut by the run's end: neither succeeded nor failed
@@ -398,6 +431,44 @@ func (cl *client) loop(ctx context.Context, cohort string, fn RequestFunc) {
 			return
 		}
 		start = ended + w.Think.Sample(cl.think)
+	}
+}
+
+// arrivals runs an open workload's requests on the one client: each
+// Poisson arrival (the swarm's stream, seeds.Arrivals) calls fn in a
+// goroutine of its own, its figures in the arrival's shard, as the swarm
+// records its arrivals.
+func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
+	rng := seeds.Stream(cl.c.Seed, seeds.Arrivals)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var at time.Duration
+	for id := 0; ; id++ {
+		var more bool
+		if at, more = cl.c.Workload.NextArrival(at, rng.ExpFloat64(), cl.c.Duration); !more {
+			return
+		}
+		if wait := time.Until(cl.c.Origin.Add(at)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		r := &request{shard: cl.c.Rec.Shard(id)}
+		r.shard.Started(at)
+		wg.Add(1)
+		go func(start time.Duration) {
+			defer wg.Done()
+			err := cl.call(context.WithValue(ctx, requestKey{}, r), cohort, fn)
+			ended := cl.now()
+			if ended >= cl.c.Duration || ctx.Err() != nil {
+				return
+			}
+			r.shard.Request(results.Request{Start: start, End: ended, Succeeded: err == nil})
+		}(at)
 	}
 }
 
@@ -432,7 +503,8 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		return nil, errOver
 	}
-	n := cl.attempt.Add(1)
+	r := cl.requestOf(req.Context())
+	n := r.attempt.Add(1)
 	sent := cl.now()
 	resp, err := t.base.RoundTrip(req)
 	done := cl.now()
@@ -445,7 +517,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}
-	cl.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: int(n), Outcome: outcome})
+	r.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: int(n), Outcome: outcome})
 	return resp, err
 }
 

@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -244,7 +246,6 @@ func TestWhatHerdtestCannotRunIsRefused(t *testing.T) {
 		{"twice", Options{Scenario: "outage"}, []Cohort{good, good}, `two cohorts are named "c"`},
 		{"no code", Options{Scenario: "outage"}, []Cohort{{Name: "c"}}, "no New function"},
 		{"external target", Options{Scenario: "x.yaml", YAML: []byte("name: x\nduration: 2s\ntarget:\n  url: http://127.0.0.1:9/\nworkload:\n  clients: 2\n")}, []Cohort{good}, "external target"},
-		{"open workload", Options{Scenario: "x.yaml", YAML: []byte("name: x\nduration: 2s\nworkload:\n  kind: open\n  rate: 10\n")}, []Cohort{good}, "open workload"},
 		{"unknown scenario", Options{Scenario: "no-such-scenario"}, []Cohort{good}, "no built-in scenario"},
 		{"bad threshold", Options{Scenario: "outage", Thresholds: []string{"herd < 3"}}, []Cohort{good}, `threshold "herd < 3"`},
 	} {
@@ -260,4 +261,59 @@ func seconds(p *float64) string {
 		return "never"
 	}
 	return fmt.Sprintf("%.2fs", *p)
+}
+
+// TestOpenWorkloadOneClientServesTheArrivals runs an open workload: one
+// client (New called once) serves every Poisson arrival, concurrently,
+// and each request's round trips are numbered as its own attempts, not
+// the client's.
+func TestOpenWorkloadOneClientServesTheArrivals(t *testing.T) {
+	var built atomic.Int64
+	twice := Cohort{Name: "twice", New: func(c *Client) RequestFunc {
+		built.Add(1)
+		return func(ctx context.Context) error {
+			for range 2 { // two round trips per request: attempts 1 and 2
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.URL+"x", nil)
+				resp, err := c.HTTP.Do(req)
+				if err != nil {
+					return err
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			return nil
+		}
+	}}
+	yaml := []byte("name: open\nduration: 5s\nseed: 3\ntarget:\n  concurrency: 50\n  service_time: 5ms\nworkload:\n  kind: open\n  rate: 100\n")
+	s := Run(t, Options{Scenario: "open.yaml", YAML: yaml}, twice)
+	r := s.Runs[0]
+	if built.Load() != 1 {
+		t.Errorf("New was called %d times under an open workload, want 1 (one process serves the arrivals)", built.Load())
+	}
+	if r.Requests < 400 || r.Requests > 600 {
+		t.Errorf("%d requests in 5 s at 100 per second, want about 500", r.Requests)
+	}
+	if r.Amplification < 1.95 || r.Amplification > 2.05 {
+		t.Errorf("amplification %.3f, want 2: each request's two round trips are its attempts 1 and 2", r.Amplification)
+	}
+}
+
+// A failing run's folder goes, without Options.Out and without go test
+// -artifacts, under $TMPDIR/herdtest/TESTNAME: a folder the test does not
+// remove when it ends, unlike its artifact folder without -artifacts.
+func TestFailingRunKeepsItsFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	s, err := Measure(t, Options{Scenario: "outage", Clients: 20, Duration: 8 * time.Second, Thresholds: []string{"attempts < 1"}},
+		Cohort{Name: "jittered", New: retrying(fullJitter)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if results.ThresholdsFailed(s.Thresholds) != 1 {
+		t.Fatalf("thresholds: %+v", s.Thresholds)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "herdtest", "TestFailingRunKeepsItsFolder", "outage-*", "report.html"))
+	if len(dirs) != 1 {
+		t.Errorf("want one report under $TMPDIR/herdtest/TestFailingRunKeepsItsFolder, found %v", dirs)
+	}
 }

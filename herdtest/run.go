@@ -3,9 +3,11 @@ package herdtest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -22,8 +24,8 @@ import (
 // and when a cohort's code panicked or did not return; when it fails, the
 // results folder and its report are written and their path logged. It
 // stops t at once (Fatalf) when the run cannot start: a bad scenario, one
-// herdtest cannot run (an external target, an open workload, a chain of
-// tiers), cohorts without names or code.
+// herdtest cannot run (an external target, a chain of tiers, a sweep),
+// cohorts without names or code.
 //
 // In virtual time, Run must be called from the test's own goroutine,
 // outside any synctest bubble: it makes its own.
@@ -121,12 +123,15 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 func write(t *testing.T, o Options, out results.Output) (string, error) {
 	base := o.Out
 	if base == "" {
-		base = t.ArtifactDir()
+		base = defaultOut(t)
 	}
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(base, results.DirName(out.Summary.Scenario, out.Summary.Started))
+	dir, err := results.FolderIn(base, out.Summary.Scenario, out.Summary.Started, "")
+	if err != nil {
+		return "", err
+	}
 	if err := results.Write(dir, out); err != nil {
 		return "", err
 	}
@@ -134,6 +139,19 @@ func write(t *testing.T, o Options, out results.Output) (string, error) {
 		return dir, err
 	}
 	return dir, nil
+}
+
+// defaultOut is where a failing run's folder goes without Options.Out:
+// the test's artifact folder with go test -artifacts (kept under
+// -outputdir), else a folder under the system's temporary folder, named
+// by the test, which outlives the test (t.TempDir and an artifact folder
+// without -artifacts are removed when it ends).
+func defaultOut(t *testing.T) string {
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		return t.ArtifactDir()
+	}
+	name := strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(t.Name())
+	return filepath.Join(os.TempDir(), "herdtest", name)
 }
 
 // watch stops the test process when a virtual-time run's clock stands

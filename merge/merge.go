@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,7 +23,11 @@ const (
 	maxSummaryBytes  = 16 << 20
 	maxTimelineBytes = 1 << 30
 	maxScenarioBytes = 1 << 20
+	maxHlogBytes     = 256 << 20
 )
+
+// maxListed is the most missing shards a refusal names one by one.
+const maxListed = 100
 
 // ErrRefused is wrapped by the error of folders that are not one run's
 // shards, each once; a *RefusedError lists every reason.
@@ -109,6 +114,10 @@ func Read(dirs []string) ([]*Shard, error) {
 			return nil, err
 		}
 		s, err := results.DecodeSummary(raw)
+		if err == nil {
+			// Its duration bounds every file read after it.
+			err = results.CheckSummary(s)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 		}
@@ -131,6 +140,11 @@ func Check(shards []*Shard) (sorted []*Shard, warnings []string, err error) {
 	for _, s := range shards {
 		if s.Info() == nil {
 			refuse("%s is not a shard's results folder (its summary.json has no \"shard\"): herdbench merge combines the folders that the shards of one run wrote (herdbench scenario --shard K/N)", s.Dir)
+			continue
+		}
+		if msg := results.NameProblem(s.Summary.Scenario); msg != "" {
+			// The name starts the merged results folder's name.
+			refuse("%s: its summary.json's scenario name is %s", s.Dir, msg)
 			continue
 		}
 		marked = append(marked, s)
@@ -185,6 +199,11 @@ func Check(shards []*Shard) (sorted []*Shard, warnings []string, err error) {
 		seen[k] = s
 	}
 	var missing []string
+	if n-len(seen) > maxListed {
+		// Not one line per missing shard: n is read from a file.
+		refuse("%d shard(s) of %d missing: a merge needs every shard (0 to %d); without one, the figures would be of another run", n-len(seen), n, n-1)
+		n = 0
+	}
 	for k := 0; k < n; k++ {
 		if seen[k] == nil {
 			missing = append(missing, fmt.Sprint(k))
@@ -229,6 +248,12 @@ func msText(v float64) string { return fmt.Sprintf("%.3g ms", v) }
 // Folders reads, checks and merges the shards' folders dirs (see Expand
 // for what a folder may be).
 func Folders(dirs []string) (*Merged, []string, error) {
+	return FoldersContext(context.Background(), dirs)
+}
+
+// FoldersContext is Folders, stopping with ctx's error soon after ctx ends
+// (between two buffers of the file it reads).
+func FoldersContext(ctx context.Context, dirs []string) (*Merged, []string, error) {
 	shards, err := Read(dirs)
 	if err != nil {
 		return nil, nil, err
@@ -237,7 +262,7 @@ func Folders(dirs []string) (*Merged, []string, error) {
 	if err != nil {
 		return nil, warnings, err
 	}
-	m, err := Combine(shards)
+	m, err := combine(ctx, shards)
 	if err != nil {
 		return nil, warnings, err
 	}
@@ -247,7 +272,9 @@ func Folders(dirs []string) (*Merged, []string, error) {
 
 // Combine merges checked shards (Check): their timelines and histogram
 // logs added up, every figure computed from the sums.
-func Combine(shards []*Shard) (*Merged, error) {
+func Combine(shards []*Shard) (*Merged, error) { return combine(context.Background(), shards) }
+
+func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	f := shards[0].Summary
 	duration := time.Duration(math.Round(f.DurationS * float64(time.Second)))
 	start := f.Shard.StartAt
@@ -273,19 +300,19 @@ func Combine(shards []*Shard) (*Merged, error) {
 	}
 	splits := make([][][2]*hdrhistogram.Histogram, len(names)) // per cohort, per shard with a split
 	for _, s := range shards {
-		if err := addTimelines(s, names, timelines); err != nil {
+		if err := addTimelines(ctx, s, names, timelines); err != nil {
 			return nil, err
 		}
 		for i, log := range results.HlogNames(names) {
 			var err error
-			if intervals[i], err = addLog(s, filepath.Join(s.Dir, log), start, intervals[i]); err != nil {
+			if intervals[i], err = addLog(ctx, s, filepath.Join(s.Dir, log), start, intervals[i]); err != nil {
 				return nil, err
 			}
 		}
-		if err := addLags(s, names, start, lags); err != nil {
+		if err := addLags(ctx, s, names, start, lags); err != nil {
 			return nil, err
 		}
-		if err := addSplits(s, names, start, splits); err != nil {
+		if err := addSplits(ctx, s, names, start, splits); err != nil {
 			return nil, err
 		}
 	}
@@ -366,15 +393,19 @@ func window(s *results.Summary) results.Window {
 func secs(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 // addTimelines adds shard s's 10 ms timelines into sums, cohort by cohort.
-func addTimelines(s *Shard, names []string, sums []results.Timeline) error {
+// The file is read as a stream, each row checked against the shard's
+// summary (its cohorts, the buckets of its duration) as it comes.
+func addTimelines(ctx context.Context, s *Shard, names []string, sums []results.Timeline) error {
 	path := filepath.Join(s.Dir, "timeline.csv")
-	raw, err := results.ReadRegular(path, maxTimelineBytes)
+	f, err := results.OpenBounded(ctx, path, maxTimelineBytes)
 	if err != nil {
 		return err
 	}
-	got, timelines, err := results.DecodeTimeline(raw)
+	defer f.Close()
+	d := s.Summary.DurationS
+	got, timelines, err := results.ReadTimeline(f, results.TimelineBounds{Keys: len(names), Rows: results.TimelineBuckets(d), DurationS: d})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return wrapRead(ctx, path, err)
 	}
 	for i, name := range names {
 		k := slices.Index(got, name)
@@ -400,27 +431,28 @@ func addTimelines(s *Shard, names []string, sums []results.Timeline) error {
 }
 
 // addLog adds a cohort's histogram log, interval by interval.
-func addLog(s *Shard, path string, start time.Time, into []results.Interval) ([]results.Interval, error) {
-	f, err := results.OpenRegular(path)
+func addLog(ctx context.Context, s *Shard, path string, start time.Time, into []results.Interval) ([]results.Interval, error) {
+	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
 	if err != nil {
 		return into, err
 	}
 	defer f.Close()
+	last := results.LastInterval(s.Summary.DurationS)
 	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
-		into, err = results.AddInterval(into, li.Index, li.Tag, li.Hist)
+		into, err = results.AddInterval(into, li.Index, last, li.Tag, li.Hist)
 		return err
 	})
 	if err != nil {
-		return into, fmt.Errorf("%s: %w", path, err)
+		return into, wrapRead(ctx, path, err)
 	}
 	return into, nil
 }
 
 // addLags adds a shard's send lags (results.SendLagLog) into lags; a
 // folder without the file adds nothing.
-func addLags(s *Shard, names []string, start time.Time, lags []*hdrhistogram.Histogram) error {
+func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lags []*hdrhistogram.Histogram) error {
 	path := filepath.Join(s.Dir, results.SendLagLog)
-	f, err := results.OpenRegular(path)
+	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -438,7 +470,7 @@ func addLags(s *Shard, names []string, start time.Time, lags []*hdrhistogram.His
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return wrapRead(ctx, path, err)
 	}
 	return nil
 }
@@ -446,9 +478,9 @@ func addLags(s *Shard, names []string, start time.Time, lags []*hdrhistogram.His
 // addSplits adds a shard's latencies after its recorders' split
 // (results.SplitLog) to splits, per cohort: attempt and request. A shard
 // without the file had no split.
-func addSplits(s *Shard, names []string, start time.Time, splits [][][2]*hdrhistogram.Histogram) error {
+func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, splits [][][2]*hdrhistogram.Histogram) error {
 	path := filepath.Join(s.Dir, results.SplitLog)
-	f, err := results.OpenRegular(path)
+	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -471,7 +503,7 @@ func addSplits(s *Shard, names []string, start time.Time, splits [][][2]*hdrhist
 		return fmt.Errorf("%w: an interval tagged %q, no cohort's", results.ErrHistogramLog, li.Tag)
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return wrapRead(ctx, path, err)
 	}
 	for i, sp := range got {
 		if sp[0] != nil && sp[1] != nil {
@@ -479,6 +511,15 @@ func addSplits(s *Shard, names []string, start time.Time, splits [][][2]*hdrhist
 		}
 	}
 	return nil
+}
+
+// wrapRead names the file path in err, unless err is ctx's own (an
+// interrupt is no problem of the file).
+func wrapRead(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // mergeHarness adds up the shards' self-checks: their CPU (cores and

@@ -103,6 +103,34 @@ func TestMergeRefuses(t *testing.T) {
 	}
 }
 
+// TestMergeRefusesHostileSummaries: figures of the shards' summary.json
+// that would size what merge builds, or name the folder it writes, are
+// refused before they do: a duration of no run (it sizes every
+// timeline), a shard count of 2^62 (it was counted shard by shard), and
+// a scenario name that climbs out of --out (it names the merged folder).
+func TestMergeRefusesHostileSummaries(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(s *results.Summary)
+		want   string
+	}{
+		{"a duration of no run", func(s *results.Summary) { s.DurationS = 1e12 }, "summary.json: duration_s is 1e+12; a run lasts more than 0 s and at most a day"},
+		{"2^62 shards", func(s *results.Summary) { s.Shard.Of = 1 << 62 }, "4611686018427387901 shard(s) of 4611686018427387904 missing"},
+		{"a name out of --out", func(s *results.Summary) { s.Scenario = "../../herd-escape" }, `its summary.json's scenario name is "../../herd-escape" starts with "."`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dirs := shardFolders(t)
+			for _, d := range dirs {
+				edit(t, d, c.change)
+			}
+			m, _, err := Folders(dirs)
+			if m != nil || err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("merged: %v, %v; want a refusal saying %q", m, err, c.want)
+			}
+		})
+	}
+}
+
 // TestMergeWarnsOfClocks: a clock a few milliseconds off is merged with a
 // warning naming the shard; clocks within 5 ms pass in silence; a clock
 // not measured is said.

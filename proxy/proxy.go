@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -83,14 +84,49 @@ type Proxy struct {
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
 var ErrUnsupported = errors.New("not supported by the proxy")
 
-// CheckFault reports whether the proxy can apply f, from what f does: the
-// proxy answers, delays, holds and resets requests, but a real service's
-// capacity is out of its reach.
+// applies lists the effects (chaos.Effect.Uses) the proxy applies, and
+// how: it is a target.Server in front of the upstream, so it answers,
+// delays, holds, resets and refuses requests before forwarding them,
+// exactly as herdbench's own target does (target.Server's answer), and
+// forwards the rest. Everything else is refused (CheckFault): a real
+// service's capacity is out of its reach, and an effect added to
+// chaos.Effect is refused until the proxy is taught to apply it and
+// listed here.
+var applies = map[string]string{
+	"outage":       "answers 503, refuses or resets connections itself",
+	"blackhole":    "holds the request and never forwards it",
+	"delay":        "waits before forwarding",
+	"error-rate":   "answers that fraction of requests itself",
+	"error-status": "with that status",
+	"retry-after":  "with a Retry-After header",
+}
+
+// CheckFault reports whether the proxy can apply f, from what f does
+// (chaos.Effect.Uses), deny-by-default: every effect of f must be in
+// applies.
 func CheckFault(f chaos.Timed) error {
-	if e := chaos.EffectOf(f.Fault); e.Capacity < 1 {
-		return fmt.Errorf("fault %q (%s): %w: it cuts the capacity of herdbench's target model, and the proxy cannot cut a real service's capacity; remove it, or use an error-rate or latency blip instead", f.Name, f.Kind, ErrUnsupported)
+	e := chaos.EffectOf(f.Fault)
+	var errs []error
+	for _, u := range e.Uses() {
+		switch {
+		case applies[u] != "":
+		case u == "capacity":
+			errs = append(errs, fmt.Errorf("fault %q (%s): %w: it cuts the capacity of herdbench's target model, and the proxy cannot cut a real service's capacity; remove it, or use an error-rate or latency blip instead", f.Name, f.Kind, ErrUnsupported))
+		default:
+			errs = append(errs, fmt.Errorf("fault %q (%s): %w: the proxy does not apply its %s effect (it applies %s); remove it, or run it against herdbench's own target", f.Name, f.Kind, ErrUnsupported, u, applied()))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// applied returns the names in applies, sorted, for messages.
+func applied() string {
+	names := make([]string, 0, len(applies))
+	for n := range applies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // CheckPlan reports every fault of p the proxy cannot apply.

@@ -364,12 +364,22 @@ type cut struct{}
 
 func (cut) Apply(e *chaos.Effect) { e.Capacity *= 0.5 }
 
+// cutBody truncates served bodies, an effect the proxy does not list:
+// deny-by-default, it is refused.
+type cutBody struct{}
+
+func (cutBody) Apply(e *chaos.Effect) { e.Truncate = 0.5 }
+
 // TestCheckFaultDecidesOnEffects: the proxy refuses a fault by what it
 // does, whatever its kind, and takes every fault it can apply.
 func TestCheckFaultDecidesOnEffects(t *testing.T) {
 	err := CheckFault(chaos.Timed{Name: "halve", Kind: "cut", For: time.Second, Fault: cut{}})
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `fault "halve" (cut)`) {
 		t.Errorf("CheckFault(a capacity cut) = %v; want ErrUnsupported naming the fault and its kind", err)
+	}
+	err = CheckFault(chaos.Timed{Name: "short", Kind: "cut-body", For: time.Second, Fault: cutBody{}})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "truncate effect") {
+		t.Errorf("CheckFault(a truncated body) = %v; want ErrUnsupported naming the effect the proxy does not list", err)
 	}
 	for _, f := range []chaos.Fault{chaos.Outage{Mode: chaos.Reset}, chaos.Blip{Blackhole: true}, chaos.ErrorRate{Rate: 1, Status: 429, RetryAfter: time.Second}} {
 		if err := CheckFault(chaos.Timed{Name: "f", For: time.Second, Fault: f}); err != nil {

@@ -140,7 +140,7 @@ func ScanHistogramLog(r io.Reader, start time.Time, fn func(LoggedInterval) erro
 	for n := 0; ; n++ {
 		h, err := lr.NextIntervalHistogram()
 		if err != nil {
-			return fmt.Errorf("%w: interval %d: %v", ErrHistogramLog, n, err)
+			return fmt.Errorf("%w: interval %d: %w", ErrHistogramLog, n, err)
 		}
 		if h == nil {
 			return nil

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -8,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,19 +34,71 @@ func DecodeSummary(data []byte) (*Summary, error) {
 // resolution is the step between a cohort's first two rows (Bucket if it
 // has one row).
 func DecodeTimeline(data []byte) (names []string, timelines []Timeline, err error) {
-	return decodeTimeline(data, "strategy")
+	return ReadTimeline(bytes.NewReader(data), TimelineBounds{})
 }
 
-// decodeTimeline reads a timeline CSV whose rows are keyed by the column
+// TimelineBounds bound what ReadTimeline keeps of a timeline CSV. They are
+// checked row by row, so a file with more than a run can have is refused
+// at the first row too many, before its rows fill memory. A zero field is
+// no bound.
+type TimelineBounds struct {
+	// Keys is the most distinct keys (cohorts; for the tiers' file,
+	// cohort and tier pairs).
+	Keys int
+	// Rows is the most rows of each key: the 10 ms buckets of the run
+	// (TimelineBuckets).
+	Rows int
+	// DurationS is the run's duration, for the messages.
+	DurationS float64
+}
+
+// TimelineBuckets is the most rows of 10 ms a cohort's timeline of a run of
+// durationS seconds has: its buckets, and the one its end falls in.
+func TimelineBuckets(durationS float64) int {
+	return int(math.Ceil(durationS*float64(time.Second)/float64(Bucket))) + 1
+}
+
+// ReadTimeline reads a timeline CSV like DecodeTimeline, row by row from r
+// (the file is never held whole), refusing what breaks b at the row that
+// breaks it.
+func ReadTimeline(r io.Reader, b TimelineBounds) (names []string, timelines []Timeline, err error) {
+	return readTimeline(r, b, "strategy")
+}
+
+// readTimeline reads a timeline CSV whose rows are keyed by the column
 // key, and also by the column sub when it is not "" (the key of a row is
 // then key + "\x00" + sub).
-func decodeTimeline(data []byte, key string, sub ...string) (names []string, timelines []Timeline, err error) {
-	r := csv.NewReader(bytes.NewReader(data))
+//
+// A file it can read twice (an io.Seeker: a file, bytes in memory) it
+// reads twice: first counting each key's rows, checking the bounds, then
+// keeping the rows in slices of their exact size. Slices grown row by row
+// would take up to twice the memory, and leave as much again for the
+// collector, while a timeline is the largest thing a report holds.
+func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (names []string, timelines []Timeline, err error) {
+	var sizes []int
+	if rs, ok := in.(io.ReadSeeker); ok {
+		if _, _, sizes, err = scanTimeline(rs, b, nil, true, key, sub); err != nil {
+			return nil, nil, err
+		}
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, err
+		}
+	}
+	names, timelines, _, err = scanTimeline(in, b, sizes, false, key, sub)
+	return names, timelines, err
+}
+
+// scanTimeline is one pass of readTimeline over in: with count, only each
+// key's rows are counted (and the bounds checked); otherwise the rows are
+// kept, each key's in a slice of sizes[k] rows to begin with.
+func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key string, sub []string) (names []string, timelines []Timeline, counts []int, err error) {
+	r := csv.NewReader(bufio.NewReaderSize(in, 64<<10))
 	r.ReuseRecord = true
 	head, err := r.Read()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: header: %v", ErrTimeline, err)
+		return nil, nil, nil, fmt.Errorf("%w: header: %w", ErrTimeline, err)
 	}
+	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
 	col := map[string]int{}
 	for i, h := range head {
 		col[h] = i
@@ -51,13 +106,13 @@ func decodeTimeline(data []byte, key string, sub ...string) (names []string, tim
 	ci, okC := col[key]
 	ti, okT := col["t_s"]
 	if !okC || !okT {
-		return nil, nil, fmt.Errorf("%w: the header lacks %s or t_s: %q", ErrTimeline, key, head)
+		return nil, nil, nil, fmt.Errorf("%w: the header lacks %s or t_s: %q", ErrTimeline, key, head)
 	}
 	si := -1
 	for _, k := range sub {
 		var ok bool
 		if si, ok = col[k]; !ok {
-			return nil, nil, fmt.Errorf("%w: the header lacks %s: %q", ErrTimeline, k, head)
+			return nil, nil, nil, fmt.Errorf("%w: the header lacks %s: %q", ErrTimeline, k, head)
 		}
 	}
 	series := make([]int, NumSeries) // column of each series, -1 if absent
@@ -68,14 +123,20 @@ func decodeTimeline(data []byte, key string, sub ...string) (names []string, tim
 		}
 	}
 	index := map[string]int{}
-	var starts [][]float64
+	// The first two start times of each key: the step between them is
+	// its resolution.
+	var starts [][2]float64
 	for line := 2; ; line++ {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrTimeline, err)
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, nil, nil, fmt.Errorf("%w: %v", ErrTimeline, err)
+			}
+			return nil, nil, nil, err // the reader's own: too large, interrupted
 		}
 		name := rec[ci]
 		if si >= 0 {
@@ -83,37 +144,59 @@ func decodeTimeline(data []byte, key string, sub ...string) (names []string, tim
 		}
 		k, ok := index[name]
 		if !ok {
+			if b.Keys > 0 && len(names) >= b.Keys {
+				return nil, nil, nil, fmt.Errorf("%w: line %d: more than the %d cohort(s) of the run's summary.json", ErrTimeline, line, b.Keys)
+			}
 			k = len(names)
 			index[name] = k
-			names = append(names, name)
-			timelines = append(timelines, Timeline{})
-			starts = append(starts, nil)
+			names = append(names, strings.Clone(name))
+			var tl Timeline
+			if k < len(sizes) && !count {
+				tl.Rows = make([][NumSeries]int64, 0, sizes[k])
+			}
+			timelines = append(timelines, tl)
+			starts = append(starts, [2]float64{})
+			counts = append(counts, 0)
+		}
+		n := counts[k]
+		counts[k]++
+		if b.Rows > 0 && n >= b.Rows {
+			return nil, nil, nil, fmt.Errorf("%w: line %d: cohort %s: more than the %d rows of 10 ms of a %g s run", ErrTimeline, line, strings.ReplaceAll(name, "\x00", " tier "), b.Rows, b.DurationS)
+		}
+		if count {
+			continue
 		}
 		t, err := strconv.ParseFloat(rec[ti], 64)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: line %d: t_s %q: %v", ErrTimeline, line, rec[ti], err)
+			return nil, nil, nil, fmt.Errorf("%w: line %d: t_s %q: %v", ErrTimeline, line, rec[ti], err)
 		}
-		starts[k] = append(starts[k], t)
+		if n < 2 {
+			starts[k][n] = t
+		}
 		var row [NumSeries]int64
 		for s, i := range series {
 			if i < 0 {
 				continue
 			}
 			if row[s], err = strconv.ParseInt(rec[i], 10, 64); err != nil {
-				return nil, nil, fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
+				return nil, nil, nil, fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
 			}
 		}
 		timelines[k].Rows = append(timelines[k].Rows, row)
 	}
+	if count {
+		return names, nil, counts, nil
+	}
 	for k := range timelines {
 		timelines[k].Resolution = Bucket
-		if st := starts[k]; len(st) > 1 {
+		if len(timelines[k].Rows) > 1 {
 			// t_s has two decimals: round the step to whole milliseconds.
+			st := starts[k]
 			timelines[k].Resolution = time.Duration(math.Round((st[1]-st[0])*1000)) * time.Millisecond
 		}
 		if timelines[k].Resolution <= 0 {
-			return nil, nil, fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
+			return nil, nil, nil, fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
 		}
 	}
-	return names, timelines, nil
+	return names, timelines, counts, nil
 }

@@ -114,7 +114,8 @@ type Recorder struct {
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
 
-	obs Observer // told of each attempt, or nil (Observe)
+	obs    Observer   // told of each attempt, or nil (Observe)
+	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
 
 	// split is, after SplitAt, 1 + the elapsed time from which each
 	// shard's after histograms also record; 0 without a split.
@@ -133,9 +134,10 @@ type Shard struct {
 	// wire (FirstSent).
 	first time.Duration
 	// Live counters for dashboards, per shard so clients do not contend.
-	live     [NumOutcomes][AttemptGroups]atomic.Int64
-	inFlight atomic.Int64
-	policy   [NumPolicyEvents]atomic.Int64
+	live       [NumOutcomes][AttemptGroups]atomic.Int64
+	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
+	inFlight   atomic.Int64
+	policy     [NumPolicyEvents]atomic.Int64
 	// after holds, with a split (SplitAt), the attempt and request
 	// latencies of the records that ended at or after it.
 	after [2]*hdrhistogram.Histogram
@@ -280,6 +282,8 @@ func (s *Shard) Attempt(a Attempt) {
 	if a.Number > 0 {
 		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
+	} else {
+		s.unnumbered[a.Outcome].Add(1)
 	}
 	s.mu.Lock()
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
@@ -289,6 +293,9 @@ func (s *Shard) Attempt(a Attempt) {
 	s.recordLag(a.Lag)
 	s.noteSent(a.Sent)
 	s.mu.Unlock()
+	if l := r.spread; l != nil {
+		l.record(a.Sent, a.Sent+a.Latency)
+	}
 	if r.obs != nil {
 		r.obs.ObserveAttempt(a)
 	}
@@ -355,6 +362,10 @@ type Live struct {
 	InFlight int64
 	// ByAttempt is the attempts by outcome and attempt number (AttemptGroups).
 	ByAttempt [NumOutcomes][AttemptGroups]int64
+	// Unnumbered is the attempts whose number was not known (a recording
+	// of clients that do not say it), by outcome: with ByAttempt, every
+	// attempt by outcome.
+	Unnumbered [NumOutcomes]int64
 	// Policy is the client policies' decisions so far, by PolicyEvent.
 	Policy [NumPolicyEvents]int64
 }
@@ -378,6 +389,7 @@ func (r *Recorder) Live() Live {
 			for n := range s.live[o] {
 				l.ByAttempt[o][n] += s.live[o][n].Load()
 			}
+			l.Unnumbered[o] += s.unnumbered[o].Load()
 		}
 	}
 	return l
@@ -456,6 +468,7 @@ func (r *Recorder) Reset() {
 			for n := range s.live[o] {
 				s.live[o][n].Store(0)
 			}
+			s.unnumbered[o].Store(0)
 		}
 	}
 	r.upstream.Store(false)

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,64 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 	}
 	return b, err
 }
+
+// OpenBounded opens the regular file at path (see OpenRegular) to read at
+// most max bytes of it, as a stream: a file larger than max when opened,
+// or grown past it while read, is refused with ErrTooLarge. Once ctx ends
+// a read fails with ctx's error, so that a long read stops at the next
+// buffer when interrupted.
+func OpenBounded(ctx context.Context, path string, max int64) (io.ReadCloser, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Size() > max {
+		f.Close()
+		return nil, tooLarge(path, st.Size(), max)
+	}
+	return &bounded{ctx: ctx, f: f, path: path, max: max}, nil
+}
+
+// bounded is OpenBounded's reader.
+type bounded struct {
+	ctx  context.Context
+	f    *os.File
+	path string
+	max  int64 // bytes allowed
+	read int64 // bytes read so far
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if left := b.max - b.read; int64(len(p)) > left+1 {
+		p = p[:left+1] // one byte more than allowed tells a file that grew
+	}
+	n, err := b.f.Read(p)
+	b.read += int64(n)
+	if b.read > b.max {
+		return 0, tooLarge(b.path, b.read, b.max)
+	}
+	return n, err
+}
+
+// Seek moves in the file, so that it can be read again; what was read
+// counts from the new offset.
+func (b *bounded) Seek(offset int64, whence int) (int64, error) {
+	n, err := b.f.Seek(offset, whence)
+	if err == nil {
+		b.read = n
+	}
+	return n, err
+}
+
+func (b *bounded) Close() error { return b.f.Close() }
 
 func tooLarge(path string, size, max int64) error {
 	return fmt.Errorf("%w: %s is %s, more than the %s herdbench reads of it; is this a results folder herdbench wrote?", ErrTooLarge, path, byteText(size), byteText(max))

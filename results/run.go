@@ -74,17 +74,22 @@ type Run struct {
 	// target ended the waits its model set (absent for an external target).
 	SendLagMS     *Lag `json:"send_lag_ms,omitempty"`
 	TargetDriftMS *Lag `json:"target_drift_ms,omitempty"`
+	// SpreadMS is how long after the plan's crashes this cohort's clients
+	// learned of them (spread.go), SpreadEvents each crash's; absent when
+	// no attempt was in flight at a crash.
+	SpreadMS     *Lag    `json:"spread_ms,omitempty"`
+	SpreadEvents []Event `json:"spread_events,omitempty" threshold:"-"`
 	// Started is, when the cohorts ran one after the other
 	// (Summary.CohortsApart), this cohort's own t = 0; absent otherwise.
 	Started *time.Time `json:"started,omitempty"`
 	// Sim is, for a real-time run with an embedded target, the simulator's
 	// figures for the same plan and seed (SimFigures: the InSim figures of
 	// the simulator's Run); absent otherwise.
-	Sim Figures `json:"sim,omitempty"`
+	Sim Values `json:"sim,omitempty"`
 	// Computed holds the figures of the metrics whose entry in the table
 	// computes them (Metric.Compute), by name: summary.json writes them
 	// after the fields above, in the table's order; a missing one is null.
-	Computed Figures `json:"-"`
+	Computed Values `json:"-"`
 	// Unmeasured names the figures of a recording (Summary.Recorded) that
 	// what it saw cannot tell, by metric name or object ("requests",
 	// "latency_ms.request"): they are missing (Metric.Value), so
@@ -496,6 +501,11 @@ var metricTable = sync.OnceValue(func() []Metric {
 			ms = append(ms, Metric{Name: lag.name + "." + q.name, Unit: Millis, Reps: RepPooled, Shards: ShardHistogram,
 				Help: lag.what + ", " + q.text + ", over every repetition; null in virtual time"})
 		}
+	}
+	for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p99", "99th percentile"}, {"max", "maximum"}} {
+		ms = append(ms, Metric{Name: "spread_ms." + q.name, Unit: Millis, Reps: RepPooled, Shards: ShardHistogram,
+			Help: "how long after each crash of the plan the cohort's clients learned of it (a real run's self-check), " + q.text +
+				", over every crash and repetition; null in virtual time, without a crash and in a merged split run"})
 	}
 	for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p90", "90th percentile"}, {"p99", "99th percentile"}, {"p999", "99.9th percentile"}, {"max", "maximum"}} {
 		ms = append(ms, Metric{Name: "latency_ms.upstream." + q.name, Unit: Millis, Reps: RepFirst, Shards: ShardHistogram,

@@ -82,20 +82,31 @@ type CPU struct {
 }
 
 // Harness is a real-time run's self-check (summary.json's "harness"): how
-// late the harness was, what it cost, and whether its figures can be
-// trusted. Absent in virtual time, which is never late.
+// late the harness was, how far apart its clients learned of each crash,
+// what it cost, and whether its figures can be trusted. Absent in virtual
+// time, which is never late.
 type Harness struct {
 	// Trustworthy is false when the harness was too late for the
-	// scenario's timescales (LagLimit): some cohort's send lag p99, or
-	// its embedded target's drift p50, exceeded LimitMS (Judge). Warnings
-	// say which and by how much.
+	// scenario's timescales (Limit): some cohort's send lag, spread or
+	// embedded target drift exceeded LimitMS, at the percentile the
+	// scenario's figures depend on (Judge). Warnings say which and by how
+	// much.
 	Trustworthy bool     `json:"trustworthy"`
 	Warnings    []string `json:"warnings,omitempty"`
-	// LimitMS is the lateness this scenario tolerates: LagLimit.
+	// Figures is what the scenario's headline rests on, "waves" or
+	// "counts" (Figures), which sets the limit and the percentile judged.
+	Figures Figures `json:"figures"`
+	// LimitMS is the lateness this scenario tolerates: Limit.
 	LimitMS float64 `json:"limit_ms"`
 	// SendLagMS is the send lag of every attempt of every cohort: send
 	// time minus scheduled time. Each cohort's own is runs[].send_lag_ms.
 	SendLagMS *Lag `json:"send_lag_ms"`
+	// SpreadMS is how long after each crash of the plan the clients
+	// learned of it (their attempt's error or answer arrived), every
+	// cohort's together; runs[].spread_ms has each, runs[].spread_events
+	// each crash's. Absent when no attempt was in flight at a crash (no
+	// crash, or an external target).
+	SpreadMS *Lag `json:"spread_ms,omitempty"`
 	// TargetDriftMS is how much later than the model said the embedded
 	// targets ended their modelled waits (service times, network hops,
 	// added latency), every cohort's target together; runs[].target_drift_ms
@@ -104,25 +115,104 @@ type Harness struct {
 	CPU           CPU  `json:"cpu"`
 }
 
-// LagLimit returns the lateness a real run of a scenario tolerates before
-// its figures are not trustworthy: a tenth of the smallest backoff base
-// among its strategies (a retry sent that late has moved by a tenth of its
-// shortest wait), never more than one timeline bucket (10 ms: a wave sent
-// later than that is smeared into the herd factor's next bucket) and never
-// less than MinLagLimit. Strategies that retry at once (no base) set no
-// limit of their own. This is the one definition; docs/results.md states
-// it.
-func LagLimit(bases []time.Duration) time.Duration {
+// Figures is what a scenario's headline rests on, and so how much
+// lateness its figures tolerate and at which percentile (Limit, Judge).
+type Figures int
+
+const (
+	// Waves: the herd factor and the failures after a fault, figures of
+	// synchronized waves seen in 10 ms buckets. A wave is as wide as its
+	// latest clients: the tail (p99) of the lateness is judged.
+	Waves Figures = iota
+	// Counts: totals over the run (calls, attempts, amplification,
+	// successes) and times of seconds (completion, recovery). A total
+	// moves with the typical lateness (a late 1% of attempts moves it by
+	// about 1%): the median (p50) is judged.
+	Counts
+)
+
+// String returns "waves" or "counts".
+func (f Figures) String() string {
+	if f == Counts {
+		return "counts"
+	}
+	return "waves"
+}
+
+// MarshalText writes f as its name.
+func (f Figures) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText reads "waves" or "counts".
+func (f *Figures) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "waves":
+		*f = Waves
+	case "counts":
+		*f = Counts
+	default:
+		return fmt.Errorf("figures %q: want waves or counts", b)
+	}
+	return nil
+}
+
+// Timescales are what a scenario's figures depend on, the inputs of Limit.
+type Timescales struct {
+	Figures Figures
+	// Bases are the strategies' backoff bases (0: a strategy that retries
+	// at once, which sets no limit).
+	Bases []time.Duration
+	// QueueTimeout is the target's queue timeout (0: none).
+	QueueTimeout time.Duration
+	// Hop is the model's mean network hop, one way (0: none).
+	Hop time.Duration
+}
+
+// Limit returns the lateness a real run of a scenario tolerates before its
+// figures are not trustworthy. This is the one definition; docs/results.md
+// states it.
+//
+//   - Waves: a tenth of the smallest backoff base (a retry sent that late
+//     has moved by a tenth of its shortest wait) and a tenth of the
+//     target's queue timeout (a wave that late has used a tenth of the
+//     time its requests may wait), never more than one timeline bucket
+//     (10 ms: a wave later or wider than that spills into the herd
+//     factor's next bucket).
+//   - Counts: the smallest backoff base and the model's round trip (two
+//     hops), whichever is shorter, never more than 10 ms: typical
+//     attempts that late reorder against each other's retries and hops.
+//
+// Either way never less than MinLagLimit. LagLimit is the waves rule
+// without a queue timeout.
+func Limit(ts Timescales) time.Duration {
 	limit := Bucket
-	for _, b := range bases {
-		if b > 0 {
+	for _, b := range ts.Bases {
+		if b <= 0 {
+			continue
+		}
+		if ts.Figures == Counts {
+			limit = min(limit, b)
+		} else {
 			limit = min(limit, b/10)
 		}
+	}
+	switch {
+	case ts.Figures == Counts && ts.Hop > 0:
+		limit = min(limit, 2*ts.Hop)
+	case ts.Figures == Waves && ts.QueueTimeout > 0:
+		limit = min(limit, ts.QueueTimeout/10)
 	}
 	return max(limit, MinLagLimit)
 }
 
-// MinLagLimit is the least lateness LagLimit allows. On Linux the Go
+// LagLimit returns Limit of a waves scenario without a queue timeout: a
+// tenth of the smallest backoff base among its strategies, never more than
+// one timeline bucket (10 ms) and never less than MinLagLimit. Strategies
+// that retry at once (no base) set no limit of their own.
+func LagLimit(bases []time.Duration) time.Duration {
+	return Limit(Timescales{Figures: Waves, Bases: bases})
+}
+
+// MinLagLimit is the least lateness Limit allows. On Linux the Go
 // runtime sleeps in epoll_wait, whose timeout counts whole milliseconds:
 // a timer that falls due while every goroutine waits fires up to 1 ms
 // late, by design, on an idle machine (measured here: a 5-client run at
@@ -131,21 +221,51 @@ func LagLimit(bases []time.Duration) time.Duration {
 // calling every run untrustworthy.
 const MinLagLimit = 2 * time.Millisecond
 
-// Judge fills h.Trustworthy and h.Warnings from each cohort's send lag and
-// target drift in runs, against h.LimitMS: a run is trustworthy when every
-// cohort's send lag p99 and target drift p50 are within the limit. The
-// tail of the send lag is what smears a wave (the last clients of a wave
-// are the late ones); the target's typical drift is what slows its
-// service down (each modelled wait ends that much late), while a late
-// timer now and then does not.
+// TailFactor is how many times Limit a counts scenario's tail (p99)
+// may be late (Judge): a total hardly moves when 1% of its attempts are
+// late, until they are as late as the waits themselves.
+const TailFactor = 10
+
+// Judge fills h.Trustworthy and h.Warnings from each cohort's send lag,
+// spread and target drift in runs, against h.LimitMS, at the percentiles
+// h.Figures says:
+//
+//   - waves: every cohort's send lag p99 and spread p99 within the limit
+//     (a wave is as wide as its last clients: the late senders, and those
+//     that learned of the crash late and retry late from there), and its
+//     target drift p50 (each modelled wait ending that late slows the
+//     service; a late timer now and then does not);
+//   - counts: the p50 of each of the three within the limit (a total
+//     moves with the typical lateness), and the send lag's and spread's
+//     p99 within TailFactor times it (a tail as late as the waits
+//     themselves breaks the lockstep of the retries that are counted).
 func Judge(h *Harness, runs []Run) {
 	h.Trustworthy, h.Warnings = true, nil
+	type check struct {
+		pct   string
+		at    func(*Lag) float64
+		limit float64
+	}
+	checks := []check{{"p99", func(l *Lag) float64 { return l.P99 }, h.LimitMS}}
+	if h.Figures == Counts {
+		checks = []check{{"p50", func(l *Lag) float64 { return l.P50 }, h.LimitMS}, {"p99", func(l *Lag) float64 { return l.P99 }, TailFactor * h.LimitMS}}
+	}
 	for _, r := range runs {
-		if l := r.SendLagMS; l != nil && l.P99 > h.LimitMS {
-			h.Trustworthy = false
-			h.Warnings = append(h.Warnings, fmt.Sprintf(
-				"%s: attempts were sent late, p99 %s after their scheduled time (limit %s): waves and timings are smeared",
-				r.Strategy, lagText(l.P99), lagText(h.LimitMS)))
+		for _, c := range checks {
+			if l := r.SendLagMS; l != nil && c.at(l) > c.limit {
+				h.Trustworthy = false
+				h.Warnings = append(h.Warnings, fmt.Sprintf(
+					"%s: attempts were sent late, %s %s after their scheduled time (limit %s): %s",
+					r.Strategy, c.pct, lagText(c.at(l)), lagText(c.limit), smeared(h.Figures)))
+			}
+		}
+		for _, c := range checks {
+			if l := r.SpreadMS; l != nil && c.at(l) > c.limit {
+				h.Trustworthy = false
+				h.Warnings = append(h.Warnings, fmt.Sprintf(
+					"%s: the clients learned of %s over %s %s (max %s) where the model has them learn at once (limit %s): %s",
+					r.Strategy, crashes(r.SpreadEvents), c.pct, lagText(c.at(l)), lagText(l.Max), lagText(c.limit), wider(h.Figures)))
+			}
 		}
 		if d := r.TargetDriftMS; d != nil && d.P50 > h.LimitMS {
 			h.Trustworthy = false
@@ -154,6 +274,38 @@ func Judge(h *Harness, runs []Run) {
 				r.Strategy, lagText(d.P50), lagText(h.LimitMS)))
 		}
 	}
+}
+
+func smeared(f Figures) string {
+	if f == Counts {
+		return "counts and completion times are off"
+	}
+	return "waves and timings are smeared"
+}
+
+func wider(f Figures) string {
+	if f == Counts {
+		return "the retries after it are spread out, counts are off"
+	}
+	return "its waves are wider than the model's, the herd factor and the failures after the fault are off"
+}
+
+// crashes names the crashes of events: "the crash at 6.00s", or "the
+// crashes (at 3.00s, 9.00s)".
+func crashes(events []Event) string {
+	var at []string
+	for _, e := range events {
+		if e.Attempts > 0 {
+			at = append(at, fmt.Sprintf("%.2fs", e.AtS))
+		}
+	}
+	switch len(at) {
+	case 0:
+		return "the crashes"
+	case 1:
+		return "the crash at " + at[0]
+	}
+	return "the crashes (at " + strings.Join(at, ", ") + ")"
 }
 
 // SelfCheckLine returns one line that sums up a real run's self-check, or
@@ -170,19 +322,39 @@ func SelfCheckLine(s *Summary) string {
 	} else {
 		b.WriteString("no attempts")
 	}
+	if d := h.SpreadMS; d != nil {
+		fmt.Fprintf(&b, "; spread after crashes p50 %s, p99 %s, max %s", lagText(d.P50), lagText(d.P99), lagText(d.Max))
+	}
 	if d := h.TargetDriftMS; d != nil {
 		fmt.Fprintf(&b, "; target drift p50 %s, p99 %s", lagText(d.P50), lagText(d.P99))
 	}
-	fmt.Fprintf(&b, " (limit %s); CPU %.0f%% of %d cores", lagText(h.LimitMS), 100*h.CPU.Utilization, h.CPU.Cores)
+	fmt.Fprintf(&b, " (%s: limit %s on each cohort's %s); CPU %.0f%% of %d cores", h.Figures, lagText(h.LimitMS), judged(h.Figures), 100*h.CPU.Utilization, h.CPU.Cores)
 	if l := h.CPU.LoadAvg1m; l != nil {
 		fmt.Fprintf(&b, ", load average %.1f", *l)
 	}
 	if h.Trustworthy {
 		b.WriteString(": the harness kept up.")
 	} else {
-		fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s).", strings.Join(h.Warnings, "; "))
+		switch n := len(h.Warnings); n {
+		case 0:
+			b.WriteString(": NOT TRUSTWORTHY, the harness could not keep up.")
+		case 1:
+			fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s).", h.Warnings[0])
+		default:
+			// The warnings, one a line, follow the line on the terminal
+			// and in the report: say the first, count the rest.
+			fmt.Fprintf(&b, ": NOT TRUSTWORTHY, the harness could not keep up (%s; and %d more, each in the warnings).", h.Warnings[0], n-1)
+		}
 	}
 	return b.String()
+}
+
+// judged names the percentile Judge compares with the limit.
+func judged(f Figures) string {
+	if f == Counts {
+		return fmt.Sprintf("p50, %d× on p99", TailFactor)
+	}
+	return "p99, drift p50"
 }
 
 // lagText writes a lateness in milliseconds readably: microseconds below

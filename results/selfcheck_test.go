@@ -101,7 +101,7 @@ func TestSelfCheckLine(t *testing.T) {
 		TargetDriftMS: &Lag{P50: 0.1, P99: 0.8, Max: 3},
 		CPU:           CPU{Cores: 2, Utilization: 0.414, LoadAvg1m: &load},
 	}}
-	want := "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: the harness kept up."
+	want := "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (waves: limit 10.0ms on each cohort's p99, drift p50); CPU 41% of 2 cores, load average 3.2: the harness kept up."
 	if got := SelfCheckLine(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -109,9 +109,152 @@ func TestSelfCheckLine(t *testing.T) {
 	// late, the line says which, or its figures would seem to contradict it.
 	s.Harness.Trustworthy = false
 	s.Harness.Warnings = []string{"no-jitter: attempts were sent late, p99 20.0ms after their scheduled time (limit 10.0ms)"}
-	want = "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (limit 10.0ms); CPU 41% of 2 cores, load average 3.2: NOT TRUSTWORTHY, the harness could not keep up (no-jitter: attempts were sent late, p99 20.0ms after their scheduled time (limit 10.0ms))."
+	want = "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; target drift p50 100µs, p99 800µs (waves: limit 10.0ms on each cohort's p99, drift p50); CPU 41% of 2 cores, load average 3.2: NOT TRUSTWORTHY, the harness could not keep up (no-jitter: attempts were sent late, p99 20.0ms after their scheduled time (limit 10.0ms))."
 	if got := SelfCheckLine(s); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+
+	// A run with crashes says how far apart its clients learned of them; a
+	// counts scenario is judged on medians.
+	s.Harness.SpreadMS = &Lag{P50: 12, P99: 31.5, Max: 38}
+	s.Harness.Figures, s.Harness.LimitMS, s.Harness.Warnings, s.Harness.Trustworthy = Counts, 5, nil, true
+	want = "self-check: send lag p50 350µs, p99 4.2ms, max 12.0ms; spread after crashes p50 12.0ms, p99 31.5ms, max 38.0ms; target drift p50 100µs, p99 800µs (counts: limit 5.0ms on each cohort's p50, 10× on p99); CPU 41% of 2 cores, load average 3.2: the harness kept up."
+	if got := SelfCheckLine(s); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// The limit follows what the headline rests on: each built-in's figures
+// and timescales, and the rule's edges.
+func TestLimit(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name string
+		ts   Timescales
+		want time.Duration
+	}{
+		{"outage (waves, base 100 ms, queue timeout 1 s)", Timescales{Waves, []time.Duration{100 * ms, 100 * ms}, time.Second, 0}, 10 * ms},
+		{"the physics outage (waves, queue timeout 50 ms)", Timescales{Waves, []time.Duration{100 * ms}, 50 * ms, 0}, 5 * ms},
+		{"waves, queue timeout 10 ms: the floor", Timescales{Waves, []time.Duration{100 * ms}, 10 * ms, 0}, 2 * ms},
+		{"aws-contention (counts, base 5 ms, hop 10 ms)", Timescales{Counts, []time.Duration{0, 5 * ms, 5 * ms}, 0, 10 * ms}, 5 * ms},
+		{"aws-contention as waves (the old rule)", Timescales{Waves, []time.Duration{0, 5 * ms}, 0, 10 * ms}, 2 * ms},
+		{"layers (counts, base 10 ms, hop 1 ms: a 2 ms round trip)", Timescales{Counts, []time.Duration{10 * ms}, 10 * time.Second, ms}, 2 * ms},
+		{"metastable (counts, base 100 ms, no hop)", Timescales{Counts, []time.Duration{100 * ms}, 10 * time.Second, 0}, 10 * ms},
+		{"counts, hop 3 ms: a 6 ms round trip", Timescales{Counts, []time.Duration{100 * ms}, 0, 3 * ms}, 6 * ms},
+		{"counts ignore the queue timeout", Timescales{Counts, []time.Duration{100 * ms}, 20 * ms, 0}, 10 * ms},
+	} {
+		if got := Limit(c.ts); got != c.want {
+			t.Errorf("%s: Limit = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A counts scenario is judged on medians, and on a tail ten times as
+// long: a tail of late attempts (the start of a one-shot workload, a GC
+// pause) is not a reason to distrust a total until it is as late as the
+// waits, typical lateness is. A waves scenario is judged on the tail, the
+// spread after a crash included.
+func TestJudgeByFigures(t *testing.T) {
+	runs := []Run{{Strategy: "exponential", SendLagMS: &Lag{P50: 0.4, P99: 38, Max: 400}, TargetDriftMS: &Lag{P50: 0.6, P99: 31}}}
+	h := &Harness{Figures: Counts, LimitMS: 5}
+	Judge(h, runs)
+	if !h.Trustworthy {
+		t.Fatalf("counts, send lag p50 0.4 ms against 5 ms: %q", h.Warnings)
+	}
+	runs[0].SendLagMS.P99 = 59.4 // a tail longer than the waits: the lockstep broken
+	Judge(h, runs)
+	if want := "exponential: attempts were sent late, p99 59.4ms after their scheduled time (limit 50.0ms): counts and completion times are off"; h.Trustworthy || len(h.Warnings) != 1 || h.Warnings[0] != want {
+		t.Errorf("counts, send lag p99 59.4 ms: %v %q, want %q", h.Trustworthy, h.Warnings, want)
+	}
+	runs[0].SendLagMS.P99 = 38
+	runs[0].SendLagMS.P50 = 6
+	Judge(h, runs)
+	if want := "exponential: attempts were sent late, p50 6.0ms after their scheduled time (limit 5.0ms): counts and completion times are off"; h.Trustworthy || len(h.Warnings) != 1 || h.Warnings[0] != want {
+		t.Errorf("counts, send lag p50 6 ms: %v %q, want %q", h.Trustworthy, h.Warnings, want)
+	}
+	h.Figures = Waves
+	runs[0].SendLagMS = &Lag{P50: 0.3, P99: 1.6, Max: 3}
+	runs[0].TargetDriftMS = &Lag{P50: 0.2, P99: 0.9}
+	runs[0].SpreadMS = &Lag{P50: 14, P99: 31, Max: 38}
+	runs[0].SpreadEvents = []Event{{AtS: 6, Attempts: 1000, Lag: *runs[0].SpreadMS}}
+	Judge(h, runs)
+	want := "exponential: the clients learned of the crash at 6.00s over p99 31.0ms (max 38.0ms) where the model has them learn at once (limit 5.0ms): its waves are wider than the model's, the herd factor and the failures after the fault are off"
+	if h.Trustworthy || len(h.Warnings) != 1 || h.Warnings[0] != want {
+		t.Errorf("waves, on time but spread 31 ms: %v %q, want %q", h.Trustworthy, h.Warnings, want)
+	}
+	runs[0].SpreadMS.P99 = 4.5
+	if Judge(h, runs); !h.Trustworthy {
+		t.Errorf("waves, spread p99 4.5 ms against 5 ms: %q", h.Warnings)
+	}
+}
+
+// The spread: an attempt in flight across a crash counts, as the time
+// from the crash to its end, toward that crash alone; one sent after it,
+// or ended before it, does not. A recorder without edges keeps nothing.
+func TestSpreadRecorded(t *testing.T) {
+	ms := time.Millisecond
+	rec := NewRecorder(10*time.Second, 4)
+	rec.SetEdges([]time.Duration{2 * time.Second, 6 * time.Second})
+	for i := range 100 {
+		// Sent during the second before the crash at 6 s, ended i ms after it.
+		rec.Shard(i).Attempt(Attempt{Sent: 5*time.Second + time.Duration(i)*ms, Latency: time.Second - time.Duration(i)*ms + time.Duration(i)*ms, Number: 1, Outcome: Reset})
+	}
+	rec.Shard(0).Attempt(Attempt{Sent: 6 * time.Second, Latency: 5 * ms, Number: 2})   // sent at the crash: after it
+	rec.Shard(1).Attempt(Attempt{Sent: 5 * time.Second, Latency: 999 * ms, Number: 1}) // ended before it
+	rec.Shard(2).Attempt(Attempt{Sent: 1900 * ms, Latency: 4200 * ms, Number: 1})      // across both: the first ended it
+	rec.Shard(3).Attempt(Attempt{Sent: 1999 * ms, Latency: 1*ms + 7*ms, Number: 1})    // the first crash, 7 ms late
+	sp := rec.Spread()
+	if len(sp) != 2 || sp[0].At != 2*time.Second || sp[1].At != 6*time.Second {
+		t.Fatalf("spread %+v", sp)
+	}
+	if n := sp[0].H.TotalCount(); n != 2 {
+		t.Errorf("the crash at 2 s: %d attempts, want 2", n)
+	}
+	all, events := SpreadOf(sp)
+	if len(events) != 2 || events[1].Attempts != 100 || events[1].AtS != 6 || events[0].Attempts != 2 {
+		t.Fatalf("events %+v", events)
+	}
+	if e := events[1]; e.P50 < 49 || e.P50 > 50.5 || e.Max < 98.5 || e.Max > 100 {
+		t.Errorf("the crash at 6 s: %+v, want p50 ~49 ms, max ~99 ms", e.Lag)
+	}
+	if all == nil || all.Max < 2199 {
+		t.Errorf("over both crashes: %+v, want max 2.2 s (the attempt across both ended 2.2 s after the first)", all)
+	}
+	if none := NewRecorder(time.Second, 1); none.Spread() != nil {
+		t.Error("a recorder without edges has a spread")
+	}
+	if l, ev := SpreadOf([]EdgeSpread{{At: time.Second, H: NewLagHistogram()}}); l != nil || len(ev) != 1 || ev[0].Attempts != 0 {
+		t.Errorf("a crash with nothing in flight: %v %v", l, ev)
+	}
+}
+
+// BenchmarkRecordAttemptSpread: recording an attempt on a recorder
+// without crashes (no-edges), and on one that measures the spread of two,
+// for an attempt that spans none (the cost every attempt pays) and one
+// that spans a crash (each client's reply after one).
+func BenchmarkRecordAttemptSpread(b *testing.B) {
+	for _, c := range []struct {
+		name          string
+		edges, across bool
+	}{{"no-edges", false, false}, {"none", true, false}, {"across", true, true}} {
+		across := c.across
+		b.Run(c.name, func(b *testing.B) {
+			r := NewRecorder(time.Hour, 8)
+			if c.edges {
+				r.SetEdges([]time.Duration{20 * time.Minute, 40 * time.Minute})
+			}
+			sh := r.Shard(3)
+			step := time.Second / 10000
+			wrap := int(20 * time.Minute / step)
+			lat := time.Duration(0)
+			if across {
+				lat = 20 * time.Minute
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				sh.Attempt(Attempt{Sent: time.Duration(i%wrap) * step, Latency: lat + time.Duration(i%5000)*time.Microsecond, Number: 1 + i%4, Outcome: Outcome(i % 3)})
+			}
+		})
 	}
 }
 
@@ -153,7 +296,7 @@ func TestSimFigures(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
-	var back Figures
+	var back Values
 	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, ref) {
 		t.Errorf("read back %v (%v), want %v", back, err, ref)
 	}
@@ -179,7 +322,7 @@ func TestTableShowsTheSimulatorsRow(t *testing.T) {
 	rec := 3.91
 	s := &Summary{Faults: []FaultWindow{{Name: "crash", AtS: 1, ForS: 1}}, Runs: []Run{{
 		Strategy: "no-jitter", Requests: 4195, SuccessRatio: ptr(0.967), Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
-		Sim: Figures{"requests": 4086, "success_ratio": 0.959, "unfinished": 0, "attempts": 6263, "amplification": 1.533, "peak_attempts_per_s": 934, "herd_factor": 135.671, "failed_after_fault": 443, "recovery_s": rec},
+		Sim: Values{"requests": 4086, "success_ratio": 0.959, "unfinished": 0, "attempts": 6263, "amplification": 1.533, "peak_attempts_per_s": 934, "herd_factor": 135.671, "failed_after_fault": 443, "recovery_s": rec},
 	}}}
 	var b strings.Builder
 	if err := RenderTable(&b, s); err != nil {

@@ -172,10 +172,14 @@ func Restore(duration time.Duration, t Timeline, intervals []Interval) (*Recorde
 // AddInterval adds h, one second of a cohort's latencies read from a
 // histogram log (tag TagAttempt or TagRequest), into intervals[k],
 // growing intervals as needed: how a merge adds the shards' logs interval
-// by interval.
-func AddInterval(intervals []Interval, k int, tag string, h *hdrhistogram.Histogram) ([]Interval, error) {
+// by interval. k is read from a file, so it is refused past last (the
+// run's LastInterval) before intervals grow to it.
+func AddInterval(intervals []Interval, k, last int, tag string, h *hdrhistogram.Histogram) ([]Interval, error) {
 	if k < 0 {
 		return intervals, fmt.Errorf("%w: interval %d", ErrRestore, k)
+	}
+	if k > last {
+		return intervals, fmt.Errorf("%w: an interval at %d s, after the run's end (its last interval is at %d s)", ErrHistogramLog, k, last)
 	}
 	for len(intervals) <= k {
 		intervals = append(intervals, Interval{})
@@ -251,7 +255,7 @@ func (f field) set(r *Run, v float64, ok bool) {
 	if f.computed {
 		switch {
 		case ok && r.Computed == nil:
-			r.Computed = Figures{f.key: v}
+			r.Computed = Values{f.key: v}
 		case ok:
 			r.Computed[f.key] = v
 		default:

@@ -79,7 +79,14 @@ func EncodeTierTimeline(cohorts []Cohort, res time.Duration) ([]byte, error) {
 // each cohort, in order of appearance, its tiers' names and timelines, in
 // order.
 func DecodeTierTimeline(data []byte) (cohorts []string, tiers [][]string, timelines [][]Timeline, err error) {
-	keys, tls, err := decodeTimeline(data, "strategy", "tier")
+	return ReadTierTimeline(bytes.NewReader(data), TimelineBounds{})
+}
+
+// ReadTierTimeline reads timeline_tiers.csv like DecodeTierTimeline, row
+// by row from r, refusing what breaks b (whose Keys bound the cohort and
+// tier pairs) at the row that breaks it.
+func ReadTierTimeline(r io.Reader, b TimelineBounds) (cohorts []string, tiers [][]string, timelines [][]Timeline, err error) {
+	keys, tls, err := readTimeline(r, b, "strategy", "tier")
 	if err != nil {
 		return nil, nil, nil, err
 	}

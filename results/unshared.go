@@ -8,7 +8,7 @@ import "time"
 // are unshared (one event loop each); the real engine's are not (a
 // goroutine per client, and live snapshots meanwhile). The totals (Live,
 // Calls) are then sums of the timeline's columns, which is what they count
-// anyway; Live's InFlight and ByAttempt, for live dashboards, stay zero.
+// anyway; Live's InFlight, ByAttempt and Unnumbered, for live dashboards, stay zero.
 // Call it before recording.
 func (r *Recorder) Unshared() *Recorder {
 	r.unshared = true

@@ -52,6 +52,7 @@ func TestUnsharedRecordsTheSame(t *testing.T) {
 			}
 			want, got := shared.Live(), plain.Live()
 			want.ByAttempt = [NumOutcomes][AttemptGroups]int64{}
+			want.Unnumbered = [NumOutcomes]int64{} // live pages only: an unshared recorder keeps no per-outcome totals
 			want.Policy = [NumPolicyEvents]int64{}
 			if got != want {
 				t.Errorf("whole %v, seed %d: Live %+v, want %+v", whole, seed, got, want)

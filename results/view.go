@@ -255,14 +255,14 @@ func isEmptyValue(v reflect.Value) bool {
 	return false
 }
 
-// Figures is a view of a Run: the value of each metric the view shows, by
+// Values is a view of a Run: the value of each metric the view shows, by
 // name; a metric the Run has no value for is missing. runs[].sim is one:
 // the InSim figures of the simulator's Run for the same plan and seed
 // (SimFigures).
-type Figures map[string]float64
+type Values map[string]float64
 
 // Get returns the figure named name; ok is false when it is missing.
-func (f Figures) Get(name string) (v float64, ok bool) {
+func (f Values) Get(name string) (v float64, ok bool) {
 	v, ok = f[name]
 	return v, ok
 }
@@ -290,8 +290,8 @@ var simMetrics = sync.OnceValue(func() []Metric {
 // (runs[].sim of the real run): each InSim metric's value, or its mean
 // over the repetitions when r has Stats (over those that have a value:
 // recovery_s over the repetitions that recovered), rounded to 3 decimals.
-func SimFigures(r Run) Figures {
-	f := Figures{}
+func SimFigures(r Run) Values {
+	f := Values{}
 	for _, m := range simMetrics() {
 		v, ok := m.Value(&r)
 		if st, has := r.Stats[m.Name]; has {
@@ -307,7 +307,7 @@ func SimFigures(r Run) Figures {
 // MarshalJSON writes the InSim figures in the order of Run's fields, a
 // missing one as null, or left out where runs[] leaves it out (calls for
 // a target that is not an OCC row).
-func (f Figures) MarshalJSON() ([]byte, error) {
+func (f Values) MarshalJSON() ([]byte, error) {
 	omit := map[string]bool{}
 	for _, rf := range runFields()[viewRun] {
 		omit[rf.key] = rf.omitEmpty
@@ -340,12 +340,12 @@ func (f Figures) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads figures written by MarshalJSON; a null one is
 // missing.
-func (f *Figures) UnmarshalJSON(data []byte) error {
+func (f *Values) UnmarshalJSON(data []byte) error {
 	var m map[string]*float64
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}
-	*f = Figures{}
+	*f = Values{}
 	for k, v := range m {
 		if v != nil {
 			(*f)[k] = *v

@@ -135,6 +135,21 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 	return nil, false
 }
 
+// HeadlineFigures returns what built-in scenario name's headline rests
+// on, and so how a real run of it is judged (results.Limit): waves for
+// outage and jitter-range (herd factors and failures after the fault, in
+// 10 ms buckets), counts for the others (calls, completion, successes,
+// amplification, recovery within seconds). A scenario without a headline
+// (a user's file) is judged by waves: its summary has a herd factor, the
+// strictest figure. TestHeadlineFigures checks this against the claims.
+func HeadlineFigures(name string) results.Figures {
+	switch name {
+	case "metastable", "aws-contention", "long-lived", "layers":
+		return results.Counts
+	}
+	return results.Waves
+}
+
 // jitterRange checks the jitter-range sweep: the figures of its one
 // cohort at each jitter share.
 func jitterRange(points []*results.Summary) []Claim {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/herdbench/herdbench/results"
@@ -222,4 +223,31 @@ func mustHeadlines(t *testing.T, name string, s ...*results.Summary) []Claim {
 		}
 	}
 	return cs
+}
+
+// Each built-in's headline is judged by waves exactly when one of its
+// claims is about a herd factor or the failures after the fault, figures
+// of 10 ms buckets; a scenario without a headline by waves.
+func TestHeadlineFigures(t *testing.T) {
+	bs, err := Builtins()
+	if err != nil || len(bs) < 6 {
+		t.Fatalf("%d built-ins, %v", len(bs), err)
+	}
+	for _, b := range bs {
+		name := b.Name
+		cs, ok := Headline(name)
+		if !ok {
+			continue
+		}
+		waves := false
+		for _, c := range cs {
+			waves = waves || strings.HasPrefix(c.Text, "herd factor") || strings.HasPrefix(c.Text, "failed after fault")
+		}
+		if got := HeadlineFigures(name); (got == results.Waves) != waves {
+			t.Errorf("%s: HeadlineFigures %s, but its claims are about waves: %v", name, got, waves)
+		}
+	}
+	if HeadlineFigures("my-own-scenario") != results.Waves {
+		t.Error("a scenario without a headline should be judged by waves")
+	}
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/results"
 )
 
 // The ranges validation enforces, beyond what each field means. They keep
@@ -22,7 +22,7 @@ const (
 	MaxDuration = dist.MaxDuration
 	// MaxNameBytes bounds a scenario's name (it names the results folder)
 	// and a strategy's (it names its cohort's files).
-	MaxNameBytes = 200
+	MaxNameBytes = results.MaxNameBytes
 	// MaxClients bounds the clients of each cohort (closed and oneshot
 	// workloads), in the file and on the command line.
 	MaxClients = 10_000_000
@@ -59,27 +59,9 @@ const (
 	MaxFileBytes = 1 << 20
 )
 
-// nameProblem says what is wrong with a scenario's name, or "". The name
-// becomes a folder name (<name>-<UTC time>), so it holds only letters,
-// digits, '-', '_' and '.', and does not start with '.' (a hidden folder)
-// or '-' (read as a flag in shell commands).
-func nameProblem(name string) string {
-	const fix = "the name becomes the results folder's name, so write letters, digits, '-', '_' and '.' only, e.g. my-outage"
-	switch {
-	case name == "":
-		return "missing; give the scenario a name (it names the results folder)"
-	case len(name) > MaxNameBytes:
-		return fmt.Sprintf("%d bytes long; a name has at most %d (it names the results folder), e.g. my-outage", len(name), MaxNameBytes)
-	case name[0] == '.' || name[0] == '-':
-		return fmt.Sprintf("%q starts with %q; %s", name, name[:1], fix)
-	}
-	for _, r := range name {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' && r != '.' {
-			return fmt.Sprintf("%q holds %s; %s", name, describeRune(r), fix)
-		}
-	}
-	return ""
-}
+// nameProblem says what is wrong with a scenario's name, or "": the one
+// rule of every name that becomes a results folder's (results.NameProblem).
+func nameProblem(name string) string { return results.NameProblem(name) }
 
 // labelProblem says what is wrong with a strategy's name, or "". It labels
 // the cohort in tables, CSV files and file names: any printable text, at
@@ -96,21 +78,8 @@ func labelProblem(name string) string {
 	return ""
 }
 
-// describeRune names a character for a message: printable ones quoted,
-// the others by code.
-func describeRune(r rune) string {
-	switch {
-	case r == ' ':
-		return "a space"
-	case r == utf8.RuneError:
-		return "bytes that are not UTF-8 text"
-	case unicode.IsPrint(r):
-		return fmt.Sprintf("%q", r)
-	case r == '\n' || r == '\r':
-		return "a line break"
-	}
-	return fmt.Sprintf("the control character %U", r)
-}
+// describeRune names a character for a message.
+func describeRune(r rune) string { return results.DescribeRune(r) }
 
 // durationText writes a range's bound: "24h" rather than "24h0m0s".
 func durationText(d fmt.Stringer) string {

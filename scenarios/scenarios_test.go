@@ -236,6 +236,7 @@ var badFiles = map[string]struct {
 	"tag-local":             {2, "duration: the YAML tag !local is refused"},
 	"tag-python":            {1, "name: the YAML tag !!python/object:os.system is refused"},
 	"tag-set":               {2, "strategies: the YAML tag !!set is refused"},
+	"server-name-escape":    {1, "name: \"../../herd-escape\" starts with \".\""},
 	"network-delay-25h":     {3, "is more than a day (24h)"},
 	"not-utf8":              {3, "column 17: byte 0xE9 is not UTF-8 text"},
 	"queue-huge":            {3, "the target queues from 0 to 10000000"},
@@ -290,6 +291,32 @@ func TestBadScenarioFiles(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("badFiles names %s, which testdata/bad lacks", name)
 		}
+	}
+}
+
+// TestServerRefusesFolderNames: the scenario of herdbench target and proxy
+// names their recordings' results folders too, so CompileServer refuses
+// the names the swarm's Compile refuses (one rule, results.NameProblem),
+// with the line and the field: a game day's file without strategies named
+// ../../herd-escape once wrote its recordings two levels above --out.
+func TestServerRefusesFolderNames(t *testing.T) {
+	for name, c := range badFiles {
+		if !strings.HasPrefix(name, "name-") && !strings.HasPrefix(name, "server-name-") {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			file := name + ".yaml"
+			data, err := os.ReadFile(filepath.Join("testdata/bad", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := Parse(file, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.CompileServer(Overrides{})
+			checkRefused(t, file, err, c.line, c.want)
+		})
 	}
 }
 

@@ -21,6 +21,10 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	f := s.File
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
+	// The name starts the name of the recording's results folders.
+	if msg := nameProblem(f.Name); msg != "" {
+		c.fail([]step{key("name")}, "%s", msg)
+	}
 	p.Duration = c.duration(&f.Duration, DefaultDuration, []step{key("duration")})
 	if o.Duration > 0 {
 		p.Duration = o.Duration

@@ -17,6 +17,11 @@
 //     latency, after which it enters the capacity model (Model.Arrive):
 //     served now, queued until a slot frees or its queue deadline passes
 //     (503), or rejected because the queue is full (503).
+//   - Every answer is a chaos.Answer the model produces (Model.Ingress,
+//     Overloaded, Served, and Relayed at a middle tier), and the simulator
+//     applies each in one function (Sim.answer), as the real server's
+//     exchange.answer writes it: the same verdicts, statuses, Retry-After,
+//     delays, hangs, resets and truncated bodies, at every tier.
 //   - A served job's op takes effect when its service ends (Model.Finish):
 //     on an OCC target, a read returns the version; the client then writes
 //     it back (one more round trip in the same attempt) and the write

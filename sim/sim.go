@@ -361,7 +361,7 @@ func (s *Sim) dispatch(e event) {
 			if c := s.cl(w.client); c.job == w.idx {
 				c.job = -1
 				s.unref(w)
-				s.reply(w.client, now, results.HTTP5xx)
+				s.answer(w.client, now, s.lv[w.tier].m.Overloaded())
 			}
 		}
 		s.unref(w)
@@ -512,21 +512,50 @@ func (s *Sim) track(ci int32) {
 
 // arrive applies the chaos plan to a request that reached the target.
 func (s *Sim) arrive(ci int32, now time.Duration) {
-	in := s.lv[s.cl(ci).tier].m.Ingress(now)
-	switch in.Verdict {
-	case target.Reject:
-		s.cl(ci).ra = in.RetryAfter
-		s.reply(ci, now, results.FromStatus(in.Status))
-	case target.Reset, target.Refuse:
-		s.end(ci, now, results.Reset)
-	case target.Hang:
-		// held until the client's timeout or a crash
-	default:
-		if in.Delay > 0 {
-			s.q.push(now+in.Delay, pack(evAdmit, s.cl(ci).gen, uint32(ci)))
+	s.answer(ci, now, s.lv[s.cl(ci).tier].m.Ingress(now))
+}
+
+// answer applies the model's answer a to client ci's request at now: the
+// one place the simulator turns an Answer into what the client sees, for
+// every kind of answer and every tier, as the real server's
+// exchange.answer writes it. Admit goes on to the capacity model after its
+// delay; a reset or refuse answer resets the attempt at once; a hang holds
+// it until its client's timeout or a crash; a response travels back over
+// one hop, as its status's outcome with its Retry-After, or as a reset if
+// its body is cut short. A served OCC read goes on, in the same attempt,
+// to its write.
+func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
+	c := s.cl(ci)
+	switch a.Verdict {
+	case chaos.Admit:
+		if a.Delay > 0 {
+			s.q.push(now+a.Delay, pack(evAdmit, c.gen, uint32(ci)))
 			return
 		}
 		s.admit(ci, now)
+	case chaos.ResetConn, chaos.RefuseConn:
+		s.end(ci, now, results.Reset)
+	case chaos.Hang:
+		// held until the client's timeout or a crash
+	case chaos.Respond:
+		out := results.FromStatus(a.Status)
+		switch {
+		case a.Truncate:
+			out = results.Reset // the client reads a short body
+		case c.op == target.OpRead && out == results.OK:
+			// The read's answer travels back and the client sends the
+			// write at once, in the same attempt: two hops in one event.
+			c.op = target.OpWrite
+			m := s.lv[c.tier].m
+			if d := m.Hop() + m.Hop(); d > 0 {
+				s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
+				return
+			}
+			s.arrive(ci, now)
+			return
+		}
+		c.ra = a.RetryAfter
+		s.reply(ci, now, out)
 	}
 }
 
@@ -539,7 +568,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	switch adm {
 	case target.Rejected:
 		m.Release(j)
-		s.reply(ci, now, results.HTTP5xx)
+		s.answer(ci, now, m.Overloaded())
 	case target.Started:
 		if j.Service == 0 {
 			if int(c.tier) < len(s.lv)-1 {
@@ -599,26 +628,10 @@ func (s *Sim) unref(w *job) {
 // served answers the request whose job j the model just served.
 func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 	c := s.cl(ci)
-	switch c.op {
-	case target.OpRead:
-		// The read's answer travels back and the client sends the write at
-		// once, in the same attempt: two hops in one event.
-		c.version, c.op = j.Version, target.OpWrite
-		m := s.lv[c.tier].m
-		if d := m.Hop() + m.Hop(); d > 0 {
-			s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
-			return
-		}
-		s.arrive(ci, now)
-	case target.OpWrite:
-		out := results.OK
-		if j.Conflict {
-			out = results.HTTP4xx
-		}
-		s.reply(ci, now, out)
-	default:
-		s.reply(ci, now, results.OK)
+	if c.op == target.OpRead {
+		c.version = j.Version
 	}
+	s.answer(ci, now, s.lv[c.tier].m.Served(now, j))
 }
 
 // reply sends an answer back over one hop.

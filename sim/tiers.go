@@ -3,7 +3,6 @@ package sim
 import (
 	"time"
 
-	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
 
@@ -73,11 +72,7 @@ func (s *Sim) callDone(ci int32, now time.Duration) {
 	if pc := s.cl(parent); pc.job == w.idx {
 		pc.job = -1
 		s.unref(w)
-		out := results.HTTP5xx
-		if ok {
-			out = results.OK
-		}
-		s.reply(parent, now, out)
+		s.answer(parent, now, s.lv[w.tier].m.Relayed(now, ok))
 	}
 	s.unref(w)
 }

@@ -14,6 +14,14 @@
 // comes (wasted work): the mechanism that keeps an overload going after its
 // trigger (a metastable failure).
 //
+// The model's answer to a request is data, a chaos.Answer: Ingress at
+// arrival, Overloaded when capacity turns it away, Served when its service
+// ends, Relayed at a middle tier when its call to the next tier ends. Each
+// engine applies an Answer in one function, at every tier: the server's
+// exchange.answer encodes it in HTTP/1.1 (and a recording classifies the
+// request from it, noteAnswer), the simulator's Sim.answer turns it into
+// what the client sees.
+//
 // Server is the real-time driver: an HTTP server on 127.0.0.1 that asks the
 // model what to do with each request, holds it for the model's service time,
 // and applies the chaos plan's connection-level faults on the wall clock:

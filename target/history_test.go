@@ -1,6 +1,8 @@
 package target
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"testing"
@@ -153,6 +155,46 @@ func TestFaultsBetween(t *testing.T) {
 		cut := s.srv.FaultsBetween(s.start.Add(2500*time.Millisecond), s.start.Add(5500*time.Millisecond))
 		if len(cut) != 3 || cut[0].Name != "a" || cut[0].At != 0 || cut[0].For != 500*time.Millisecond || cut[2].Name != "b" || cut[2].For != 500*time.Millisecond {
 			t.Errorf("faults cut to 2.5-5.5 s: %+v", cut)
+		}
+	})
+}
+
+// truncateAll cuts every served answer's body: a fault kind only this
+// test knows, made of the truncate effect.
+type truncateAll struct{}
+
+func (truncateAll) Apply(e *chaos.Effect) { e.Truncate = 1 }
+
+// TestTruncatedAnswerIsRecordedAsReset: a served answer whose body the
+// faults cut half-way reaches its client short of its Content-Length (an
+// unexpected EOF, which the swarm counts as a reset), and the recording is
+// told a reset, from the answer the server gave, though the handler ended
+// as an aborted one does.
+func TestTruncatedAnswerIsRecordedAsReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		obs := &observations{}
+		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "cut", Kind: "truncate-all", At: time.Second, For: time.Second, Fault: truncateAll{}}}, 0)
+		s := newStandalone(t, Options{Plan: plan, Observer: obs})
+		s.expect(0, http.StatusOK)
+		s.at(1500 * time.Millisecond)
+		req, _ := http.NewRequest(http.MethodPost, "http://target:80/", http.NoBody)
+		resp, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !errors.Is(err, io.ErrUnexpectedEOF) || string(body) != "o" {
+			t.Errorf("truncated answer: status %d, body %q, read error %v; want 200, \"o\", an unexpected EOF", resp.StatusCode, body, err)
+		}
+		s.at(1600 * time.Millisecond)
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		if len(obs.seen) != 2 || obs.seen[0].Answer != AnswerOK || obs.seen[1].Answer != AnswerReset || obs.seen[1].Crashed {
+			t.Fatalf("observations %+v; want ok, then a reset that no crash caused", obs.seen)
+		}
+		if got := s.srv.Counters().Answers(); got[AnswerReset] != 1 || got[AnswerAborted] != 0 {
+			t.Errorf("answers counted %v; want the truncated one as a reset", got)
 		}
 	})
 }

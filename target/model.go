@@ -31,27 +31,6 @@ type Config struct {
 	Network        dist.Dist // delay of each network hop, client to target or back
 }
 
-// Verdict is the model's first answer to a request, before capacity.
-type Verdict uint8
-
-// Verdicts.
-const (
-	Admit  Verdict = iota // go on to Arrive after Delay
-	Reject                // answer Status at once
-	Reset                 // reset the connection
-	Refuse                // the target is not listening
-	Hang                  // accept and never answer (blackhole)
-)
-
-// Ingress is the chaos decision for one request.
-type Ingress struct {
-	Verdict Verdict
-	Status  int           // for Reject
-	Delay   time.Duration // for Admit: added latency before the request reaches the server
-	// RetryAfter is the pushback sent with a Reject (a Retry-After header), 0 for none.
-	RetryAfter time.Duration
-}
-
 // Admission is what capacity does with an arriving request.
 type Admission uint8
 
@@ -146,31 +125,71 @@ func (m *Model) SetPlan(p *chaos.Plan) { m.plan, m.seg = p, nil }
 func (m *Model) Busy() int     { return m.busy }
 func (m *Model) QueueLen() int { return m.queued }
 
-// Ingress applies the faults active at now to a new request.
-func (m *Model) Ingress(now time.Duration) Ingress {
+// Ingress is the answer to a new request that reached the server at now,
+// from the faults active then: admitted (after an added delay) on to
+// Arrive, or answered by a fault.
+func (m *Model) Ingress(now time.Duration) chaos.Answer {
 	e := m.active(now)
 	switch e.Outage {
 	case chaos.Unavailable:
 		m.Stats.Faulted++
-		return Ingress{Verdict: Reject, Status: 503, RetryAfter: e.RetryAfter}
+		return chaos.Answer{Verdict: chaos.Respond, Status: 503, RetryAfter: e.RetryAfter}
 	case chaos.Refuse:
-		return Ingress{Verdict: Refuse}
+		return chaos.Answer{Verdict: chaos.RefuseConn}
 	case chaos.Reset:
 		m.Stats.Faulted++
-		return Ingress{Verdict: Reset}
+		return chaos.Answer{Verdict: chaos.ResetConn}
 	}
 	if e.Blackhole {
-		return Ingress{Verdict: Hang}
+		return chaos.Answer{Verdict: chaos.Hang}
 	}
 	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
 		m.Stats.Faulted++
-		return Ingress{Verdict: Reject, Status: e.ErrorStatus, RetryAfter: e.RetryAfter}
+		return chaos.Answer{Verdict: chaos.Respond, Status: e.ErrorStatus, RetryAfter: e.RetryAfter}
 	}
 	var delay time.Duration
 	for _, d := range e.Delays {
 		delay += d.Sample(m.rng)
 	}
-	return Ingress{Verdict: Admit, Delay: delay}
+	return chaos.Answer{Verdict: chaos.Admit, Delay: delay}
+}
+
+// Overloaded is the answer to a request that capacity turned away: the
+// queue was full (Arrive's Rejected) or it waited past the queue timeout
+// (Expire): 503 at once. It reads no state.
+func (m *Model) Overloaded() chaos.Answer {
+	return chaos.Answer{Verdict: chaos.Respond, Status: 503}
+}
+
+// Served is the answer at now to j, whose service the model completed:
+// 200 (an OCC read's with the version read), or 409 for a stale OCC
+// write, with the faults' effects on served answers.
+func (m *Model) Served(now time.Duration, j *Job) chaos.Answer {
+	if j.Op == OpWrite && j.Conflict {
+		return m.respond(now, 409)
+	}
+	return m.respond(now, 200)
+}
+
+// Relayed is a middle tier's answer at now to a request whose call to the
+// next tier ended: 200 if the call succeeded, 503 if it gave up, with the
+// faults' effects on served answers, as at any tier.
+func (m *Model) Relayed(now time.Duration, ok bool) chaos.Answer {
+	if ok {
+		return m.respond(now, 200)
+	}
+	return m.respond(now, 503)
+}
+
+// respond is a served answer with status, and the effects of the faults
+// active at now on served answers: a 2xx answer's body is cut half-way
+// with the probability Effect.Truncate.
+func (m *Model) respond(now time.Duration, status int) chaos.Answer {
+	a := chaos.Answer{Verdict: chaos.Respond, Status: status}
+	if e := m.active(now); e.Truncate > 0 && status < 300 && m.rng.Float64() < e.Truncate {
+		a.Truncate = true
+	}
+	return a
 }
 
 // Capacity returns the number of slots available at now: the concurrency,

@@ -77,10 +77,10 @@ func TestPushbackIngress(t *testing.T) {
 	pb := chaos.Pushback{Rate: 1, Status: 429, RetryAfter: 2 * time.Second}
 	p := policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: time.Second, For: time.Second, Fault: pb})
 	m := NewModel(Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(time.Millisecond)}, p, rand.New(rand.NewPCG(1, 2)))
-	if in := m.Ingress(500 * time.Millisecond); in.Verdict != Admit {
+	if in := m.Ingress(500 * time.Millisecond); in.Verdict != chaos.Admit {
 		t.Fatalf("before the window: %+v", in)
 	}
-	if in := m.Ingress(1500 * time.Millisecond); in.Verdict != Reject || in.Status != 429 || in.RetryAfter != 2*time.Second {
+	if in := m.Ingress(1500 * time.Millisecond); in.Verdict != chaos.Respond || in.Status != 429 || in.RetryAfter != 2*time.Second {
 		t.Fatalf("in the window: %+v; want reject 429 with Retry-After 2s", in)
 	}
 	// Half the requests, roughly, at rate 0.5.
@@ -88,7 +88,7 @@ func TestPushbackIngress(t *testing.T) {
 	m = NewModel(Config{Concurrency: 1, Queue: 1}, p, rand.New(rand.NewPCG(1, 2)))
 	n := 0
 	for range 10000 {
-		if m.Ingress(0).Verdict == Reject {
+		if m.Ingress(0).Verdict == chaos.Respond {
 			n++
 		}
 	}

@@ -164,14 +164,14 @@ func TestIngressVerdicts(t *testing.T) {
 		chaos.Timed{At: 5 * s, For: s, Fault: chaos.Blip{Delay: dist.Const(20 * ms)}},
 		chaos.Timed{At: 6 * s, For: s, Fault: chaos.ErrorRate{Rate: 1, Status: 500}},
 	)
-	cases := map[time.Duration]Ingress{
-		0:     {Verdict: Admit},
-		1 * s: {Verdict: Reject, Status: 503},
-		2 * s: {Verdict: Refuse},
-		3 * s: {Verdict: Reset},
-		4 * s: {Verdict: Hang},
-		5 * s: {Verdict: Admit, Delay: 50 * ms},
-		6 * s: {Verdict: Reject, Status: 500},
+	cases := map[time.Duration]chaos.Answer{
+		0:     {Verdict: chaos.Admit},
+		1 * s: {Verdict: chaos.Respond, Status: 503},
+		2 * s: {Verdict: chaos.RefuseConn},
+		3 * s: {Verdict: chaos.ResetConn},
+		4 * s: {Verdict: chaos.Hang},
+		5 * s: {Verdict: chaos.Admit, Delay: 50 * ms},
+		6 * s: {Verdict: chaos.Respond, Status: 500},
 	}
 	for at, want := range cases {
 		if got := m.Ingress(at); got != want {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/herdbench/herdbench/chaos"
 )
 
 // Answer is how the server answered one request, as its clients saw it.
@@ -87,6 +89,8 @@ func (c *Counters) wrap(h http.Handler, done func(r *http.Request, arrived time.
 			p := recover()
 			var a Answer
 			switch {
+			case ow.answered:
+				a = answerOf(ow.answer)
 			case ow.hijacked:
 				a = AnswerReset
 			case p != nil, ow.status == 0 && r.Context().Err() != nil:
@@ -140,25 +144,55 @@ type Observer interface {
 // so that its recording has the upstream time beside the proxy's own. A
 // writer that is not a server's (a test's recorder) ignores it.
 func NoteUpstream(w http.ResponseWriter, d time.Duration) {
-	for w != nil {
-		if ow, ok := w.(*observedWriter); ok {
-			ow.upstream += d
-			return
-		}
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return
-		}
-		w = u.Unwrap()
+	if ow := observed(w); ow != nil {
+		ow.upstream += d
 	}
 }
 
-// observedWriter notes the status written and whether the connection was
-// taken over.
+// answerOf classifies the model's answer as its client sees it: a reset
+// or refused connection, and a body cut short, are resets.
+func answerOf(a chaos.Answer) Answer {
+	switch {
+	case a.Verdict == chaos.ResetConn, a.Verdict == chaos.RefuseConn, a.Truncate:
+		return AnswerReset
+	}
+	return AnswerOf(a.Status)
+}
+
+// noteAnswer notes, on the writer of a request the server is answering,
+// the answer it gives (exchange.answer), so that the request is counted
+// and recorded by that answer, not by how it was written: a truncated
+// answer aborts its handler, as a client that gave up does. A writer that
+// is not a server's ignores it.
+func noteAnswer(w http.ResponseWriter, a chaos.Answer) {
+	if ow := observed(w); ow != nil {
+		ow.answer, ow.answered = a, true
+	}
+}
+
+// observed returns the observedWriter under w, or nil.
+func observed(w http.ResponseWriter) *observedWriter {
+	for w != nil {
+		if ow, ok := w.(*observedWriter); ok {
+			return ow
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}
+
+// observedWriter notes the status written, whether the connection was
+// taken over, and the answer the server gave (noteAnswer).
 type observedWriter struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	answered bool
+	answer   chaos.Answer
 	upstream time.Duration // NoteUpstream's
 }
 

@@ -337,39 +337,28 @@ func (x *exchange) hop() {
 	}
 }
 
-// respond writes status (and body) after the return hop.
-func (x *exchange) respond(status int, body []byte) {
-	x.hop()
-	if body != nil {
-		x.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	x.w.WriteHeader(status)
-	_, _ = x.w.Write(body)
-}
-
-// applyFaults applies the chaos plan's decision for the request as it
-// reaches the server, and reports whether it goes on to be served: a reset
-// or refuse outage resets the connection; a 503 outage, an error rate or a
-// pushback answers at once (with Retry-After when set); a blackhole holds
-// the request until its client gives up; added latency waits.
-func (x *exchange) applyFaults() bool {
+// answer applies the model's answer a to the request: the one place the
+// server turns an Answer into HTTP, for every kind of answer and every
+// tier. It reports whether the request goes on to be served (Admit, after
+// its added delay). A reset or refuse answer resets the connection at
+// once; a hang holds the request until its client gives up or a crash
+// begins; a response is written after the return hop, with Retry-After
+// when set, body as its body, and a truncated one has its body cut
+// half-way and its connection closed. A recording classifies the request
+// from a, not from how it was written (noteAnswer).
+func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 	s := x.s
-	s.mu.Lock()
-	in := s.model.Ingress(s.elapsed())
-	x.crashed = s.crashed
-	s.mu.Unlock()
-
-	switch in.Verdict {
-	case Reset, Refuse:
+	switch a.Verdict {
+	case chaos.Admit:
+		if a.Delay > 0 && !s.wait(x.ctx, x.crashed, a.Delay) {
+			panic(http.ErrAbortHandler)
+		}
+		return true
+	case chaos.ResetConn, chaos.RefuseConn:
+		noteAnswer(x.w, a)
 		s.reset(x.w)
 		return false
-	case Reject:
-		if in.RetryAfter > 0 {
-			x.w.Header().Set("Retry-After", chaos.RetryAfterHeader(in.RetryAfter))
-		}
-		x.respond(in.Status, nil)
-		return false
-	case Hang:
+	case chaos.Hang:
 		select {
 		case <-x.ctx.Done():
 			return false
@@ -377,10 +366,35 @@ func (x *exchange) applyFaults() bool {
 			panic(http.ErrAbortHandler)
 		}
 	}
-	if in.Delay > 0 && !s.wait(x.ctx, x.crashed, in.Delay) {
-		panic(http.ErrAbortHandler)
+	x.hop()
+	h := x.w.Header()
+	if a.RetryAfter > 0 {
+		h.Set("Retry-After", chaos.RetryAfterHeader(a.RetryAfter))
 	}
-	return true
+	if body != nil {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	noteAnswer(x.w, a)
+	x.w.WriteHeader(a.Status)
+	if a.Truncate {
+		_, _ = x.w.Write(body[:len(body)/2])
+		_ = http.NewResponseController(x.w).Flush()
+		panic(http.ErrAbortHandler) // closes the connection short of Content-Length
+	}
+	_, _ = x.w.Write(body)
+	return false
+}
+
+// applyFaults applies the chaos plan's decision for the request as it
+// reaches the server (Model.Ingress), and reports whether it goes on to be
+// served.
+func (x *exchange) applyFaults() bool {
+	s := x.s
+	s.mu.Lock()
+	a := s.model.Ingress(s.elapsed())
+	x.crashed = s.crashed
+	s.mu.Unlock()
+	return x.answer(a, nil)
 }
 
 // serve hands the request to the capacity model and answers when the
@@ -411,7 +425,7 @@ func (x *exchange) serve(op Op, version uint64) {
 	s.mu.Unlock()
 
 	if adm == Rejected {
-		x.respond(http.StatusServiceUnavailable, nil)
+		x.answer(s.model.Overloaded(), nil)
 		return
 	}
 	var expire <-chan time.Time
@@ -434,7 +448,7 @@ func (x *exchange) serve(op Op, version uint64) {
 			timedOut := s.model.Expire(s.elapsed(), j)
 			s.mu.Unlock()
 			if timedOut {
-				x.respond(http.StatusServiceUnavailable, nil)
+				x.answer(s.model.Overloaded(), nil)
 				return
 			}
 			expire = nil
@@ -453,13 +467,17 @@ func (x *exchange) serve(op Op, version uint64) {
 
 // respondServed answers a job the model has served.
 func (x *exchange) respondServed(j *Job, op Op) {
+	s := x.s
+	s.mu.Lock()
+	a := s.model.Served(s.elapsed(), j)
+	s.mu.Unlock()
 	switch {
 	case op == OpRead:
-		x.respond(http.StatusOK, strconv.AppendUint(nil, j.Version, 10))
-	case op == OpWrite && j.Conflict:
-		x.respond(http.StatusConflict, nil)
+		x.answer(a, strconv.AppendUint(nil, j.Version, 10))
+	case a.Status == http.StatusOK:
+		x.answer(a, okBody)
 	default:
-		x.respond(http.StatusOK, okBody)
+		x.answer(a, nil)
 	}
 }
 

@@ -3,6 +3,8 @@ package target
 import (
 	"context"
 	"net/http"
+
+	"github.com/herdbench/herdbench/chaos"
 )
 
 // Caller is what a middle tier of a chain of tiers does with a request
@@ -14,7 +16,8 @@ type Caller interface {
 }
 
 // relay calls the next tier for j, whose service at this middle tier has
-// ended, and answers 200 or 503 by the call's outcome. j keeps its slot
+// ended, and answers as the model says of the call's outcome
+// (Model.Relayed: 200 or 503, with the faults' effects on served answers). j keeps its slot
 // until the call ends. If the request's client goes away or the server
 // crashes meanwhile, the call is cancelled (its context ends), j's slot
 // frees at once, and nothing is answered; j counts as served after its
@@ -31,18 +34,23 @@ func (x *exchange) relay(j *Job) {
 		}
 	}()
 	ok := s.call.Call(ctx)
+	gone := ctx.Err() != nil
+	var a chaos.Answer
 	s.mu.Lock()
-	if ctx.Err() != nil {
+	if gone {
 		s.model.Abandon(s.elapsed(), j)
 	}
 	s.releaseLocked(j)
+	if !gone {
+		a = s.model.Relayed(s.elapsed(), ok)
+	}
 	s.mu.Unlock()
-	if ctx.Err() != nil {
+	if gone {
 		panic(http.ErrAbortHandler) // the caller went away, or a crash reset it
 	}
-	if ok {
-		x.respond(http.StatusOK, okBody)
+	if a.Status == http.StatusOK {
+		x.answer(a, okBody)
 		return
 	}
-	x.respond(http.StatusServiceUnavailable, nil)
+	x.answer(a, nil)
 }

@@ -6,6 +6,13 @@
 //
 //	go run ./bench/robustness -runs 20 -hog-runs 10 -hogs 2
 //
+// For an OCC scenario (aws-contention) it also compares every cohort's
+// calls with a reference, the simulator's mean over -reference-runs
+// seeds, and counts the runs within -calls-within of it and those whose
+// self-check agreed (trustworthy exactly when they were):
+//
+//	go run ./bench/robustness -scenarios aws-contention -runs 5 -hog-runs 5 -args "--clients 130 --strategies exponential,full"
+//
 // The runs are the real CLI, herdbench scenario NAME, built from this tree
 // (or -herdbench PATH), so they are what a user gets. Runs alternate: for
 // each round, every scenario once without hogs, then once with them, so
@@ -47,12 +54,14 @@ func main() {
 	extra := flag.String("args", "", "more arguments for every herdbench scenario run, space-separated (e.g. \"--clients 50\")")
 	keep := flag.String("keep", "", "keep the results folders in this folder (default: a temporary folder, removed at the end)")
 	markdown := flag.Bool("markdown", false, "print the tables as Markdown")
+	callsWithin := flag.Float64("calls-within", 0.15, "for OCC scenarios (aws-contention): how close to the reference each cohort's calls must be, as a fraction, for the summary's count of runs whose calls agreed")
+	refRuns := flag.Int("reference-runs", 100, "for OCC scenarios: the reference is the simulator's mean calls over this many seeds (herdbench scenario NAME --sim --runs N, with -args), run once per scenario; 0 compares each run with the simulator's run of its own seed (runs[].sim)")
 	flag.Parse()
 	if *hog > 0 {
 		spin(*hog)
 		return
 	}
-	cfg := config{runs: *runs, hogRuns: *hogRuns, hogs: *hogs, herdbench: *hb, keep: *keep, markdown: *markdown}
+	cfg := config{runs: *runs, hogRuns: *hogRuns, hogs: *hogs, herdbench: *hb, keep: *keep, markdown: *markdown, callsWithin: *callsWithin, refRuns: *refRuns}
 	cfg.scenarios = strings.Split(*names, ",")
 	if *extra != "" {
 		cfg.args = strings.Fields(*extra)
@@ -75,6 +84,11 @@ type config struct {
 	args          []string
 	keep          string
 	markdown      bool
+	callsWithin   float64 // -calls-within
+	refRuns       int     // -reference-runs
+	// refs caches each scenario's reference: its cohorts' mean calls in
+	// the simulator over refRuns seeds (nil: none, not an OCC scenario).
+	refs map[string]map[string]float64
 }
 
 // outcome is one run of one scenario.
@@ -86,6 +100,16 @@ type outcome struct {
 	checks   []scenarios.Claim
 	harness  *results.Harness
 	worstLag float64 // the largest cohort send lag p99, ms
+	// worstSpread is the largest cohort spread p99 after a crash, ms
+	// (results.Run.SpreadMS), when hasSpread.
+	worstSpread float64
+	hasSpread   bool
+	// calls is, for an OCC scenario (aws-contention), each cohort's calls
+	// against the simulator's for the same plan and seed (runs[].sim), and
+	// callsOff the largest |calls / sim − 1| over the cohorts; none
+	// without.
+	calls    []string
+	callsOff float64
 	err      error
 }
 
@@ -123,6 +147,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.refs = map[string]map[string]float64{}
 	started := time.Now()
 	var all []outcome
 	for round := 0; round < max(cfg.runs, cfg.hogRuns) && ctx.Err() == nil; round++ {
@@ -214,9 +239,54 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 			if r.SendLagMS != nil {
 				o.worstLag = max(o.worstLag, r.SendLagMS.P99)
 			}
+			if r.SpreadMS != nil {
+				o.worstSpread, o.hasSpread = max(o.worstSpread, r.SpreadMS.P99), true
+			}
+			if r.Calls == nil {
+				continue
+			}
+			ref, ok := 0.0, false
+			if cfg.refRuns > 0 {
+				ref, ok = reference(ctx, cfg, name, out)[r.Strategy]
+			} else {
+				ref, ok = r.Sim.Get("calls")
+			}
+			if ok && ref > 0 {
+				d := float64(*r.Calls)/ref - 1
+				o.callsOff = max(o.callsOff, math.Abs(d))
+				o.calls = append(o.calls, fmt.Sprintf("%s %d vs %.0f (%+.1f%%)", r.Strategy, *r.Calls, ref, 100*d))
+			}
 		}
 	}
 	return o
+}
+
+// reference returns scenario name's reference calls per cohort: the
+// simulator's mean over cfg.refRuns seeds, with the runs' extra
+// arguments, computed once (an empty map if it has none, or could not).
+func reference(ctx context.Context, cfg config, name, out string) map[string]float64 {
+	if ref, ok := cfg.refs[name]; ok {
+		return ref
+	}
+	ref := map[string]float64{}
+	cfg.refs[name] = ref
+	args := append([]string{"scenario", name, "--sim", "--runs", strconv.Itoa(cfg.refRuns), "-q", "--no-png", "--out", out}, cfg.args...)
+	text, err := exec.CommandContext(ctx, cfg.herdbench, args...).Output()
+	if err != nil {
+		return ref
+	}
+	for _, l := range strings.Split(string(text), "\n") {
+		if f, ok := strings.CutPrefix(l, "results: "); ok {
+			if ss, err := readSummaries(strings.TrimSpace(f)); err == nil {
+				for _, r := range ss[0].Runs {
+					if st, ok := r.Stats["calls"]; ok && st.N > 0 {
+						ref[r.Strategy] = st.Mean
+					}
+				}
+			}
+		}
+	}
+	return ref
 }
 
 // readSummaries reads a results folder's summary: a run's summary.json, or
@@ -260,7 +330,17 @@ func line(o outcome) string {
 	if o.harness != nil && !o.harness.Trustworthy {
 		trust = "NOT trustworthy"
 	}
-	return fmt.Sprintf("load %.1f, %s; %s; send lag p99 %.1f ms (%s)", o.load, o.wall.Round(100*time.Millisecond), strings.Join(parts, "; "), o.worstLag, trust)
+	extra := ""
+	if o.hasSpread {
+		extra += fmt.Sprintf(", spread p99 %.1f ms", o.worstSpread)
+	}
+	if o.harness != nil {
+		extra += fmt.Sprintf(", %s limit %.1f ms", o.harness.Figures, o.harness.LimitMS)
+	}
+	if len(o.calls) > 0 {
+		extra += "; calls vs the reference: " + strings.Join(o.calls, ", ")
+	}
+	return fmt.Sprintf("load %.1f, %s; %s; send lag p99 %.1f ms%s (%s)", o.load, o.wall.Round(100*time.Millisecond), strings.Join(parts, "; "), o.worstLag, extra, trust)
 }
 
 // report prints one table per scenario and condition, then how often each
@@ -298,7 +378,19 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 				break
 			}
 		}
-		head = append(head, "send lag p99", "trustworthy", "held")
+		spreads, calls := false, false
+		for _, o := range group {
+			spreads = spreads || o.hasSpread
+			calls = calls || len(o.calls) > 0
+		}
+		head = append(head, "send lag p99")
+		if spreads {
+			head = append(head, "spread p99")
+		}
+		if calls {
+			head = append(head, "calls vs sim (worst)")
+		}
+		head = append(head, "trustworthy", "held")
 		var rows [][]string
 		for i, o := range group {
 			row := []string{strconv.Itoa(i + 1), fmt.Sprintf("%.1f", o.load), fmt.Sprintf("%.0f s", o.wall.Seconds())}
@@ -318,7 +410,14 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 			if o.harness != nil {
 				trust = map[bool]string{true: "yes", false: "no"}[o.harness.Trustworthy]
 			}
-			row = append(row, fmt.Sprintf("%.1f ms", o.worstLag), trust, map[bool]string{true: "yes", false: "NO"}[o.held()])
+			row = append(row, fmt.Sprintf("%.1f ms", o.worstLag))
+			if spreads {
+				row = append(row, orDash(o.hasSpread, fmt.Sprintf("%.1f ms", o.worstSpread)))
+			}
+			if calls {
+				row = append(row, orDash(len(o.calls) > 0, fmt.Sprintf("±%.1f%%", 100*o.callsOff)))
+			}
+			row = append(row, trust, map[bool]string{true: "yes", false: "NO"}[o.held()])
 			rows = append(rows, row)
 		}
 		printTable(w, head, rows, cfg.markdown)
@@ -333,23 +432,53 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 		fmt.Fprintln(w, "  "+l)
 	}
 	fmt.Fprintln(w, "  load: the one-minute load average before the run (its hogs not yet started); wall: the run's wall time;")
-	fmt.Fprintln(w, "  send lag p99: the worst cohort's (the self-check); trustworthy: the self-check's verdict; ✗: the claim failed")
+	fmt.Fprintln(w, "  send lag p99, spread p99: the worst cohort's (the self-check); calls vs sim: the largest |calls / reference − 1| over")
+	if cfg.refRuns > 0 {
+		fmt.Fprintf(w, "  the cohorts, the reference the simulator's mean over %d seeds; trustworthy: the self-check's verdict; ✗: the claim failed\n", cfg.refRuns)
+	} else {
+		fmt.Fprintln(w, "  the cohorts, the reference the simulator's run of the same seed; trustworthy: the self-check's verdict; ✗: the claim failed")
+	}
 	fmt.Fprintln(w)
 	for _, k := range order {
 		group := groups[k]
 		held, trusted, loads := 0, 0, make([]float64, 0, len(group))
+		withCalls, near, agree := 0, 0, 0
 		for _, o := range group {
 			if o.held() {
 				held++
 			}
-			if o.harness != nil && o.harness.Trustworthy {
+			ok := o.harness != nil && o.harness.Trustworthy
+			if ok {
 				trusted++
 			}
 			loads = append(loads, o.load)
+			if len(o.calls) > 0 {
+				withCalls++
+				in := o.callsOff <= cfg.callsWithin
+				if in {
+					near++
+				}
+				if in == ok {
+					agree++
+				}
+			}
 		}
-		fmt.Fprintf(w, "%s, %d CPU hogs: headline held in %d of %d runs; trustworthy %d of %d; load average %s\n",
-			k.scenario, k.hogs, held, len(group), trusted, len(group), spread(loads))
+		calls := ""
+		if withCalls > 0 {
+			calls = fmt.Sprintf("; every cohort's calls within %.0f%% of the reference in %d of %d; trustworthy exactly when they were in %d of %d",
+				100*cfg.callsWithin, near, withCalls, agree, withCalls)
+		}
+		fmt.Fprintf(w, "%s, %d CPU hogs: headline held in %d of %d runs; trustworthy %d of %d%s; load average %s\n",
+			k.scenario, k.hogs, held, len(group), trusted, len(group), calls, spread(loads))
 	}
+}
+
+// orDash returns text, or "–" when there is none.
+func orDash(ok bool, text string) string {
+	if !ok {
+		return "–"
+	}
+	return text
 }
 
 func spread(v []float64) string {

@@ -43,6 +43,31 @@ func TestReport(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "| spread p99 |") || strings.Contains(out, "| calls vs sim (worst) |") || strings.Contains(out, "calls within") {
+		t.Errorf("columns for figures no run has:\n%s", out)
+	}
+
+	// An OCC scenario's runs say how close each cohort's calls came to
+	// the simulator's, and whether the self-check agreed.
+	aws := []outcome{
+		{scenario: "aws-contention", load: 0.4, checks: claims(true), harness: trusted, worstLag: 30, calls: []string{"exponential 668 (+3.6%)"}, callsOff: 0.036},
+		{scenario: "aws-contention", load: 0.5, checks: claims(true), harness: &results.Harness{}, worstLag: 90, calls: []string{"exponential 500 (-22.5%)"}, callsOff: 0.225},
+		{scenario: "aws-contention", load: 0.6, checks: claims(true), harness: &results.Harness{}, worstLag: 40, calls: []string{"exponential 650 (+0.8%)"}, callsOff: 0.008, worstSpread: 3, hasSpread: true},
+	}
+	b.Reset()
+	report(&b, config{scenarios: []string{"aws-contention"}, runs: 3, callsWithin: 0.15, markdown: true}, aws, time.Minute)
+	out = b.String()
+	for _, want := range []string{
+		"| run | load | wall | ca | send lag p99 | spread p99 | calls vs sim (worst) | trustworthy | held |",
+		"| 1 | 0.4 | 0 s | 1.00× | 30.0 ms | – | ±3.6% | yes | yes |",
+		"| 2 | 0.5 | 0 s | 1.00× | 90.0 ms | – | ±22.5% | no | yes |",
+		"| 3 | 0.6 | 0 s | 1.00× | 40.0 ms | 3.0 ms | ±0.8% | no | yes |",
+		"aws-contention, 0 CPU hogs: headline held in 3 of 3 runs; trustworthy 1 of 3; every cohort's calls within 15% of the reference in 2 of 3; trustworthy exactly when they were in 2 of 3",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
 	if strings.Count(out, "  ca: claim a") != 1 {
 		t.Errorf("the legend is not printed once:\n%s", out)
 	}

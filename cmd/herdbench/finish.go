@@ -110,11 +110,15 @@ func (e *ending) label(s *results.Summary) string {
 // draws it again) and returns the error.
 func (e *ending) save(f *scenarioFlags) (string, error) {
 	first := e.points[0].Output.Summary
-	name := results.DirName(first.Scenario, first.Started)
+	suffix := ""
 	if sh := first.Shard; sh != nil {
-		name += sh.FolderSuffix() // every shard of a run may write into one folder
+		suffix = sh.FolderSuffix() // every shard of a run may write into one folder
 	}
-	st, err := results.Stage(filepath.Join(f.out, name))
+	path, err := results.FolderIn(f.out, first.Scenario, first.Started, suffix)
+	if err != nil {
+		return "", err
+	}
+	st, err := results.Stage(path)
 	if err != nil {
 		return "", err
 	}

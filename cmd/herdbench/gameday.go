@@ -25,6 +25,8 @@ type gameDayFlags struct {
 	chaosControl string
 	tokenFile    string
 	otlp         otlpFlags
+	ui           string
+	uiTokenFile  string
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
@@ -34,6 +36,8 @@ func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.chaosControl, "chaos-control", "", "control URL of a herdbench proxy or target (its --control-addr, e.g. http://127.0.0.1:8091): its chaos plan is started at the run's t = 0")
 	fs.StringVar(&g.tokenFile, "chaos-control-token-file", "", "file holding the --chaos-control API's token (default: $"+tokenEnv+", if set)")
 	g.otlp.add(fs, "the cohorts' counters and attempt latency")
+	fs.StringVar(&g.ui, "ui", "", uiHelp+" (--ui-token-file)")
+	fs.StringVar(&g.uiTokenFile, "ui-token-file", "", "file holding the token the --ui page asks for (default: $"+tokenEnv+", if set); required for a --ui off loopback")
 }
 
 // gameDay is what the flags set up around a run.
@@ -44,6 +48,8 @@ type gameDay struct {
 	exporter *telemetry.Exporter // nil without --otlp
 	metrics  *http.Server
 	served   chan struct{}
+	ui       *uiServer            // nil without --ui
+	uiSource *swarmSource         // --ui's source
 	clock    *results.ClockOffset // a shard's clock against the control API's; nil if not measured
 }
 
@@ -110,6 +116,24 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		}()
 		fmt.Fprintf(stderr, "herdbench: live metrics on http://%s/metrics\n", ln.Addr())
 	}
+	if g.ui != "" {
+		tok, _, err := loadToken("", g.uiTokenFile, "", "--ui-token-file")
+		if err == nil {
+			err = checkUI(g.ui, g.allowRemote, tok)
+		}
+		if err != nil {
+			gd.Close(stderr)
+			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
+			return nil, exitUsage
+		}
+		gd.uiSource = &swarmSource{}
+		gd.ui, err = startUI(uiConfig{addr: g.ui, allowRemote: g.allowRemote, token: tok, role: "scenario", title: plan.Name, source: gd.uiSource.sample, herd: gd.uiSource.herd}, stderr)
+		if err != nil {
+			gd.Close(stderr)
+			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
+			return nil, exitUsage
+		}
+	}
 	return gd, exitOK
 }
 
@@ -118,6 +142,9 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 	if gd.swarm != nil {
 		gd.swarm.Set(r)
+	}
+	if gd.uiSource != nil {
+		gd.uiSource.set(r)
 	}
 	if gd.control != nil {
 		if _, err := gd.control.Start(ctx, r.Origin); err != nil {
@@ -136,12 +163,13 @@ func (gd *gameDay) observe() func(cohort string) results.Observer {
 	return gd.swarm.Cohort
 }
 
-// Close stops the live metrics, and sends the last OTLP export.
+// Close stops the live page and the live metrics, and sends the last OTLP export.
 func (gd *gameDay) Close(stderr io.Writer) {
 	if gd == nil {
 		return
 	}
 	shutdownOTLP(gd.exporter, "scenario", stderr)
+	gd.ui.Close()
 	if gd.metrics == nil {
 		return
 	}

@@ -12,8 +12,9 @@ import (
 // A JUnit XML report of a run's thresholds, the file CI systems read
 // (Jenkins, GitLab, GitHub's test reporters): a test suite per point of
 // the run (one, or one per point of a sweep), a test case per threshold
-// per cohort, a failure for each that failed with the value measured. An
-// interrupted run adds a test case in error: its figures are partial.
+// per cohort, a failure for each that failed with the value measured, and
+// a "run completed" case, in error when the run was interrupted (its
+// figures are partial).
 // docs/results.md describes the file.
 
 type junitSuites struct {
@@ -97,12 +98,16 @@ func encodeJUnit(summaries []*results.Summary, label func(*results.Summary) stri
 			}
 			suite.Cases = append(suite.Cases, c)
 		}
+		// Every run has a "run completed" case: an interrupted run is in
+		// error, and a scenario without thresholds still gives CI a test
+		// to count (some readers take an empty report for a broken one).
+		done := junitCase{Name: "run completed", ClassName: "herdbench." + s.Scenario, Time: junitSeconds(seconds)}
 		if s.Partial {
 			msg := "the run was interrupted: its figures cover only what was recorded (partial), so its thresholds prove nothing"
-			suite.Cases = append(suite.Cases, junitCase{Name: "run completed", ClassName: "herdbench." + s.Scenario, Time: junitSeconds(0),
-				Error: &junitProblem{Message: msg, Type: "interrupted", Text: msg}})
+			done.Error = &junitProblem{Message: msg, Type: "interrupted", Text: msg}
 			suite.Errors++
 		}
+		suite.Cases = append(suite.Cases, done)
 		suite.Tests = len(suite.Cases)
 		all.Tests += suite.Tests
 		all.Failures += suite.Failures

@@ -75,7 +75,11 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 		fmt.Fprintln(stderr, "herdbench merge:", err)
 		return exitUsage
 	}
-	m, warnings, err := merge.Folders(dirs)
+	m, warnings, err := merge.FoldersContext(ctx, dirs)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "herdbench merge: interrupted; nothing was written")
+		return exitSignal
+	}
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "herdbench merge: warning:", w)
 	}
@@ -86,9 +90,6 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	case err != nil:
 		fmt.Fprintln(stderr, "herdbench merge:", err)
 		return exitFailed
-	}
-	if err := ctx.Err(); err != nil {
-		return exitSignal
 	}
 	s := m.Output.Summary
 	if !f.quiet {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,6 +40,10 @@ func newOTLPReceiver(t *testing.T) *otlpReceiver {
 			r.bad = append(r.bad, req.Method+" "+req.URL.Path)
 		case req.Header.Get("Content-Type") != "application/x-protobuf":
 			r.bad = append(r.bad, "Content-Type "+req.Header.Get("Content-Type"))
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			// The exporter gave up on this export midway (its timeout on a
+			// loaded machine, or the shutdown cancelling one in flight): the
+			// next export carries the same cumulative figures.
 		case err != nil:
 			r.bad = append(r.bad, err.Error())
 		default:
@@ -277,7 +282,7 @@ func TestOTLPFlagRefusals(t *testing.T) {
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "127.0.0.1:4318"}, "write the collector's OTLP/HTTP URL"},
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://192.0.2.1:4318"}, "pass --allow-remote"},
 		{[]string{"scenario", "outage", "--out", t.TempDir(), "--otlp", "http://127.0.0.1:4318", "--otlp-interval", "10ms"}, "--otlp-interval 10ms"},
-		{[]string{"scenario", "outage", "--out", t.TempDir(), "--sim", "--otlp", "http://127.0.0.1:4318"}, "--otlp need a real-time run"},
+		{[]string{"scenario", "outage", "--out", t.TempDir(), "--sim", "--otlp", "http://127.0.0.1:4318"}, "--otlp needs a real-time run"},
 		{[]string{"target", "--scenario", scenario, "--otlp", "http://127.1:4318"}, "--otlp"},
 		{[]string{"proxy", "--scenario", scenario, "--upstream", "http://127.0.0.1:1", "--otlp", "ftp://127.0.0.1/"}, "write the collector's OTLP/HTTP URL"},
 	} {

@@ -62,11 +62,14 @@ func TestJUnitReport(t *testing.T) {
 	if err := xml.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Tests != 5 || got.Failures != 2 || got.Errors != 1 || len(got.Suites) != 2 || got.Time != "17.500" {
-		t.Fatalf("totals: tests %d failures %d errors %d suites %d time %s; want 5, 2, 1, 2, 17.500", got.Tests, got.Failures, got.Errors, len(got.Suites), got.Time)
+	if got.Tests != 6 || got.Failures != 2 || got.Errors != 1 || len(got.Suites) != 2 || got.Time != "17.500" {
+		t.Fatalf("totals: tests %d failures %d errors %d suites %d time %s; want 6, 2, 1, 2, 17.500", got.Tests, got.Failures, got.Errors, len(got.Suites), got.Time)
 	}
 	first := got.Suites[0]
-	if first.Name != "herdbench scenario outage" || first.Tests != 4 || first.Failures != 2 || first.Timestamp != "2026-12-01T10:00:00" {
+	if last := first.Cases[len(first.Cases)-1]; last.Name != "run completed" || last.Error != nil || last.Failure != nil || last.Time != "15.000" {
+		t.Errorf("a complete run's last case: %+v", last)
+	}
+	if first.Name != "herdbench scenario outage" || first.Tests != 5 || first.Failures != 2 || first.Timestamp != "2026-12-01T10:00:00" {
 		t.Errorf("first suite: %+v", first)
 	}
 	c := first.Cases[0]
@@ -135,7 +138,7 @@ thresholds:
 	if err := xml.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Tests != 2 || got.Failures != 1 || got.Suites[0].Cases[1].Failure == nil ||
+	if got.Tests != 3 || got.Failures != 1 || got.Suites[0].Cases[1].Failure == nil ||
 		!strings.HasPrefix(got.Suites[0].Cases[1].Failure.Message, "requests was ") {
 		t.Errorf("JUnit report:\n%s", data)
 	}

@@ -46,7 +46,8 @@ its faults, and the strategy as that tier retries it.
 
 The plan starts with the proxy, or with --hold when asked. The control API
 and metrics (herdbench_proxy_*) are on --control-addr, with the same checks
-as for herdbench target (JSON POSTs, Host and Origin, an optional token).
+as for herdbench target (JSON POSTs, Host and Origin, an optional token);
+so is the live page of --ui ADDR, with its buttons.
 Both addresses are on loopback unless --allow-remote; the upstream is
 where you send it, anywhere. At most --max-in-flight requests are
 forwarded at once and as many wait; beyond that the proxy answers 503 at

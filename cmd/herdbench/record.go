@@ -208,9 +208,11 @@ func (r *recorder) finish(stdout, stderr io.Writer) int {
 	}
 	seg, err := r.rec.Snapshot()
 	if errors.Is(err, recording.ErrNothingRecorded) {
+		// r.mu is held only to read written: code takes it again.
 		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.written == 0 && len(r.plan.Thresholds) > 0 {
+		written := r.written
+		r.mu.Unlock()
+		if written == 0 && len(r.plan.Thresholds) > 0 {
 			fmt.Fprintf(stderr, "herdbench %s: nothing was recorded (no attempt arrived%s), so the scenario's %d threshold(s) checked nothing (exit code %d)\n", r.role, r.unstartedText(), len(r.plan.Thresholds), exitThresholds)
 			return exitThresholds
 		}

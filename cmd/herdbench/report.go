@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/spf13/pflag"
 )
@@ -85,7 +86,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if ctx.Err() != nil {
 			return interrupted()
 		}
-		r, err := report.Load(d)
+		r, err := report.LoadContext(ctx, d)
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, "herdbench report:", err)
 			return exitFailed
@@ -99,7 +103,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if out == "" {
 		out = dirs[0]
 		if len(dirs) > 1 {
-			out = filepath.Join(filepath.Dir(filepath.Clean(dirs[0])), safeName("overlay-"+strings.Join(labels, "-vs-")))
+			var err error
+			out, err = results.ChildIn(filepath.Dir(filepath.Clean(dirs[0])), overlayName(labels))
+			if err != nil {
+				fmt.Fprintln(stderr, "herdbench report:", err)
+				return exitFailed
+			}
 		}
 	}
 	files, err := report.RenderContext(ctx, runs, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi})
@@ -178,6 +187,18 @@ func labelsFrom(n int) []string {
 		out[i] = fmt.Sprintf("run %d", i+1)
 	}
 	return out
+}
+
+// overlayName is the name of an overlay's folder, from its labels:
+// "overlay-<first>-vs-<second>...", within the results folders' name rule
+// (results.NameProblem: letters, digits, '.', '-', '_', at most
+// results.MaxNameBytes).
+func overlayName(labels []string) string {
+	name := safeName("overlay-" + strings.Join(labels, "-vs-"))
+	if len(name) > results.MaxNameBytes {
+		name = name[:results.MaxNameBytes] // safeName leaves ASCII only
+	}
+	return name
 }
 
 // safeName replaces what is not a letter, digit, '.', '-' or '_' with '_'.

@@ -60,12 +60,15 @@ With --runs a threshold must hold in every repetition ("mean(herd_factor) <
 
 With --target (or target.url in the file) the swarm sends to that service
 instead. Nothing leaves this machine's loopback (127.0.0.0/8, ::1) without
---allow-remote: the target's host, --chaos-control's and --metrics-addr's
-are resolved and every address checked, and checked again at every
+--allow-remote: the target's host, --chaos-control's, --metrics-addr's and
+--ui's are resolved and every address checked, and checked again at every
 connection, so no spelling ("localhost.", "127.1") or DNS answer gets
 around it. --chaos-control follows no redirect and sends the control
 token from $HERDBENCH_CONTROL_TOKEN or --chaos-control-token-file, if the
-proxy or target has one. Ctrl-C or SIGTERM stops the
+proxy or target has one. --ui ADDR serves a live page of the run for the
+room (charts by outcome every 100 ms, the fault plan, the verdict so
+far); off loopback it needs a token (--ui-token-file), the page then
+opened as http://HOST:PORT/#token=TOKEN. Ctrl-C or SIGTERM stops the
 run within about a second and still writes the results, marked partial
 (exit 130); a second Ctrl-C exits at once. docs/game-day.md has the runbook.
 
@@ -231,9 +234,25 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 		return nil, exitUsage, true
 	}
-	if f.sim && (plan.TargetURL != "" || f.game.chaosControl != "" || f.game.metricsAddr != "" || f.game.otlp.url != "") {
-		fmt.Fprintln(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; an external target (--target, target.url), --chaos-control, --metrics-addr and --otlp need a real-time run: drop --sim, or drop them")
-		return nil, exitUsage, true
+	if f.sim {
+		var real []string
+		for _, x := range []struct {
+			set  bool
+			name string
+		}{{plan.TargetURL != "", "an external target (--target, target.url)"}, {f.game.chaosControl != "", "--chaos-control"},
+			{f.game.metricsAddr != "", "--metrics-addr"}, {f.game.otlp.url != "", "--otlp"}, {f.game.ui != "", "--ui"}} {
+			if x.set {
+				real = append(real, x.name)
+			}
+		}
+		if len(real) > 0 {
+			verb, them := "needs", "it"
+			if len(real) > 1 {
+				verb, them = "need", "them"
+			}
+			fmt.Fprintf(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s\n", strings.Join(real, ", "), verb, them)
+			return nil, exitUsage, true
+		}
 	}
 	sr.sweep = len(plan.Sweep) > 0
 	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,

@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
@@ -33,6 +34,7 @@ type serveFlags struct {
 	seed        uint64
 	exitAfter   time.Duration
 	quiet       bool
+	ui          string // --ui: the live page's address; "" for none
 
 	maxConns         int
 	allowRemote      bool
@@ -67,6 +69,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen and --control-addr off loopback (127.0.0.0/8, ::1), e.g. 0.0.0.0:PORT for other machines")
 	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
+	fs.StringVar(&f.ui, "ui", "", uiHelp+" (the control token, when set)")
 	f.record.add(fs)
 	f.otlp.add(fs, "the counters and the request latency")
 }
@@ -99,6 +102,12 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 	}
 	if code := f.otlp.check(role, f.allowRemote, stderr); code != exitOK {
 		return code
+	}
+	if f.ui != "" {
+		if err := checkUI(f.ui, f.allowRemote, f.token); err != nil {
+			fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+			return exitUsage
+		}
 	}
 	return f.record.check(role, stderr)
 }
@@ -217,6 +226,30 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	served := make(chan error, 1)
 	go func() { served <- limits.Serve(cs, ln) }()
 
+	var ui *uiServer
+	if f.ui != "" {
+		var live *recording.Recording
+		var herd func() []float64
+		if rec != nil {
+			live, herd = rec.rec, rec.rec.HerdSoFar
+		}
+		ui, err = startUI(uiConfig{
+			addr: f.ui, allowRemote: f.allowRemote, token: f.token, role: role, title: srv.Addr(),
+			source: serverSource(srv, live), herd: herd, listen: f.listenFunc(),
+			control: func(a control.Access) http.Handler {
+				po := o
+				po.Access, po.Metrics = a, nil
+				return control.Handler(po)
+			},
+		}, stderr)
+		if err != nil {
+			_ = cs.Close()
+			_ = closeServer()
+			fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+			return exitFailed
+		}
+	}
+
 	auth := ""
 	if f.token != "" {
 		auth = "; every call needs the control token"
@@ -266,6 +299,7 @@ loop:
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		logf("--exit-after %s passed; stopping", f.exitAfter)
 	}
+	ui.Close()
 	_ = cs.Close()
 	if err := closeServer(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)

@@ -35,6 +35,8 @@ A POST needs "Content-Type: application/json"; a request whose Host is not
 the control address, or whose Origin is another site, is refused (a web
 page cannot drive the API); with a token (--control-token-file, or
 $HERDBENCH_CONTROL_TOKEN) every call needs "Authorization: Bearer TOKEN".
+--ui ADDR serves a live page (charts by outcome, the fault plan, start,
+stop and inject buttons) behind the same checks and token.
 
 In a scenario that chains tiers (tiers:), the target plays one of them,
 the bottom one unless --tier names another: that tier's capacity model and

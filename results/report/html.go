@@ -325,8 +325,9 @@ type page struct {
 
 // selfCheck is a run's self-check line and whether the harness kept up.
 type selfCheck struct {
-	Text string
-	OK   bool
+	Text    string
+	OK      bool
+	Reasons []string // every warning, when there are several: folded under the line
 }
 
 // headlineTable is the headline metrics (results.Metric.Headline) of the
@@ -411,7 +412,11 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		if len(v.runs) > 1 {
 			line = r.Label + ": " + line
 		}
-		p.SelfCheck = append(p.SelfCheck, selfCheck{Text: line, OK: ok})
+		var reasons []string
+		if sm.Harness != nil && !sm.Harness.Trustworthy && len(sm.Harness.Warnings) > 1 {
+			reasons = sm.Harness.Warnings
+		}
+		p.SelfCheck = append(p.SelfCheck, selfCheck{Text: line, OK: ok, Reasons: reasons})
 	}
 	p.Title = "herdbench: " + strings.Join(names, ", ")
 	if p.Overlay {
@@ -545,16 +550,21 @@ figure.chart h3 { text-align: center; font-size: 1rem; margin: 0 0 .3rem; }
 
 var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<section id="verdict" class="verdict">
 <h2>What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</h2>
+<div class="scroll">{{template "table" .Headline}}</div>
+{{range .SelfCheck}}<p class="selfcheck {{if .OK}}ok{{else}}bad{{end}}">{{.Text}}</p>
+{{with .Reasons}}<details class="reasons"><summary>every reason ({{len .}})</summary><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></details>
+{{end}}{{end}}</section>
+{{with .Lead}}{{template "figure" .}}{{end}}
+<section id="reading" class="verdict">
+<h2>Reading the figures</h2>
 {{range .Explain}}{{if $.Overlay}}<h3>{{.Label}}</h3>{{end}}
 <ul class="explain">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
-{{end}}<div class="scroll">{{template "table" .Headline}}</div>
-{{range .SelfCheck}}<p class="selfcheck {{if .OK}}ok{{else}}bad{{end}}">{{.Text}}</p>
 {{end}}</section>
-{{with .Lead}}{{template "figure" .}}{{end}}
 <nav aria-label="contents"><ul>
 <li><a href="#verdict">What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</a></li>
 {{with .Lead}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
-{{end}}{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
+{{end}}<li><a href="#reading">Reading the figures</a></li>
+{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}<li><a href="#summary">Comparison table</a></li>
 <li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
 <li><a href="#scenario">The scenario as run</a></li>

@@ -1,11 +1,10 @@
 package report
 
 import (
-	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -62,22 +61,29 @@ const (
 	maxTimelineBytes = 1 << 30
 	maxHlogBytes     = 256 << 20
 	maxScenarioBytes = 1 << 20
-	// maxDuration is the longest run a results folder can hold.
-	maxDuration = 24 * time.Hour
 )
 
 // Load reads the results folder dir. It reads only regular files (never
 // blocking on a FIFO or reading a device, also through a link), each up to
 // its bound, and refuses figures no run can have (a time past the run's
 // end, a duration beyond a day), with a message naming the file.
-func Load(dir string) (*Run, error) {
+func Load(dir string) (*Run, error) { return LoadContext(context.Background(), dir) }
+
+// LoadContext is Load, stopping with ctx's error soon after ctx ends
+// (between two buffers of the file it reads). The timelines are read as a
+// stream, each row checked against the run's summary as it comes, so a
+// file with more than its run has is refused before it fills memory.
+func LoadContext(ctx context.Context, dir string) (*Run, error) {
+	notFound := func(name string) error {
+		if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
+			return fmt.Errorf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir)
+		}
+		return fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
+	}
 	read := func(name string, max int64) ([]byte, error) {
 		b, err := results.ReadRegular(filepath.Join(dir, name), max)
 		if errors.Is(err, fs.ErrNotExist) {
-			if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
-				return nil, fmt.Errorf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir)
-			}
-			return nil, fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
+			return nil, notFound(name)
 		}
 		return b, err
 	}
@@ -89,22 +95,28 @@ func Load(dir string) (*Run, error) {
 	if r.Summary, err = results.DecodeSummary(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	if err := checkSummary(r.Summary); err != nil {
+	if err := results.CheckSummary(r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	if r.Doc, err = parseDocument(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	csv, err := read("timeline.csv", maxTimelineBytes)
+	bounds := results.TimelineBounds{Keys: len(r.Summary.Runs), Rows: results.TimelineBuckets(r.Summary.DurationS), DurationS: r.Summary.DurationS}
+	path := filepath.Join(dir, "timeline.csv")
+	csv, err := results.OpenBounded(ctx, path, maxTimelineBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound("timeline.csv")
+	}
 	if err != nil {
 		return nil, err
 	}
-	names, timelines, err := results.DecodeTimeline(csv)
+	names, timelines, err := results.ReadTimeline(csv, bounds)
+	csv.Close()
 	if err == nil {
 		err = checkTimelines(names, timelines, r.Summary)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "timeline.csv"), err)
+		return nil, wrapRead(ctx, path, err)
 	}
 	byName := map[string]results.Timeline{}
 	for i, n := range names {
@@ -124,7 +136,7 @@ func Load(dir string) (*Run, error) {
 		if st := r.Summary.Runs[i].Started; st != nil {
 			start = *st // a cohort run apart: its log counts from its own t = 0
 		}
-		if err := c.readLog(filepath.Join(dir, name), start, r.Summary.DurationS); err != nil {
+		if err := c.readLog(ctx, filepath.Join(dir, name), start, r.Summary.DurationS); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
@@ -132,7 +144,7 @@ func Load(dir string) (*Run, error) {
 		}
 		r.Cohorts = append(r.Cohorts, c)
 	}
-	if err := r.readTiers(read); err != nil {
+	if err := r.readTiers(ctx); err != nil {
 		return nil, err
 	}
 	if r.Scenario, err = results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
@@ -141,21 +153,30 @@ func Load(dir string) (*Run, error) {
 		}
 		r.Notes = append(r.Notes, "The folder has no scenario.yaml.")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// wrapRead names the file path in err, unless err is ctx's own (an
+// interrupt is no problem of the file).
+func wrapRead(ctx context.Context, path string, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // readLog merges the intervals of a cohort's histogram log, whose intervals
 // count from start, and keeps each second's figures.
-func (c *Cohort) readLog(path string, start time.Time, durationS float64) error {
-	f, err := results.OpenRegular(path)
+func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, durationS float64) error {
+	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || st.Size() > maxHlogBytes {
-		return fmt.Errorf("%s: %w", path, cmp.Or(err, results.ErrTooLarge))
-	}
-	last := int(math.Ceil(durationS)) // the interval of the run's end, which may hold the last answers
+	last := results.LastInterval(durationS)
 	c.Attempt = results.NewHistogram()
 	c.Request = results.NewHistogram()
 	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
@@ -185,25 +206,7 @@ func (c *Cohort) readLog(path string, start time.Time, durationS float64) error 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// checkSummary refuses figures that no run has and that the charts would
-// turn into overflowing times or endless axes.
-func checkSummary(s *results.Summary) error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	if !finite(s.DurationS) || s.DurationS <= 0 || s.DurationS > maxDuration.Seconds() {
-		return fmt.Errorf("duration_s is %g; a run lasts more than 0 s and at most a day", s.DurationS)
-	}
-	if e := s.EndedS; e != nil && (!finite(*e) || *e < 0 || *e > s.DurationS) {
-		return fmt.Errorf("ended_s is %g, outside the run's %g s", *e, s.DurationS)
-	}
-	for _, f := range s.Faults {
-		if !finite(f.AtS) || !finite(f.ForS) || f.AtS < 0 || f.ForS < 0 || f.AtS+f.ForS > s.DurationS+1e-9 {
-			return fmt.Errorf("fault %q from %g s for %g s is outside the run's %g s", f.Name, f.AtS, f.ForS, s.DurationS)
-		}
+		return wrapRead(ctx, path, err)
 	}
 	return nil
 }
@@ -211,7 +214,7 @@ func checkSummary(s *results.Summary) error {
 // checkTimelines refuses timelines that are not the run's 10 ms ones: rows
 // apart by another step, or more rows than the run has buckets.
 func checkTimelines(names []string, timelines []results.Timeline, s *results.Summary) error {
-	buckets := int(math.Ceil(s.DurationS*float64(time.Second)/float64(results.Bucket))) + 1
+	buckets := results.TimelineBuckets(s.DurationS)
 	for i, t := range timelines {
 		if t.Resolution != results.Bucket {
 			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", results.ErrTimeline, names[i], t.Resolution, results.Bucket)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"sync"
@@ -154,7 +153,11 @@ func WriteFiles(dir string, files []File) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, f := range files {
-		if err := results.WriteFileAtomic(filepath.Join(dir, f.Name), f.Data); err != nil {
+		path, err := results.ChildIn(dir, f.Name)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		if err := results.WriteFileAtomic(path, f.Data); err != nil {
 			return fmt.Errorf("report: writing %s: %w", f.Name, err)
 		}
 	}

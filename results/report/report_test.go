@@ -404,10 +404,12 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		s.Mode = "real"
 		s.Runs[0].SendLagMS = &results.Lag{P50: 0.2, P99: 23.5, Max: 80}
 		s.Runs[1].SendLagMS = &results.Lag{P50: 0.2, P99: 0.9, Max: 3}
-		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
+		s.Runs[1].SpreadMS = &results.Lag{P50: 14, P99: 31, Max: 38}
+		s.Runs[1].SpreadEvents = []results.Event{{AtS: 6, Attempts: 500, Lag: *s.Runs[1].SpreadMS}}
+		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, SpreadMS: &results.Lag{P50: 14, P99: 31, Max: 38}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
 		results.Judge(s.Harness, s.Runs)
 		rec := 0.25
-		s.Runs[0].Sim = results.Figures{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
+		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}
 		if data, err = results.EncodeSummary(s); err != nil {
 			t.Fatal(err)
@@ -417,7 +419,8 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 	for _, want := range []string{
 		`NOT TRUSTWORTHY: the machine could not keep up`,
 		`no-jitter: attempts were sent late, p99 23.5ms after their scheduled time (limit 10.0ms)`,
-		`self-check: send lag p50 200µs, p99 12.0ms, max 80.0ms (limit 10.0ms); CPU 50% of 2 cores: NOT TRUSTWORTHY`,
+		`full-jitter: the clients learned of the crash at 6.00s over p99 31.0ms (max 38.0ms) where the model has them learn at once (limit 10.0ms)`,
+		`self-check: send lag p50 200µs, p99 12.0ms, max 80.0ms; spread after crashes p50 14.0ms, p99 31.0ms, max 38.0ms (waves: limit 10.0ms on each cohort&#39;s p99, drift p50); CPU 50% of 2 cores: NOT TRUSTWORTHY`,
 		`<th scope="col">no-jitter</th><th scope="col">no-jitter (sim)</th><th scope="col">full-jitter</th>`,
 		`<td class="num sim">98.5</td>`,
 		`<td class="num sim">1234</td>`,

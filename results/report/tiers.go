@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"path/filepath"
@@ -21,18 +22,26 @@ type Tier struct {
 // readTiers reads timeline_tiers.csv into r's cohorts, for a run of a
 // chain of tiers (its summary's runs have tiers); a folder without it gets
 // a note, and its report no tier chart.
-func (r *Run) readTiers(read func(name string, max int64) ([]byte, error)) error {
+func (r *Run) readTiers(ctx context.Context) error {
 	if len(r.Summary.Runs) == 0 || len(r.Summary.Runs[0].Tiers) == 0 {
 		return nil
 	}
-	data, err := read(results.TierTimelineName, maxTimelineBytes)
+	path := filepath.Join(r.Dir, results.TierTimelineName)
+	f, err := results.OpenBounded(ctx, path, maxTimelineBytes)
 	if err != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("The folder has no readable %s: the chart of attempts per tier is left out.", results.TierTimelineName))
 		return nil
 	}
-	cohorts, tiers, timelines, err := results.DecodeTierTimeline(data)
+	defer f.Close()
+	s := r.Summary
+	keys := 0 // a cohort and tier pair each
+	for _, run := range s.Runs {
+		keys += len(run.Tiers)
+	}
+	bounds := results.TimelineBounds{Keys: keys, Rows: results.TimelineBuckets(s.DurationS), DurationS: s.DurationS}
+	cohorts, tiers, timelines, err := results.ReadTierTimeline(f, bounds)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(r.Dir, results.TierTimelineName), err)
+		return wrapRead(ctx, path, err)
 	}
 	for i, name := range cohorts {
 		for k := range r.Cohorts {
