@@ -265,6 +265,20 @@ func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *res
 	return s
 }
 
+// splitAtFault makes each recorder keep the latencies from the end of p's
+// last fault on (Recorder.SplitAt), when a metric reads them
+// (results.SplitWanted); a plan without faults has no split.
+func splitAtFault(p *scenarios.Plan, recs ...*results.Recorder) {
+	if p.Chaos == nil || !results.SplitWanted() {
+		return
+	}
+	if _, last, ok := p.Chaos.Span(); ok {
+		for _, r := range recs {
+			r.SplitAt(last)
+		}
+	}
+}
+
 // window is the span of p's chaos plan that the metrics measure from.
 func window(p *scenarios.Plan) results.Window {
 	if p.Chaos != nil {

@@ -112,8 +112,15 @@ func (w *simRunner) run(_ context.Context, p *scenarios.Plan, u unit, keep bool)
 }
 
 // recorders returns the recorders of a cohort run of p: new ones to keep,
-// or the worker's scratch ones, reset, without intervals.
+// or the worker's scratch ones, reset, without intervals; split at the
+// end of the faults when a metric asks (splitAtFault).
 func (w *simRunner) recorders(p *scenarios.Plan, keep bool) (*results.Recorder, []*results.Recorder) {
+	rec, below := w.fresh(p, keep)
+	splitAtFault(p, append([]*results.Recorder{rec}, below...)...)
+	return rec, below
+}
+
+func (w *simRunner) fresh(p *scenarios.Plan, keep bool) (*results.Recorder, []*results.Recorder) {
 	if keep {
 		mk := func() *results.Recorder { return results.NewRecorder(p.Duration, 1).Unshared() }
 		return mk(), newBelow(p, mk)

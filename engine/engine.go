@@ -134,6 +134,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
+		splitAtFault(p, rec)
 		if o.Observe != nil {
 			if obs := o.Observe(p.Strategies[i].Name); obs != nil {
 				rec.Observe(obs)
@@ -153,6 +154,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 		}
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
+			splitAtFault(p, below...)
 			ch, err := startChain(p, &p.Strategies[i], r.Origin, listen, dial, below, embeddedLimits(p))
 			if err != nil {
 				return fmt.Errorf("engine: starting the tiers for %s: %w", p.Strategies[i].Name, err)

@@ -269,7 +269,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 		for i := range s.Runs {
 			for _, r := range ref.Runs {
 				if r.Strategy == s.Runs[i].Strategy {
-					s.Runs[i].Sim = results.SimReferenceOf(r)
+					s.Runs[i].Sim = results.SimFigures(r)
 				}
 			}
 		}

@@ -298,6 +298,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	for i := range names {
 		lags[i] = results.NewLagHistogram()
 	}
+	splits := make([][][2]*hdrhistogram.Histogram, len(names)) // per cohort, per shard with a split
 	for _, s := range shards {
 		if err := addTimelines(ctx, s, names, timelines); err != nil {
 			return nil, err
@@ -309,6 +310,9 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 			}
 		}
 		if err := addLags(ctx, s, names, start, lags); err != nil {
+			return nil, err
+		}
+		if err := addSplits(ctx, s, names, start, splits); err != nil {
 			return nil, err
 		}
 	}
@@ -327,6 +331,12 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		rec, err := results.Restore(duration, t, intervals[i])
 		if err != nil {
 			return nil, fmt.Errorf("cohort %s: %w", name, err)
+		}
+		if len(splits[i]) > 0 {
+			rec.SplitAt(w.LastEnd)
+			for _, sp := range splits[i] {
+				rec.RestoreAfter(sp[0], sp[1])
+			}
 		}
 		parts := make([]results.Run, len(shards))
 		for k, s := range shards {
@@ -462,6 +472,44 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 	})
 	if err != nil {
 		return wrapRead(ctx, path, err)
+	}
+	return nil
+}
+
+// addSplits adds a shard's latencies after its recorders' split
+// (results.SplitLog) to splits, per cohort: attempt and request. A shard
+// without the file had no split.
+func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, splits [][][2]*hdrhistogram.Histogram) error {
+	path := filepath.Join(s.Dir, results.SplitLog)
+	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tags := results.HlogNames(names)
+	got := make([][2]*hdrhistogram.Histogram, len(names))
+	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
+		for i, tag := range tags {
+			base := strings.TrimSuffix(tag, ".hlog")
+			for k, suffix := range []string{results.SplitAttempt, results.SplitRequest} {
+				if li.Tag == base+suffix {
+					got[i][k] = li.Hist
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("%w: an interval tagged %q, no cohort's", results.ErrHistogramLog, li.Tag)
+	})
+	if err != nil {
+		return wrapRead(ctx, path, err)
+	}
+	for i, sp := range got {
+		if sp[0] != nil && sp[1] != nil {
+			splits[i] = append(splits[i], sp)
+		}
 	}
 	return nil
 }

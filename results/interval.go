@@ -56,6 +56,13 @@ func (r *Recorder) lastInterval() int {
 // recordInterval records v (microseconds) ending at elapsed time end into
 // the shard's interval histograms. The caller holds s.mu.
 func (s *Shard) recordInterval(end time.Duration, v int64, request bool) {
+	if sp := s.rec.split; sp > 0 && end >= sp-1 {
+		k := 0
+		if request {
+			k = 1
+		}
+		_ = s.after[k].RecordValue(v)
+	}
 	iv := &s.iv
 	if s.rec.whole {
 		if request {

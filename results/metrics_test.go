@@ -119,3 +119,33 @@ func TestFailedFromBucketAt(t *testing.T) {
 		t.Error("BucketAt rounds up to the first bucket at or after t")
 	}
 }
+
+// The comparison table's columns and the sweep's charts have one place
+// each.
+func TestTablePlacesAreUnique(t *testing.T) {
+	table, line, heat := map[int]string{}, map[int]string{}, map[int]string{}
+	for _, m := range metricTable() {
+		for _, p := range []struct {
+			seen  map[int]string
+			place int
+		}{{table, tablePlace(m)}, {line, m.Sweep.Line}, {heat, m.Sweep.Heat}} {
+			if p.place == 0 {
+				continue
+			}
+			if other, ok := p.seen[p.place]; ok {
+				t.Errorf("%s and %s share place %d", other, m.Name, p.place)
+			}
+			p.seen[p.place] = m.Name
+		}
+	}
+	if len(SweepLines()) != len(line) || len(SweepHeats()) != len(heat) || len(tableColumns()) != len(table) {
+		t.Errorf("lines %v, heats %v", SweepLines(), SweepHeats())
+	}
+}
+
+func tablePlace(m Metric) int {
+	if m.Table == nil {
+		return 0
+	}
+	return m.Table.At
+}

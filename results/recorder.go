@@ -116,6 +116,10 @@ type Recorder struct {
 
 	obs    Observer   // told of each attempt, or nil (Observe)
 	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
+
+	// split is, after SplitAt, 1 + the elapsed time from which each
+	// shard's after histograms also record; 0 without a split.
+	split time.Duration
 }
 
 // Shard records for a group of clients: its histograms sit behind their own
@@ -134,6 +138,9 @@ type Shard struct {
 	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
 	inFlight   atomic.Int64
 	policy     [NumPolicyEvents]atomic.Int64
+	// after holds, with a split (SplitAt), the attempt and request
+	// latencies of the records that ended at or after it.
+	after [2]*hdrhistogram.Histogram
 }
 
 var _ Sink = (*Shard)(nil)
@@ -159,6 +166,60 @@ func NewRecorder(duration time.Duration, shards int) *Recorder {
 func (r *Recorder) WithoutIntervals() *Recorder {
 	r.whole = true
 	return r
+}
+
+// SplitAt makes r keep, beside its latencies, those of the records that
+// ended at or after elapsed time t (the end of the last fault): After
+// returns them, in both recording modes (per second or WithoutIntervals,
+// shared or Unshared), for any metric of the table to read. Call it
+// before recording; after a Reset it may move.
+func (r *Recorder) SplitAt(t time.Duration) *Recorder {
+	r.split = max(t, 0) + 1
+	for i := range r.shards {
+		s := &r.shards[i]
+		for k := range s.after {
+			if s.after[k] == nil {
+				s.after[k] = newHist()
+			}
+		}
+	}
+	return r
+}
+
+// After returns the merged attempt and request latency histograms (in
+// microseconds) of the records that ended at or after the split
+// (SplitAt); ok is false without one. Call it once the cohort has
+// stopped; with one shard, read them, do not change them.
+func (r *Recorder) After() (attempt, request *hdrhistogram.Histogram, ok bool) {
+	if r.split == 0 {
+		return nil, nil, false
+	}
+	if len(r.shards) == 1 {
+		return r.shards[0].after[0], r.shards[0].after[1], true
+	}
+	attempt, request = newHist(), newHist()
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		attempt.Merge(s.after[0])
+		request.Merge(s.after[1])
+		s.mu.Unlock()
+	}
+	return attempt, request, true
+}
+
+// RestoreAfter adds latencies read back from shards' split logs
+// (SplitLog) to r's split: Restore's counterpart for After. Call SplitAt
+// first.
+func (r *Recorder) RestoreAfter(attempt, request *hdrhistogram.Histogram) {
+	if r.split == 0 {
+		return
+	}
+	s := &r.shards[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.after[0].Merge(attempt)
+	s.after[1].Merge(request)
 }
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSigF) }
@@ -372,8 +433,10 @@ func (r *Recorder) SetEnd(at time.Duration) {
 
 // Reset empties the recorder for another run of the same duration, keeping
 // its memory: the simulator reuses one recorder per worker for every
-// repetition whose timelines it does not keep.
+// repetition whose timelines it does not keep. It has no split until
+// SplitAt again.
 func (r *Recorder) Reset() {
+	r.split = 0
 	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
 	r.used.Store(int64(r.buckets))
 	r.plain = plainTotals{}
@@ -387,6 +450,11 @@ func (r *Recorder) Reset() {
 		s.iv.request.Reset()
 		s.iv.upstream = nil
 		s.iv.index = 0
+		for _, h := range s.after {
+			if h != nil {
+				h.Reset()
+			}
+		}
 		if s.lag != nil {
 			s.lag.Reset()
 		}
@@ -617,9 +685,16 @@ func (r *Recorder) Upto(end time.Duration) *Recorder {
 	if r.whole {
 		c.whole = true
 	}
+	if r.split > 0 {
+		c.SplitAt(r.split - 1)
+	}
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
+		if r.split > 0 {
+			c.shards[0].after[0].Merge(s.after[0])
+			c.shards[0].after[1].Merge(s.after[1])
+		}
 		if !r.whole {
 			s.flushInterval()
 		} else {

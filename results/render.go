@@ -3,47 +3,75 @@ package results
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 )
 
-// RenderTable writes the comparison table: one row per cohort.
+// tableColumns are the metrics of the comparison table (those with a
+// Table column), in their columns' order.
+var tableColumns = sync.OnceValue(func() []Metric {
+	var out []Metric
+	for _, m := range metricTable() {
+		if m.Table != nil {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b Metric) int { return a.Table.At - b.Table.At })
+	return out
+})
+
+// RenderTable writes the comparison table: one row per cohort, a column
+// per metric with a Table column, and under a cohort that has the
+// simulator's figures (runs[].sim) their row.
 func RenderTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\trequests\tsuccess\tunfinished\tattempts\tamplif.\tpeak/s\therd factor\tfailed after fault\trecovery\treq p50\treq p99\t")
+	fmt.Fprint(tw, "strategy\t")
+	for _, m := range tableColumns() {
+		fmt.Fprint(tw, m.Table.Head+"\t")
+	}
+	fmt.Fprintln(tw)
+	cell := func(m Metric, v float64, ok bool) string {
+		switch {
+		case m.Table.Faults && len(s.Faults) == 0:
+			return "–" // without faults there is nothing to fail after or recover from
+		case !ok:
+			return m.Table.Missing
+		}
+		return m.Table.Text(v)
+	}
 	for _, r := range s.Runs {
-		// Without faults there is nothing to fail after or recover from.
-		failed, recovery := "–", "–"
-		if len(s.Faults) > 0 {
-			failed, recovery = fmt.Sprint(r.FailedAfterFault), recoveryText(r.RecoveryS)
-		}
-		// A recording's figures its traffic cannot tell show as "?".
-		known := func(name, text string) string {
-			if r.IsUnmeasured(name) {
-				return "?"
+		fmt.Fprint(tw, r.Strategy+"\t")
+		for _, m := range tableColumns() {
+			text := "?" // a recording's figures its traffic cannot tell
+			if !r.IsUnmeasured(m.Name) {
+				v, ok := m.Value(&r)
+				text = cell(m, v, ok)
 			}
-			return text
+			fmt.Fprint(tw, text+"\t")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%.1f\t%s\t%s\t%s\t%s\t\n",
-			r.Strategy, known("requests", fmt.Sprint(r.Requests)), known("success_ratio", ratioText(r.SuccessRatio)),
-			known("unfinished", fmt.Sprint(r.Unfinished)), r.Attempts, known("amplification", fmt.Sprintf("%.2f", r.Amplification)),
-			r.PeakAttemptsPerS, r.HerdFactor, failed, recovery,
-			known("latency_ms.request.p50", msText(r.LatencyMS.Request.P50)), known("latency_ms.request.p99", msText(r.LatencyMS.Request.P99)))
-		if m := r.Sim; m != nil {
-			// The simulator's figures for the same seed, right under the
-			// real ones.
-			if len(s.Faults) > 0 {
-				failed, recovery = fmt.Sprintf("%.0f", m.FailedAfterFault), recoveryText(m.RecoveryS)
-			}
-			label := "(sim)"
-			if s.Repetitions > 1 {
-				label = "(sim mean)" // over the same seeds; the row above is the first repetition
-			}
-			fmt.Fprintf(tw, "%s\t%.0f\t%s\t%.0f\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t\t\t\n",
-				label, m.Requests, ratioText(m.SuccessRatio), m.Unfinished, m.Attempts, m.Amplification,
-				m.PeakAttemptsPerS, m.HerdFactor, failed, recovery)
+		fmt.Fprintln(tw)
+		if r.Sim == nil {
+			continue
 		}
+		// The simulator's figures for the same seed, right under the real
+		// ones.
+		label := "(sim)"
+		if s.Repetitions > 1 {
+			label = "(sim mean)" // over the same seeds; the row above is the first repetition
+		}
+		fmt.Fprint(tw, label+"\t")
+		for _, m := range tableColumns() {
+			text := ""
+			if m.Shows&InSim != 0 {
+				v, ok := r.Sim.Get(m.Name)
+				text = cell(m, v, ok)
+			}
+			fmt.Fprint(tw, text+"\t")
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -213,7 +213,7 @@ func TestExplainSimRowsAndWastedWork(t *testing.T) {
 	if has(s, "(sim") || has(s, "wasted work") {
 		t.Errorf("a run without (sim) rows or policies table explains them:\n%s", strings.Join(Explain(s), "\n"))
 	}
-	s.Runs[0].Sim, s.Runs[1].WastedWork = &SimReference{}, 37
+	s.Runs[0].Sim, s.Runs[1].WastedWork = Values{"requests": 0}, 37
 	if !has(s, "(sim): ") || !has(s, "wasted work: ") || !strings.Contains(strings.Join(Explain(s), "\n"), "full-jitter 37.") {
 		t.Errorf("the (sim) rows and the wasted work unexplained:\n%s", strings.Join(Explain(s), "\n"))
 	}

@@ -1,9 +1,9 @@
 package results
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +14,9 @@ import (
 
 // Run is the figures of one cohort.
 type Run struct {
+	// Tier names, in an entry of Tiers, the tier whose figures these are;
+	// empty in runs[].
+	Tier      string `json:"tier,omitempty"`
 	Strategy  string `json:"strategy"`
 	Requests  int64  `json:"requests"`
 	Succeeded int64  `json:"succeeded"`
@@ -56,8 +59,11 @@ type Run struct {
 	// Tiers is, for a chain of tiers, what reached each tier, from the one
 	// the clients call down to the bottom one (tiers.go); absent for a
 	// single target. The figures above are the first tier's; WastedWork
-	// is the bottom tier's.
-	Tiers []TierRun `json:"tiers,omitempty"`
+	// is the bottom tier's. Each is a Run of the calls into its tier, of
+	// which summary.json writes the InTiers figures; its Amplification is
+	// attempts per user request (the cohort's requests): retries multiply
+	// down a chain, so this is the fleet's amplification at that tier.
+	Tiers []Run `json:"tiers,omitempty"`
 	// Stats summarizes every metric above over the repetitions (--runs):
 	// the figures above are the first repetition's.
 	Stats map[string]Stat `json:"stats,omitempty"`
@@ -77,12 +83,18 @@ type Run struct {
 	// (Summary.CohortsApart), this cohort's own t = 0; absent otherwise.
 	Started *time.Time `json:"started,omitempty"`
 	// Sim is, for a real-time run with an embedded target, the simulator's
-	// figures for the same plan and seed (simref.go); absent otherwise.
-	Sim *SimReference `json:"sim,omitempty" threshold:"-"`
+	// figures for the same plan and seed (SimFigures: the InSim figures of
+	// the simulator's Run); absent otherwise.
+	Sim Values `json:"sim,omitempty"`
+	// Computed holds the figures of the metrics whose entry in the table
+	// computes them (Metric.Compute), by name: summary.json writes them
+	// after the fields above, in the table's order; a missing one is null.
+	Computed Values `json:"-"`
 	// Unmeasured names the figures of a recording (Summary.Recorded) that
 	// what it saw cannot tell, by metric name or object ("requests",
-	// "latency_ms.request"): summary.json writes them as null, and
-	// thresholds read them as null (+∞), never as the 0 they hold here.
+	// "latency_ms.request"): they are missing (Metric.Value), so
+	// summary.json writes them as null, and thresholds read them as null
+	// (+∞), never as the 0 they hold here.
 	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
@@ -95,16 +107,6 @@ func (r *Run) IsUnmeasured(name string) bool {
 		}
 	}
 	return false
-}
-
-// MarshalJSON writes r with its unmeasured figures as null.
-func (r Run) MarshalJSON() ([]byte, error) {
-	type plain Run
-	b, err := json.Marshal(plain(r))
-	if err != nil || len(r.Unmeasured) == 0 {
-		return b, err
-	}
-	return nullPaths(b, r.Unmeasured)
 }
 
 // Latencies holds the attempt and request latency percentiles.
@@ -214,6 +216,11 @@ func Summarize(c Cohort, w Window) Run {
 		s := round(c.Rec.LastEnd().Seconds(), 6)
 		r.CompletionS = &s
 	}
+	for _, m := range computedMetrics() {
+		if v, ok := m.Compute(c, w); ok {
+			m.at.set(&r, v, true)
+		}
+	}
 	if len(c.Tiers) > 0 {
 		r.Tiers = tierRuns(c, w, &r)
 	}
@@ -261,6 +268,25 @@ type Metric struct {
 	// Column, if not nil, shows the figure in the terminal's repetitions
 	// table.
 	Column *Column
+	// Table, if not nil, shows the figure in the terminal's comparison
+	// table, one row per cohort (and under it the simulator's, for an
+	// InSim figure).
+	Table *Column
+	// Shows is where else it shows: runs[].tiers[], runs[].sim.
+	Shows Shows
+	// Sweep is where it shows in the report of a sweep.
+	Sweep Chart
+	// Compute, if not nil, computes the figure from a cohort's records
+	// and the chaos plan's window (Summarize); ok false leaves it
+	// missing (null). Such a metric is no field of Run: its value lives
+	// in Run.Computed. Without Compute, the figure is the field of Run
+	// that Name names, which Summarize fills.
+	Compute func(c Cohort, w Window) (v float64, ok bool)
+	// AfterFault: Compute reads c.Rec.After(), the latencies of what
+	// ended after the last fault; the engine then splits every cohort's
+	// recorders there (Recorder.SplitAt). Without such a metric no
+	// recorder splits, and pays nothing for it.
+	AfterFault bool
 
 	at field // where it lives in a Run, found from Name
 }
@@ -333,10 +359,21 @@ type Column struct {
 	At   int                    // its place, from 1, left to right
 	Head string                 // its heading
 	Text func(v float64) string // how a mean or an sd is written
-	// Faults shows the column only for runs with faults: without them
-	// the figure says nothing (as in the comparison table's "–").
+	// Faults: without faults the figure says nothing; the repetitions
+	// table leaves the column out, the comparison table writes "–".
 	Faults bool
+	// Missing is what the comparison table writes for a missing figure
+	// (recovery_s when the target never recovered); a figure a recording
+	// cannot tell shows as "?".
+	Missing string
 }
+
+// Chart is where a figure shows in the report of a sweep: its place
+// among the lines drawn against a swept field (what the built-in
+// scenarios claim first, then what the caller lives with), and among the
+// heat maps over two swept fields (recovery first, where "never" marks
+// the collapse boundary), from 1; 0 draws none.
+type Chart struct{ Line, Heat int }
 
 // LookupMetric returns the metric named name (as in summary.json).
 func LookupMetric(name string) (Metric, bool) {
@@ -364,40 +401,61 @@ var metricTable = sync.OnceValue(func() []Metric {
 	}
 	ms := []Metric{
 		{Name: "requests", Unit: Count, Shards: ShardSum, Headline: true,
-			Help: "logical requests started (units of work)"},
+			Shows: InTiers | InSim,
+			Table: &Column{At: 1, Head: "requests", Text: decimals(0)},
+			Help:  "logical requests started (units of work)"},
 		{Name: "succeeded", Unit: Count, Shards: ShardSum, Headline: true,
-			Help: "requests that ended in success"},
+			Shows: InTiers | InSim,
+			Sweep: Chart{Line: 7},
+			Help:  "requests that ended in success"},
 		{Name: "failed", Unit: Count, Shards: ShardSum, Headline: true,
-			Help: "requests that gave up"},
+			Shows: InTiers | InSim,
+			Help:  "requests that gave up"},
 		{Name: "success_ratio", Unit: Ratio, Shards: ShardRatio, Headline: true,
+			Shows: InTiers | InSim,
+			Table: &Column{At: 2, Head: "success", Text: func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }, Missing: "–"}, Sweep: Chart{Line: 4, Heat: 2},
 			Help:   "succeeded / (succeeded + failed): the requests that ended, unfinished ones left out; null when none ended",
-			Column: &Column{6, "success", func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }, false}},
+			Column: &Column{At: 6, Head: "success", Text: func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }}},
 		{Name: "attempts", Unit: Count, Shards: ShardSum, Headline: true,
+			Shows:  InTiersFirst | InSim,
+			Table:  &Column{At: 4, Head: "attempts", Text: decimals(0)},
 			Help:   "calls that went to the target: first tries + retries",
-			Column: &Column{4, "attempts", decimals(1), false}},
+			Column: &Column{At: 4, Head: "attempts", Text: decimals(1)}},
 		{Name: "amplification", Unit: Number, Shards: ShardRatio, Headline: true,
+			Shows: InTiersFirst | InSim,
+			Table: &Column{At: 5, Head: "amplif.", Text: decimals(2)}, Sweep: Chart{Line: 5, Heat: 5},
 			Help:   "attempts / requests",
-			Column: &Column{5, "amplif.", decimals(2), false}},
+			Column: &Column{At: 5, Head: "amplif.", Text: decimals(2)}},
 		{Name: "calls", Unit: Count, Shards: ShardSum,
+			Shows:  InSim,
 			Help:   "writes an OCC target served, successes plus conflicts, as AWS counts them",
-			Column: &Column{1, "calls", decimals(1), false}},
+			Column: &Column{At: 1, Head: "calls", Text: decimals(1)}},
 		{Name: "completion_s", Unit: Seconds, Shards: ShardMax,
+			Shows:  InSim,
 			Help:   "for a oneshot workload, the time from the start until the last unit of work ended",
-			Column: &Column{2, "completion", func(v float64) string { return msText(v * 1000) }, false}},
+			Column: &Column{At: 2, Head: "completion", Text: func(v float64) string { return msText(v * 1000) }}},
 		{Name: "peak_calls_per_10ms", Unit: Count, Shards: ShardTimeline,
 			Help:   "the most writes an OCC target served in one 10 ms bucket from 1 s on: the height of the retry waves",
-			Column: &Column{3, "wave peak/10ms", decimals(1), false}},
+			Column: &Column{At: 3, Head: "wave peak/10ms", Text: decimals(1)}},
 		{Name: "peak_attempts_per_s", Unit: Count, Shards: ShardTimeline, Headline: true,
+			Shows: InTiers | InSim,
+			Table: &Column{At: 6, Head: "peak/s", Text: decimals(0)}, Sweep: Chart{Line: 6},
 			Help: "the largest count of attempts in any 1 s bucket"},
 		{Name: "herd_factor", Unit: Number, Shards: ShardTimeline, Headline: true,
+			Shows: InTiers | InSim,
+			Table: &Column{At: 7, Head: "herd factor", Text: decimals(1)}, Sweep: Chart{Line: 1, Heat: 3},
 			Help:   "how bunched attempts are inside each 1 s window from the first fault on: about 1 for independent arrivals, far above 1 for synchronized waves",
-			Column: &Column{7, "herd factor", decimals(1), false}},
+			Column: &Column{At: 7, Head: "herd factor", Text: decimals(1)}},
 		{Name: "failed_after_fault", Unit: Count, Shards: ShardSum, Headline: true,
+			Shows: InTiers | InSim,
+			Table: &Column{At: 8, Head: "failed after fault", Text: decimals(0), Faults: true}, Sweep: Chart{Line: 2, Heat: 4},
 			Help:   "attempts that failed after the last fault window ended",
 			Column: &Column{At: 8, Head: "failed after fault", Text: decimals(1), Faults: true}},
 		{Name: "recovery_s", Unit: Seconds, Shards: ShardTimeline, Headline: true,
+			Shows: InTiers | InSim,
+			Table: &Column{At: 9, Head: "recovery", Text: func(v float64) string { return fmt.Sprintf("%.2fs", v) }, Faults: true, Missing: "never"}, Sweep: Chart{Line: 3, Heat: 1},
 			Help:   "seconds from the end of the last fault until every later 1 s window succeeds at least 95%; null: never within the run",
-			Column: &Column{9, "recovery", func(v float64) string { return fmt.Sprintf("%.2fs", v) }, true}},
+			Column: &Column{At: 9, Head: "recovery", Text: func(v float64) string { return fmt.Sprintf("%.2fs", v) }, Faults: true}},
 	}
 	for _, kind := range []string{"attempt", "request"} {
 		what := "attempt latency (send to outcome)"
@@ -405,31 +463,34 @@ var metricTable = sync.OnceValue(func() []Metric {
 			what = "request latency (intended start of the first attempt to the final outcome, backoff included)"
 		}
 		for _, q := range []struct{ name, text string }{{"p50", "median"}, {"p90", "90th percentile"}, {"p99", "99th percentile"}, {"p999", "99.9th percentile"}, {"max", "maximum"}} {
-			m := Metric{Name: "latency_ms." + kind + "." + q.name, Unit: Millis, Shards: ShardHistogram,
+			m := Metric{Name: "latency_ms." + kind + "." + q.name, Unit: Millis, Shards: ShardHistogram, Shows: InTiers,
 				Help: what + ", " + q.text + ", from the HDR histogram"}
 			switch m.Name {
 			case "latency_ms.request.p50":
-				m.Column = &Column{10, "req p50", msText, false}
+				m.Column = &Column{At: 10, Head: "req p50", Text: msText}
+				m.Table = &Column{At: 10, Head: "req p50", Text: msText}
 			case "latency_ms.request.p99":
-				m.Column = &Column{11, "req p99", msText, false}
+				m.Column = &Column{At: 11, Head: "req p99", Text: msText}
+				m.Table = &Column{At: 11, Head: "req p99", Text: msText}
+				m.Sweep = Chart{Line: 8}
 			}
 			ms = append(ms, m)
 		}
 	}
 	for o := Outcome(0); o < NumOutcomes; o++ {
-		ms = append(ms, Metric{Name: "outcomes." + o.String(), Unit: Count, Reps: RepFirst, Shards: ShardSum,
+		ms = append(ms, Metric{Name: "outcomes." + o.String(), Unit: Count, Reps: RepFirst, Shards: ShardSum, Shows: InTiers,
 			Help: "attempts whose outcome was " + outcomeHelp[o] + ", counted by send time"})
 	}
 	ms = append(ms,
-		Metric{Name: "budget_denied", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+		Metric{Name: "budget_denied", Unit: Count, Reps: RepFirst, Shards: ShardSum, Shows: InTiers,
 			Help: "retries a retry budget denied; each ended its request as failed at once"},
-		Metric{Name: "breaker_rejected", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+		Metric{Name: "breaker_rejected", Unit: Count, Reps: RepFirst, Shards: ShardSum, Shows: InTiers,
 			Help: "calls a circuit breaker refused; they never reached the target"},
-		Metric{Name: "throttled", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+		Metric{Name: "throttled", Unit: Count, Reps: RepFirst, Shards: ShardSum, Shows: InTiers,
 			Help: "calls client-side adaptive throttling refused; they never reached the target"},
 		Metric{Name: "max_open_breakers", Unit: Count, Reps: RepFirst, Shards: ShardTimeline,
 			Help: "the most clients with an open (or half-open) breaker at the end of any 10 ms bucket"},
-		Metric{Name: "wasted_work", Unit: Count, Reps: RepFirst, Shards: ShardSum,
+		Metric{Name: "wasted_work", Unit: Count, Reps: RepFirst, Shards: ShardSum, Shows: InTiers,
 			Help: "requests the target served after their client had gone away"},
 	)
 	for _, lag := range []struct{ name, what string }{
@@ -452,9 +513,14 @@ var metricTable = sync.OnceValue(func() []Metric {
 	}
 	// New metrics from here on, at the end: sweep.csv's columns keep their
 	// places.
-	ms = append(ms, Metric{Name: "unfinished", Unit: Count, Shards: ShardSum, Headline: true,
-		Help: "requests started that had neither succeeded nor failed when the run ended (on the wire or waiting to retry): in no side of success_ratio"})
+	ms = append(ms, Metric{Name: "unfinished", Unit: Count, Shards: ShardSum, Headline: true, Shows: InTiers | InSim,
+		Table: &Column{At: 3, Head: "unfinished", Text: decimals(0)},
+		Help:  "requests started that had neither succeeded nor failed when the run ended (on the wire or waiting to retry): in no side of success_ratio"})
 	for i := range ms {
+		if ms[i].Compute != nil {
+			ms[i].at = field{key: ms[i].Name, computed: true}
+			continue
+		}
 		at, err := fieldOf(ms[i].Name)
 		if err != nil {
 			panic("results: the metric table names " + ms[i].Name + ", which is no number of a Run: " + err.Error())
@@ -462,6 +528,23 @@ var metricTable = sync.OnceValue(func() []Metric {
 		ms[i].at = at
 	}
 	return ms
+})
+
+// SplitWanted reports whether some metric reads the recorders' split at
+// the end of the last fault (Metric.AfterFault).
+func SplitWanted() bool {
+	return slices.ContainsFunc(metricTable(), func(m Metric) bool { return m.AfterFault })
+}
+
+// computedMetrics are the metrics with a Compute, in the table's order.
+var computedMetrics = sync.OnceValue(func() []Metric {
+	var out []Metric
+	for _, m := range metricTable() {
+		if m.Compute != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 })
 
 // Value reads the metric's figure in r; ok is false when r has none (a
@@ -477,8 +560,9 @@ func (m Metric) Value(r *Run) (v float64, ok bool) {
 // field is where a figure lives in a Run: a path of struct fields, and a
 // map key for outcomes.<name>.
 type field struct {
-	index []int
-	key   string
+	index    []int
+	key      string
+	computed bool // in Run.Computed, under key
 }
 
 // fieldOf finds the number of Run whose summary.json path is name.
@@ -537,6 +621,9 @@ func isNumber(k reflect.Kind) bool {
 
 // value reads the figure at f in r; ok is false when it is null or absent.
 func (f field) value(r *Run) (float64, bool) {
+	if f.computed {
+		return r.Computed.Get(f.key)
+	}
 	v := reflect.ValueOf(r).Elem()
 	for _, i := range f.index {
 		if v.Kind() == reflect.Pointer {

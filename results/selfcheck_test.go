@@ -1,7 +1,9 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -273,29 +275,44 @@ func TestThresholdOnAbsentSelfCheck(t *testing.T) {
 }
 
 // The simulator's reference is a cohort's own figures, or with repetitions
-// their means; recovery_s over the repetitions that recovered, null if
-// none did.
-func TestSimReferenceOf(t *testing.T) {
+// their means; recovery_s over the repetitions that recovered, missing if
+// none did; it marshals in Run's order, a missing figure as null or, where
+// runs[] leaves it out, absent.
+func TestSimFigures(t *testing.T) {
 	rec, calls := 1.5, int64(40)
 	one := Run{Requests: 100, Succeeded: 99, Attempts: 130, Amplification: 1.3, HerdFactor: 12.25, FailedAfterFault: 7, RecoveryS: &rec, Calls: &calls}
-	ref := SimReferenceOf(one)
-	if ref.Requests != 100 || ref.Attempts != 130 || ref.HerdFactor != 12.25 || ref.FailedAfterFault != 7 || *ref.RecoveryS != 1.5 || *ref.Calls != 40 || ref.CompletionS != nil {
-		t.Errorf("one run: %+v", *ref)
+	ref := SimFigures(one)
+	if ref["requests"] != 100 || ref["attempts"] != 130 || ref["herd_factor"] != 12.25 || ref["failed_after_fault"] != 7 || ref["recovery_s"] != 1.5 || ref["calls"] != 40 {
+		t.Errorf("one run: %v", ref)
 	}
-	a, b := 2.0, 4.0
-	reps := []Run{one, {Requests: 200, Attempts: 330, HerdFactor: 2, RecoveryS: &a}, {Requests: 300, Attempts: 230, RecoveryS: &b}}
+	if _, ok := ref.Get("completion_s"); ok {
+		t.Errorf("one run: completion_s %v, want missing", ref["completion_s"])
+	}
+	b, err := json.Marshal(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"requests":100,"succeeded":99,"failed":0,"unfinished":0,"success_ratio":null,"attempts":130,"amplification":1.3,"peak_attempts_per_s":0,"herd_factor":12.25,"failed_after_fault":7,"recovery_s":1.5,"calls":40}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	var back Values
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, ref) {
+		t.Errorf("read back %v (%v), want %v", back, err, ref)
+	}
+	a, c := 2.0, 4.0
+	reps := []Run{one, {Requests: 200, Attempts: 330, HerdFactor: 2, RecoveryS: &a}, {Requests: 300, Attempts: 230, RecoveryS: &c}}
 	reps[2].Calls = &calls
 	reps[1].Calls = &calls
-	agg := Aggregate(reps)
-	ref = SimReferenceOf(agg)
-	if ref.Requests != 200 || ref.Attempts != 230 || *ref.RecoveryS != 2.5 || *ref.Calls != 40 {
-		t.Errorf("three repetitions: %+v, want means (requests 200, attempts 230, recovery 2.5 s)", *ref)
+	ref = SimFigures(Aggregate(reps))
+	if ref["requests"] != 200 || ref["attempts"] != 230 || ref["recovery_s"] != 2.5 || ref["calls"] != 40 {
+		t.Errorf("three repetitions: %v, want means (requests 200, attempts 230, recovery 2.5 s)", ref)
 	}
 	for i := range reps {
 		reps[i].RecoveryS = nil
 	}
-	if ref := SimReferenceOf(Aggregate(reps)); ref.RecoveryS != nil {
-		t.Errorf("no repetition recovered: recovery_s %v, want null", *ref.RecoveryS)
+	if v, ok := SimFigures(Aggregate(reps)).Get("recovery_s"); ok {
+		t.Errorf("no repetition recovered: recovery_s %v, want missing", v)
 	}
 }
 
@@ -305,7 +322,7 @@ func TestTableShowsTheSimulatorsRow(t *testing.T) {
 	rec := 3.91
 	s := &Summary{Faults: []FaultWindow{{Name: "crash", AtS: 1, ForS: 1}}, Runs: []Run{{
 		Strategy: "no-jitter", Requests: 4195, SuccessRatio: ptr(0.967), Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
-		Sim: &SimReference{Requests: 4086, SuccessRatio: ptr(0.959), Attempts: 6263, Amplification: 1.533, PeakAttemptsPerS: 934, HerdFactor: 135.671, FailedAfterFault: 443, RecoveryS: &rec},
+		Sim: Values{"requests": 4086, "success_ratio": 0.959, "unfinished": 0, "attempts": 6263, "amplification": 1.533, "peak_attempts_per_s": 934, "herd_factor": 135.671, "failed_after_fault": 443, "recovery_s": rec},
 	}}}
 	var b strings.Builder
 	if err := RenderTable(&b, s); err != nil {

@@ -252,6 +252,17 @@ func MergeRun(c Cohort, w Window, parts []Run, sendLag *hdrhistogram.Histogram) 
 // set writes v (or, when ok is false, null) at f in r, making the objects
 // on the way.
 func (f field) set(r *Run, v float64, ok bool) {
+	if f.computed {
+		switch {
+		case ok && r.Computed == nil:
+			r.Computed = Values{f.key: v}
+		case ok:
+			r.Computed[f.key] = v
+		default:
+			delete(r.Computed, f.key)
+		}
+		return
+	}
 	x := reflect.ValueOf(r).Elem()
 	for _, i := range f.index {
 		if x.Kind() == reflect.Pointer {
@@ -313,6 +324,53 @@ const SendLagLog = "send_lag.hlog"
 // EncodeSendLagLog returns a shard's send lag log: lags[i] (microseconds)
 // is cohort names[i]'s, over the run from start for duration.
 func EncodeSendLagLog(names []string, start time.Time, duration time.Duration, lags []*hdrhistogram.Histogram) ([]byte, error) {
+	tags := HlogNames(names)
+	for i, name := range tags {
+		tags[i] = strings.TrimSuffix(name, ".hlog")
+		if lags[i] == nil {
+			lags[i] = NewLagHistogram()
+		}
+	}
+	return encodeWholeRunLog("herdbench send lag: one interval per cohort (tagged with its .hlog name), the whole run, values in microseconds", "send lag of ", tags, start, duration, lags)
+}
+
+// SplitLog is the file in a shard's results folder that keeps each
+// cohort's latencies after its recorder's split (Recorder.SplitAt), so
+// that a merge computes the figures after the fault from every shard's
+// records: a histogram log with two intervals per cohort, the whole run,
+// tagged with the cohort's histogram log name without ".hlog" and
+// SplitAttempt or SplitRequest. Absent when no cohort had a split.
+const SplitLog = "split.hlog"
+
+// The tags' suffixes of the split log.
+const (
+	SplitAttempt = "." + TagAttempt
+	SplitRequest = "." + TagRequest
+)
+
+// EncodeSplitLog returns a shard's split log (SplitLog) of the cohorts
+// cs whose recorders had a split, over the run from start for duration.
+func EncodeSplitLog(cs []Cohort, start time.Time, duration time.Duration) ([]byte, error) {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Strategy
+	}
+	var tags []string
+	var hs []*hdrhistogram.Histogram
+	for i, name := range HlogNames(names) {
+		a, q, ok := cs[i].Rec.After()
+		if !ok {
+			continue
+		}
+		base := strings.TrimSuffix(name, ".hlog")
+		tags, hs = append(tags, base+SplitAttempt, base+SplitRequest), append(hs, a, q)
+	}
+	return encodeWholeRunLog("herdbench split: two intervals per cohort (tagged with its .hlog name and .attempt or .request), the latencies of what ended after the split, values in microseconds", "split of ", tags, start, duration, hs)
+}
+
+// encodeWholeRunLog returns a histogram log of one interval per
+// histogram, the whole run from start for duration, each tagged.
+func encodeWholeRunLog(comment, what string, tags []string, start time.Time, duration time.Duration, hs []*hdrhistogram.Histogram) ([]byte, error) {
 	var buf bytes.Buffer
 	lw := hdrhistogram.NewHistogramLogWriter(&buf)
 	startMs := start.UnixMilli()
@@ -320,7 +378,7 @@ func EncodeSendLagLog(names []string, start time.Time, duration time.Duration, l
 	if err := lw.OutputLogFormatVersion(); err != nil {
 		return nil, err
 	}
-	if err := lw.OutputComment("herdbench send lag: one interval per cohort (tagged with its .hlog name), the whole run, values in microseconds"); err != nil {
+	if err := lw.OutputComment(comment); err != nil {
 		return nil, err
 	}
 	secs := fmt.Sprintf("%d.%03d", startMs/1000, startMs%1000)
@@ -330,16 +388,12 @@ func EncodeSendLagLog(names []string, start time.Time, duration time.Duration, l
 	if err := lw.OutputLegend(); err != nil {
 		return nil, err
 	}
-	for i, name := range HlogNames(names) {
-		h := lags[i]
-		if h == nil {
-			h = NewLagHistogram()
-		}
-		h.SetTag(strings.TrimSuffix(name, ".hlog"))
+	for i, h := range hs {
+		h.SetTag(tags[i])
 		h.SetStartTimeMs(startMs)
 		h.SetEndTimeMs(startMs + duration.Milliseconds())
 		if err := lw.OutputIntervalHistogram(h); err != nil {
-			return nil, fmt.Errorf("send lag of %s: %w", names[i], err)
+			return nil, fmt.Errorf("%s%s: %w", what, tags[i], err)
 		}
 	}
 	return buf.Bytes(), nil

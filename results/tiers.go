@@ -11,59 +11,17 @@ import (
 	"time"
 )
 
-// TierRun is what one tier of a chain of tiers saw: the attempts that
-// reached it, from the workload's clients (the first tier) or from the
-// tier above, and how its callers' requests ended (runs[].tiers in
-// summary.json). Its figures are the metrics of a Run, computed the same
-// way from the records of the calls into the tier (Summarize), but
-// Amplification, which counts per user request.
-type TierRun struct {
-	Tier string `json:"tier"`
-	// Attempts are the calls that reached the tier; Amplification is
-	// attempts per user request (the cohort's requests): retries multiply
-	// down a chain, so this is the fleet's amplification at this tier.
-	Attempts      int64   `json:"attempts"`
-	Amplification float64 `json:"amplification"`
-	// Requests are the calls the tier's callers made (their logical
-	// requests, each with its retries): the cohort's requests at the
-	// first tier, the attempts that reached the tier above otherwise.
-	Requests         int64            `json:"requests"`
-	Succeeded        int64            `json:"succeeded"`
-	Failed           int64            `json:"failed"`
-	Unfinished       int64            `json:"unfinished"`
-	SuccessRatio     *float64         `json:"success_ratio"`
-	PeakAttemptsPerS int64            `json:"peak_attempts_per_s"`
-	HerdFactor       float64          `json:"herd_factor"`
-	FailedAfterFault int64            `json:"failed_after_fault"`
-	RecoveryS        *float64         `json:"recovery_s"`
-	Outcomes         map[string]int64 `json:"outcomes"`
-	// LatencyMS is the latency of the attempts into the tier, and of the
-	// callers' requests, backoff included.
-	LatencyMS Latencies `json:"latency_ms"`
-	// What the callers' policies did (their budget, breaker, throttle)
-	// and the tier's wasted work (served after its caller went away).
-	BudgetDenied    int64 `json:"budget_denied"`
-	BreakerRejected int64 `json:"breaker_rejected"`
-	Throttled       int64 `json:"throttled"`
-	WastedWork      int64 `json:"wasted_work"`
-}
-
 // tierRuns returns the figures of each tier of cohort c, whose own figures
-// (the first tier's) are top.
-func tierRuns(c Cohort, w Window, top *Run) []TierRun {
-	out := make([]TierRun, len(c.Tiers))
+// (the first tier's) are top: each a Run of the calls into the tier
+// (Run.Tiers), its wasted work left to the engine.
+func tierRuns(c Cohort, w Window, top *Run) []Run {
+	out := make([]Run, len(c.Tiers))
 	for k, name := range c.Tiers {
-		r := top
+		t := *top
 		if k > 0 {
-			below := Summarize(Cohort{Strategy: c.Strategy, Rec: c.Below[k-1]}, w)
-			r = &below
+			t = Summarize(Cohort{Strategy: c.Strategy, Rec: c.Below[k-1]}, w)
 		}
-		t := TierRun{
-			Tier: name, Attempts: r.Attempts, Requests: r.Requests, Succeeded: r.Succeeded, Failed: r.Failed,
-			Unfinished: r.Unfinished, SuccessRatio: r.SuccessRatio, PeakAttemptsPerS: r.PeakAttemptsPerS, HerdFactor: r.HerdFactor,
-			FailedAfterFault: r.FailedAfterFault, RecoveryS: r.RecoveryS, Outcomes: r.Outcomes, LatencyMS: r.LatencyMS,
-			BudgetDenied: r.BudgetDenied, BreakerRejected: r.BreakerRejected, Throttled: r.Throttled,
-		}
+		t.Tier, t.WastedWork, t.Amplification = name, 0, 0
 		if top.Requests > 0 {
 			t.Amplification = round(float64(t.Attempts)/float64(top.Requests), 3)
 		}
@@ -74,7 +32,7 @@ func tierRuns(c Cohort, w Window, top *Run) []TierRun {
 
 // Bottom returns the figures of the bottom tier of a chain, or nil for a
 // single target.
-func (r *Run) Bottom() *TierRun {
+func (r *Run) Bottom() *Run {
 	if len(r.Tiers) == 0 {
 		return nil
 	}

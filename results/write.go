@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -143,6 +144,13 @@ func Write(dir string, o Output) error {
 			}
 			return EncodeSendLagLog(names, o.Summary.Started, time.Duration(o.Summary.DurationS*float64(time.Second)), lags)
 		}})
+		// Its latencies after the split, for the merge's figures after
+		// the fault.
+		if split := slices.ContainsFunc(o.Cohorts, func(c Cohort) bool { _, _, ok := c.Rec.After(); return ok }); split {
+			files = append(files, file{SplitLog, func() ([]byte, error) {
+				return EncodeSplitLog(o.Cohorts, o.Summary.Started, time.Duration(o.Summary.DurationS*float64(time.Second)))
+			}})
+		}
 	}
 	// summary.json last: once it is there, the folder is complete.
 	files = append(files, file{"summary.json", func() ([]byte, error) { return EncodeSummary(o.Summary) }})

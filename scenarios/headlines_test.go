@@ -80,7 +80,7 @@ func TestMetastableHeadline(t *testing.T) {
 func TestLayersHeadline(t *testing.T) {
 	run := func(name string, success float64, recovery *float64, bottom float64) results.Run {
 		return results.Run{Strategy: name, SuccessRatio: &success, RecoveryS: recovery,
-			Tiers: []results.TierRun{{Tier: "gateway"}, {Tier: "api"}, {Tier: "service", Amplification: bottom}}}
+			Tiers: []results.Run{{Tier: "gateway"}, {Tier: "api"}, {Tier: "service", Amplification: bottom}}}
 	}
 	demo := func() *results.Summary {
 		return &results.Summary{Runs: []results.Run{

@@ -248,8 +248,8 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 			ref, ok := 0.0, false
 			if cfg.refRuns > 0 {
 				ref, ok = reference(ctx, cfg, name, out)[r.Strategy]
-			} else if r.Sim != nil && r.Sim.Calls != nil {
-				ref, ok = *r.Sim.Calls, true
+			} else {
+				ref, ok = r.Sim.Get("calls")
 			}
 			if ok && ref > 0 {
 				d := float64(*r.Calls)/ref - 1

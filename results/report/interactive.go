@@ -219,8 +219,8 @@ func (v *view) interactive(charts []chart) *chartsData {
 			for _, e := range v.entries {
 				s := chartSeries{Label: e.label, Color: hexColor(e.color), Dash: dashOf(e.dashes), Width: 1.6, Data: attempts(e)}
 				if e.index < len(e.run.Summary.Runs) {
-					if sim := e.run.Summary.Runs[e.index].Sim; sim != nil {
-						s.Ref = &chartRef{Label: "sim peak, " + e.label, Value: sim.PeakAttemptsPerS}
+					if peak, ok := e.run.Summary.Runs[e.index].Sim.Get("peak_attempts_per_s"); ok {
+						s.Ref = &chartRef{Label: "sim peak, " + e.label, Value: peak}
 					}
 				}
 				spec.Panels[0].Series = append(spec.Panels[0].Series, s)
@@ -357,7 +357,7 @@ func marshalData(data *chartsData) (string, error) {
 // per cohort and combination of the other fields; the heat maps stay SVG.
 func (v *sweepView) interactive(charts []chart) *chartsData {
 	data := &chartsData{}
-	lines := v.present(lineMetrics)
+	lines := v.present(results.SweepLines())
 	for _, c := range charts {
 		var k int
 		if _, err := fmt.Sscanf(c.ID, "sweep_%d", &k); err != nil || k < 1 || k > len(v.axes) {

@@ -182,14 +182,6 @@ func (v *sweepView) points() int {
 	return n
 }
 
-// lineMetrics are the figures drawn against a swept field, in order: what
-// the built-in scenarios claim, then what the caller lives with.
-var lineMetrics = []string{"herd_factor", "failed_after_fault", "recovery_s", "success_ratio", "amplification", "peak_attempts_per_s", "succeeded", "latency_ms.request.p99"}
-
-// heatMetrics are the figures drawn as heat maps over two swept fields:
-// recovery first, where "never" marks the collapse boundary.
-var heatMetrics = []string{"recovery_s", "success_ratio", "herd_factor", "failed_after_fault", "amplification"}
-
 // present returns the metrics of names that some row has.
 func (v *sweepView) present(names []string) []string {
 	var out []string
@@ -206,7 +198,7 @@ func (v *sweepView) present(names []string) []string {
 
 func (v *sweepView) charts() []chart {
 	var out []chart
-	lines := v.present(lineMetrics)
+	lines := v.present(results.SweepLines())
 	if len(lines) > 0 {
 		for k := range v.axes {
 			if k > 0 && len(v.axes) > 2 {
@@ -216,7 +208,7 @@ func (v *sweepView) charts() []chart {
 		}
 	}
 	if len(v.axes) == 2 {
-		for _, m := range v.present(heatMetrics) {
+		for _, m := range v.present(results.SweepHeats()) {
 			out = append(out, v.heatChart(m))
 		}
 	}
@@ -330,7 +322,7 @@ func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]
 // figure as mean ± sd.
 func (v *sweepView) table() table {
 	t := table{Head: append(append([]string(nil), v.sw.Fields...), "strategy", "runs")}
-	metrics := v.present(lineMetrics)
+	metrics := v.present(results.SweepLines())
 	t.Head = append(t.Head, metrics...)
 	for _, r := range v.sw.Rows {
 		var rw row
