@@ -30,10 +30,10 @@ const (
 
 // Overrides are command-line values that win over the file's.
 type Overrides struct {
-	// Seed replaces the file's seed. Compile draws no seed: with neither,
-	// the plan's seed is 0. The command resolves a run's root seed once,
-	// before compiling (seeds.Resolve: --seed, the file's, or a fresh one),
-	// and passes it here.
+	// Seed replaces the file's seed. Open resolves the run's root seed
+	// once (seeds.Resolve: this, the file's, or a fresh one) and compiles
+	// every plan with it; Compile draws none: with neither, the plan's seed
+	// is 0.
 	Seed       *uint64
 	Duration   time.Duration // 0: keep
 	Clients    int           // 0: keep
@@ -59,6 +59,12 @@ type Overrides struct {
 	// whole cohort shares (scope cohort) is refused: no state is shared
 	// across machines. scope: shard says what each shard shares.
 	Shard bool
+	// Server opens the scenario for a standalone target or proxy
+	// (CompileServer): Open then compiles only what they read.
+	Server bool
+	// Cohorts says the caller brings its own cohorts (herdtest): a scenario
+	// with no strategies gets one to name, which the caller replaces.
+	Cohorts bool
 }
 
 // Plan is a compiled scenario, ready to run in either engine.

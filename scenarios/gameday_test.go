@@ -242,7 +242,7 @@ strategies:
 		t.Errorf("the same file, not split: %v", err)
 	}
 	// A chain of tiers embeds every tier: a shard would have its own.
-	chain, err := Load("layers", Overrides{Shard: true})
+	chain, err := openFirst("layers", Overrides{Shard: true})
 	if err == nil || !strings.Contains(err.Error(), "herdbench proxy --retry") {
 		t.Errorf("layers split over shards: %v, %v", chain, err)
 	}

@@ -112,38 +112,6 @@ func (s *Scenario) decode(e *Error) {
 	}
 }
 
-// Check reads and compiles a scenario and reports the problems of both
-// steps at once: a wrong type and a meaningless value elsewhere show
-// together. A compile problem on a field that already failed to read is
-// left out, as it would only repeat it. A scenario with a sweep is checked
-// at every point (Expand); Check returns the first point's plan.
-func Check(filename string, data []byte, o Overrides) (*Plan, error) {
-	plans, err := CheckAll(filename, data, o)
-	if err != nil {
-		return nil, err
-	}
-	return plans[0], nil
-}
-
-// CheckAll is Check that returns every point's plan: one for a scenario
-// without a sweep.
-func CheckAll(filename string, data []byte, o Overrides) ([]*Plan, error) {
-	s, e := parse(filename, data)
-	if s == nil {
-		return nil, e
-	}
-	if len(e.Problems) == 0 {
-		return s.Expand(o)
-	}
-	_, err := s.Compile(o)
-	var ce *Error
-	if errors.As(err, &ce) {
-		e.Problems = append(e.Problems, notCovered(ce.Problems, e.Problems)...)
-	}
-	e.sort()
-	return nil, e
-}
-
 // notCovered returns the problems of ps that no problem of done covers.
 func notCovered(ps, done []Problem) []Problem {
 	var out []Problem

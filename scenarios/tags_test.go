@@ -15,7 +15,7 @@ strategies: !!seq
   - {name: a, backoff: full, jitter: !!float 1, max_attempts: !!int 3}
 thresholds: !!null
 `
-	p, err := Check("tags.yaml", []byte(src), Overrides{})
+	p, err := checkData("tags.yaml", []byte(src), Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,7 @@ func TestBadChains(t *testing.T) {
 			4, "tiers: 9 tiers; a chain has from 1 to 8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Check("test.yaml", []byte(c.src), Overrides{})
+			_, err := checkData("test.yaml", []byte(c.src), Overrides{})
 			checkRefused(t, "test.yaml", err, c.line, c.want)
 		})
 	}
