@@ -86,7 +86,7 @@ func OpenData(name string, data []byte, o Overrides) (*Opened, error) {
 		if errors.As(err, &ce) {
 			e.Problems = append(e.Problems, notCovered(ce.Problems, e.Problems)...)
 		}
-		e.sort()
+		e.Sort()
 		return op, e
 	}
 	if err != nil {

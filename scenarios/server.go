@@ -37,7 +37,7 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	p.Thresholds = c.serverThresholds(&f)
 	p.Resolved = s.Source
 	if len(c.errs.Problems) > 0 {
-		c.errs.sort()
+		c.errs.Sort()
 		return nil, c.errs
 	}
 	return p, nil
