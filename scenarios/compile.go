@@ -50,7 +50,7 @@ type Overrides struct {
 	// sweep it. An axis replaces the file's sweep of the same field.
 	// Expand applies them; Compile, one point's compiler, ignores them.
 	Set []Axis
-	// Tier is, for CompileServer in a chain of tiers, the tier a
+	// Tier is, with Server in a chain of tiers, the tier a
 	// standalone target or proxy plays: its capacity model and its
 	// faults. "" is the bottom tier.
 	Tier string
@@ -60,8 +60,9 @@ type Overrides struct {
 	// whole cohort shares (scope cohort) is refused: no state is shared
 	// across machines. scope: shard says what each shard shares.
 	Shard bool
-	// Server opens the scenario for a standalone target or proxy
-	// (CompileServer): Open then compiles only what they read.
+	// Server opens the scenario for a standalone target or proxy: Open
+	// then compiles only what they read (the target's model, the chaos
+	// plan, the thresholds of a recording), and needs no strategies.
 	Server bool
 	// Cohorts says the caller brings its own cohorts (herdtest): a scenario
 	// with no strategies gets one to name, which the caller replaces.

@@ -19,7 +19,7 @@ type Opened struct {
 	// Plans are the compiled plans: one per point of the sweep (the file's,
 	// with Overrides.Set over it; one without a sweep), all checked before
 	// any is returned; with Overrides.Server, the one plan a standalone
-	// target or proxy serves (CompileServer).
+	// target or proxy serves.
 	Plans []*Plan
 }
 
@@ -73,7 +73,7 @@ func OpenData(name string, data []byte, o Overrides) (*Opened, error) {
 	switch {
 	case o.Server:
 		var p *Plan
-		if p, err = s.CompileServer(o); p != nil {
+		if p, err = s.compileServer(o); p != nil {
 			plans = []*Plan{p}
 		}
 	case len(e.Problems) == 0:
