@@ -11,7 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
-	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/decode"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -218,9 +218,9 @@ func (a *api) inject(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, err := scenarios.ParseFault("fault", body)
+	f, err := decode.ParseFault("fault", body)
 	if err != nil {
-		var se *scenarios.Error
+		var se *decode.Error
 		if errors.As(err, &se) {
 			var problems []string
 			for _, p := range se.Problems {

@@ -10,9 +10,10 @@
 //	POST /control/results  write the results folder of the traffic recorded so far
 //	GET  /metrics          Prometheus metrics
 //
-// Injected faults are read by scenarios.ParseFault, with the same fault
-// kinds, parameters and checks as a scenario's chaos list; their at is a
-// delay from now. Every answer is JSON; errors are {"error": "...",
+// Injected faults are read by decode.ParseFault (package scenarios/decode,
+// the one fault decoder, which a scenario's chaos list goes through too,
+// without the rest of scenarios): the same fault kinds, parameters and
+// checks as a scenario's chaos list; their at is a delay from now. Every answer is JSON; errors are {"error": "...",
 // "problems": [...]} with status 400.
 //
 // Before any of this, every request passes the API's guard (guard.go),

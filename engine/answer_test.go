@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // The answer table: one synthetic fault kind per effect of chaos.Effect,
@@ -101,7 +102,7 @@ func TestAnswerTable(t *testing.T) {
 	for _, c := range answerCases {
 		for _, tiers := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/tiers=%v", c.name, tiers), func(t *testing.T) {
-				p := compile(t, answerScenario("answer-"+c.name, tiers))
+				p := scenariotest.Plan(t, answerScenario("answer-"+c.name, tiers), scenarios.Overrides{})
 				sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs[0]
 				real := runInBubble(t, p).Summary.Runs[0]
 				want := int64(8) // two attempts each, or one that succeeds

@@ -11,11 +11,7 @@ import (
 // step 10, five strategies, 100 repetitions each (9,500 cohort runs), on
 // every core. One op is one sweep.
 func BenchmarkAWSSweep(b *testing.B) {
-	name, data, err := scenarios.Find("aws-contention")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc, err := scenarios.Parse(name, data)
+	sc, err := scenarios.Open("aws-contention", scenarios.Overrides{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 const stallThenCrash = `
@@ -37,19 +38,6 @@ strategies:
   - {name: full-jitter, backoff: full, base: 100ms, cap: 2s, max_attempts: 6, timeout: 1s}
 `
 
-func compile(t *testing.T, yaml string) *scenarios.Plan {
-	t.Helper()
-	s, err := scenarios.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // runInBubble runs p through the real HTTP server and swarm over an
 // in-memory network inside a synctest bubble: virtual time, so the send
 // time of an attempt and its arrival at the target are the same instant.
@@ -70,7 +58,7 @@ func runInBubble(t *testing.T, p *scenarios.Plan) results.Output {
 func bucketOf(d time.Duration) int { return int(d / results.Bucket) }
 
 func TestStallThenCrashResetsHeldRequestsAndRetriesInLockstep(t *testing.T) {
-	out := runInBubble(t, compile(t, stallThenCrash))
+	out := runInBubble(t, scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{}))
 	if out.Summary.Partial {
 		t.Fatal("run marked partial")
 	}
@@ -131,7 +119,7 @@ func sum(v []int64) int64 {
 }
 
 func TestRefuseOutageRefusesThenListensAgain(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: refuse
 duration: 3s
 seed: 3
@@ -140,7 +128,7 @@ chaos:
 workload: {kind: closed, clients: 10, think: 50ms}
 strategies:
   - {name: constant, backoff: constant, base: 30ms, max_attempts: unlimited, timeout: 1s}
-`)
+`, scenarios.Overrides{})
 	out := runInBubble(t, p)
 	tl := out.Cohorts[0].Rec.Timeline(results.Bucket)
 	var refused, okAfter int64
@@ -163,20 +151,20 @@ strategies:
 }
 
 func TestOneshotFinishingEarlyIsNotPartialButStopIs(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: oneshot
 duration: 10s
 workload: {kind: oneshot, clients: 20}
 strategies:
   - {name: once, backoff: none, max_attempts: 1}
-`)
+`, scenarios.Overrides{})
 	out := runInBubble(t, p)
 	if out.Summary.Partial || out.Summary.Runs[0].Succeeded != 20 {
 		t.Errorf("oneshot: partial %v, %+v", out.Summary.Partial, out.Summary.Runs[0])
 	}
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		p := compile(t, stallThenCrash)
+		p := scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{})
 		r, err := Start(context.Background(), p, Options{Listen: n.Listen, Dial: n.Dial})
 		if err != nil {
 			t.Fatal(err)
@@ -209,14 +197,14 @@ strategies:
 // A real-time run that would run out of open files halfway is refused
 // before anything starts; in virtual time the same plan runs.
 func TestTooManyFilesRefused(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: fleet
 duration: 1s
 workload: {kind: closed, clients: 10000000}
 strategies:
   - {name: a, backoff: full}
   - {name: b, backoff: none}
-`)
+`, scenarios.Overrides{})
 	if FilesNeeded(p) != 2*2*10000000+filesSpare {
 		t.Errorf("FilesNeeded = %d", FilesNeeded(p))
 	}
@@ -237,7 +225,7 @@ func TestEmbeddedCapFitsAdmittedRuns(t *testing.T) {
 		}
 		largest := (netguard.OpenFiles() - filesSpare) / (2 * cohorts)
 		for _, n := range []int{1, 100, largest, largest + 1} {
-			p := compile(t, fmt.Sprintf("name: fleet\nduration: 1s\nworkload: {kind: closed, clients: %d}\nstrategies:\n%s", n, strategies))
+			p := scenariotest.Plan(t, fmt.Sprintf("name: fleet\nduration: 1s\nworkload: {kind: closed, clients: %d}\nstrategies:\n%s", n, strategies), scenarios.Overrides{})
 			admitted := checkFiles(p) == nil
 			if admitted != (n <= largest) {
 				t.Errorf("%d cohorts of %d clients: admitted %v", cohorts, n, admitted)

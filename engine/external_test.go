@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/netguard/dnstest"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"go.uber.org/goleak"
 )
 
@@ -111,7 +112,7 @@ func TestSwarmDialsOnlyCheckedAddresses(t *testing.T) {
 
 func externalPlan(t *testing.T, url string, o scenarios.Overrides) *scenarios.Plan {
 	t.Helper()
-	s, err := scenarios.Parse("ext.yaml", []byte(`name: ext
+	return scenariotest.Plan(t, `name: ext
 duration: 400ms
 seed: 3
 target:
@@ -129,15 +130,7 @@ strategies:
     backoff: full
     base: 10ms
     timeout: 200ms
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Compile(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+`, o)
 }
 
 // TestRemoteTargetRefused: a target off loopback without AllowRemote is
@@ -186,14 +179,7 @@ func TestEarlyEndIsNotPartial(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	s, err := scenarios.Parse("oneshot.yaml", []byte("name: oneshot\nduration: 5s\nworkload:\n  kind: oneshot\n  clients: 3\nstrategies:\n  - name: a\n    backoff: full\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Compile(scenarios.Overrides{Target: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scenariotest.Plan(t, "name: oneshot\nduration: 5s\nworkload:\n  kind: oneshot\n  clients: 3\nstrategies:\n  - name: a\n    backoff: full\n", scenarios.Overrides{Target: srv.URL})
 	r, err := Start(context.Background(), p, Options{Version: "test"})
 	if err != nil {
 		t.Fatal(err)

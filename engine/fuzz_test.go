@@ -51,11 +51,11 @@ func FuzzScenarioSim(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, b := range bs {
-		_, data, err := scenarios.Find(b.Name)
+		op, err := scenarios.Open(b.Name, scenarios.Overrides{})
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(string(data))
+		f.Add(string(op.Source))
 	}
 	for _, s := range edgeScenarios {
 		f.Add(s)

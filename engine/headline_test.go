@@ -17,12 +17,12 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, b := range builtins {
-		ps, err := scenarios.LoadAll(b.Name, scenarios.Overrides{}) // every point of a sweep
+		op, err := scenarios.Open(b.Name, scenarios.Overrides{}) // every point of a sweep
 		if err != nil {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range execute(t, ps, Options{Sim: true}) {
+		for _, pt := range execute(t, op.Plans, Options{Sim: true}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, ok := scenarios.Headline(b.Name, summaries...)
@@ -52,12 +52,12 @@ func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
 	}
 	for _, name := range []string{"outage", "metastable", "jitter-range", "long-lived"} {
 		began := time.Now()
-		ps, err := scenarios.LoadAll(name, scenarios.Overrides{})
+		op, err := scenarios.Open(name, scenarios.Overrides{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range executeInBubble(t, ps, Options{NoSimReference: true}) {
+		for _, pt := range executeInBubble(t, op.Plans, Options{NoSimReference: true}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, _ := scenarios.Headline(name, summaries...)

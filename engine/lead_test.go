@@ -7,6 +7,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // The lead before t = 0 leaves every closed-loop or one-shot client of
@@ -32,7 +33,7 @@ func TestLeadGrowsWithTheClients(t *testing.T) {
 // connections opened ahead of the start do not get around the outage, and
 // every attempt in it fails at its send instant.
 func TestRefuseFromTheStartRefusesTheFirstWave(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: refuse-at-start
 duration: 2s
 seed: 3
@@ -41,7 +42,7 @@ chaos:
 workload: {kind: oneshot, clients: 20}
 strategies:
   - {name: constant, backoff: constant, base: 300ms, max_attempts: 5, timeout: 1s}
-`)
+`, scenarios.Overrides{})
 	out := runInBubble(t, p)
 	tl := out.Cohorts[0].Rec.Timeline(results.Bucket)
 	for b, row := range tl.Rows {
@@ -70,7 +71,7 @@ strategies:
 // next attempts, after the outage, open new ones and succeed: a reset idle
 // connection is not an attempt's outcome (as with net/http's pool).
 func TestCrashWhileIdleIsNotAnOutcome(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: crash-while-idle
 duration: 700ms
 seed: 3
@@ -79,7 +80,7 @@ chaos:
 workload: {kind: closed, clients: 20, think: 500ms}
 strategies:
   - {name: once, backoff: none, max_attempts: 1, timeout: 1s}
-`)
+`, scenarios.Overrides{})
 	out := runInBubble(t, p)
 	tl := out.Cohorts[0].Rec.Timeline(results.Bucket)
 	for b, row := range tl.Rows {

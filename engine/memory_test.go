@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // The estimate adds up its parts as documented: kept timelines and the
 // workers' scratch recorders, the workers' client slabs, the kept figures.
 func TestEstimateMemoryParts(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: parts
 duration: 30s
 workload: {kind: closed, clients: 100}
@@ -23,7 +24,7 @@ strategies:
   - {name: b, backoff: none}
   - {name: c, backoff: equal}
   - {name: d, backoff: exponential}
-`)
+`, scenarios.Overrides{})
 	plans := []*scenarios.Plan{p}
 	e := EstimateMemory(plans, Options{Sim: true, Timelines: true, Workers: 2})
 	want := MemoryEstimate{
@@ -50,13 +51,13 @@ strategies:
 // An open workload counts the arrivals of the longest a request can last:
 // here 3 attempts of 2s with waits of at most 1s between them, 8s.
 func TestEstimateMemoryOpenWorkload(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: open
 duration: 1m
 workload: {kind: open, rate: 1000}
 strategies:
   - {name: a, backoff: full, max_attempts: 3, timeout: 2s, cap: 1s}
-`)
+`, scenarios.Overrides{})
 	if got := inFlight(p); got != 8001 {
 		t.Errorf("inFlight = %d, want 8001 (1000/s × 8s, plus one)", got)
 	}
@@ -69,13 +70,13 @@ strategies:
 // The largest plans validation accepts saturate the estimate instead of
 // wrapping around to a small number, and are refused.
 func TestEstimateMemorySaturates(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: huge
 duration: 24h
 workload: {kind: open, rate: 10000000}
 strategies:
   - {name: a, backoff: full, max_attempts: unlimited}
-`)
+`, scenarios.Overrides{})
 	for i := 0; i < 99; i++ {
 		s := p.Strategies[0]
 		s.Name += strings.Repeat("x", i+1)
@@ -100,14 +101,14 @@ strategies:
 // A run above the limit is refused before anything starts, with what it
 // needs and how to bring it down; the same run under the limit is not.
 func TestMemoryLimitRefuses(t *testing.T) {
-	p := compile(t, `
+	p := scenariotest.Plan(t, `
 name: long
 duration: 24h
 workload: {kind: closed, clients: 1000}
 strategies:
   - {name: a, backoff: full}
   - {name: b, backoff: none}
-`)
+`, scenarios.Overrides{})
 	plans := []*scenarios.Plan{p}
 	err := CheckMemory(plans, Options{Sim: true, Timelines: true}, 4<<30, "--max-memory 4.0 GiB")
 	if !errors.Is(err, ErrTooMuchMemory) {

@@ -12,13 +12,14 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // A panic in a simulator worker stops every worker and comes back as a
 // *PanicError, with the cohort runs that finished, marked partial, instead
 // of crashing the process.
 func TestSimPanicIsRecovered(t *testing.T) {
-	p := compile(t, stallThenCrash)
+	p := scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{})
 	o := Options{Sim: true, Runs: 3, Workers: 2, Timelines: true}
 	o.beforeTask = func(point, cohort, rep int) {
 		if rep == 2 && cohort == 1 {
@@ -55,7 +56,7 @@ func (c panicConn) Write(b []byte) (int, error) {
 func TestRealRunPanicIsRecovered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		p := compile(t, stallThenCrash)
+		p := scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{})
 		from := time.Now().Add(time.Second + leadFor(p, clients.Part{}))
 		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 			c, err := n.Dial(ctx, network, addr)

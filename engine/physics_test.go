@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // physicsFile is the outage built from an independent model of the
@@ -38,7 +39,7 @@ func physicsPlan(t *testing.T, full bool) *scenarios.Plan {
 			yaml = strings.Replace(yaml, r[0], r[1], 1)
 		}
 	}
-	return compile(t, yaml)
+	return scenariotest.Plan(t, yaml, scenarios.Overrides{})
 }
 
 // physicsRef is the simulator's view of p: the no-jitter cohort's

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // fakeDriver runs no clients: each unit leaves one run per cohort whose
@@ -248,7 +249,7 @@ func TestSchedulePanicStops(t *testing.T) {
 // with no ended_s (the figures shown, the first repetition's, are whole)
 // and each cohort's first repetition alone in the figures over them.
 func TestRealRepetitionCutShortIsLeftOut(t *testing.T) {
-	p := compile(t, selfCheckScenario)
+	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
 	pt := executeInBubble(t, []*scenarios.Plan{p}, Options{Runs: 2, NoSimReference: true, OnRun: func(_, rep int, r *Run) {
 		if rep == 1 {
 			r.Stop()
@@ -269,10 +270,10 @@ func TestRealRepetitionCutShortIsLeftOut(t *testing.T) {
 // over every repetition, or, for a shard, left to the merge with its
 // clock beside them; the caller writes it as it is.
 func TestSummaryAssembledOnce(t *testing.T) {
-	p := compile(t, selfCheckScenario+`
+	p := scenariotest.Plan(t, selfCheckScenario+`
 thresholds:
   - amplification < 1
-`)
+`, scenarios.Overrides{})
 	ps := []*scenarios.Plan{p}
 	points, err := Execute(context.Background(), ps, Options{Sim: true, Runs: 2})
 	if err != nil {

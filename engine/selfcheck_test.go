@@ -17,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // selfCheckScenario has a 20 ms backoff base: its figures tolerate 2 ms of
@@ -54,7 +55,7 @@ func executeInBubble(t *testing.T, ps []*scenarios.Plan, o Options) []Point {
 // virtual time, so every attempt goes out exactly 5 ms late. The same run
 // without the pause is on time to the nanosecond.
 func TestLateHarnessIsFlagged(t *testing.T) {
-	p := compile(t, selfCheckScenario)
+	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
 	on := executeInBubble(t, []*scenarios.Plan{p}, Options{})[0].Output.Summary
 	h := on.Harness
 	if h == nil || !h.Trustworthy || len(h.Warnings) != 0 || h.LimitMS != 2 {
@@ -94,7 +95,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real engine")
 	}
-	p := compile(t, selfCheckScenario)
+	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var spins atomic.Int64
@@ -136,7 +137,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 
 // In virtual time there is no harness to be late: no self-check.
 func TestNoSelfCheckInVirtualTime(t *testing.T) {
-	s := execute(t, []*scenarios.Plan{compile(t, selfCheckScenario)}, Options{Sim: true})[0].Output.Summary
+	s := execute(t, []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}, Options{Sim: true})[0].Output.Summary
 	if s.Harness != nil {
 		t.Errorf("a simulated run has a self-check: %+v", *s.Harness)
 	}
@@ -150,7 +151,7 @@ func TestNoSelfCheckInVirtualTime(t *testing.T) {
 // A real run carries, beside each cohort, the simulator's figures for the
 // same plan and seeds: exactly what a simulated run of it says.
 func TestRealRunCarriesTheSimulatorsFigures(t *testing.T) {
-	ps := []*scenarios.Plan{compile(t, selfCheckScenario)}
+	ps := []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}
 	sim := execute(t, ps, Options{Sim: true, Runs: 2})[0].Output.Summary
 	real := executeInBubble(t, ps, Options{Runs: 2})[0].Output.Summary
 	for i, r := range real.Runs {
@@ -171,7 +172,7 @@ func TestRealRunCarriesTheSimulatorsFigures(t *testing.T) {
 // give the figures they give together: in virtual time the cohorts of a
 // run never touch each other anyway.
 func TestCohortsApart(t *testing.T) {
-	ps := []*scenarios.Plan{compile(t, selfCheckScenario)}
+	ps := []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}
 	var starts []time.Time
 	var names []string
 	apart := executeInBubble(t, ps, Options{Apart: true, Timelines: true, OnRun: func(_, _ int, r *Run) {

@@ -16,6 +16,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 )
@@ -82,7 +83,7 @@ func shardedRun(t *testing.T, p *scenarios.Plan, n int) []results.Output {
 // their latency intervals too, for closed and open workloads.
 func TestShardsAddUpToTheWholeRun(t *testing.T) {
 	for _, w := range []string{"{kind: closed, clients: 31, think: exponential(100ms)}", "{kind: open, rate: 150}"} {
-		p := compile(t, fmt.Sprintf(shardable, w))
+		p := scenariotest.Plan(t, fmt.Sprintf(shardable, w), scenarios.Overrides{})
 		whole := shardedRun(t, p, 1)[0]
 		shards := shardedRun(t, p, 3)
 		for i, c := range whole.Cohorts {
@@ -136,7 +137,7 @@ func TestShardsAddUpToTheWholeRun(t *testing.T) {
 // close to be ready by, is refused with a *LateError before it opens a
 // connection; one with time enough starts exactly at T0.
 func TestLateStartSendsNothing(t *testing.T) {
-	p := compile(t, fmt.Sprintf(shardable, "{kind: closed, clients: 40, think: exponential(100ms)}"))
+	p := scenariotest.Plan(t, fmt.Sprintf(shardable, "{kind: closed, clients: 40, think: exponential(100ms)}"), scenarios.Overrides{})
 	p.Duration = time.Second
 	synctest.Test(t, func(t *testing.T) {
 		mem := &memnet.Network{}

@@ -18,9 +18,11 @@ func plans(t testing.TB, name, yaml string, o scenarios.Overrides, counts ...int
 	var data []byte
 	if yaml == "" {
 		var err error
-		if name, data, err = scenarios.Find(name); err != nil {
+		op, err := scenarios.Open(name, scenarios.Overrides{})
+		if err != nil {
 			t.Fatal(err)
 		}
+		name, data = op.Filename, op.Source
 	} else {
 		data = []byte(yaml)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // multiplyScenario: three tiers, each caller making up to 4 attempts, and
@@ -29,7 +30,7 @@ strategies: [{name: every-tier, backoff: constant, base: 10ms, max_attempts: 4, 
 // virtual time and through the real HTTP servers and relays (over an
 // in-memory network, in a synctest bubble).
 func TestAmplificationMultipliesInBothEngines(t *testing.T) {
-	ps := []*scenarios.Plan{compile(t, multiplyScenario)}
+	ps := []*scenarios.Plan{scenariotest.Plan(t, multiplyScenario, scenarios.Overrides{})}
 	for _, engine := range []struct {
 		name string
 		run  func() Point
@@ -92,7 +93,7 @@ func TestChainCrossCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real engine")
 	}
-	ps := []*scenarios.Plan{compile(t, chainScenario)}
+	ps := []*scenarios.Plan{scenariotest.Plan(t, chainScenario, scenarios.Overrides{})}
 	crossCheck(t, ps, 4, "requests", "attempts", "amplification", "success_ratio")
 	sim := execute(t, ps, Options{Sim: true, Runs: 100})[0]
 	real := executeInBubble(t, ps, Options{Runs: 4, NoSimReference: true})[0]

@@ -136,38 +136,25 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 		}
 		seen[c.Name] = true
 	}
-	name, data := o.Scenario, o.YAML
-	if data == nil {
-		var err error
-		if name, data, err = scenarios.Find(o.Scenario); err != nil {
-			return nil, err
-		}
-	} else if name == "" {
-		name = "herdtest.yaml"
-	}
-	sc, err := scenarios.Parse(name, data)
-	if err != nil {
-		return nil, err
-	}
-	if len(sc.File.Strategies) == 0 && !hasKey(data, "strategies") {
-		// The cohorts are the strategies here: a scenario written for
-		// herdtest (or for herdbench target and proxy) needs none of its
-		// own, and the compiler wants one to name.
-		data = append(append([]byte(nil), data...), "\nstrategies: # the cohorts are herdtest's\n  - name: herdtest\n    backoff: none\n"...)
-		if sc, err = scenarios.Parse(name, data); err != nil {
-			return nil, err
-		}
-	}
-	ov := scenarios.Overrides{Duration: o.Duration}
-	seed := seeds.Resolve(nilIfZero(o.Seed), sc.File.Seed)
-	ov.Seed = &seed
+	ov := scenarios.Overrides{Duration: o.Duration, Seed: nilIfZero(o.Seed), Cohorts: true}
 	if o.Clients > 0 {
 		ov.Set = []scenarios.Axis{{Path: "workload.clients", Values: []string{fmt.Sprint(o.Clients)}, Origin: "herdtest.Options.Clients"}}
 	}
-	plans, err := sc.Expand(ov)
+	var op *scenarios.Opened
+	var err error
+	if o.YAML == nil {
+		op, err = scenarios.Open(o.Scenario, ov)
+	} else {
+		name := o.Scenario
+		if name == "" {
+			name = "herdtest.yaml"
+		}
+		op, err = scenarios.OpenData(name, o.YAML, ov)
+	}
 	if err != nil {
 		return nil, err
 	}
+	plans := op.Plans
 	if len(plans) != 1 {
 		return nil, fmt.Errorf("%w: the scenario sweeps %d points; herdtest runs one (set the swept fields in the file)", ErrUnsupported, len(plans))
 	}
@@ -210,15 +197,6 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 }
 
 // hasKey reports whether the YAML document has a top-level key.
-func hasKey(data []byte, key string) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, key+":") {
-			return true
-		}
-	}
-	return false
-}
-
 func nilIfZero(v uint64) *uint64 {
 	if v == 0 {
 		return nil

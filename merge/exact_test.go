@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // Scenarios whose clients do not interact: the target has capacity for
@@ -94,19 +95,6 @@ strategies:
 // t0 is the agreed start of the runs these tests write.
 var t0 = time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
 
-func plan(t *testing.T, yaml string) *scenarios.Plan {
-	t.Helper()
-	sc, err := scenarios.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := sc.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // simulate runs p (shard part of it) in virtual time and writes its
 // results folder into dir, started at t0; it returns the folder.
 func simulate(t *testing.T, p *scenarios.Plan, part clients.Part, dir string) string {
@@ -134,7 +122,7 @@ func TestMergeIsExact(t *testing.T) {
 	for _, sc := range []struct{ name, yaml string }{
 		{"closed", independentClosed}, {"open", independentOpen}, {"oneshot", independentOneShot},
 	} {
-		p := plan(t, sc.yaml)
+		p := scenariotest.Plan(t, sc.yaml, scenarios.Overrides{})
 		root := t.TempDir()
 		whole := simulate(t, p, clients.Part{}, filepath.Join(root, "whole"))
 		wantSum := readSummary(t, whole)

@@ -11,13 +11,15 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 // shardFolders writes the 3 shards' folders of a small run into a fresh
 // folder, and returns them in order.
 func shardFolders(t *testing.T) []string {
 	t.Helper()
-	p := plan(t, independentOneShot)
+	p := scenariotest.Plan(t, independentOneShot, scenarios.Overrides{})
 	root := t.TempDir()
 	var dirs []string
 	for k := range 3 {

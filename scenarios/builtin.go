@@ -44,13 +44,17 @@ func Builtins() ([]Builtin, error) {
 	return out, nil
 }
 
-// ErrNotFound is wrapped by Find when neither a file nor a built-in matches.
+// builtinSuffix ends the name a built-in scenario's problems are reported
+// under.
+const builtinSuffix = " (built-in)"
+
+// ErrNotFound is wrapped by Open when neither a file nor a built-in matches.
 var ErrNotFound = errors.New("scenario not found")
 
-// Find resolves a scenario argument: a file on disk wins; otherwise a
+// find resolves a scenario argument: a file on disk wins; otherwise a
 // built-in scenario by name, with or without ".yaml". It returns the name to
 // report problems under and the file's bytes.
-func Find(arg string) (string, []byte, error) {
+func find(arg string) (string, []byte, error) {
 	data, err := readFile(arg)
 	if err == nil {
 		return arg, data, nil
@@ -60,7 +64,7 @@ func Find(arg string) (string, []byte, error) {
 		// A folder of the same name (a results folder, say) does not hide
 		// the built-in scenario.
 		if data, berr := builtin.ReadFile(path.Join("builtin", name+".yaml")); berr == nil && (errors.Is(err, fs.ErrNotExist) || isDir(arg)) {
-			return name + ".yaml (built-in)", data, nil
+			return name + ".yaml" + builtinSuffix, data, nil
 		}
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -73,25 +77,6 @@ func Find(arg string) (string, []byte, error) {
 		}
 	}
 	return "", nil, fmt.Errorf("%w: no file %q and no built-in scenario of that name; built-in scenarios: %s (herdbench list describes them)", ErrNotFound, arg, strings.Join(names, ", "))
-}
-
-// Load finds, parses and compiles a scenario in one step. A scenario with
-// a sweep is checked at every point; Load returns the first's plan.
-func Load(arg string, o Overrides) (*Plan, error) {
-	name, data, err := Find(arg)
-	if err != nil {
-		return nil, err
-	}
-	return Check(name, data, o)
-}
-
-// LoadAll is Load that returns every point's plan.
-func LoadAll(arg string, o Overrides) ([]*Plan, error) {
-	name, data, err := Find(arg)
-	if err != nil {
-		return nil, err
-	}
-	return CheckAll(name, data, o)
 }
 
 // readFile reads a scenario file, or its first MaxFileBytes + 1 bytes (Parse

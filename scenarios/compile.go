@@ -9,6 +9,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios/decode"
 	"github.com/herdbench/herdbench/target"
 	"go.yaml.in/yaml/v3"
 )
@@ -30,10 +31,10 @@ const (
 
 // Overrides are command-line values that win over the file's.
 type Overrides struct {
-	// Seed replaces the file's seed. Compile draws no seed: with neither,
-	// the plan's seed is 0. The command resolves a run's root seed once,
-	// before compiling (seeds.Resolve: --seed, the file's, or a fresh one),
-	// and passes it here.
+	// Seed replaces the file's seed. Open resolves the run's root seed
+	// once (seeds.Resolve: this, the file's, or a fresh one) and compiles
+	// every plan with it; Compile draws none: with neither, the plan's seed
+	// is 0.
 	Seed       *uint64
 	Duration   time.Duration // 0: keep
 	Clients    int           // 0: keep
@@ -49,7 +50,7 @@ type Overrides struct {
 	// sweep it. An axis replaces the file's sweep of the same field.
 	// Expand applies them; Compile, one point's compiler, ignores them.
 	Set []Axis
-	// Tier is, for CompileServer in a chain of tiers, the tier a
+	// Tier is, with Server in a chain of tiers, the tier a
 	// standalone target or proxy plays: its capacity model and its
 	// faults. "" is the bottom tier.
 	Tier string
@@ -59,6 +60,13 @@ type Overrides struct {
 	// whole cohort shares (scope cohort) is refused: no state is shared
 	// across machines. scope: shard says what each shard shares.
 	Shard bool
+	// Server opens the scenario for a standalone target or proxy: Open
+	// then compiles only what they read (the target's model, the chaos
+	// plan, the thresholds of a recording), and needs no strategies.
+	Server bool
+	// Cohorts says the caller brings its own cohorts (herdtest): a scenario
+	// with no strategies gets one to name, which the caller replaces.
+	Cohorts bool
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -233,7 +241,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		}
 	}
 	if len(c.errs.Problems) > 0 {
-		c.errs.sort()
+		c.errs.Sort()
 		return nil, c.errs
 	}
 	out, err := yaml.Marshal(&f)
@@ -298,68 +306,18 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 		return nil
 	}
 	for i := range faults {
-		f := &faults[i]
-		at := func(k string) []step { return []step{key("chaos"), index(i), key(k)} }
-		spec, found := chaos.NewSpec(f.Kind)
-		if !found {
-			ok = false
-			if f.Kind == "" {
-				c.fail(at("kind"), "missing; every fault needs a kind: %s", validList(chaos.Kinds()))
-			} else if m, near := closest(f.Kind, chaos.Kinds()); near {
-				c.fail(at("kind"), "unknown fault kind %q (did you mean %q?); valid kinds: %s", f.Kind, m, validList(chaos.Kinds()))
-			} else {
-				c.fail(at("kind"), "unknown fault kind %q; valid kinds: %s", f.Kind, validList(chaos.Kinds()))
-			}
-			continue
-		}
-		if f.At == "" {
-			c.fail(at("at"), "missing; write when the fault starts, relative to the run's start, e.g. at: 10s")
-			ok = false
-		}
-		if f.For == "" {
-			c.fail(at("for"), "missing; write how long the fault lasts, e.g. for: 3s")
-			ok = false
-		}
-		atProblems := len(c.errs.Problems)
-		start := c.duration(&f.At, 0, at("at"))
-		before := len(c.errs.Problems)
-		length := c.duration(&f.For, 0, at("for"))
-		if len(c.errs.Problems) > atProblems {
-			ok = false // at or for unreadable: the window is unknown
-		}
-		if f.For != "" && length == 0 && len(c.errs.Problems) == before {
-			c.fail(at("for"), "the fault lasts 0s; write how long it lasts, e.g. for: 3s")
-			ok = false
-		}
-		// start and length are at most MaxDuration each, so start+length
-		// cannot overflow; the test is written so that it could not anyway.
-		if run > 0 && (start >= run || length > run-start) {
-			fix := "shorten it or lengthen duration"
-			if c.durationFlag {
-				fix = fmt.Sprintf("--duration %s cuts it; give a --duration of at least %s", run, start+length)
-			}
-			if start >= run {
-				c.fail(at("at"), "the fault starts at %s, at or after the end of the run at %s; %s", start, run, fix)
-			} else {
-				c.fail(at("for"), "the fault runs from %s to %s, past the end of the run at %s; %s", start, start+length, run, fix)
-			}
-			ok = false
-		}
-		if err := decodeParams(&f.Params, spec); err != nil {
-			c.fail([]step{key("chaos"), index(i)}, "%v", err)
+		base := []step{key("chaos"), index(i)}
+		rules := decode.FaultRules{Run: run, DurationFlag: c.durationFlag, Duration: func(v, k string) (time.Duration, bool) {
+			before := len(c.errs.Problems)
+			d := c.duration(&v, 0, with(base, key(k)))
+			return d, len(c.errs.Problems) == before
+		}}
+		t, fine := decode.Fault(&faults[i], pathOf(base), rules, c.errs)
+		if !fine {
 			ok = false
 			continue
 		}
-		fault, perrs := spec.Compile()
-		for _, pe := range perrs {
-			c.fail(at(pe.Field), "%s", pe.Msg)
-			ok = false
-		}
-		name := f.Name
-		if name == "" {
-			name = f.Kind
-		}
-		timed = append(timed, chaos.Timed{Name: name, Kind: f.Kind, At: start, For: length, Fault: fault})
+		timed = append(timed, t)
 	}
 	if !ok {
 		return nil
@@ -370,20 +328,6 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 		return nil
 	}
 	return plan
-}
-
-// decodeParams decodes a fault's mapping, minus the common fields, into spec.
-func decodeParams(n *yaml.Node, spec chaos.Spec) error {
-	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if !contains(faultCommon, n.Content[i].Value) {
-			rest.Content = append(rest.Content, n.Content[i], n.Content[i+1])
-		}
-	}
-	if err := rest.Decode(spec); err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n  "))
-	}
-	return nil
 }
 
 func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Workload {

@@ -1,115 +1,18 @@
 package scenarios
 
-import (
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
-)
+import "github.com/herdbench/herdbench/scenarios/decode"
 
-// Problem is one thing wrong with a scenario.
-type Problem struct {
-	Line int    // 1-based; 0 when unknown
-	Path string // field path, e.g. "strategies[1].cap"; "" for the whole file
-	Msg  string // what is wrong and what would be valid
-}
-
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", p.Line)
-	}
-	if p.Path != "" {
-		b.WriteString(p.Path + ": ")
-	}
-	b.WriteString(p.Msg)
-	return b.String()
-}
+// Problem is one thing wrong with a scenario: its line, its field path and
+// what would be valid.
+type Problem = decode.Problem
 
 // ErrInvalid is matched (errors.Is) by every *Error.
-var ErrInvalid = errors.New("invalid scenario")
+var ErrInvalid = decode.ErrInvalid
 
 // Error lists every problem found in one scenario file.
-type Error struct {
-	File     string
-	Problems []Problem
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d problem(s):", e.File, len(e.Problems))
-	for _, p := range e.Problems {
-		b.WriteString("\n  ")
-		if p.Line > 0 {
-			fmt.Fprintf(&b, "%s:%d: ", e.File, p.Line)
-		} else {
-			b.WriteString(e.File + ": ")
-		}
-		if p.Path != "" {
-			b.WriteString(p.Path + ": ")
-		}
-		b.WriteString(p.Msg)
-	}
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrInvalid) true.
-func (e *Error) Is(target error) bool { return target == ErrInvalid }
-
-// sort orders the problems by line, those without one last, and lists a
-// problem found twice once (a tier's strategy inherits the cohort's
-// fields, and with them their problems).
-func (e *Error) sort() {
-	seen := map[Problem]bool{}
-	kept := e.Problems[:0]
-	for _, p := range e.Problems {
-		if !seen[p] {
-			seen[p] = true
-			kept = append(kept, p)
-		}
-	}
-	e.Problems = kept
-	sort.SliceStable(e.Problems, func(i, j int) bool {
-		a, b := e.Problems[i], e.Problems[j]
-		if (a.Line == 0) != (b.Line == 0) {
-			return a.Line != 0
-		}
-		return a.Line < b.Line
-	})
-}
-
-// levenshtein returns the edit distance between a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+type Error = decode.Error
 
 // closest returns the candidate nearest to s if it is a plausible typo.
-func closest(s string, candidates []string) (string, bool) {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := levenshtein(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best, best != ""
-}
+func closest(s string, candidates []string) (string, bool) { return decode.Closest(s, candidates) }
 
-func validList(names []string) string {
-	return strings.Join(names, ", ")
-}
+func validList(names []string) string { return decode.ValidList(names) }

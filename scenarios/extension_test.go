@@ -46,14 +46,14 @@ strategies:
   - {name: a, backoff: full, timeout: 0s}
 `, "strategies[0].timeout", "no per-attempt timeout"},
 	} {
-		_, err := Check("x.yaml", []byte("duration: 5s\n"+c.src), Overrides{})
+		_, err := checkData("x.yaml", []byte("duration: 5s\n"+c.src), Overrides{})
 		e, ok := err.(*Error)
 		if !ok || len(e.Problems) != 1 || e.Problems[0].Path != c.path || !strings.Contains(e.Problems[0].Msg, c.msg) {
 			t.Errorf("%s: %v; want one problem at %s saying %q", c.name, err, c.path, c.msg)
 		}
 	}
 	// The same scenarios with a network delay and a timeout are fine.
-	if _, err := Check("x.yaml", []byte(`name: x
+	if _, err := checkData("x.yaml", []byte(`name: x
 duration: 5s
 network: {delay: 1ms}
 chaos:

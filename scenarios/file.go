@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/herdbench/herdbench/scenarios/decode"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -67,48 +68,8 @@ type ColdStartFile struct {
 }
 
 // FaultFile is one fault: the common fields, and the kind's own parameters
-// kept as YAML until the kind is known.
-type FaultFile struct {
-	Name   string
-	Kind   string
-	At     string
-	For    string
-	Tier   string    // the tier it strikes, in a chain of tiers; "" for the bottom one
-	Params yaml.Node // the whole mapping, decoded into the kind's Spec
-}
-
-var faultCommon = []string{"name", "kind", "at", "for", "tier"}
-
-// UnmarshalYAML reads the common fields and keeps the mapping for the
-// kind's parameters (two-phase decoding).
-func (f *FaultFile) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.MappingNode {
-		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a fault must be a mapping with kind, at, for and the kind's parameters", n.Line)}}
-	}
-	f.Params = *n
-	return readCommon(n, map[string]*string{"name": &f.Name, "kind": &f.Kind, "at": &f.At, "for": &f.For, "tier": &f.Tier})
-}
-
-// readCommon reads the fields every kind has (a fault's name, kind, at and
-// for; a policy's kind and scope) from mapping n into dst, by key: the
-// first phase of decoding a kind; the rest waits for the kind's Spec.
-func readCommon(n *yaml.Node, dst map[string]*string) error {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, n.Content[i+1]
-		p, ok := dst[k]
-		if !ok {
-			continue
-		}
-		if v.Kind != yaml.ScalarNode {
-			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s must be a single value", v.Line, k)}}
-		}
-		*p = v.Value
-	}
-	return nil
-}
-
-// MarshalYAML writes the fault back as it was written.
-func (f FaultFile) MarshalYAML() (any, error) { return &f.Params, nil }
+// kept as YAML until the kind is known (decode.Fault reads both).
+type FaultFile = decode.FaultFile
 
 // WorkloadFile is the shape of the load.
 type WorkloadFile struct {

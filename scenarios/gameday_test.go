@@ -4,9 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 )
 
@@ -129,37 +127,6 @@ func TestTargetURL(t *testing.T) {
 	}
 }
 
-func TestParseFault(t *testing.T) {
-	f, err := ParseFault("inject", []byte(`{"kind":"outage","mode":"503","for":"5s","retry_after":"2s"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Name != "outage" || f.At != 0 || f.For != 5*time.Second || f.Fault != (chaos.Outage{Mode: chaos.Unavailable, RetryAfter: 2 * time.Second}) {
-		t.Errorf("ParseFault = %+v", f)
-	}
-	f, err = ParseFault("inject", []byte("name: slow\nkind: blip\ndelay: 200ms\nat: 1s\nfor: 3s\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Name != "slow" || f.At != time.Second || f.For != 3*time.Second {
-		t.Errorf("ParseFault (YAML) = %+v", f)
-	}
-	for _, c := range []struct{ body, want string }{
-		{`{"kind":"outage","mode":"503"}`, "for: missing"},
-		{`{"kind":"outrage","for":"1s"}`, `did you mean "outage"`},
-		{`{"kind":"outage","mode":"down","for":"1s"}`, "unknown outage mode"},
-		{`{"kind":"outage","for":"1s","colour":"red"}`, `unknown field "colour"`},
-		{`{"kind":"blip","for":"-1s","delay":"1s"}`, "not a length of time"},
-		{`[1,2]`, "a fault is a mapping"},
-		{`{"kind":`, "YAML syntax"},
-	} {
-		_, err := ParseFault("inject", []byte(c.body))
-		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseFault(%s): %v; want an invalid-scenario error containing %q", c.body, err, c.want)
-		}
-	}
-}
-
 // A wrong URL gets a message that says what is wrong and suggests the URL
 // it probably means, never a doubled scheme.
 func TestTargetURLMessages(t *testing.T) {
@@ -242,7 +209,7 @@ strategies:
 		t.Errorf("the same file, not split: %v", err)
 	}
 	// A chain of tiers embeds every tier: a shard would have its own.
-	chain, err := Load("layers", Overrides{Shard: true})
+	chain, err := openFirst("layers", Overrides{Shard: true})
 	if err == nil || !strings.Contains(err.Error(), "herdbench proxy --retry") {
 		t.Errorf("layers split over shards: %v, %v", chain, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/results"
 )
@@ -36,13 +35,6 @@ const (
 	MaxMultiplier = 100
 	// MaxAttempts bounds a strategy's max_attempts (or unlimited).
 	MaxAttempts = 1_000_000
-	// MaxCount bounds the counts of client policies: tokens, costs,
-	// failures, calls, retries per second. The policies' own Specs check it.
-	MaxCount = clients.MaxCount
-	// MaxRatio bounds the budget ratios that may exceed 1 (gRPC's
-	// max_tokens and token_ratio, Finagle's percent_can_retry, the SRE
-	// ratio) and the throttle's k.
-	MaxRatio = clients.MaxRatio
 	// MaxFaults, MaxStrategies and MaxThresholds bound the lists of a
 	// scenario.
 	MaxFaults     = 1000

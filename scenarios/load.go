@@ -8,13 +8,13 @@ import (
 	"math"
 	"reflect"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios/decode"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -59,7 +59,7 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		if errors.Is(err, io.EOF) {
 			e.Problems = append(e.Problems, Problem{Msg: "the file is empty; a scenario needs at least name and strategies (see herdbench list, and the built-in scenarios)"})
 		} else {
-			e.Problems = append(e.Problems, syntaxProblem(err))
+			e.Problems = append(e.Problems, decode.SyntaxProblem(err))
 		}
 		return nil, e
 	}
@@ -67,7 +67,7 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 	switch err := dec.Decode(&more); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		e.Problems = append(e.Problems, syntaxProblem(err))
+		e.Problems = append(e.Problems, decode.SyntaxProblem(err))
 		return nil, e
 	default:
 		// yaml would read the first document and drop the rest unseen.
@@ -87,61 +87,29 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		return nil, e
 	}
 	s.root = doc.Content[0]
-	checkTags(s.root, nil, e)
+	decode.Tags(s.root, "", e)
 	s.decode(e)
-	e.sort()
+	e.Sort()
 	return s, e
 }
 
 // decode reads s.root into s.File: unknown keys, then types, each problem
 // into e.
 func (s *Scenario) decode(e *Error) {
-	checkKeys(s.root, reflect.TypeOf(File{}), nil, e)
+	decode.Keys(s.root, reflect.TypeOf(File{}), "", e, notByFields)
 	if err := s.root.Decode(&s.File); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
 			e.Problems = append(e.Problems, Problem{Msg: err.Error()})
 		} else {
 			for _, m := range te.Errors {
-				p := lineProblem(m)
+				p := decode.LineProblem(m)
 				p.Path = pathAtLine(s.root, p.Line)
 				p.Msg = friendlyType(p.Msg)
 				e.Problems = append(e.Problems, p)
 			}
 		}
 	}
-}
-
-// Check reads and compiles a scenario and reports the problems of both
-// steps at once: a wrong type and a meaningless value elsewhere show
-// together. A compile problem on a field that already failed to read is
-// left out, as it would only repeat it. A scenario with a sweep is checked
-// at every point (Expand); Check returns the first point's plan.
-func Check(filename string, data []byte, o Overrides) (*Plan, error) {
-	plans, err := CheckAll(filename, data, o)
-	if err != nil {
-		return nil, err
-	}
-	return plans[0], nil
-}
-
-// CheckAll is Check that returns every point's plan: one for a scenario
-// without a sweep.
-func CheckAll(filename string, data []byte, o Overrides) ([]*Plan, error) {
-	s, e := parse(filename, data)
-	if s == nil {
-		return nil, e
-	}
-	if len(e.Problems) == 0 {
-		return s.Expand(o)
-	}
-	_, err := s.Compile(o)
-	var ce *Error
-	if errors.As(err, &ce) {
-		e.Problems = append(e.Problems, notCovered(ce.Problems, e.Problems)...)
-	}
-	e.sort()
-	return nil, e
 }
 
 // notCovered returns the problems of ps that no problem of done covers.
@@ -215,26 +183,6 @@ func friendlyType(msg string) string {
 	return fmt.Sprintf("this is %s, but this field takes %s", got, want)
 }
 
-var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-
-// lineProblem splits the "line N: msg" form the YAML library uses.
-func lineProblem(msg string) Problem {
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return Problem{Line: n, Msg: m[2]}
-	}
-	return Problem{Msg: strings.TrimPrefix(msg, "yaml: ")}
-}
-
-func syntaxProblem(err error) Problem {
-	p := lineProblem(err.Error())
-	p.Msg = "YAML syntax: " + p.Msg
-	if p.Line > 0 {
-		p.Msg += " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
-	}
-	return p
-}
-
 // textProblem checks that data is a scenario's kind of text before YAML
 // reads it: at most MaxFileBytes of UTF-8 without control characters. The
 // YAML library reports these without a line ("control characters are not
@@ -297,150 +245,21 @@ func pathOf(p []step) string {
 
 func with(p []step, s step) []step { return append(append([]step(nil), p...), s) }
 
-// yamlFields returns a struct type's YAML keys and field types.
-func yamlFields(t reflect.Type) ([]string, map[string]reflect.Type) {
-	var names []string
-	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
-			inner, innerFields := yamlFields(f.Type)
-			names = append(names, inner...)
-			for k, v := range innerFields {
-				fields[k] = v
-			}
-			continue
-		}
-		if name == "" || name == "-" {
-			continue
-		}
-		names = append(names, name)
-		fields[name] = f.Type
-	}
-	return names, fields
-}
-
 var (
-	faultFileType  = reflect.TypeOf(FaultFile{})
 	policyFileType = reflect.TypeOf(PolicyFile{})
 	sweepFileType  = reflect.TypeOf(SweepFile{})
 	limitType      = reflect.TypeOf(Limit(0))
 )
 
-// checkKeys reports every mapping key that the target type does not have,
-// with the valid keys and a close match.
-func checkKeys(n *yaml.Node, t reflect.Type, path []step, e *Error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	switch {
-	case t == faultFileType:
-		checkFault(n, path, e)
-	case t == policyFileType:
-		// The kind's parameters are checked by Compile, which knows the
-		// kind (it may come from a preset).
-	case t == limitType:
-	case t == sweepFileType:
-		// Its keys are field paths, checked by Expand.
-	case isWhole(t.Kind()) && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!float":
-		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: notWhole(n.Value, t.Kind())})
-	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
-		names, fields := yamlFields(t)
-		checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
-			checkKeys(v, fields[k], with(path, key(k)), e)
-		})
-	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
-		for i, item := range n.Content {
-			checkKeys(item, t.Elem(), with(path, index(i)), e)
-		}
-	case t.Kind() == reflect.Map && n.Kind == yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i].Value; k != "<<" {
-				checkKeys(n.Content[i+1], t.Elem(), with(path, key(k)), e)
-			}
-		}
-	}
+// notByFields is, for decode.Keys, the types whose keys are not their
+// struct fields: a policy's parameters are checked by Compile, which knows
+// the kind (it may come from a preset); a sweep's keys are field paths,
+// checked by Expand; a limit is a number or "none".
+func notByFields(_ *yaml.Node, t reflect.Type, _ string, _ *Error) bool {
+	return t == policyFileType || t == sweepFileType || t == limitType
 }
 
-func isWhole(k reflect.Kind) bool {
-	return k >= reflect.Int && k <= reflect.Uint64
-}
-
-// notWhole explains why a number YAML read as a float does not fit a field
-// of whole numbers of kind k: a fraction, or a number beyond the field's
-// type (YAML reads 2^64 as a float).
-func notWhole(v string, k reflect.Kind) string {
-	f, err := strconv.ParseFloat(v, 64)
-	switch {
-	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
-		return fmt.Sprintf("%s is not a whole number; this field takes one, e.g. 10", v)
-	case f == math.Trunc(f) && k >= reflect.Uint && k <= reflect.Uint64:
-		if f < 0 {
-			return fmt.Sprintf("%s is negative; this field takes a whole number from 0 to %d", v, uint64(math.MaxUint64))
-		}
-		return fmt.Sprintf("%s is too large; this field takes a whole number from 0 to %d", v, uint64(math.MaxUint64))
-	case math.Abs(f) >= 1<<53:
-		return fmt.Sprintf("%s is far too large; this field counts something, write a whole number such as 10", v)
-	}
-	return fmt.Sprintf("%s is not a whole number; this field counts something, write e.g. %d", v, int64(f))
-}
-
-// checkMapping walks a mapping's keys (following << merges), reporting those
-// not in names and calling known for the others.
-func checkMapping(n *yaml.Node, names []string, path []step, e *Error, known func(k string, v *yaml.Node)) {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Value == "<<" {
-			continue // a YAML merge: the merged mapping is checked where it is defined
-		}
-		if !contains(names, k.Value) {
-			msg := fmt.Sprintf("unknown field %q; valid fields here: %s", k.Value, validList(names))
-			if c, ok := closest(k.Value, names); ok {
-				msg = fmt.Sprintf("unknown field %q (did you mean %q?); valid fields here: %s", k.Value, c, validList(names))
-			}
-			e.Problems = append(e.Problems, Problem{Line: k.Line, Path: pathOf(with(path, key(k.Value))), Msg: msg})
-			continue
-		}
-		known(k.Value, v)
-	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// checkFault checks a fault's keys against its kind's parameters.
-func checkFault(n *yaml.Node, path []step, e *Error) {
-	if n.Kind != yaml.MappingNode {
-		return // reported by FaultFile.UnmarshalYAML
-	}
-	kind := ""
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "kind" {
-			kind = n.Content[i+1].Value
-		}
-	}
-	spec, ok := chaos.NewSpec(kind)
-	if !ok {
-		return // Compile reports the unknown or missing kind with the valid ones
-	}
-	params, fields := yamlFields(reflect.TypeOf(spec).Elem())
-	names := append(append([]string(nil), faultCommon...), params...)
-	checkMapping(n, names, path, e, func(k string, v *yaml.Node) {
-		if t, ok := fields[k]; ok {
-			checkKeys(v, t, with(path, key(k)), e)
-		}
-	})
-}
+func contains(s []string, v string) bool { return slices.Contains(s, v) }
 
 // nodeAt returns the key node (or the item node) at path, or nil.
 func nodeAt(root *yaml.Node, path []step) *yaml.Node {

@@ -12,7 +12,7 @@ import (
 // rest on: an open workload well under capacity, wasted work, one short
 // trigger, and the cohorts to compare.
 func TestMetastableBuiltin(t *testing.T) {
-	p, err := Load("metastable", Overrides{})
+	p, err := openFirst("metastable", Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestCompileNetworkAndKind(t *testing.T) {
-	p, err := Load("aws-contention", Overrides{Clients: 7})
+	p, err := openFirst("aws-contention", Overrides{Clients: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

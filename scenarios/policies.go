@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"github.com/herdbench/herdbench/scenarios/decode"
 	"reflect"
 	"sort"
 	"strings"
@@ -41,7 +42,7 @@ func (f *PolicyFile) UnmarshalYAML(n *yaml.Node) error {
 		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: a budget, breaker or throttle is a mapping of its fields, e.g. {kind: sre, scope: cohort}, or none; docs/policies.md lists them", n.Line)}}
 	}
 	f.Params = *n
-	return readCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
+	return decode.ReadCommon(n, map[string]*string{"kind": &f.Kind, "scope": &f.Scope})
 }
 
 // MarshalYAML writes the policy that ran, or, before Compile, the policy as
@@ -116,7 +117,7 @@ var durationType = reflect.TypeOf(time.Duration(0))
 
 // specFields returns the YAML keys of a Spec, in the order of its fields.
 func specFields(spec any) []string {
-	names, _ := yamlFields(reflect.TypeOf(spec).Elem())
+	names, _ := decode.Fields(reflect.TypeOf(spec).Elem())
 	return names
 }
 
@@ -176,13 +177,13 @@ func (c *compiler) params(n *yaml.Node, spec any, what string, owner func(string
 			}
 			f.SetInt(int64(d))
 			set[k] = text
-		case isWhole(f.Kind()) && node.Kind == yaml.ScalarNode && node.ShortTag() == "!!float":
-			c.fail(at(k), "%s", notWhole(node.Value, f.Kind()))
+		case decode.IsWhole(f.Kind()) && node.Kind == yaml.ScalarNode && node.ShortTag() == "!!float":
+			c.fail(at(k), "%s", decode.NotWhole(node.Value, f.Kind()))
 		default:
 			if err := node.Decode(f.Addr().Interface()); err != nil {
 				msg := err.Error()
 				if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
-					msg = friendlyType(lineProblem(te.Errors[0]).Msg)
+					msg = friendlyType(decode.LineProblem(te.Errors[0]).Msg)
 				}
 				c.fail(at(k), "%s", msg)
 				continue

@@ -283,7 +283,7 @@ func TestBadScenarioFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Check(e.Name(), data, Overrides{})
+			_, err = checkData(e.Name(), data, Overrides{})
 			checkRefused(t, e.Name(), err, c.line, c.want)
 		})
 	}
@@ -295,7 +295,7 @@ func TestBadScenarioFiles(t *testing.T) {
 }
 
 // TestServerRefusesFolderNames: the scenario of herdbench target and proxy
-// names their recordings' results folders too, so CompileServer refuses
+// names their recordings' results folders too, so compileServer refuses
 // the names the swarm's Compile refuses (one rule, results.NameProblem),
 // with the line and the field: a game day's file without strategies named
 // ../../herd-escape once wrote its recordings two levels above --out.
@@ -314,7 +314,7 @@ func TestServerRefusesFolderNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = s.CompileServer(Overrides{})
+			_, err = s.compileServer(Overrides{})
 			checkRefused(t, file, err, c.line, c.want)
 		})
 	}
@@ -332,7 +332,7 @@ strategies:
   - {name: a, backoff: jitter}
   - {name: a, backoff: full, base: 2s, cap: 1s}
 `
-	_, err := Check("test.yaml", []byte(src), Overrides{})
+	_, err := checkData("test.yaml", []byte(src), Overrides{})
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatal(err)
@@ -375,18 +375,18 @@ func TestBuiltinsAreValid(t *testing.T) {
 			t.Errorf("%s has no description", b.Name)
 		}
 		for _, arg := range []string{b.Name, b.Name + ".yaml"} {
-			if _, err := Load(arg, Overrides{}); err != nil {
+			if _, err := openFirst(arg, Overrides{}); err != nil {
 				t.Errorf("%s: %v", arg, err)
 			}
 		}
 	}
-	if _, err := Load("no-such-scenario", Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "outage") {
+	if _, err := openFirst("no-such-scenario", Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "outage") {
 		t.Errorf("unknown name: %v", err)
 	}
 }
 
 func TestOutageHasTheCohortsTheStoryNeeds(t *testing.T) {
-	p, err := Load("outage.yaml", Overrides{})
+	p, err := openFirst("outage.yaml", Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func FuzzParseCompile(f *testing.F) {
 		f.Add(string(data))
 	}
 	for _, b := range []string{"outage"} {
-		_, data, err := Find(b)
+		_, data, err := find(b)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -462,11 +462,29 @@ func TestFindSkipsAFolderOfTheSameName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	name, data, err := Find("outage")
+	name, data, err := find("outage")
 	if err != nil || name != "outage.yaml (built-in)" || len(data) == 0 {
-		t.Errorf("Find(outage) beside a folder outage = %q, %d bytes, %v; want the built-in", name, len(data), err)
+		t.Errorf("find(outage) beside a folder outage = %q, %d bytes, %v; want the built-in", name, len(data), err)
 	}
-	if _, _, err := Find("nothing-built-in"); err == nil || errors.Is(err, ErrNotFound) {
+	if _, _, err := find("nothing-built-in"); err == nil || errors.Is(err, ErrNotFound) {
 		t.Errorf("Find of a folder with no built-in of its name = %v; want a read error", err)
 	}
+}
+
+// checkData opens a scenario given as text and returns its first plan.
+func checkData(name string, data []byte, o Overrides) (*Plan, error) {
+	op, err := OpenData(name, data, o)
+	if err != nil {
+		return nil, err
+	}
+	return op.Plans[0], nil
+}
+
+// openFirst opens a scenario by name and returns its first plan.
+func openFirst(arg string, o Overrides) (*Plan, error) {
+	op, err := Open(arg, o)
+	if err != nil {
+		return nil, err
+	}
+	return op.Plans[0], nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 )
 
-// CompileServer compiles only what a standalone target or a chaos proxy
+// compileServer compiles only what a standalone target or a chaos proxy
 // reads from a scenario: name, duration, seed, the target's capacity model,
 // the chaos plan, and the thresholds its recording of the traffic is
 // checked against (serverThresholds). The rest (workload, strategies but
@@ -17,7 +17,7 @@ import (
 // default), with that tier's faults. The returned Plan has only those
 // fields set, and Resolved holds the file as written; its Chaos is never
 // nil.
-func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
+func (s *Scenario) compileServer(o Overrides) (*Plan, error) {
 	f := s.File
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
@@ -41,7 +41,7 @@ func (s *Scenario) CompileServer(o Overrides) (*Plan, error) {
 	p.Thresholds = c.serverThresholds(&f)
 	p.Resolved = s.Source
 	if len(c.errs.Problems) > 0 {
-		c.errs.sort()
+		c.errs.Sort()
 		return nil, c.errs
 	}
 	return p, nil

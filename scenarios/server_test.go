@@ -16,7 +16,7 @@ func TestCompileServerThresholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CompileServer(Overrides{})
+	p, err := s.compileServer(Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestCompileServerThresholds(t *testing.T) {
 		t.Errorf("Resolved is not the file as written: %q", p.Resolved)
 	}
 	bad, _ := Parse("b.yaml", []byte("name: b\nthresholds:\n  - herd_factr < 3\n"))
-	_, err = bad.CompileServer(Overrides{})
+	_, err = bad.compileServer(Overrides{})
 	var se *Error
 	if !errors.As(err, &se) || len(se.Problems) != 1 || se.Problems[0].Line != 3 || !strings.Contains(err.Error(), `did you mean "herd_factor"`) {
 		t.Errorf("a bad threshold: %v", err)

@@ -426,7 +426,7 @@ func (s *Scenario) Expand(o Overrides) ([]*Plan, error) {
 	e := &Error{File: s.Filename}
 	axes, fixed := s.sweepAxes(o, e)
 	if len(e.Problems) > 0 {
-		e.sort()
+		e.Sort()
 		return nil, e
 	}
 	points := Points(axes)
@@ -470,7 +470,7 @@ func (s *Scenario) Expand(o Overrides) ([]*Plan, error) {
 				}
 			}
 		}
-		e.sort()
+		e.Sort()
 		return nil, e
 	}
 	return plans, nil

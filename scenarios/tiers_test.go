@@ -191,21 +191,21 @@ func TestServerTier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.CompileServer(Overrides{})
+	p, err := s.compileServer(Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Target.Concurrency != 16 || len(p.Chaos.Faults()) != 1 || p.Chaos.Faults()[0].Name != "crash" {
 		t.Errorf("the bottom tier: %+v, %d faults", p.Target, len(p.Chaos.Faults()))
 	}
-	p, err = s.CompileServer(Overrides{Tier: "gateway"})
+	p, err = s.compileServer(Overrides{Tier: "gateway"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Target.Concurrency != 200 || len(p.Chaos.Faults()) != 1 || p.Chaos.Faults()[0].Name != "slow" {
 		t.Errorf("gateway: %+v, %d faults", p.Target, len(p.Chaos.Faults()))
 	}
-	if _, err := s.CompileServer(Overrides{Tier: "gatewy"}); err == nil || !strings.Contains(err.Error(), "--tier gatewy: no such tier; the scenario's tiers: gateway, api, service") {
+	if _, err := s.compileServer(Overrides{Tier: "gatewy"}); err == nil || !strings.Contains(err.Error(), "--tier gatewy: no such tier; the scenario's tiers: gateway, api, service") {
 		t.Errorf("an unknown --tier: %v", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestBadChains(t *testing.T) {
 			4, "tiers: 9 tiers; a chain has from 1 to 8"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Check("test.yaml", []byte(c.src), Overrides{})
+			_, err := checkData("test.yaml", []byte(c.src), Overrides{})
 			checkRefused(t, "test.yaml", err, c.line, c.want)
 		})
 	}

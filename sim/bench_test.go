@@ -11,11 +11,11 @@ import (
 
 func loadPlan(b testing.TB, name string, o scenarios.Overrides) *scenarios.Plan {
 	b.Helper()
-	p, err := scenarios.Load(name, o)
+	op, err := scenarios.Open(name, o)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p
+	return op.Plans[0]
 }
 
 func cohortOf(p *scenarios.Plan, strategy string, seed uint64) *sim.Cohort {

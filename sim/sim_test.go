@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/sim"
 )
 
@@ -15,14 +16,7 @@ import (
 // cohort with the scenario's seed.
 func simulate(t *testing.T, yaml string) (sim.Result, *results.Recorder, results.Run) {
 	t.Helper()
-	sc, err := scenarios.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := sc.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scenariotest.Plan(t, yaml, scenarios.Overrides{})
 	co := cohortOf(p, p.Strategies[0].Name, p.Seed)
 	rec := results.NewRecorder(p.Duration, 1)
 	res := sim.New().Run(co, rec)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/sim"
 )
 
@@ -25,14 +26,7 @@ type chain struct {
 // strategy with the scenario's seed.
 func simulateChain(t *testing.T, yaml, strategy string) chain {
 	t.Helper()
-	sc, err := scenarios.Parse("test.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := sc.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scenariotest.Plan(t, yaml, scenarios.Overrides{})
 	co := cohortOf(p, strategy, p.Seed)
 	var c chain
 	for range p.Tiers {
@@ -211,7 +205,7 @@ strategies:
 // TestChainNoAllocationPerEvent: calls reuse the slab's slots, so a longer
 // run of a chain allocates hardly more than a shorter one.
 func TestChainNoAllocationPerEvent(t *testing.T) {
-	sc, err := scenarios.Parse("t.yaml", []byte(`name: t
+	const src = `name: t
 duration: 20s
 tiers:
   - {name: gateway, concurrency: 100, service_time: exponential(1ms)}
@@ -220,18 +214,9 @@ chaos: [{kind: outage, mode: reset, at: 3s, for: 2s}]
 network: {delay: 1ms}
 workload: {clients: 200, think: exponential(1s)}
 strategies: [{name: s, backoff: full, base: 100ms, max_attempts: 4, timeout: 1s}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	long, err := sc.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, err := sc.Compile(scenarios.Overrides{Duration: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+`
+	long := scenariotest.Plan(t, src, scenarios.Overrides{})
+	short := scenariotest.Plan(t, src, scenarios.Overrides{Duration: 6 * time.Second})
 	s := sim.New()
 	allocs := func(p *scenarios.Plan) (float64, uint64) {
 		rec := results.NewRecorder(p.Duration, 1).WithoutIntervals()

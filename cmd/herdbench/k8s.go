@@ -10,7 +10,6 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/kube"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/seeds"
 	"github.com/spf13/pflag"
 )
 
@@ -104,37 +103,25 @@ func runK8s(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	name, data, err := scenarios.Find(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
 	// The scenario is checked as a shard will compile it, so that what the
 	// pods would refuse is refused here.
-	sc, err := scenarios.Parse(name, data)
-	if err != nil {
-		_, err = scenarios.Check(name, data, scenarios.Overrides{Target: o.Target, AllowRemote: true, Shard: true})
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
 	ov := scenarios.Overrides{Target: o.Target, AllowRemote: true, Shard: true}
 	if fs.Changed("seed") {
 		ov.Seed = &seed
 	}
-	s := seeds.Resolve(ov.Seed, sc.File.Seed)
-	ov.Seed = &s
-	plan, err := sc.Compile(ov)
+	op, err := scenarios.Open(fs.Arg(0), ov)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	name, plan := op.Filename, op.Plans[0]
 	if plan.Runs > 1 || len(plan.Sweep) > 0 {
 		fmt.Fprintf(stderr, "herdbench k8s: %s repeats its run (runs) or sweeps a field (sweep:); a sharded run is one run: set runs: 1 and no sweep\n", name)
 		return exitUsage
 	}
 	// Every shard draws from one root seed: --seed, the file's, or one
 	// drawn here, given to every shard.
-	o.Scenario, o.File, o.Duration, o.Lead, o.Seed = plan.Name, data, plan.Duration, lead, s
+	o.Scenario, o.File, o.Duration, o.Lead, o.Seed = plan.Name, op.Source, plan.Duration, lead, op.Seed
 	if o.Memory == "" {
 		share := engine.Share(plan, clients.Part{Index: 0, Of: o.Shards})
 		est := engine.EstimateMemory([]*scenarios.Plan{share}, engine.Options{}).Total

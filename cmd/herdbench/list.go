@@ -70,7 +70,7 @@ Exit code 0 when every file is valid, 2 otherwise.
 	}
 	code := exitOK
 	for _, arg := range fs.Args() {
-		plans, err := scenarios.LoadAll(arg, scenarios.Overrides{})
+		op, err := scenarios.Open(arg, scenarios.Overrides{})
 		if err != nil {
 			if line, ok := validServerOnly(arg); ok {
 				fmt.Fprintln(stdout, line)
@@ -80,6 +80,7 @@ Exit code 0 when every file is valid, 2 otherwise.
 			code = exitUsage
 			continue
 		}
+		plans := op.Plans
 		p := plans[0]
 		faults := 0
 		if p.Chaos != nil {
@@ -98,18 +99,11 @@ Exit code 0 when every file is valid, 2 otherwise.
 // refused, has no strategies and is a valid scenario for herdbench target
 // or proxy (a chaos plan and thresholds for their recording), and says so.
 func validServerOnly(arg string) (string, bool) {
-	name, data, err := scenarios.Find(arg)
-	if err != nil {
+	op, err := scenarios.Open(arg, scenarios.Overrides{Server: true})
+	if err != nil || len(op.File.Strategies) > 0 {
 		return "", false
 	}
-	s, err := scenarios.Parse(name, data)
-	if err != nil || len(s.File.Strategies) > 0 {
-		return "", false
-	}
-	p, err := s.CompileServer(scenarios.Overrides{})
-	if err != nil {
-		return "", false
-	}
+	p := op.Plans[0]
 	faults := 0
 	if p.Chaos != nil {
 		faults = len(p.Chaos.Faults())

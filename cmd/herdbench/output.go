@@ -100,12 +100,12 @@ func printScenario(fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench scenario --print: name one scenario (a built-in name or a file), got %d arguments\nRun 'herdbench list' for the built-in scenarios.\n", fs.NArg())
 		return exitUsage
 	}
-	_, data, err := scenarios.Find(fs.Arg(0))
-	if err != nil {
+	op, err := scenarios.Open(fs.Arg(0), scenarios.Overrides{})
+	if op == nil { // not found: a file with problems is printed as written
 		fmt.Fprintln(stderr, "herdbench scenario:", err)
 		return exitUsage
 	}
-	if _, err := stdout.Write(data); err != nil {
+	if _, err := stdout.Write(op.Source); err != nil {
 		fmt.Fprintln(stderr, "herdbench scenario --print:", err)
 		return exitFailed
 	}
@@ -113,14 +113,10 @@ func printScenario(fs *pflag.FlagSet, stdout, stderr io.Writer) int {
 }
 
 // builtinNote says, when a scenario named like a file (outage.yaml) was
-// found only as a built-in, that the built-in runs, and how to get a file
-// of it to edit; "" otherwise.
-func builtinNote(arg string) string {
-	if !strings.HasSuffix(arg, ".yaml") && !strings.HasSuffix(arg, ".yml") {
-		return ""
-	}
-	name, _, err := scenarios.Find(arg)
-	if err != nil || !strings.HasSuffix(name, "(built-in)") {
+// found only as a built-in (op, as opened), that the built-in runs, and how
+// to get a file of it to edit; "" otherwise.
+func builtinNote(arg string, op *scenarios.Opened) string {
+	if !strings.HasSuffix(arg, ".yaml") && !strings.HasSuffix(arg, ".yml") || op == nil || !op.Builtin {
 		return ""
 	}
 	b := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))

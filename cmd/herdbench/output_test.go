@@ -172,11 +172,11 @@ func TestPrintWritesTheBuiltinsYAML(t *testing.T) {
 	if code := run(context.Background(), []string{"scenario", "outage", "--print"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	_, want, err := scenarios.Find("outage")
+	op, err := scenarios.Open("outage", scenarios.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal([]byte(stdout.String()), want) {
+	if !bytes.Equal([]byte(stdout.String()), op.Source) {
 		t.Errorf("--print wrote something else than the built-in's file")
 	}
 	// What it prints is a scenario that runs as it is.
@@ -205,11 +205,18 @@ func TestBuiltinUsedForAMissingFileIsSaid(t *testing.T) {
 		t.Errorf("stderr does not say the built-in ran:\n%s", stderr.String())
 	}
 	// A file of that name is run, and nothing is said.
-	_, data, _ := scenarios.Find("outage")
-	if err := os.WriteFile("outage.yaml", data, 0o644); err != nil {
+	builtin, err := scenarios.Open("outage", scenarios.Overrides{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if note := builtinNote("outage.yaml"); note != "" {
+	if err := os.WriteFile("outage.yaml", builtin.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	op, err := scenarios.Open("outage.yaml", scenarios.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := builtinNote("outage.yaml", op); note != "" {
 		t.Errorf("a file on disk: note %q", note)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/seeds"
 	"github.com/spf13/pflag"
 )
 
@@ -222,13 +221,18 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	f.sh.overrides(&o)
-	if note := builtinNote(fs.Arg(0)); note != "" && !f.quiet {
+	// The scenario, compiled once, or once per point of its sweep (the
+	// file's, with --set and --clients over it), all with one root seed:
+	// every point is checked before any runs.
+	op, err := scenarios.Open(fs.Arg(0), o)
+	if note := builtinNote(fs.Arg(0), op); note != "" && !f.quiet {
 		fmt.Fprintln(stderr, note)
 	}
-	if sr.plans, err = loadPlans(fs.Arg(0), o); err != nil {
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
 	}
+	sr.plans = op.Plans
 	plan := sr.plans[0]
 	if msg := f.sh.checkPlan(plan); msg != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
@@ -537,25 +541,4 @@ func (f *scenarioFlags) axes() ([]scenarios.Axis, error) {
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// loadPlans compiles the scenario: once, or once per point of its sweep
-// (the file's, with --set and --clients over it), all with one root seed.
-// Every point is checked before any runs.
-func loadPlans(arg string, o scenarios.Overrides) ([]*scenarios.Plan, error) {
-	name, data, err := scenarios.Find(arg)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := scenarios.Parse(name, data)
-	if err != nil {
-		// Report every problem at once, those of what the values mean too.
-		_, err = scenarios.CheckAll(name, data, o)
-		return nil, err
-	}
-	// The run's root seed, resolved once here, for every point: --seed,
-	// the file's, or a fresh one.
-	seed := seeds.Resolve(o.Seed, sc.File.Seed)
-	o.Seed = &seed
-	return sc.Expand(o)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
@@ -154,24 +153,16 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 	if fs.Changed("exit-after") && f.exitAfter <= 0 {
 		return nil, fmt.Errorf("herdbench %s: --exit-after %s: give how long to serve, more than 0s (or leave it out to serve until Ctrl-C)", fs.Name(), f.exitAfter)
 	}
-	name, data := "(no scenario)", []byte("name: none\n")
-	if f.scenario != "" {
-		var err error
-		if name, data, err = scenarios.Find(f.scenario); err != nil {
-			return nil, err
-		}
+	o := scenarios.Overrides{Server: true, Tier: f.tier}
+	if fs.Changed("seed") {
+		o.Seed = &f.seed
 	}
-	s, err := scenarios.Parse(name, data)
+	op, err := scenarios.Open(f.scenario, o)
 	if err != nil {
 		return nil, err
 	}
-	var flag *uint64
-	if fs.Changed("seed") {
-		flag = &f.seed
-	}
-	seed := seeds.Resolve(flag, s.File.Seed)
-	f.parsed = s
-	return s.CompileServer(scenarios.Overrides{Seed: &seed, Tier: f.tier})
+	f.parsed = op.Scenario
+	return op.Plans[0], nil
 }
 
 // describePlan writes a chaos plan's faults in one line.

@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -60,14 +61,7 @@ func TestLateShardExits4(t *testing.T) {
 // shards of a real run do, and returns the folder.
 func shardFolders(t *testing.T, yaml string, n int) string {
 	t.Helper()
-	sc, err := scenarios.Parse("s.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := sc.Compile(scenarios.Overrides{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scenariotest.Plan(t, yaml, scenarios.Overrides{})
 	dir := t.TempDir()
 	t0 := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
 	for k := range n {

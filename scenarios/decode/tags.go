@@ -1,7 +1,8 @@
-package scenarios
+package decode
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,31 +17,31 @@ import (
 // strings), so a value so tagged would be read as something it does not say.
 var knownTags = []string{"!!str", "!!int", "!!float", "!!bool", "!!null", "!!map", "!!seq"}
 
-// checkTags reports every node under n that carries an explicit tag other
+// Tags reports every node under n that carries an explicit tag other
 // than knownTags, with its line and field path. Aliases are not followed:
 // the node they name is checked where it is defined.
-func checkTags(n *yaml.Node, path []step, e *Error) {
+func Tags(n *yaml.Node, path string, e *Error) {
 	if n == nil {
 		return
 	}
-	if n.Style&yaml.TaggedStyle != 0 && !contains(knownTags, n.ShortTag()) {
-		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: pathOf(path), Msg: tagProblem(n.ShortTag())})
+	if n.Style&yaml.TaggedStyle != 0 && !slices.Contains(knownTags, n.ShortTag()) {
+		e.Problems = append(e.Problems, Problem{Line: n.Line, Path: path, Msg: tagProblem(n.ShortTag())})
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			checkTags(c, path, e)
+			Tags(c, path, e)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			p := with(path, key(k.Value))
-			checkTags(k, p, e)
-			checkTags(v, p, e)
+			p := Join(path, k.Value)
+			Tags(k, p, e)
+			Tags(v, p, e)
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
-			checkTags(item, with(path, index(i)), e)
+			Tags(item, Index(path, i), e)
 		}
 	}
 }
