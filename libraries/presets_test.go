@@ -20,28 +20,25 @@ import (
 // (each with its own seed), and returns the cohort's figures in each.
 func simPreset(t *testing.T, st storm, preset string, runs int) []results.Run {
 	t.Helper()
-	name, data, err := scenarios.Find(st.name)
+	op, err := scenarios.Open(st.name, scenarios.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	name, data := op.Filename, op.Source
 	i := bytes.Index(data, []byte("\nstrategies:"))
 	if i < 0 {
 		t.Fatalf("%s has no strategies section", name)
 	}
 	data = fmt.Appendf(data[:i:i], "\nstrategies:\n  - name: %s\n    preset: %s\n    timeout: %s\n", preset, preset, st.timeout)
-	sc, err := scenarios.Parse(name, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ov scenarios.Overrides
-	ov.Seed = sc.File.Seed
+	ov := scenarios.Overrides{Seed: op.File.Seed}
 	if st.clients > 0 {
 		ov.Set = []scenarios.Axis{{Path: "workload.clients", Values: []string{fmt.Sprint(st.clients)}, Origin: "simPreset"}}
 	}
-	plans, err := sc.Expand(ov)
+	opened, err := scenarios.OpenData(name, data, ov)
 	if err != nil {
 		t.Fatal(err)
 	}
+	plans := opened.Plans
 	points, err := engine.Execute(context.Background(), plans, engine.Options{Sim: true, Runs: runs, Version: "libraries"})
 	if err != nil {
 		t.Fatal(err)
