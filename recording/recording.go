@@ -252,7 +252,21 @@ func (s *segment) recorded() bool {
 
 // outcomeOf classifies an answer as the client saw it.
 func outcomeOf(ob target.Observation) results.Outcome {
-	switch ob.Answer {
+	if ob.Answer == target.AnswerAborted {
+		if ob.Crashed {
+			return results.Reset // a crash reset its connection
+		}
+		return results.Timeout // its client gave up waiting (a blackhole, a slow answer)
+	}
+	return AnswerOutcome(ob.Answer)
+}
+
+// AnswerOutcome classifies a server's answer alone, as a client sees it;
+// an answer its client never received (aborted) is an error here, for
+// outcomeOf tells a crash from a client that gave up only from the
+// observation.
+func AnswerOutcome(a target.Answer) results.Outcome {
+	switch a {
 	case target.AnswerOK:
 		return results.OK
 	case target.Answer4xx:
@@ -263,11 +277,6 @@ func outcomeOf(ob target.Observation) results.Outcome {
 		return results.HTTP5xx
 	case target.AnswerReset:
 		return results.Reset
-	case target.AnswerAborted:
-		if ob.Crashed {
-			return results.Reset // a crash reset its connection
-		}
-		return results.Timeout // its client gave up waiting (a blackhole, a slow answer)
 	}
 	return results.Error
 }

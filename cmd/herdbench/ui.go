@@ -212,7 +212,7 @@ func serverSource(srv *target.Server, rec *recording.Recording) live.Source {
 		all := live.Cohort{Name: "all"}
 		all.InFlight = st.InFlight
 		for a, n := range st.Answers {
-			o := answerOutcome(target.Answer(a))
+			o := recording.AnswerOutcome(target.Answer(a)) // without a recording: the answer alone
 			all.ByAttempt[o][0] += n
 			all.Attempts += n
 			if o == results.OK {
@@ -222,22 +222,4 @@ func serverSource(srv *target.Server, rec *recording.Recording) live.Source {
 		out.Cohorts = []live.Cohort{all}
 		return out
 	}
-}
-
-// answerOutcome is how a server's answer counts on the live page without
-// a recording.
-func answerOutcome(a target.Answer) results.Outcome {
-	switch a {
-	case target.AnswerOK:
-		return results.OK
-	case target.Answer4xx:
-		return results.HTTP4xx
-	case target.Answer429:
-		return results.HTTP429
-	case target.Answer5xx:
-		return results.HTTP5xx
-	case target.AnswerReset:
-		return results.Reset
-	}
-	return results.Error
 }
