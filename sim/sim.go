@@ -106,11 +106,31 @@ type client struct {
 	parent  int32         // a call's caller (client slot); -1 for the workload's clients
 	pjob    int32         // a call's job at the calling tier; -1 for the workload's clients
 	tier    uint8         // the tier its attempts go to (0: the first, or the single target)
-	ok      bool          // its last attempt succeeded
+	flags   uint8         // okFlag, reusedFlag, resendFlag
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
+
+// Client flags, in one byte (a million clients' slab has no room to spare).
+const (
+	okFlag uint8 = 1 << iota // its last attempt succeeded
+	// reusedFlag: its connection has carried an answered exchange, which
+	// is what lets a net/http client re-send (Strategy.Transport).
+	reusedFlag
+	resendFlag // the attempt in flight is such a re-send
+)
+
+// set sets or clears flag f.
+func (c *client) set(f uint8, on bool) {
+	if on {
+		c.flags |= f
+	} else {
+		c.flags &^= f
+	}
+}
+
+func (c *client) has(f uint8) bool { return c.flags&f != 0 }
 
 // job links a target job to the client attempt that sent it. refs counts
 // the pending events that name it plus the client's link; at zero the job
@@ -376,7 +396,16 @@ func (s *Sim) dispatch(e event) {
 			// at a middle tier cancels its call below, which may leave the
 			// list first.
 			if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
-				s.end(ci, now, results.Reset)
+				s.reset(ci, now)
+			}
+		}
+		if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
+			// The crash closed every connection, idle ones too: the next
+			// attempts dial new ones (a re-send just made is on one).
+			for i := int32(0); i < s.nclients; i++ {
+				if c := s.cl(i); c.parent < 0 {
+					c.set(reusedFlag, false)
+				}
 			}
 		}
 	case evArrival:
@@ -534,7 +563,7 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 		}
 		s.admit(ci, now)
 	case chaos.ResetConn, chaos.RefuseConn:
-		s.end(ci, now, results.Reset)
+		s.reset(ci, now)
 	case chaos.Hang:
 		// held until the client's timeout or a crash
 	case chaos.Respond:
@@ -670,11 +699,46 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.unref(w)
 	}
 	c.gen++
-	c.ok = out == results.OK
+	resend := c.has(resendFlag)
+	c.set(okFlag, out == results.OK)
+	c.set(reusedFlag, out.Answered()) // any other end leaves the connection closed
+	c.set(resendFlag, false)
 	ra := c.ra
 	c.ra = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra})
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Resend: resend})
 	s.schedule(ci, a, now)
+}
+
+// reset ends client ci's attempt at now with a reset that came before any
+// byte of its answer (a crash, a reset or refuse answer). A client of a
+// net/http cohort (Strategy.Transport) whose connection was reused sends
+// the attempt again, at once, on a new connection, within the attempt's
+// deadline; the first try is recorded (Client.Resent), the strategy never
+// hears of it. Otherwise the attempt ends as a reset.
+func (s *Sim) reset(ci int32, now time.Duration) {
+	c := s.cl(ci)
+	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag)) {
+		s.end(ci, now, results.Reset)
+		return
+	}
+	s.untrack(ci)
+	if c.job >= 0 {
+		w := s.jobs[c.job]
+		c.job = -1
+		s.unref(w)
+	}
+	c.gen++
+	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
+	deadline := c.sent + s.lv[c.tier].timeout
+	c.set(reusedFlag, false)
+	c.set(resendFlag, true)
+	c.ra = 0
+	gen := c.gen
+	s.depart(ci, now)
+	s.request(ci, now)
+	if s.lv[c.tier].timeout > 0 && c.gen == gen && c.slot >= 0 {
+		s.q.push(max(deadline, now), pack(evTimeout, gen, uint32(ci)))
+	}
 }
 
 const (
