@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -482,9 +483,26 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, errOver
 	}
 	r := cl.requestOf(req.Context())
-	n := r.attempt.Add(1)
+	n := int(r.attempt.Add(1))
 	sent := cl.now()
-	resp, err := t.base.RoundTrip(req)
+	// net/http asks for a connection once per request it puts on the
+	// wire: a second ask within one round trip is its own re-send of the
+	// request (a replayable one whose reused connection failed before the
+	// answer's first byte). The try before it is an attempt that went to
+	// the target and was reset; the strategy above never sees it.
+	tries := 0
+	resend := false
+	trace := &httptrace.ClientTrace{GetConn: func(string) {
+		if tries++; tries == 1 {
+			return
+		}
+		at := cl.now()
+		if at < cl.c.Duration {
+			r.shard.Attempt(results.Attempt{Sent: sent, Latency: at - sent, Number: n, Outcome: results.Reset, Resend: resend})
+		}
+		sent, resend = at, true
+	}}
+	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 	done := cl.now()
 	if done >= cl.c.Duration {
 		return resp, err // cut by the run's end: not recorded
@@ -495,7 +513,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}
-	r.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: int(n), Outcome: outcome})
+	r.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: n, Outcome: outcome, Resend: resend})
 	return resp, err
 }
 
