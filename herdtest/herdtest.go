@@ -267,7 +267,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		if dial == nil {
 			dial = (&net.Dialer{}).DialContext
 		}
-		base := &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 16, DisableCompression: true}
+		base := &http.Transport{DialContext: counting(dial), MaxIdleConnsPerHost: 16, DisableCompression: true}
 		transports = append(transports, base)
 		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end}
 		rt := &recordingTransport{base: base, cl: cl}
@@ -487,21 +487,39 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	sent := cl.now()
 	// net/http asks for a connection once per request it puts on the
 	// wire: a second ask within one round trip is its own re-send of the
-	// request (a replayable one whose reused connection failed before the
-	// answer's first byte). The try before it is an attempt that went to
-	// the target and was reset; the strategy above never sees it.
-	tries := 0
-	resend := false
-	trace := &httptrace.ClientTrace{GetConn: func(string) {
-		if tries++; tries == 1 {
-			return
-		}
-		at := cl.now()
-		if at < cl.c.Duration {
-			r.shard.Attempt(results.Attempt{Sent: sent, Latency: at - sent, Number: n, Outcome: results.Reset, Resend: resend})
-		}
-		sent, resend = at, true
-	}}
+	// request. When bytes of the try before it went out on its connection
+	// (a replayable request whose reused connection failed before the
+	// answer's first byte), that try is an attempt that went to the
+	// target and was reset, and the next is a transport re-send; the
+	// strategy above never sees either. When none did (a connection found
+	// dead before any byte went out, which net/http re-dials for any
+	// request without a body), nothing reached the target: not an attempt.
+	var (
+		tries        int
+		resend       bool
+		conn         *countingConn
+		startWritten int64
+	)
+	trace := &httptrace.ClientTrace{
+		GetConn: func(string) {
+			if tries++; tries == 1 {
+				return
+			}
+			at := cl.now()
+			if conn != nil && conn.written.Load() > startWritten {
+				if at < cl.c.Duration {
+					r.shard.Attempt(results.Attempt{Sent: sent, Latency: at - sent, Number: n, Outcome: results.Reset, Resend: resend})
+				}
+				resend = true
+			}
+			sent, conn = at, nil
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			if c, ok := info.Conn.(*countingConn); ok {
+				conn, startWritten = c, c.written.Load()
+			}
+		},
+	}
 	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 	done := cl.now()
 	if done >= cl.c.Duration {
@@ -518,3 +536,27 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 }
 
 var _ http.RoundTripper = (*recordingTransport)(nil)
+
+// countingConn counts the bytes written on a connection of a client's
+// transport: whether a try of a round trip put anything on the wire.
+type countingConn struct {
+	net.Conn
+	written atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// counting wraps dial's connections in countingConns.
+func counting(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: nc}, nil
+	}
+}
