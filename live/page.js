@@ -136,7 +136,7 @@
       width: Math.max(320, $("charts").clientWidth - 8), height: 200,
       scales: { x: { time: false, range: () => [data.trimmed ? data.t[0] : 0, span()] } },
       axes: [{ label: "t (s)" }, {}],
-      series: [{ label: "t" }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
+      series: [{ label: "time", value: (u, v) => (v == null ? "–" : v.toFixed(1) + " s") }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
       hooks: { drawClear: [faultBands] },
       cursor: { drag: { x: false, y: false } },
     };
