@@ -132,6 +132,11 @@ type meta struct {
 	Done      bool     `json:"done"`
 	Cohorts   []string `json:"cohorts"`
 	Faults    []Fault  `json:"faults"`
+	// Unnumbered says, by cohort, that some of its attempts came without
+	// an attempt number (a recording of clients that do not send one):
+	// its requests and success are then not measured, as the recording's
+	// summary says, and the page shows neither.
+	Unnumbered []bool `json:"unnumbered"`
 }
 
 // frame is one tick: each cohort's deltas since the previous frame.
@@ -217,12 +222,15 @@ func (s *Server) delta(cur Sample) (frame, *meta) {
 	if f.Active == nil {
 		f.Active = []string{}
 	}
-	m := &meta{DurationS: cur.Duration.Seconds(), Running: cur.Running, Done: cur.Done, Cohorts: make([]string, len(cur.Cohorts)), Faults: cur.Faults}
+	m := &meta{DurationS: cur.Duration.Seconds(), Running: cur.Running, Done: cur.Done, Cohorts: make([]string, len(cur.Cohorts)), Faults: cur.Faults, Unnumbered: make([]bool, len(cur.Cohorts))}
 	if m.Faults == nil {
 		m.Faults = []Fault{}
 	}
 	for i, c := range cur.Cohorts {
 		m.Cohorts[i] = c.Name
+		for _, n := range c.Unnumbered {
+			m.Unnumbered[i] = m.Unnumbered[i] || n > 0
+		}
 		var p results.Live
 		if i < len(s.prev.Cohorts) {
 			p = s.prev.Cohorts[i].Live

@@ -136,7 +136,7 @@
       width: Math.max(320, $("charts").clientWidth - 8), height: 200,
       scales: { x: { time: false, range: () => [data.trimmed ? data.t[0] : 0, span()] } },
       axes: [{ label: "t (s)" }, {}],
-      series: [{ label: "t" }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
+      series: [{ label: "time", value: (u, v) => (v == null ? "–" : v.toFixed(1) + " s") }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
       hooks: { drawClear: [faultBands] },
       cursor: { drag: { x: false, y: false } },
     };
@@ -231,7 +231,11 @@
       const ended = c.succ + c.fail;
       const [rec, cls] = recovery(c);
       const herd = data.herd && data.herd[k] > 0 ? data.herd[k].toFixed(2) : "–";
-      const cells = [name, String(c.attempts), ended > 0 ? (100 * c.succ / ended).toFixed(1) + "% of " + ended : "–",
+      // Without attempt numbers a retry looks like a new request: success
+      // is not measured (the recording's summary says the same).
+      const unnumbered = meta.unnumbered && meta.unnumbered[k];
+      const success = unnumbered ? "not measured (no attempt numbers)" : ended > 0 ? (100 * c.succ / ended).toFixed(1) + "% of " + ended : "–";
+      const cells = [name, String(c.attempts), success,
         herd, String(c.i[c.i.length - 1] || 0), rec];
       const tr = document.createElement("tr");
       tr.dataset.attempts = String(c.attempts);

@@ -351,7 +351,7 @@
     group.busy = true; // uPlot sets its scales as it starts: not a zoom
     panels.forEach((pn, i) => {
       const last = i >= panels.length - cols;
-      const useries = [{ label: spec.x ? xlabel : "s", value: (u, v) => (v == null ? "–" : spec.x_ticks ? tickLabel(spec, v) : +v.toFixed(3) + " s") }];
+      const useries = [{ label: spec.x ? xlabel : "time", value: (u, v) => (v == null ? "–" : spec.x_ticks ? tickLabel(spec, v) : +v.toFixed(3) + " s") }];
       for (const j of pn.order) {
         const s = pn.p.series[j];
         const us = {
