@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/control"
+	"github.com/herdbench/herdbench/internal/charts"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -168,8 +169,16 @@ type hello struct {
 	TickMS   float64  `json:"tick_ms"`
 	Control  bool     `json:"control"`
 	Outcomes []string `json:"outcomes"`
+	Colors   colors   `json:"colors"`
 	Run      int64    `json:"run"`
 	Meta     *meta    `json:"meta"`
+}
+
+// colors are the outcomes' and cohorts' colours, the report's
+// (internal/charts).
+type colors struct {
+	Outcomes map[string]string `json:"outcomes"`
+	Palette  []string          `json:"palette"`
 }
 
 // Run samples the source every tick and feeds the viewers until ctx ends;
@@ -314,6 +323,7 @@ func (s *Server) subscribe() (*viewer, []byte, [][]byte, bool) {
 		return nil, nil, nil, false
 	}
 	h := hello{Role: s.o.Role, Title: s.o.Title, TickMS: float64(s.o.Tick) / float64(time.Millisecond), Control: s.o.Control != nil,
+		Colors:   colors{Outcomes: charts.Outcomes, Palette: charts.Palette},
 		Outcomes: outcomeNames(), Run: s.histRun, Meta: s.first}
 	hb, _ := json.Marshal(h)
 	hist := make([][]byte, len(s.hist))
