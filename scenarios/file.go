@@ -39,7 +39,7 @@ type TargetFile struct {
 	// embedded target; the capacity fields are then for herdbench target.
 	URL            string         `yaml:"url,omitempty"`
 	Kind           string         `yaml:"kind,omitempty"`
-	Concurrency    int            `yaml:"concurrency,omitempty"`
+	Concurrency    *int           `yaml:"concurrency,omitempty"`
 	Queue          *int           `yaml:"queue,omitempty"`
 	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
 	ServiceTime    string         `yaml:"service_time,omitempty"`

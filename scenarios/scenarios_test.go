@@ -216,6 +216,8 @@ var badFiles = map[string]struct {
 	"clients-maxint":        {3, "workload.clients: 9223372036854775807 clients; write from 1 to 10000000"},
 	"cold-start-nan":        {3, "target.cold_start.from: NaN is not a fraction"},
 	"concurrency-huge":      {3, "the target serves from 1 to 1000000"},
+	"concurrency-zero":      {3, "target.concurrency: 0 requests at once serves nothing"},
+	"tab-indent":            {4, "a tab in this line's indentation"},
 	"control-character":     {2, "column 7: the control character U+0001"},
 	"duration-1000h":        {2, "duration: 1000h is more than a day"},
 	"envoy-nan":             {4, "budget_percent: NaN"},
