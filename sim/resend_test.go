@@ -51,3 +51,32 @@ strategies: [{name: c, backoff: constant, base: 2s, max_attempts: 2, timeout: 3s
 		}
 	}
 }
+
+// An open workload's arrivals share the pool's connections: once answered
+// connections are in it, an arrival's attempt that a crash resets is
+// re-sent; right after the crash the pool is new again, and the re-sends,
+// on new connections, are not re-sent again (in a reset outage, whose
+// every attempt is reset at once, this would otherwise never end).
+func TestNetHTTPResendsInAnOpenWorkload(t *testing.T) {
+	const src = `
+name: t
+duration: 3s
+chaos:
+  - {kind: blip, mode: blackhole, at: 1s, for: 500ms}
+  - {kind: outage, mode: reset, at: 1500ms, for: 500ms}
+target: {service_time: 1ms}
+workload: {kind: open, rate: 100}
+strategies: [{name: c, backoff: constant, base: 100ms, max_attempts: 3, timeout: 3s%s}]
+`
+	_, _, raw := simulate(t, fmt.Sprintf(src, ""))
+	_, _, run := simulate(t, fmt.Sprintf(src, ", transport: net/http"))
+	m, _ := results.LookupMetric("transport_resends")
+	v, _ := m.Value(&run)
+	// About 50 arrivals are held by the stall when the crash comes.
+	if v < 30 || v > 70 {
+		t.Errorf("net/http re-sent %v attempts at the crash, want the ~50 the stall held", v)
+	}
+	if run.Attempts != raw.Attempts+int64(v) {
+		t.Errorf("attempts %d, herdbench's %d: want the re-sends on top", run.Attempts, raw.Attempts)
+	}
+}

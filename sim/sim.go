@@ -177,6 +177,12 @@ type Sim struct {
 	callWork clients.Workload // a call's: one request
 
 	arrivals   *clients.Workload
+	// pool: an open workload of a net/http cohort, whose arrivals take
+	// connections from one shared pool (as the swarm's and herdtest's
+	// do); pooled says the pool holds answered connections, none of which
+	// a crash has closed since, so an arrival's attempt goes out on a
+	// reused one.
+	pool, pooled bool
 	arrivalRNG *rand.Rand
 	arrivalAt  time.Duration
 	nextID     int
@@ -212,6 +218,8 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	}
 	s.active, s.lastStop, s.events, s.nextID = 0, 0, 0, 0
 	s.arrivals = nil
+	s.pool = co.Workload.Kind == clients.Open && co.Strategy.Transport != clients.RawTransport
+	s.pooled = false
 	stopped := false
 
 	for t := range s.lv {
@@ -388,6 +396,9 @@ func (s *Sim) dispatch(e event) {
 	case evCrash:
 		t := e.index()
 		s.lv[t].m.Crash()
+		if t == 0 {
+			s.pooled = false // a re-send below takes a new connection
+		}
 		s.scratch = append(s.scratch[:0], s.inflight...)
 		for _, ci := range s.scratch {
 			// An attempt scheduled straight to its arrival is in the list
@@ -499,6 +510,9 @@ func (s *Sim) depart(ci int32, at time.Duration) {
 	c.sent, c.op = at, target.OpPlain
 	if s.occ {
 		c.op = target.OpRead
+	}
+	if s.pool && c.parent < 0 {
+		c.set(reusedFlag, s.pooled)
 	}
 }
 
@@ -702,6 +716,9 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	resend := c.has(resendFlag)
 	c.set(okFlag, out == results.OK)
 	c.set(reusedFlag, out.Answered()) // any other end leaves the connection closed
+	if s.pool && c.parent < 0 && out.Answered() {
+		s.pooled = true
+	}
 	c.set(resendFlag, false)
 	ra := c.ra
 	c.ra = 0
@@ -730,11 +747,11 @@ func (s *Sim) reset(ci int32, now time.Duration) {
 	c.gen++
 	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
 	deadline := c.sent + s.lv[c.tier].timeout
-	c.set(reusedFlag, false)
-	c.set(resendFlag, true)
 	c.ra = 0
 	gen := c.gen
 	s.depart(ci, now)
+	c.set(reusedFlag, false) // on a new connection: never re-sent again
+	c.set(resendFlag, true)
 	s.request(ci, now)
 	if s.lv[c.tier].timeout > 0 && c.gen == gen && c.slot >= 0 {
 		s.q.push(max(deadline, now), pack(evTimeout, gen, uint32(ci)))
