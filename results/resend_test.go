@@ -55,6 +55,13 @@ func TestTransportResends(t *testing.T) {
 		if got := restored.TransportResends(); got != 1 {
 			t.Errorf("restored: %d transport resends, want 1", got)
 		}
+		th, err := ParseThreshold("transport_resends < 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := CheckThresholds(&Summary{Runs: []Run{run}}, []Threshold{th}, nil); len(res) != 1 || res[0].Pass || res[0].Value == nil || *res[0].Value != 1 {
+			t.Errorf("unshared %v: the threshold transport_resends < 1 gave %+v; want it failed at 1", unshared, res)
+		}
 		var b bytes.Buffer
 		if err := RenderTable(&b, &Summary{Runs: []Run{run}}); err != nil {
 			t.Fatal(err)
