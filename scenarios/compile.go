@@ -500,8 +500,23 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
 	s.Reset = c.reset(sf.Reset, at("reset"))
+	if !c.atTier { // a tier's calls go through herdbench's own transport
+		s.Transport = c.transport(sf.Transport, at("transport"))
+	}
 	c.policies(sf, &s, at)
 	return s
+}
+
+// transport reads the HTTP client transport a strategy's clients send with.
+func (c *compiler) transport(v string, path []step) clients.Transport {
+	if v == "" {
+		return clients.RawTransport
+	}
+	t, ok := clients.ParseTransport(v)
+	if !ok {
+		c.fail(path, "unknown transport %q; write herdbench (herdbench's own client, which sends each attempt once: the default) or net/http (Go's, which sends an attempt again by itself when its reused connection is reset before the answer)", v)
+	}
+	return t
 }
 
 // jitter checks a strategy's jitter share f against its backoff shape:

@@ -106,6 +106,12 @@ type StrategyFile struct {
 	Throttle      *PolicyFile `yaml:"throttle,omitempty"`
 	RetryAfter    string      `yaml:"retry_after,omitempty"`
 	RetryAfterCap string      `yaml:"retry_after_cap,omitempty"`
+	// Transport is the HTTP client transport the cohort's clients send
+	// with: herdbench (its own, the default) or net/http, which re-sends
+	// an attempt whose reused connection is reset before the answer
+	// (clients.Transport). The cohort's alone: a tier's calls use
+	// herdbench's.
+	Transport string `yaml:"transport,omitempty"`
 
 	// Tiers are, in a chain of tiers, how the tiers that call another
 	// retry their calls, by tier name: each is this strategy with the

@@ -247,6 +247,8 @@ var badFiles = map[string]struct {
 	"rate-nan":              {2, "workload.rate: NaN arrivals per second"},
 	"rate-tiny":             {2, "workload.rate: 1e-12 arrivals per second"},
 	"retry-after-25h":       {3, "more than a day (24h), the longest wait"},
+	"transport-unknown":     {5, "unknown transport \"net/http/2\"; write herdbench"},
+	"transport-at-tier":     {9, "transport belongs to the cohort, not to one of its tiers"},
 	"second-document":       {3, "a second YAML document"},
 	"seed-2e64":             {2, "seed: 18446744073709551616 is too large; this field takes a whole number from 0 to 18446744073709551615"},
 	"seed-negative":         {2, "seed: -1 is negative; this field takes a whole number from 0 to 18446744073709551615"},
@@ -489,4 +491,19 @@ func openFirst(arg string, o Overrides) (*Plan, error) {
 		return nil, err
 	}
 	return op.Plans[0], nil
+}
+
+// transport: net/http gives the cohort net/http's re-send; without it a
+// strategy sends with herdbench's own transport.
+func TestStrategyTransport(t *testing.T) {
+	p, err := checkData("t.yaml", []byte("name: x\nstrategies:\n  - {name: a, backoff: full, transport: net/http}\n  - {name: b, backoff: full}\n"), Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Strategies[0].Transport; got != clients.NetHTTP {
+		t.Errorf("a: transport %s, want net/http", got)
+	}
+	if got := p.Strategies[1].Transport; got != clients.RawTransport {
+		t.Errorf("b: transport %s, want herdbench", got)
+	}
 }
