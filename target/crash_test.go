@@ -1,0 +1,88 @@
+package target
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+// A crash is a transition into a reset or refuse outage. The plan loop
+// looks at the plan when its timer fires; a crash that began and ended
+// between two looks (a short outage, a late timer on a busy machine) must
+// still crash the server.
+func TestCrossed(t *testing.T) {
+	ms := time.Millisecond
+	out := func(at, length time.Duration, m chaos.OutageMode) chaos.Timed {
+		return chaos.Timed{Kind: "outage", At: at, For: length, Fault: chaos.Outage{Mode: m}}
+	}
+	short, err := chaos.NewPlan([]chaos.Timed{out(500*ms, ms, chaos.Reset)}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse, err := chaos.NewPlan([]chaos.Timed{out(100*ms, 100*ms, chaos.Refuse), out(200*ms, 100*ms, chaos.Reset), out(400*ms, 100*ms, chaos.Unavailable)}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		p         *chaos.Plan
+		cur       chaos.OutageMode
+		from, now time.Duration
+		crash     bool
+		next      chaos.OutageMode
+	}{
+		{"before the short crash", short, chaos.NoOutage, -1, 499 * ms, false, chaos.NoOutage},
+		{"on time for the short crash", short, chaos.NoOutage, 499 * ms, 500 * ms, true, chaos.Reset},
+		{"late: the short crash is over", short, chaos.NoOutage, 499 * ms, 503 * ms, true, chaos.NoOutage},
+		{"after the short crash", short, chaos.Reset, 500 * ms, 501 * ms, false, chaos.NoOutage},
+		{"long after it", short, chaos.NoOutage, 503 * ms, 900 * ms, false, chaos.NoOutage},
+		{"refuse begins", refuse, chaos.NoOutage, 50 * ms, 150 * ms, true, chaos.Refuse},
+		{"refuse to reset crashes again", refuse, chaos.Refuse, 150 * ms, 250 * ms, true, chaos.Reset},
+		{"a 503 outage is no crash", refuse, chaos.NoOutage, 350 * ms, 450 * ms, false, chaos.Unavailable},
+		{"late past all of them", refuse, chaos.NoOutage, 50 * ms, 600 * ms, true, chaos.NoOutage},
+	} {
+		crash, next := crossed(c.p, c.cur, c.from, c.now)
+		if crash != c.crash || next != c.next {
+			t.Errorf("%s: crossed(%s, %s, %s) = %v, %s; want %v, %s", c.name, c.cur, c.from, c.now, crash, next, c.crash, c.next)
+		}
+	}
+}
+
+// resetAll resets every connection, however many workers it splits them
+// among: each one's far end reads a reset, not an orderly close.
+func TestResetAllResetsEvery(t *testing.T) {
+	for _, n := range []int{1, 300} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var far, near []net.Conn
+		for range n {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			far = append(far, c)
+			s, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			near = append(near, s)
+		}
+		_ = ln.Close()
+		resetAll(near)
+		for i, c := range far {
+			_, err := c.Read(make([]byte, 1))
+			if !isReset(err) {
+				t.Errorf("%d connections: connection %d read %v; want a reset", n, i, err)
+			}
+			_ = c.Close()
+		}
+	}
+}
+
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
