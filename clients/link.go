@@ -319,6 +319,9 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 // read reads one answer. closing is set when the server will close the
 // connection after it.
 func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
+	if a, closing, ok, err := readFast(l.br, l.body[:], keepBody); ok {
+		return a, closing, err
+	}
 	var resp *http.Response
 	for {
 		resp, err = http.ReadResponse(l.br, nil)
