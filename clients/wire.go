@@ -10,13 +10,19 @@ import (
 // readFast reads one answer from br without allocating, when the whole
 // header block is already buffered and is of the plain shape a target
 // sends: HTTP/1.1, a final status (not 1xx, 204 or 304), a
-// Content-Length and no Transfer-Encoding. It reports ok false, having
-// consumed nothing, for anything else: the caller then reads the answer
+// Content-Length and no Transfer-Encoding, or when the connection failed
+// before any byte of an answer. It reports ok false, having consumed
+// nothing, for anything else: the caller then reads the answer
 // with net/http, which knows every other shape. It keeps the body's first
 // bytes in body if keepBody, as link.read does.
 func readFast(br *bufio.Reader, body []byte, keepBody bool) (a answer, closing, ok bool, err error) {
 	if _, err := br.Peek(1); err != nil {
-		return a, true, false, nil // net/http reads the error as it would
+		// As net/http reports it: the buffer hands an error out once (a
+		// reset, then only EOF), so it must not be left for net/http.
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return a, true, true, err
 	}
 	buf, _ := br.Peek(br.Buffered())
 	end := bytes.Index(buf, crlfcrlf)

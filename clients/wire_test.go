@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -80,7 +81,6 @@ func TestReadFastAgreesWithNetHTTP(t *testing.T) {
 		{"HTTP/1.1 2x0 OK\r\nContent-Length: 3\r\n\r\nok\n", false},
 		{"garbage\r\n\r\n", false},
 		{"HTTP/1.1 200 OK\r\nContent-Len", false}, // the header block is not all there
-		{"", false},
 	}
 	next := "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"
 	for _, c := range cases {
@@ -135,5 +135,37 @@ func TestReadFastAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per answer; want 0", allocs)
+	}
+}
+
+// resetReader is a connection reset by its peer: the first read reports
+// the reset, every later one EOF, as a socket does.
+type resetReader struct{ told bool }
+
+func (r *resetReader) Read([]byte) (int, error) {
+	if r.told {
+		return 0, io.EOF
+	}
+	r.told = true
+	return 0, syscall.ECONNRESET
+}
+
+// A connection that fails before any byte of an answer reports its error
+// as net/http would, once: a reset is a reset (not the EOF a second read
+// would see), a closed connection an unexpected EOF.
+func TestReadFastFailedConnection(t *testing.T) {
+	var body [64]byte
+	_, closing, ok, err := readFast(bufio.NewReader(&resetReader{}), body[:], false)
+	if !ok || !closing || !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("reset: ok %v closing %v err %v; want the reset, the connection closing", ok, closing, err)
+	}
+	_, _, serr := slowRead(bufio.NewReader(&resetReader{}), false)
+	if !errors.Is(serr, syscall.ECONNRESET) {
+		t.Errorf("net/http: %v; want the reset", serr)
+	}
+	_, closing, ok, err = readFast(bufio.NewReader(strings.NewReader("")), body[:], false)
+	_, _, serr = slowRead(bufio.NewReader(strings.NewReader("")), false)
+	if !ok || !closing || err != io.ErrUnexpectedEOF || serr != io.ErrUnexpectedEOF {
+		t.Errorf("closed: ok %v closing %v err %v (net/http %v); want unexpected EOF from both", ok, closing, err, serr)
 	}
 }
