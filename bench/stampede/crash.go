@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -158,6 +159,7 @@ func (t *crashTarget) start(t0 time.Time) error {
 
 // wave is one crash round's measurement, as offsets from the crash.
 type wave struct {
+	cpu     time.Duration   // this process's CPU time (user + system) over the round
 	learned []time.Duration // each connection's failed read
 	dials   []time.Duration // each retry's dial (its SYN)
 	writes  []time.Duration // each retry's write
@@ -353,6 +355,7 @@ func runCrash(n, rounds int) error {
 				return err
 			}
 			var w wave
+			cpu0 := selfCPU()
 			switch k {
 			case "swarm":
 				w, err = swarmCrash(t, n)
@@ -361,24 +364,27 @@ func runCrash(n, rounds int) error {
 			default:
 				w, err = floorCrash(t, n, true)
 			}
+			w.cpu = selfCPU() - cpu0
 			t.stop()
 			if err != nil {
 				return fmt.Errorf("crash round %d, %s: %w", r+1, k, err)
 			}
-			fmt.Fprintf(os.Stderr, "crash round %d %-20s %d clients: learned over %6.2f ms (p99 %6.2f), retry writes over %6.2f ms (p99 %6.2f), first retry write at %6.2f ms after the crash; load %s\n",
-				r+1, k, n, ms(width(w.learned, 1)), ms(width(w.learned, 0.99)), ms(width(w.writes, 1)), ms(width(w.writes, 0.99)), ms(first(w.writes)), loadAverage())
+			fmt.Fprintf(os.Stderr, "crash round %d %-20s %d clients: learned over %6.2f ms (p99 %6.2f), retry writes over %6.2f ms (p99 %6.2f), first retry write at %6.2f ms after the crash; %5.1f µs CPU per client; load %s\n",
+				r+1, k, n, ms(width(w.learned, 1)), ms(width(w.learned, 0.99)), ms(width(w.writes, 1)), ms(width(w.writes, 0.99)), ms(first(w.writes)), perClient(w.cpu, n), loadAverage())
 			res[k] = append(res[k], w)
 		}
 	}
 	fmt.Printf("\ncrash then retry: %d clients, target in a second process, crash at %s, one retry %s after each client learns of it on a new connection; %d rounds, medians; load %s\n\n",
 		n, crashAt, backoff, rounds, loadAverage())
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tlearned over ms\tp99\tretry dials over ms\tretry writes over ms\tp99\tworst round\t")
+	fmt.Fprintln(tw, "\tlearned over ms\tp99\tretry dials over ms\tretry writes over ms\tp99\tworst round\tCPU µs per client\t")
 	med := map[string]float64{}
+	cpu := map[string]float64{}
 	worst := map[string]float64{}
 	for _, k := range kinds {
-		var lw, lp, dw, ww, wp []float64
+		var lw, lp, dw, ww, wp, cp []float64
 		for _, w := range res[k] {
+			cp = append(cp, perClient(w.cpu, n))
 			lw = append(lw, ms(width(w.learned, 1)))
 			lp = append(lp, ms(width(w.learned, 0.99)))
 			dw = append(dw, ms(width(w.dials, 1)))
@@ -386,15 +392,15 @@ func runCrash(n, rounds int) error {
 			wp = append(wp, ms(width(w.writes, 0.99)))
 			worst[k] = max(worst[k], ms(width(w.writes, 1)))
 		}
-		med[k] = stats.Median(ww)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", k, stats.Median(lw), stats.Median(lp), stats.Median(dw), med[k], stats.Median(wp), worst[k])
+		med[k], cpu[k] = stats.Median(ww), stats.Median(cp)
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t\n", k, stats.Median(lw), stats.Median(lp), stats.Median(dw), med[k], stats.Median(wp), worst[k], cpu[k])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	floor := med["floor, own schedule"]
 	ratio := med["swarm"] / max(floor, 0.001)
-	fmt.Printf("\nswarm / floor (own schedule), retry wave width: %.2f×\n", ratio)
+	fmt.Printf("\nswarm / floor (own schedule): retry wave width %.2f×, CPU per client %.2f× (the steadier figure on a busy machine)\n", ratio, cpu["swarm"]/max(cpu["floor, own schedule"], 0.001))
 	switch {
 	case worst["swarm"] <= 10:
 		fmt.Printf("verdict: every round's first-retry wave within 10 ms (one bucket): as tight as the model's\n")
@@ -412,6 +418,17 @@ func first(ds []time.Duration) time.Duration {
 	}
 	return ds[0]
 }
+
+// selfCPU is this process's CPU time so far, user and system.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func perClient(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
 
 // loadAverage is the one-minute load average, as /proc/loadavg says.
 func loadAverage() string {
