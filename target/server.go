@@ -161,16 +161,23 @@ func (s *Server) runPlan() {
 	cur := chaos.NoOutage
 	last := time.Duration(-1) // when the loop last looked; -1: segments at 0 are ahead
 	for {
+		replanned := false
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
 		case <-s.replan:
+			replanned = true
 		}
 		s.mu.Lock()
 		plan := s.plan
 		s.mu.Unlock()
 		now := s.elapsed()
+		if replanned {
+			// A plan started or changed by hand: its past is not replayed
+			// (a crash it had before now resets nothing now).
+			last = now
+		}
 		if crash, next := crossed(plan, cur, last, now); crash || next != cur {
 			s.transition(cur, next, crash)
 			cur = next
