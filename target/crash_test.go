@@ -5,6 +5,7 @@ import (
 	"net"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -86,3 +87,28 @@ func TestResetAllResetsEvery(t *testing.T) {
 }
 
 func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
+// A plan started by hand with its t = 0 in the past does not replay a
+// crash that was over before it started: nothing is reset.
+func TestStartPlanInThePastReplaysNoCrash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		crash := chaos.Timed{Name: "crash", Kind: "outage", At: 500 * time.Millisecond, For: 100 * time.Millisecond, Fault: chaos.Outage{Mode: chaos.Reset}}
+		s := newStandalone(t, Options{Plan: plan(t, crash), Hold: true})
+		s.at(2 * time.Second)
+		if err := s.srv.StartPlan(s.start); err != nil {
+			t.Fatal(err)
+		}
+		s.expect(2100*time.Millisecond, 200)
+		if at := s.srv.lastCrash.Load(); at != 0 {
+			t.Errorf("the server crashed at %s, replaying a crash that ended at 600ms", time.Unix(0, at).Sub(s.start))
+		}
+		// The same plan started now crashes it on time.
+		if err := s.srv.StartPlan(time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		s.at(2600 * time.Millisecond)
+		if at := s.srv.lastCrash.Load(); at == 0 || time.Unix(0, at).Sub(s.start) != 2600*time.Millisecond {
+			t.Errorf("started at 2.1s, the plan's crash at 500ms came at %s; want 2.6s", time.Unix(0, at).Sub(s.start))
+		}
+	})
+}
