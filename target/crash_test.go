@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"net"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -109,6 +110,42 @@ func TestStartPlanInThePastReplaysNoCrash(t *testing.T) {
 		s.at(2600 * time.Millisecond)
 		if at := s.srv.lastCrash.Load(); at == 0 || time.Unix(0, at).Sub(s.start) != 2600*time.Millisecond {
 			t.Errorf("started at 2.1s, the plan's crash at 500ms came at %s; want 2.6s", time.Unix(0, at).Sub(s.start))
+		}
+	})
+}
+
+// Clients that dial at the very instant a refuse outage ends are served,
+// as the model serves them, however the goroutines at that instant are
+// ordered: the listener is open again by the edge, not after the plan
+// loop's turn at it (a synchronized wave of retries lands exactly there).
+func TestRefuseEndsBeforeTheWaveAtItsEdge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		down := chaos.Timed{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Refuse}}
+		s := newStandalone(t, Options{Plan: plan(t, down)})
+		s.at(1500 * time.Millisecond)
+		if got, err := s.get(0); err == nil {
+			t.Fatalf("during the outage: status %d, want refused", got)
+		}
+		const wave = 100
+		codes := make([]int, wave)
+		var wg sync.WaitGroup
+		for i := range wave {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Until(s.start.Add(2 * time.Second)))
+				codes[i], _ = s.get(0)
+			}()
+		}
+		wg.Wait()
+		refused := 0
+		for _, c := range codes {
+			if c != 200 {
+				refused++
+			}
+		}
+		if refused > 0 {
+			t.Errorf("%d of %d clients that dialled as the outage ended were refused; want none", refused, wave)
 		}
 	})
 }

@@ -178,17 +178,41 @@ func (s *Server) runPlan() {
 			// (a crash it had before now resets nothing now).
 			last = now
 		}
-		if crash, next := crossed(plan, cur, last, now); crash || next != cur {
+		look := now
+		if edge, ok := nextEdge(plan, now); ok && edge-now <= reopenLead && reopens(plan, cur, edge) {
+			look = edge // listening again by the edge, not after it
+		}
+		if crash, next := crossed(plan, cur, last, look); crash || next != cur {
 			s.transition(cur, next, crash)
 			cur = next
 		}
-		last = now
-		if edge, ok := nextEdge(plan, now); ok {
+		last = look
+		if edge, ok := nextEdge(plan, look); ok {
+			if reopens(plan, cur, edge) {
+				edge -= reopenLead
+			}
 			t.Reset(time.Until(s.origin.Add(edge)))
 		} else {
 			t.Stop()
 		}
 	}
+}
+
+// reopenLead is how long before a refuse outage's end the listener opens
+// again. The model serves a client that dials at the very instant the
+// outage ends; so must the server, even when that client's timer and the
+// plan loop's fire at the same instant (always, for a wave of retries in
+// a synctest bubble, where the order of goroutines at one instant is
+// random: without the lead, anywhere from a few to all of such a wave
+// were refused). A microsecond is far below any timer's precision in
+// real time; no client acts in it in virtual time but by chance.
+const reopenLead = time.Microsecond
+
+// reopens reports whether the plan's edge ends a refuse outage (the mode
+// before it being cur) without a crash: the listener opens again there.
+func reopens(p *chaos.Plan, cur chaos.OutageMode, edge time.Duration) bool {
+	next := p.ActiveAt(edge).Outage
+	return cur == chaos.Refuse && next != chaos.Refuse && !next.Crashes()
 }
 
 // crossed returns what happened to the connections between two looks at
