@@ -30,7 +30,6 @@ import (
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -83,7 +82,7 @@ func runCrashTarget(addr string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := target.Listen(target.Options{Addr: addr, Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(1, seeds.Target), Hold: true})
+	srv, err := target.Listen(target.Options{Addr: addr, Config: p.Target, Plan: p.Chaos, Hold: true})
 	if err != nil {
 		return err
 	}
