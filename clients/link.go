@@ -339,6 +339,9 @@ func (e *noAnswerError) Unwrap() error { return e.err }
 // read reads one answer. closing is set when the server will close the
 // connection after it.
 func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
+	if a, closing, ok, err := readFast(l.br, l.body[:], keepBody); ok {
+		return a, closing, err
+	}
 	var resp *http.Response
 	for {
 		resp, err = http.ReadResponse(l.br, nil)
