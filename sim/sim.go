@@ -109,6 +109,7 @@ type client struct {
 	ok      bool          // its last attempt succeeded
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
+	status  int16         // the answer's HTTP status, 0 if none
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
 
@@ -411,6 +412,7 @@ func (s *Sim) newClient(id int) int32 {
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
 	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	c.cl.Traffic(s.co.Seed)
 	return ci
 }
 
@@ -555,6 +557,9 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 			return
 		}
 		c.ra = a.RetryAfter
+		if !a.Truncate {
+			c.status = int16(a.Status)
+		}
 		s.reply(ci, now, out)
 	}
 }
@@ -563,7 +568,12 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 func (s *Sim) admit(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
-	j, adm := m.Arrive(now)
+	route := 0
+	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && c.parent < 0 {
+		i, _ := c.cl.Current()
+		route = mix.Requests[i].Route
+	}
+	j, adm := m.ArriveOn(now, route)
 	j.Op, j.Version = c.op, c.version
 	switch adm {
 	case target.Rejected:
@@ -671,9 +681,9 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	}
 	c.gen++
 	c.ok = out == results.OK
-	ra := c.ra
-	c.ra = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra})
+	ra, status := c.ra, c.status
+	c.ra, c.status = 0, 0
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: int(status)})
 	s.schedule(ci, a, now)
 }
 
