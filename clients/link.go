@@ -377,7 +377,7 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 	// of them handles an answer (which would delay the later writes), and
 	// the answer is often there by the time this one reads.
 	runtime.Gosched()
-	a, closing, err := l.read(keepBody)
+	a, closing, err := l.read(keepBody, string(req[:min(5, len(req))]) == "HEAD ")
 	if err != nil || closing {
 		l.close()
 		return a, err
@@ -388,10 +388,14 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 
 // read reads one answer. closing is set when the server will close the
 // connection after it.
-func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
+func (l *link) read(keepBody, head bool) (a answer, closing bool, err error) {
 	var resp *http.Response
+	var req *http.Request
+	if head {
+		req = headRequest // the answer to a HEAD has no body, whatever its Content-Length says
+	}
 	for {
-		resp, err = http.ReadResponse(l.br, nil)
+		resp, err = http.ReadResponse(l.br, req)
 		if err != nil {
 			return a, true, err
 		}
@@ -430,6 +434,8 @@ func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
 	_ = resp.Body.Close()
 	return a, resp.Close || long || err != nil, err
 }
+
+var headRequest = &http.Request{Method: http.MethodHead}
 
 // linkSource hands out a link for each attempt.
 type linkSource interface {

@@ -115,7 +115,11 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 	for _, n := range names {
 		v := rf.Headers[n]
 		if msg := HeaderProblem(n, v); msg != "" {
-			c.fail(with(f("headers"), key(n)), "%s", msg)
+			at := with(f("headers"), key(n))
+			if strings.ContainsAny(n, "\r\n") {
+				at = f("headers") // the name would break the line it is reported on
+			}
+			c.fail(at, "%s", msg)
 			continue
 		}
 		if _, err := clients.CheckPlaceholders(v); err != nil {
@@ -159,6 +163,10 @@ func (c *compiler) bodyFile(name, dir string, at []step) []byte {
 	fi, err := os.Stat(p)
 	if err != nil {
 		c.fail(at, "the body file %s cannot be read (%v); write @file relative to the scenario's folder (%s)", name, err, dir)
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		c.fail(at, "the body file %s is not a regular file; write @file naming a file, relative to the scenario's folder (%s)", name, dir)
 		return nil
 	}
 	if fi.Size() > clients.MaxBody {

@@ -8,7 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/herdbench/herdbench/clients"
 )
 
 // readTargets reads a vegeta targets file in its http format (vegeta's
@@ -46,7 +49,7 @@ func readTargets(name, dir string) ([]RequestFile, error) {
 		case text == "":
 			cur = nil
 			continue
-		case cur == nil:
+		case cur == nil || startsWithMethod(text):
 			method, raw, ok := strings.Cut(text, " ")
 			if !ok {
 				return nil, fmt.Errorf("%s line %d: %q is not a target; write METHOD URL, e.g. GET http://localhost:8080/users/1", name, line, text)
@@ -96,4 +99,11 @@ func readTargets(name, dir string) ([]RequestFile, error) {
 		return nil, fmt.Errorf("the targets file %s holds no target; write METHOD URL lines (vegeta's http format)", name)
 	}
 	return out, nil
+}
+
+// startsWithMethod reports whether a line starts a new target: in vegeta's
+// format a target may follow the one before without an empty line.
+func startsWithMethod(line string) bool {
+	m, _, ok := strings.Cut(line, " ")
+	return ok && slices.Contains(clients.Methods, m)
 }
