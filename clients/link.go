@@ -56,9 +56,19 @@ const MaxBody = 16 << 20
 const MaxResponseBody = 16 << 20
 
 // wire prepares r's bytes, its path joined to the target's base path.
-func (e *endpoint) wire(host, auth, base string, r *Request) (wireRequest, error) {
+func (e *endpoint) wire(host, auth, base, uri string, r *Request) (wireRequest, error) {
 	var hdr strings.Builder
-	hdr.WriteString(r.Method + " " + base + r.Path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: herdbench\r\n" + auth)
+	path := base + r.Path
+	if r.Path == "" {
+		path = uri // the probe's: the target URL itself
+	}
+	ua := "User-Agent: herdbench\r\n"
+	for _, h := range r.Header {
+		if strings.EqualFold(h.Name, "User-Agent") {
+			ua = "" // the request's own
+		}
+	}
+	hdr.WriteString(r.Method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + ua + auth)
 	for _, h := range r.Header {
 		hdr.WriteString(h.Name + ": " + h.Value + "\r\n")
 	}
@@ -144,7 +154,7 @@ func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	e.occWrite = [2][]byte{[]byte(w[:i]), []byte(w[i+1:])}
 	if mix != nil {
 		for k := range mix.Requests {
-			wr, err := e.wire(u.Host, auth, base, &mix.Requests[k])
+			wr, err := e.wire(u.Host, auth, base, u.RequestURI(), &mix.Requests[k])
 			if err != nil {
 				return nil, err
 			}
