@@ -217,6 +217,8 @@ var badFiles = map[string]struct {
 	"request-weight-negative":     {8, "requests[0].weight: -1; a weight"},
 	"request-weight-zero":         {8, "requests[0].weight: 0; a weight"},
 	"request-weights-sum-zero":    {11, "requests[1].weight: 0; a weight"},
+	"targets-missing":             {2, "targets: the targets file no-such-targets.txt cannot be read"},
+	"targets-not-a-file":          {2, "targets: the targets file /dev/zero is not a regular file"},
 	"retry-on-unknown":            {5, `strategies[0].retry_on[1]: unknown retry_on "resets"; write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
 	"success-unknown":             {5, `strategies[0].success[0]: "2xy" is not a status`},
 	"binary":                      {2, "a NUL byte: this looks like a binary file"},

@@ -14,6 +14,9 @@ import (
 	"github.com/herdbench/herdbench/clients"
 )
 
+// maxTargetsFile is the largest targets file read.
+const maxTargetsFile = 16 << 20
+
 // readTargets reads a vegeta targets file in its http format (vegeta's
 // README, "http format"): targets apart, each a line "METHOD URL", then
 // its headers ("Name: value"), then optionally "@file", its body, read
@@ -27,9 +30,18 @@ func readTargets(name, dir string) ([]RequestFile, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(dir, p)
 	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the targets file %s cannot be read (%v); write targets: file.txt, relative to the scenario's folder", name, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("the targets file %s is not a regular file; write targets: file.txt, relative to the scenario's folder", name)
+	case fi.Size() > maxTargetsFile:
+		return nil, fmt.Errorf("the targets file %s has %d bytes; a targets file holds at most %d (its bodies are files of their own)", name, fi.Size(), maxTargetsFile)
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("the targets file %s cannot be read (%v); write targets: file.txt, relative to the scenario's folder", name, err)
+		return nil, fmt.Errorf("the targets file %s cannot be read (%v)", name, err)
 	}
 	base, err := filepath.Abs(filepath.Dir(p))
 	if err != nil {
