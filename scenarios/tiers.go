@@ -331,6 +331,7 @@ func (s *Scenario) RetryStrategy(name, tier string, o Overrides) (*clients.Strat
 			return nil, fmt.Errorf("--tier %s: %s has no tiers; leave --tier out", tier, s.Filename)
 		}
 		st.Tiers = nil
+		st.Requests = nil // the proxy forwards what it receives, not the scenario's mix
 		shareAll(&st)
 		return &st, nil
 	}
