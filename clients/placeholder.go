@@ -3,6 +3,7 @@ package clients
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func parsePlaceholder(name string) (placeholder, error) {
 		a, b, ok := strings.Cut(rest, ":")
 		lo, err1 := strconv.ParseInt(a, 10, 64)
 		hi, err2 := strconv.ParseInt(b, 10, 64)
-		if !ok || err1 != nil || err2 != nil || lo > hi || hi-lo < 0 {
+		if !ok || err1 != nil || err2 != nil || lo > hi {
 			return placeholder{}, fmt.Errorf("%w {%s}: write {rand:A:B} with whole numbers A <= B, e.g. {rand:1:1000}", ErrPlaceholder, name)
 		}
 		return placeholder{kind: phRand, lo: lo, hi: hi}, nil
@@ -140,12 +141,10 @@ func (f *filler) appendTo(b []byte, segs []segment) []byte {
 		case phRequest:
 			b = strconv.AppendInt(b, int64(f.n), 10)
 		case phRand:
-			span := uint64(g.ph.hi - g.ph.lo)
-			v := g.ph.lo
-			if span == ^uint64(0) {
-				v = int64(f.src.Uint64())
-			} else {
-				v += int64(rand.New(&f.src).Uint64N(span + 1))
+			span := uint64(g.ph.hi) - uint64(g.ph.lo) // exact, even across 0
+			v := int64(f.src.Uint64())
+			if span != ^uint64(0) {
+				v = g.ph.lo + int64(uint64n(&f.src, span+1))
 			}
 			b = strconv.AppendInt(b, v, 10)
 		case phUUID:
@@ -153,6 +152,19 @@ func (f *filler) appendTo(b []byte, segs []segment) []byte {
 		}
 	}
 	return b
+}
+
+// uint64n draws uniformly from [0, n), n > 0, without bias (Lemire's
+// multiply-and-reject, as math/rand/v2's Uint64N) and without allocating.
+func uint64n(src *rand.PCG, n uint64) uint64 {
+	hi, lo := bits.Mul64(src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(src.Uint64(), n)
+		}
+	}
+	return hi
 }
 
 const hexDigits = "0123456789abcdef"

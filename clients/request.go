@@ -19,7 +19,8 @@ type Request struct {
 	// it may hold placeholders (Placeholders).
 	Path   string
 	Header []Header
-	// Body is sent as is; Fill says whether its placeholders are filled.
+	// Body is the request's body; FillBody says whether its
+	// placeholders are filled.
 	Body []byte
 	// FillBody is set when Body holds placeholders to fill (an inline
 	// body); a body read from a file is sent byte for byte.
@@ -151,9 +152,9 @@ func (s *statusSet) add(lo, hi int) {
 	}
 }
 
-// RetryOnClasses are the names retry_on takes besides status codes and
-// classes of them (5xx, 4xx): transport failures, and the 429 and
-// gateway-error groups.
+// RetryOnClasses are the classes retry_on takes besides status codes:
+// classes of statuses (5xx, 4xx, gateway-error: 502 to 504) and failures
+// without an answer.
 var RetryOnClasses = []string{"5xx", "4xx", "gateway-error", "reset", "refused", "timeout", "error", "connect-failure"}
 
 // AddRetryOn adds one retry_on item: a status code ("503"), a class of them

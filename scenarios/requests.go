@@ -66,7 +66,6 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 		out = append(out, clients.Request{Method: "POST", Weight: 1, Retry: true, Header: extra})
 		return clients.NewMix(out)
 	}
-	total := 0.0
 	for i := range reqs {
 		r := c.request(&reqs[i], with(base, index(i)), c.dir())
 		r.Header = append(r.Header, extra...)
@@ -76,11 +75,7 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 		if tc != nil {
 			r.Route = tc.Route(r.Method, r.Path)
 		}
-		total += r.Weight
 		out = append(out, r)
-	}
-	if total == 0 && len(c.errs.Problems) == 0 {
-		c.fail(base, "the weights sum to 0; give each request a weight above 0 (the default is 1)")
 	}
 	if len(c.errs.Problems) > 0 {
 		return nil

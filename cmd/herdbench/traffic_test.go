@@ -11,21 +11,21 @@ import (
 )
 
 // TestHeaderFlags: --header and --header-file put their headers on every
-// request, and nothing of their values lands in the results folder; a bad
+// request, as written (braces are no placeholders there), and nothing of their values lands in the results folder; a bad
 // header is refused with exit 2, its value unquoted, before anything is
 // sent.
 func TestHeaderFlags(t *testing.T) {
 	var hits, authed atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		if r.Header.Get("Authorization") == "Bearer s3cret-token" && r.Header.Get("X-Tenant") == "t-hidden" && r.URL.Path == "/base/users/0" {
+		if r.Header.Get("Authorization") == "Bearer s3cret-token" && r.Header.Get("X-Tenant") == "t-hidden" && r.Header.Get("X-Braces") == "{uuid}" && r.URL.Path == "/base/users/0" {
 			authed.Add(1)
 		}
 	}))
 	defer srv.Close()
 	scenario := writeScenario(t, "name: secrets\nduration: 3s\nworkload: {kind: oneshot, clients: 1}\nrequests:\n  - {method: GET, path: \"/users/{client}\"}\nstrategies:\n  - name: a\n    backoff: full\n")
 	headerFile := filepath.Join(t.TempDir(), "headers.txt")
-	if err := os.WriteFile(headerFile, []byte("# secrets\nX-Tenant: t-hidden\n"), 0o600); err != nil {
+	if err := os.WriteFile(headerFile, []byte("# secrets\nX-Tenant: t-hidden\nX-Braces: {uuid}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
@@ -41,7 +41,7 @@ func TestHeaderFlags(t *testing.T) {
 		if strings.Contains(string(b), "s3cret") || strings.Contains(string(b), "t-hidden") {
 			t.Errorf("%s holds a header's value", p)
 		}
-		if filepath.Base(p) == "scenario.yaml" && !strings.Contains(string(b), "(values redacted): Authorization, X-Tenant") {
+		if filepath.Base(p) == "scenario.yaml" && !strings.Contains(string(b), "(values redacted): Authorization, X-Tenant, X-Braces") {
 			t.Errorf("scenario.yaml does not name the redacted headers:\n%s", b)
 		}
 		return err
