@@ -144,3 +144,25 @@ func serveAndRun(t *testing.T, path string, o Overrides) []sent {
 	}
 	return got
 }
+
+// TestBodyAbove16MiBRefused: a body file above 16 MiB is refused with its
+// line and field (a sparse file: no 16 MiB in the repository). An inline
+// body cannot be that long: a scenario file holds at most 1 MiB.
+func TestBodyAbove16MiBRefused(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.bin")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(clients.MaxBody + 1); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	p := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(p, []byte("name: v\nrequests:\n  - method: PUT\n    path: /x\n    body: \"@big.bin\"\nstrategies:\n  - name: a\n    backoff: full\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(p, Overrides{})
+	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin has 16777217 bytes; herdbench sends at most 16777216 (16 MiB)")
+}
