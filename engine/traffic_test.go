@@ -58,3 +58,23 @@ func TestSimMixRetriesAndRoutes(t *testing.T) {
 		t.Errorf("request latency p50 %.1f ms, p90 %.1f ms; want a GET's (2001) and a POST's (2080)", p50, p90)
 	}
 }
+
+// TestRealMixMatchesSim: the real engine (its HTTP server and swarm over an
+// in-memory network in a synctest bubble) and the simulator send the same
+// requests: attempts, successes and the POSTs left unretried agree
+// exactly, request for request, and so does the request latency a route's
+// service time sets.
+func TestRealMixMatchesSim(t *testing.T) {
+	p := plans(t, "traffic.yaml", trafficScenario, scenarios.Overrides{})[0]
+	real := runInBubble(t, p).Summary.Runs
+	sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs
+	for i := range real {
+		r, s := real[i], sim[i]
+		if r.Attempts != s.Attempts || r.Succeeded != s.Succeeded || r.Failed != s.Failed {
+			t.Errorf("%s: real %d attempts, %d succeeded, %d failed; sim %d, %d, %d", r.Strategy, r.Attempts, r.Succeeded, r.Failed, s.Attempts, s.Succeeded, s.Failed)
+		}
+		if d := r.LatencyMS.Request.P90 - s.LatencyMS.Request.P90; d < -5 || d > 5 {
+			t.Errorf("%s: request p90 real %.1f ms, sim %.1f ms", r.Strategy, r.LatencyMS.Request.P90, s.LatencyMS.Request.P90)
+		}
+	}
+}
