@@ -180,3 +180,46 @@ func TestSwarmSendsTheMix(t *testing.T) {
 		}
 	}
 }
+
+// TestFillAllocatesNothing: filling a request's placeholders into a reused
+// buffer allocates nothing, so the shaped swarm's hot path stays as cheap
+// as the probe's.
+func TestFillAllocatesNothing(t *testing.T) {
+	ep, err := newEndpoint("http://127.0.0.1:1/", nil, NewMix([]Request{{
+		Method: "POST", Path: "/orders/{client}/{request}?n={rand:1:1000}", Weight: 1,
+		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}},
+		Body:   []byte(`{"item": {rand:1:1000}}`), FillBody: true,
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	n := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		f := filler{client: 7, n: n}
+		requestStream(&f.src, 1, 7, n)
+		buf = ep.reqs[0].fill(buf[:0], &f)
+		n++
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per fill, want 0", allocs)
+	}
+}
+
+func BenchmarkFill(b *testing.B) {
+	ep, err := newEndpoint("http://127.0.0.1:1/", nil, NewMix([]Request{{
+		Method: "POST", Path: "/orders/{client}", Weight: 1,
+		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}, {Name: "Content-Type", Value: "application/json"}},
+		Body:   []byte(`{"item": {rand:1:1000}, "note": "a body of some length, as an API's would be"}`), FillBody: true,
+	}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f := filler{client: 7, n: i}
+		requestStream(&f.src, 1, 7, i)
+		buf = ep.reqs[0].fill(buf[:0], &f)
+	}
+}
