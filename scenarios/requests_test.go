@@ -57,7 +57,7 @@ func TestVegetaTargetsAreSentAsWritten(t *testing.T) {
 	write("targets.txt", vegetaTargets)
 	write("newthing.json", `{"name": "new"}`+"\n")
 	write("thing-71988591.json", "\x00binary{client}\xff")
-	write("s.yaml", "name: v\nduration: 5s\ntargets: targets.txt\nworkload: {kind: oneshot, clients: 300}\nstrategies:\n  - name: a\n    backoff: full\n")
+	write("s.yaml", "name: v\nduration: 60s\ntargets: targets.txt\nworkload: {kind: oneshot, clients: 300}\nstrategies:\n  - name: a\n    backoff: full\n")
 	basic := "Basic dXNlcjpwYXNzd29yZA=="
 	want := map[sent]bool{
 		{"GET", "/base/path/to/dragon?item=balls", "", ""}:                                              true,
@@ -89,7 +89,7 @@ func TestVegetaTargetsAreSentAsWritten(t *testing.T) {
 func TestHeaderFlagsAreSentAndRedacted(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(p, []byte("name: v\nduration: 5s\nworkload: {kind: oneshot, clients: 5}\nrequests:\n  - {method: GET, path: /x}\nstrategies:\n  - name: a\n    backoff: full\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte("name: v\nduration: 60s\nworkload: {kind: oneshot, clients: 5}\nrequests:\n  - {method: GET, path: /x}\nstrategies:\n  - name: a\n    backoff: full\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o := Overrides{Headers: []clients.Header{{Name: "Authorization", Value: "Bearer s3cret-value"}}}
@@ -136,7 +136,7 @@ func serveAndRun(t *testing.T, path string, o Overrides) []sent {
 	p := op.Plans[0]
 	rec := results.NewRecorder(p.Duration, 1)
 	sw := &clients.Swarm{URL: p.TargetURL, Strategy: &p.Strategies[0], Workload: &p.Workload, Seed: p.Seed, Origin: time.Now(), Duration: p.Duration, Rec: rec}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sw.Run(ctx)
 	if l := rec.Live(); l.OK != l.Attempts || l.Attempts != int64(len(got)) {

@@ -23,7 +23,7 @@ func TestHeaderFlags(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	scenario := writeScenario(t, "name: secrets\nduration: 3s\nworkload: {kind: oneshot, clients: 1}\nrequests:\n  - {method: GET, path: \"/users/{client}\"}\nstrategies:\n  - name: a\n    backoff: full\n")
+	scenario := writeScenario(t, "name: secrets\nduration: 30s\nworkload: {kind: oneshot, clients: 1}\nrequests:\n  - {method: GET, path: \"/users/{client}\"}\nstrategies:\n  - name: a\n    backoff: full\n")
 	headerFile := filepath.Join(t.TempDir(), "headers.txt")
 	if err := os.WriteFile(headerFile, []byte("# secrets\nX-Tenant: t-hidden\nX-Braces: {uuid}\n"), 0o600); err != nil {
 		t.Fatal(err)
