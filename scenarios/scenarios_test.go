@@ -219,6 +219,8 @@ var badFiles = map[string]struct {
 	"request-weights-sum-zero":    {11, "requests[1].weight: 0; a weight"},
 	"targets-missing":             {2, "targets: the targets file no-such-targets.txt cannot be read"},
 	"targets-not-a-file":          {2, "targets: the targets file /dev/zero is not a regular file"},
+	"requests-occ-target":         {3, "requests: an occ target serves its own read and write; requests are for a plain target or an external one"},
+	"idempotency-header-bad":      {5, `strategies[0].idempotency_header: header name "Idem Key" holds " "`},
 	"retry-on-unknown":            {5, `strategies[0].retry_on[1]: unknown retry_on "resets"; write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
 	"success-unknown":             {5, `strategies[0].success[0]: "2xy" is not a status`},
 	"binary":                      {2, "a NUL byte: this looks like a binary file"},
