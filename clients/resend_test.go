@@ -39,10 +39,10 @@ func TestNetHTTPTransportResendsOnAReusedConnection(t *testing.T) {
 		srv := newRawServer(t, serve)
 		s, l := newTestLink(t, srv.url(), nil)
 		s.Strategy.Transport = tc.transport
-		if _, _, o, _, _, first := s.attempt(context.Background(), l); o != results.OK || first != nil {
+		if _, _, o, _, _, first := s.attempt(context.Background(), l, nil); o != results.OK || first != nil {
 			t.Fatalf("%s: the first attempt: %s, re-sent %v; want ok, not re-sent", tc.transport, o, first != nil)
 		}
-		_, _, o, _, _, first := s.attempt(context.Background(), l)
+		_, _, o, _, _, first := s.attempt(context.Background(), l, nil)
 		if o != tc.want || (first != nil) != tc.resent {
 			t.Errorf("%s: the attempt reset on a reused connection: %s, re-sent %v; want %s, %v", tc.transport, o, first != nil, tc.want, tc.resent)
 		}
@@ -64,7 +64,7 @@ func TestNetHTTPTransportResendsOnAReusedConnection(t *testing.T) {
 	})
 	s, l := newTestLink(t, srv.url(), nil)
 	s.Strategy.Transport = NetHTTP
-	if _, _, o, _, _, first := s.attempt(context.Background(), l); o != results.Reset || first != nil {
+	if _, _, o, _, _, first := s.attempt(context.Background(), l, nil); o != results.Reset || first != nil {
 		t.Errorf("a reset on a fresh connection: %s, re-sent %v; want reset, not re-sent", o, first != nil)
 	}
 	l.close()

@@ -27,6 +27,15 @@ type Strategy struct {
 	// it does by itself, unseen by the strategy (see Transport).
 	Transport Transport
 
+	// Requests is the mix of requests the cohort sends (each with its
+	// Retry flag set for this strategy); nil for herdbench's probe, a
+	// bodiless POST to the target URL that is retried as any failure is.
+	Requests *Mix
+	// RetryOn is which failures are retried; Success which statuses
+	// succeed. Their zero values retry every failure of a non-2xx.
+	RetryOn RetryOn
+	Success Success
+
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
 	// one, from the tier the clients call down to the one above the
