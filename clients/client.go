@@ -2,6 +2,7 @@ package clients
 
 import (
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/results"
@@ -61,6 +62,27 @@ func (c *Client) Traffic(seed uint64) { c.traffic, c.mixed = seed, true }
 // Current returns the current logical request's index in the strategy's
 // mix and its number n (from 0) among the client's requests.
 func (c *Client) Current() (index, n int) { return int(c.req), c.requests - 1 }
+
+// Replayable reports whether net/http would re-send the current request
+// by itself (the package's Replayable). The probe, a bodiless POST sent
+// when the strategy has no requests, counts as replayable: a strategy
+// that says transport: net/http models a fleet whose requests are
+// (docs/policies.md).
+func (c *Client) Replayable() bool {
+	m := c.strategy.Requests
+	if m == nil {
+		return true
+	}
+	r := &m.Requests[c.req]
+	return Replayable(r.Method, func(name string) bool {
+		for _, h := range r.Header {
+			if strings.EqualFold(h.Name, name) {
+				return true
+			}
+		}
+		return false
+	})
+}
 
 // NewClient returns client id of a cohort. end is the run's duration: no
 // request starts and no attempt is sent at or after it. It panics if s has

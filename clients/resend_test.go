@@ -82,7 +82,33 @@ func TestParseTransport(t *testing.T) {
 	if _, ok := ParseTransport("curl"); ok {
 		t.Error("ParseTransport(curl) succeeded")
 	}
-	if !NetHTTP.Resends(results.Reset, true) || NetHTTP.Resends(results.Reset, false) || NetHTTP.Resends(results.Timeout, true) || RawTransport.Resends(results.Reset, true) {
-		t.Error("Resends: only net/http, a reset, on a reused connection")
+	if !NetHTTP.Resends(results.Reset, true, true) || NetHTTP.Resends(results.Reset, false, true) || NetHTTP.Resends(results.Timeout, true, true) ||
+		RawTransport.Resends(results.Reset, true, true) || NetHTTP.Resends(results.Reset, true, false) {
+		t.Error("Resends: only net/http, a reset, on a reused connection, of a replayable request")
+	}
+}
+
+// net/http's isReplayable: the idempotent methods, or an idempotency key
+// under either of its names, in any case; the swarm reads both from the
+// request's bytes.
+func TestReplayable(t *testing.T) {
+	plain := []byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+	for _, c := range []struct {
+		req  string
+		want bool
+	}{
+		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi", false},
+		{"DELETE /a HTTP/1.1\r\nHost: x\r\n\r\n", false},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nidempotency-key: 1\r\nContent-Length: 2\r\n\r\nhi", true},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nX-Idempotency-Key: 1\r\n\r\n", true},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nContent-Length: 18\r\n\r\nIdempotency-Key: 1", false}, // in the body: not a header
+		{string(plain), true}, // the probe counts as replayable (Client.Replayable)
+	} {
+		if got := replayable([]byte(c.req), plain); got != c.want {
+			t.Errorf("%q: replayable %v, want %v", c.req, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"runtime/debug"
@@ -242,7 +243,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 			}
 			a, err = l.exchange(ctx, req, deadline, false)
 			var na *noAnswerError
-			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused) {
+			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, l.ep.plain)) {
 				now := time.Now()
 				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
 				sent = now.Sub(s.Origin)
@@ -293,4 +294,23 @@ func (a *alarm) stop() {
 	if a.t != nil {
 		a.t.Stop()
 	}
+}
+
+// replayable reports whether net/http would re-send the request whose
+// bytes are req (Replayable): the probe (plain) counts as replayable, as
+// Client.Replayable says.
+func replayable(req, plain []byte) bool {
+	if bytes.Equal(req, plain) {
+		return true
+	}
+	method, _, _ := bytes.Cut(req, []byte(" "))
+	head, _, _ := bytes.Cut(req, []byte("\r\n\r\n"))
+	return Replayable(string(method), func(name string) bool {
+		for _, line := range bytes.Split(head, []byte("\r\n"))[1:] {
+			if k, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
+				return true
+			}
+		}
+		return false
+	})
 }

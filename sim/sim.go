@@ -744,7 +744,7 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 // hears of it. Otherwise the attempt ends as a reset.
 func (s *Sim) reset(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag)) {
+	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
 		s.end(ci, now, results.Reset)
 		return
 	}
