@@ -237,6 +237,9 @@ func (c *Client) grpcResult(r Reply, now time.Duration) Action {
 		return fail(now) // the RPC's deadline: DEADLINE_EXCEEDED, never retried
 	}
 	pushback := r.RetryAfter
+	if r.Outcome == results.Reset || r.Outcome == results.Refused {
+		pushback = 0 // no trailers came
+	}
 	if pushback < 0 {
 		if c.pol != nil && c.pol.budget != nil {
 			c.pol.budget.Retry(now, false) // counts as a failure for throttling

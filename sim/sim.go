@@ -109,6 +109,7 @@ type client struct {
 	ok      bool          // its last attempt succeeded
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
+	status  uint16        // the answer's status, 0 if none
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
 
@@ -444,7 +445,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 				s.track(ci)
 				s.q.push(a.At+d, pack(evArrive, c.gen, uint32(ci)))
 				if lv.timeout > 0 {
-					s.q.push(a.At+lv.timeout, pack(evTimeout, c.gen, uint32(ci)))
+					s.q.push(c.cl.Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
 				}
 				return
 			}
@@ -482,7 +483,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 	// Only an attempt still in flight after everything that happens at once
 	// needs its timeout scheduled.
 	if t := s.lv[c.tier].timeout; t > 0 && c.gen == gen && c.slot >= 0 {
-		s.q.push(now+t, pack(evTimeout, gen, uint32(ci)))
+		s.q.push(c.cl.Deadline(now), pack(evTimeout, gen, uint32(ci)))
 	}
 }
 
@@ -554,7 +555,14 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 			s.arrive(ci, now)
 			return
 		}
-		c.ra = a.RetryAfter
+		c.ra, c.status = a.RetryAfter, uint16(a.Status)
+		switch a.Pushback {
+		case 0:
+		case chaos.PushbackStop:
+			c.ra = clients.GRPCPushbackStop
+		default:
+			c.ra = a.Pushback // a gRPC answer's pushback: its milliseconds
+		}
 		s.reply(ci, now, out)
 	}
 }
@@ -643,7 +651,7 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.sent+lv.timeout) && !crashIn(lv.crashes, now, at) {
+	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
 		// now, as of its landing time: one event less per attempt. Not
@@ -671,9 +679,12 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	}
 	c.gen++
 	c.ok = out == results.OK
-	ra := c.ra
-	c.ra = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra})
+	ra, status := c.ra, int(c.status)
+	c.ra, c.status = 0, 0
+	if out == results.Reset || out == results.Timeout {
+		status = 0 // the answer never arrived
+	}
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: status})
 	s.schedule(ci, a, now)
 }
 
