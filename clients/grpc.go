@@ -149,6 +149,7 @@ var ErrGRPCServiceConfig = errors.New("service config")
 type GRPCConfigError struct {
 	Path string
 	Msg  string
+	Line int // for JSON that does not parse, the line of the config where it fails; 0 otherwise
 }
 
 func (e *GRPCConfigError) Error() string {
@@ -265,7 +266,7 @@ func jsonProblem(js string, err error) error {
 	switch {
 	case errors.As(err, &se):
 		line := 1 + strings.Count(js[:min(int(se.Offset), len(js))], "\n")
-		return &GRPCConfigError{Msg: fmt.Sprintf("not JSON (line %d of the service config): %v", line, se)}
+		return &GRPCConfigError{Msg: fmt.Sprintf("not JSON (line %d of the service config): %v", line, se), Line: line}
 	case errors.As(err, &te):
 		path := strings.Split(te.Field, ".")
 		for i, p := range path {

@@ -125,6 +125,10 @@ type compiler struct {
 	// shard is set when compiling for one shard of a split run
 	// (Overrides.Shard).
 	shard bool
+	// grpc is set when the target speaks gRPC (target.protocol: grpc),
+	// external when it is not embedded (a URL), tiered with a chain of
+	// tiers.
+	grpc, external, tiered bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -192,10 +196,13 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f.Seed = &p.Seed // recorded in the results, so the run can be repeated
 
 	if len(f.Tiers) > 0 {
+		c.tiered = true
 		c.tiers(&f, p, o)
 	} else {
 		p.Target = c.target(&f.Target, []step{key("target")})
 		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+		c.grpc = c.protocol(&f.Target, []step{key("target")})
+		c.external = p.TargetURL != ""
 	}
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
@@ -317,6 +324,7 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			ok = false
 			continue
 		}
+		c.pushbackNeedsGRPC(chaos.EffectOf(t.Fault).Pushback != 0, base)
 		timed = append(timed, t)
 	}
 	if !ok {
@@ -454,6 +462,17 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 }
 
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
+	if sf.Client != "" || sf.ServiceConfig != "" || sf.Channel != "" {
+		if sf.Client == "" {
+			f := "service_config"
+			if sf.ServiceConfig == "" {
+				f = "channel"
+			}
+			c.fail(at(f), "is grpc-go's; add client: %s for grpc-go's own retries (herdbench's retry loop takes backoff, max_attempts, budget...)", ClientGRPCGo)
+			return clients.Strategy{Name: sf.Name}
+		}
+		return c.grpcStrategy(sf, at)
+	}
 	s := clients.Strategy{Name: sf.Name}
 	c.preset(sf, at)
 	if sf.Backoff == "" && sf.Jitter != nil && sf.Preset == "" {
