@@ -163,7 +163,7 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 
 // HeadlineFigures returns what built-in scenario name's headline rests
 // on, and so how a real run of it is judged (results.Limit): waves for
-// outage and jitter-range (herd factors and failures after the fault, in
+// outage, grpc-outage and jitter-range (herd factors and failures after the fault, in
 // 10 ms buckets), counts for the others (calls, completion, successes,
 // amplification, recovery within seconds). A scenario without a headline
 // (a user's file) is judged by waves: its summary has a herd factor, the
