@@ -110,34 +110,66 @@ func (d *grpcDuration) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// parseGRPCDuration reads "[-]S[.F]s", up to nine digits of F.
+// parseGRPCDuration reads a duration in the grammar grpc-go's service
+// config accepts: an optional "-", whole seconds and "." and up to nine
+// digits of fraction (either part may be empty, not both), each part as
+// strconv.ParseInt reads it, and "s"; at most 315,576,000,000 seconds
+// (google.protobuf.Duration's range), beyond time.Duration's range
+// saturated.
 func parseGRPCDuration(s string) (time.Duration, error) {
 	num, ok := strings.CutSuffix(s, "s")
 	if !ok {
 		return 0, fmt.Errorf("duration %q has no unit: write seconds with an s, e.g. \"0.1s\"", s)
 	}
 	neg := strings.HasPrefix(num, "-")
-	num = strings.TrimPrefix(num, "-")
-	whole, frac, _ := strings.Cut(num, ".")
-	if whole == "" && frac == "" || len(frac) > 9 || strings.Contains(frac, ".") ||
-		strings.Trim(whole, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
-		return 0, fmt.Errorf("duration %q is not seconds as a decimal number, e.g. \"0.1s\"", s)
+	if neg {
+		num = num[1:]
+	}
+	parts := strings.SplitN(num, ".", 3)
+	bad := fmt.Errorf("duration %q is not seconds as a decimal number, e.g. \"0.1s\"", s)
+	if len(parts) > 2 {
+		return 0, bad
 	}
 	var sec, ns int64
-	if whole != "" {
+	digits := false
+	if parts[0] != "" {
 		var err error
-		if sec, err = strconv.ParseInt(whole, 10, 64); err != nil || sec > int64(math.MaxInt64/time.Second) {
+		if sec, err = strconv.ParseInt(parts[0], 10, 64); err != nil {
+			return 0, bad
+		}
+		if sec > 315_576_000_000 {
 			return 0, fmt.Errorf("duration %q is out of range", s)
 		}
+		digits = true
 	}
-	if frac != "" {
-		ns, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	if len(parts) == 2 && parts[1] != "" {
+		f := parts[1]
+		if len(f) > 9 {
+			return 0, fmt.Errorf("duration %q has more than nine digits after the point", s)
+		}
+		var err error
+		if ns, err = strconv.ParseInt(f, 10, 64); err != nil {
+			return 0, bad
+		}
+		for range 9 - len(f) {
+			ns *= 10
+		}
+		digits = true
 	}
-	d := time.Duration(sec)*time.Second + time.Duration(ns)
+	if !digits {
+		return 0, bad
+	}
 	if neg {
-		d = -d
+		sec, ns = -sec, -ns
 	}
-	return d, nil
+	const maxSec = math.MaxInt64 / int64(time.Second)
+	switch {
+	case sec > maxSec || sec == maxSec && ns >= math.MaxInt64%int64(time.Second):
+		return math.MaxInt64, nil
+	case sec < -maxSec || sec == -maxSec && ns <= math.MinInt64%int64(time.Second):
+		return math.MinInt64, nil
+	}
+	return time.Duration(sec)*time.Second + time.Duration(ns), nil
 }
 
 // ErrGRPCServiceConfig is wrapped by every error of ParseGRPCServiceConfig.
@@ -173,11 +205,20 @@ func ParseGRPCServiceConfig(js string) (*GRPCServiceConfig, error) {
 		return nil, &GRPCConfigError{Msg: `empty; write the JSON grpc-go takes, e.g. {"methodConfig": [{"name": [{}], "retryPolicy": {...}}]}`}
 	}
 	var raw jsonServiceConfig
-	if err := json.Unmarshal([]byte(js), &raw); err != nil {
-		return nil, jsonProblem(js, err)
+	err := json.Unmarshal([]byte(js), &raw)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) {
+		return nil, jsonProblem(js, err) // with the line, or the field
 	}
-	if err := grpcGoAccepts(js); err != nil {
-		return nil, err
+	if gerr := grpcGoAccepts(js); gerr != nil {
+		if ce, ok := gerr.(*GRPCConfigError); ok && err == nil {
+			ce.Path = locate(&raw)
+		}
+		return nil, gerr
+	}
+	if err != nil { // grpc-go reads it and herdbench does not: FuzzGRPCDurationAgreesWithGRPCGo keeps this from happening
+		return nil, &GRPCConfigError{Msg: err.Error()}
 	}
 	sc := &GRPCServiceConfig{JSON: js}
 	if t := raw.RetryThrottling; t != nil {
@@ -225,6 +266,34 @@ func ParseGRPCServiceConfig(js string) (*GRPCServiceConfig, error) {
 		}
 	}
 	return sc, nil
+}
+
+// locate returns the path of the first retry policy field grpc-go
+// refuses (service_config.go isValidRetryPolicy), "" if none.
+func locate(raw *jsonServiceConfig) string {
+	if raw.MethodConfig == nil {
+		return ""
+	}
+	for i, mc := range *raw.MethodConfig {
+		rp := mc.RetryPolicy
+		if mc.Name == nil || rp == nil {
+			continue
+		}
+		at := fmt.Sprintf("methodConfig[%d].retryPolicy.", i)
+		switch {
+		case rp.MaxAttempts <= 1:
+			return at + "maxAttempts"
+		case rp.InitialBackoff <= 0:
+			return at + "initialBackoff"
+		case rp.MaxBackoff <= 0:
+			return at + "maxBackoff"
+		case !(rp.BackoffMultiplier > 0):
+			return at + "backoffMultiplier"
+		case len(rp.RetryableStatusCodes) == 0:
+			return at + "retryableStatusCodes"
+		}
+	}
+	return ""
 }
 
 // sameMethodConfig reports whether two method configs model alike.

@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -64,6 +65,7 @@ func TestParseGRPCServiceConfigRefuses(t *testing.T) {
 		{policy(`"maxAttempts": 1, ` + good), "maxAttempts of 2 or more"},
 		{policy(`"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABEL"]`), `invalid code: "\"UNAVAILABEL\""`},
 		{policy(`"maxAttempts": 3, "initialBackoff": "100ms", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]`), "100ms"},
+		{policy(`"maxAttempts": 3, "initialBackoff": "0s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]`), "methodConfig[0].retryPolicy.initialBackoff: grpc-go refuses it"},
 		{`{"methodConfig": [], "retryThrottling": {"maxTokens": 0, "tokenRatio": 0.1}}`, "grpc-go refuses it: invalid retry throttling config: maxTokens (0) out of range (0, 1000]"},
 		{`{"methodConfig": [], "retryThrottling": {"maxTokens": 10, "tokenRatio": -1}}`, "tokenRatio (-1)"},
 		// grpc-go checks retryThrottling only beside a methodConfig; herdbench always.
@@ -90,7 +92,7 @@ func TestParseGRPCDurationAgreesWithGRPCGo(t *testing.T) {
 		want time.Duration
 	}{
 		{"1s", time.Second}, {".01s", 10 * ms}, {"0.1s", 100 * ms}, {"1.5s", 1500 * ms},
-		{"0.000000001s", 1}, {"2.s", 2 * time.Second}, {"120s", 2 * time.Minute},
+		{"0.000000001s", 1}, {"2.s", 2 * time.Second}, {"120s", 2 * time.Minute}, {"+1s", time.Second}, {"00.5s", 500 * ms},
 	} {
 		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "` + tc.s +
 			`", "maxBackoff": "` + tc.s + `", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
@@ -99,7 +101,7 @@ func TestParseGRPCDurationAgreesWithGRPCGo(t *testing.T) {
 			t.Errorf("%q: %v, %+v; want %s", tc.s, err, sc, tc.want)
 		}
 	}
-	for _, s := range []string{"1", "s", ".s", "1.2.3s", "1e3s", "0.0000000001s", "+1s"} {
+	for _, s := range []string{"1", "s", ".s", "1.2.3s", "1e3s", "0.0000000001s", "1 s"} {
 		if _, err := parseGRPCDuration(s); err == nil {
 			t.Errorf("parseGRPCDuration(%q) accepted it", s)
 		}
@@ -282,4 +284,22 @@ func TestGRPCCode(t *testing.T) {
 			t.Errorf("GRPCReplyCode(%s) = %s, want %s", o, got, want)
 		}
 	}
+}
+
+// FuzzGRPCDurationAgreesWithGRPCGo: herdbench reads a retry policy's
+// duration exactly when grpc-go's own parser accepts the policy.
+func FuzzGRPCDurationAgreesWithGRPCGo(f *testing.F) {
+	for _, s := range []string{"1s", ".01s", "0.1s", "2.s", "+1s", "-1s", "1", "1e3s", "0s", " 1s", "1.0000000001s", "315576000001s", "9223372036s", "00.5s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, _ := json.Marshal(s)
+		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": ` + string(b) +
+			`, "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
+		grpcErr := grpcGoAccepts(js)
+		_, err := ParseGRPCServiceConfig(js)
+		if (grpcErr == nil) != (err == nil) {
+			t.Errorf("initialBackoff %q: grpc-go says %v, herdbench %v", s, grpcErr, err)
+		}
+	})
 }

@@ -210,7 +210,7 @@ var badFiles = map[string]struct {
 	"grpc-pushback-nan":      {4, `chaos[0].pushback_ms: ".nan" is not a whole number of milliseconds`},
 	"grpc-pushback-http":     {3, "chaos[0].pushback_ms: is gRPC's grpc-retry-pushback-ms, and the target speaks HTTP"},
 	"grpc-code-unknown":      {6, `strategies[0].service_config: grpc-go refuses it: invalid code: "\"UNAVAILABEL\""`},
-	"grpc-max-attempts-1":    {6, "strategies[0].service_config: grpc-go refuses it: invalid retry policy"},
+	"grpc-max-attempts-1":    {6, "strategies[0].service_config: methodConfig[0].retryPolicy.maxAttempts: grpc-go refuses it: invalid retry policy"},
 	"grpc-not-json":          {8, "strategies[0].service_config: not JSON (line 2 of the service config): invalid character 'm'"},
 	"grpc-http-target":       {4, "strategies[0].client: grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc"},
 	"grpc-with-backoff":      {6, "strategies[0].backoff: backoff configures herdbench's own retry loop"},
