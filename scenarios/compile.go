@@ -84,6 +84,9 @@ type Plan struct {
 	TargetURL string
 	// AllowRemote lets the engine send to a TargetURL off loopback.
 	AllowRemote bool
+	// Protocol is what the target speaks: ProtocolHTTP or ProtocolGRPC
+	// (target.protocol, grpc.go).
+	Protocol string
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
 	// Runs is how many times each cohort runs (1 or more). Sweep is the
@@ -203,6 +206,10 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
 		c.grpc = c.protocol(&f.Target, []step{key("target")})
 		c.external = p.TargetURL != ""
+	}
+	p.Protocol = ProtocolHTTP
+	if c.grpc {
+		p.Protocol = ProtocolGRPC
 	}
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
@@ -324,7 +331,7 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			ok = false
 			continue
 		}
-		c.pushbackNeedsGRPC(chaos.EffectOf(t.Fault).Pushback != 0, base)
+		c.pushbackNeedsGRPC(&faults[i].Params, base)
 		timed = append(timed, t)
 	}
 	if !ok {

@@ -108,9 +108,13 @@ func (c *compiler) grpcStrategy(sf *StrategyFile, at func(string) []step) client
 	return clients.GRPCStrategy(sf.Name, sc, deadline, scope)
 }
 
-// pushbackNeedsGRPC refuses a fault's gRPC pushback against a target
-// that speaks HTTP.
-func (c *compiler) pushbackNeedsGRPC(pushback bool, base []step) {
+// pushbackNeedsGRPC refuses a fault's pushback_ms, gRPC's pushback,
+// against a target that speaks HTTP.
+func (c *compiler) pushbackNeedsGRPC(params *yaml.Node, base []step) {
+	pushback := false
+	for i := 0; params.Kind == yaml.MappingNode && i+1 < len(params.Content); i += 2 {
+		pushback = pushback || params.Content[i].Value == "pushback_ms"
+	}
 	if pushback && !c.grpc && !c.external {
 		c.fail(with(base, key("pushback_ms")), "is gRPC's grpc-retry-pushback-ms, and the target speaks HTTP (Retry-After: retry_after); add target.protocol: grpc, or remove pushback_ms")
 	}

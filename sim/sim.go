@@ -31,6 +31,10 @@ type Cohort struct {
 	// to Run records those that reached the first. Each should be empty,
 	// with one shard.
 	Below []*results.Recorder
+	// GRPC says the target speaks gRPC: an answer's pushback goes in
+	// milliseconds (chaos.Answer.Pushback, grpc-retry-pushback-ms) where
+	// an HTTP target sends only its Retry-After.
+	GRPC bool
 	// Part is the shard of the cohort to simulate (clients.Part): its
 	// clients, or its share of an open workload's arrivals. Zero: every
 	// client. The shards of a cohort whose clients do not interact
@@ -556,9 +560,9 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 			return
 		}
 		c.ra, c.status = a.RetryAfter, uint16(a.Status)
-		switch a.Pushback {
-		case 0:
-		case chaos.PushbackStop:
+		switch {
+		case a.Pushback == 0 || !s.co.GRPC:
+		case a.Pushback == chaos.PushbackStop:
 			c.ra = clients.GRPCPushbackStop
 		default:
 			c.ra = a.Pushback // a gRPC answer's pushback: its milliseconds
