@@ -42,6 +42,11 @@ type Answer struct {
 	// RetryAfter is sent with a Respond as a Retry-After header (whole
 	// seconds, RetryAfterHeader); 0 for none.
 	RetryAfter time.Duration
+	// Pushback is, for a Respond from a gRPC target, its
+	// grpc-retry-pushback-ms trailer (Effect.Pushback; PushbackStop: the
+	// "do not retry" form); 0: none, and RetryAfter, if any, is sent as
+	// the pushback. The HTTP encoding ignores it.
+	Pushback time.Duration
 	// Truncate, for a Respond with a body, cuts the body half-way and
 	// closes the connection: the client reads a short body (an unexpected
 	// EOF), which it counts as a reset.

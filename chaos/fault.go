@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -58,7 +59,16 @@ type Effect struct {
 	// with the error answers of 503 outages and error rates; 0 for none.
 	// Whole seconds (RetryAfterHeader). Overlapping faults: the longest.
 	RetryAfter time.Duration `effect:"retry-after"`
+	// Pushback is a gRPC target's grpc-retry-pushback-ms with its error
+	// answers (a pushback fault's pushback_ms), PushbackStop for the "do
+	// not retry" form, 0 for none (a gRPC target then sends RetryAfter as
+	// the pushback). Overlapping faults: the longest, stop over any.
+	Pushback time.Duration `effect:"grpc-pushback"`
 }
+
+// PushbackStop is an Effect's and an Answer's Pushback in its "do not
+// retry" form: the longest, so overlapping faults keep it.
+const PushbackStop time.Duration = math.MaxInt64
 
 // Healthy returns the effect of no fault at all.
 func Healthy() Effect { return Effect{Capacity: 1, RecoveredAt: -1} }
@@ -124,6 +134,8 @@ type ErrorRate struct {
 	Rate       float64
 	Status     int
 	RetryAfter time.Duration
+	// Pushback is a gRPC target's pushback in milliseconds (Effect.Pushback).
+	Pushback time.Duration
 }
 
 // Apply implements Fault.
@@ -134,6 +146,7 @@ func (f ErrorRate) Apply(e *Effect) {
 		e.ErrorStatus = f.Status
 	}
 	e.RetryAfter = max(e.RetryAfter, f.RetryAfter)
+	e.Pushback = max(e.Pushback, f.Pushback)
 }
 
 // Brownout cuts the target's capacity to a fraction of its concurrency.

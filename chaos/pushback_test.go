@@ -6,6 +6,18 @@ import (
 	"time"
 )
 
+// TestPushbackStopWinsOverlaps: of overlapping pushbacks the longest is
+// sent, and the stop form over any.
+func TestPushbackStopWinsOverlaps(t *testing.T) {
+	e := Healthy()
+	Pushback{Rate: 1, Status: 429, Pushback: 250 * time.Millisecond}.Apply(&e)
+	Pushback{Rate: 1, Status: 429, Pushback: PushbackStop}.Apply(&e)
+	Pushback{Rate: 1, Status: 429, Pushback: time.Second}.Apply(&e)
+	if e.Pushback != PushbackStop {
+		t.Errorf("overlapping pushbacks: %v, want the stop form", e.Pushback)
+	}
+}
+
 func TestPushbackSpec(t *testing.T) {
 	one := 1.0
 	half := 0.5
@@ -23,6 +35,12 @@ func TestPushbackSpec(t *testing.T) {
 		{PushbackSpec{RetryAfter: "500ms"}, Pushback{}, "retry_after"},
 		{PushbackSpec{RetryAfter: "1.5s"}, Pushback{}, "retry_after"},
 		{PushbackSpec{RetryAfter: "soon", Status: 404}, Pushback{}, "status,retry_after"},
+		{PushbackSpec{Status: 429, PushbackMS: "250"}, Pushback{Rate: 1, Status: 429, RetryAfter: time.Second, Pushback: 250 * time.Millisecond}, ""},
+		{PushbackSpec{PushbackMS: "stop"}, Pushback{Rate: 1, Status: 503, RetryAfter: time.Second, Pushback: PushbackStop}, ""},
+		{PushbackSpec{PushbackMS: "0"}, Pushback{Rate: 1, Status: 503, RetryAfter: time.Second, Pushback: 1}, ""},
+		{PushbackSpec{PushbackMS: "-1"}, Pushback{}, "pushback_ms"},
+		{PushbackSpec{PushbackMS: ".nan"}, Pushback{}, "pushback_ms"},
+		{PushbackSpec{PushbackMS: "86400001"}, Pushback{}, "pushback_ms"},
 	}
 	for _, tt := range tests {
 		f, errs := tt.spec.Compile()

@@ -19,7 +19,7 @@ const (
 	Full                      // U(0, v(n)): full jitter, F = 1
 	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter, F = 0.5
 	Decorrelated              // min(cap, U(base, 3*prev)), prev starting at base
-	GRPC                      // v(n-1) * U(0.8, 1.2): gRPC A6, the first retry after about base
+	GRPC                      // v(n-1) * U(0.8, 1.2): gRFC A6 (revised 2024) and grpc-go's stream.go, the first retry after about base
 	Envoy                     // min(cap, U(0, (multiplier^n - 1) * base)): Envoy's router
 )
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -164,6 +166,13 @@ type Reply struct {
 	Resend bool
 }
 
+// GRPCPushbackStop is, as a Reply's RetryAfter, a gRPC server's pushback
+// in its "do not retry" form (grpc-retry-pushback-ms negative or not a
+// number). A gRPC answer's RetryAfter is its pushback: the trailer's
+// milliseconds, which herdbench's gRPC target sends for a fault's
+// pushback_ms or, without it, its retry_after.
+const GRPCPushbackStop time.Duration = -1
+
 // Result takes the reply to the attempt the client last sent and returns
 // the next action.
 func (c *Client) Result(r Reply) Action {
@@ -172,6 +181,9 @@ func (c *Client) Result(r Reply) Action {
 	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status, Resend: r.Resend})
 	if c.pol != nil {
 		c.pol.answered(now, r.Outcome, c.paid)
+	}
+	if c.strategy.GRPC != nil {
+		return c.grpcResult(r, now)
 	}
 	if r.Outcome == results.OK {
 		if c.strategy.Reset == OnSuccess {
@@ -271,6 +283,104 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 		c.pol.release(at) // the permitted retry was refused: it is over
 		now, timeout, retryAfter = at, false, 0
 	}
+}
+
+// grpcResult decides what follows an attempt of a grpc-go cohort that
+// ended at now, by grpc-go v1.84.0's csAttempt.shouldRetry, step for step:
+// a pushback's stop form takes a throttling token and ends the RPC; a code
+// its retry policy does not list ends it; a retryable one takes a token,
+// and the RPC ends if the throttler says no or its attempts are spent;
+// otherwise the next attempt goes after the pushback, or after the
+// backoff of the retries since the RPC began or since its last pushback.
+// A wait past the RPC's deadline ends it at the deadline, as grpc-go's
+// timer does when the context expires. The RPC's own deadline (Timeout)
+// ends it with no retry.
+func (c *Client) grpcResult(r Reply, now time.Duration) Action {
+	if r.Outcome == results.OK {
+		c.finish(now, true)
+		return c.after(now)
+	}
+	fail := func(at time.Duration) Action {
+		c.finish(at, false)
+		return c.after(at)
+	}
+	if r.Outcome == results.Timeout {
+		return fail(now) // the RPC's deadline: DEADLINE_EXCEEDED, never retried
+	}
+	pushback := r.RetryAfter
+	if r.Outcome == results.Reset || r.Outcome == results.Refused {
+		pushback = 0 // no trailers came
+	}
+	if pushback < 0 {
+		if c.pol != nil && c.pol.budget != nil {
+			c.pol.budget.Retry(now, false) // counts as a failure for throttling
+		}
+		return fail(now)
+	}
+	rp := c.strategy.GRPC.Retry
+	if rp == nil || !rp.Retries(GRPCReplyCode(r)) {
+		return fail(now)
+	}
+	if c.pol != nil {
+		cost, ok := c.pol.retry(now, false)
+		if !ok {
+			return fail(now)
+		}
+		c.paid = cost
+	}
+	if c.attempt >= rp.MaxAttempts {
+		return fail(now)
+	}
+	var wait time.Duration
+	if pushback > 0 {
+		wait, c.failures = pushback, 0
+	} else {
+		wait = rp.Backoff(c.failures, c.rng.Float64())
+		c.failures++
+	}
+	at := now + wait
+	if d := c.strategy.Timeout; d > 0 && at >= c.start+d {
+		return fail(c.start + d)
+	}
+	if at >= c.end {
+		return Action{Op: Stop}
+	}
+	c.attempt++
+	return Action{Op: Send, At: at, Attempt: c.attempt}
+}
+
+// GRPCReplyCode returns the gRPC status code a grpc-go client sees for an
+// attempt's reply: DEADLINE_EXCEEDED for its deadline, UNAVAILABLE when
+// the connection was reset or refused (every stream on a reset connection
+// fails so; a refused one fails the pick), and otherwise the code of the
+// answer's status as herdbench's gRPC target sends it (GRPCCode).
+func GRPCReplyCode(r Reply) codes.Code {
+	switch r.Outcome {
+	case results.OK:
+		return codes.OK
+	case results.Timeout:
+		return codes.DeadlineExceeded
+	case results.Reset, results.Refused:
+		return codes.Unavailable
+	}
+	if r.Status != 0 {
+		return GRPCCode(r.Status)
+	}
+	return codes.Unknown
+}
+
+// Deadline returns when the attempt sent at sent times out: Timeout after
+// it, or for a grpc-go cohort Timeout after the RPC began (its deadline
+// covers every attempt); 0 for no timeout.
+func (c *Client) Deadline(sent time.Duration) time.Duration {
+	d := c.strategy.Timeout
+	switch {
+	case d == 0:
+		return 0
+	case c.strategy.GRPC != nil:
+		return c.start + d
+	}
+	return sent + d
 }
 
 // Unfinished reports whether the client's request has not ended: after a

@@ -30,7 +30,7 @@ type Preset struct {
 var presets = []Preset{
 	{
 		Name:        "grpc",
-		Source:      "gRPC A6 client retries: its example retry policy (4 attempts, 0.1 s initial backoff, 1 s max, multiplier 2, jitter ±20%) and retry throttling (10 tokens, ratio 0.1)",
+		Source:      "gRFC A6 client retries: its example retry policy (4 attempts, 0.1 s initial backoff, 1 s max, multiplier 2, jitter ±20% since the 2024 revision, grpc/proposal#452) and retry throttling (10 tokens, ratio 0.1); the draw as grpc-go v1.84.0 stream.go csAttempt.shouldRetry makes it, min(0.1 s × 2^n, 1 s) × U(0.8, 1.2); held to a client: grpc-go cohort by engine's TestGRPCPresetAgreesWithGRPCGo",
 		Backoff:     &Backoff{Shape: GRPC, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2},
 		MaxAttempts: 4,
 		Budget:      "grpc",

@@ -36,6 +36,14 @@ type Strategy struct {
 	RetryOn RetryOn
 	Success Success
 
+	// GRPC, when set, makes the cohort's retries grpc-go's own, from its
+	// service config (grpc.go): the client then follows grpc-go's
+	// shouldRetry instead of herdbench's loop (retryable codes, pushback
+	// in milliseconds, the throttler in Budget, the cap on attempts), and
+	// Timeout is each RPC's deadline, over all its attempts, not each
+	// attempt's. GRPCStrategy makes such a strategy.
+	GRPC *GRPCServiceConfig
+
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
 	// one, from the tier the clients call down to the one above the

@@ -48,6 +48,8 @@ var answerCases = []answerCase{
 	{"retry-after", "retry-after", func(e *chaos.Effect) { e.ErrorRate, e.ErrorStatus, e.RetryAfter = 1, 503, time.Second }, "http_5xx", 1, true},
 	{"capacity", "capacity", func(e *chaos.Effect) { e.Capacity *= 0.5 }, "ok", 0, false},
 	{"truncate", "truncate", func(e *chaos.Effect) { e.Truncate = 1 }, "reset", 0.1, false},
+	// A gRPC pushback: an HTTP target, in both engines, sends none of it.
+	{"grpc-pushback", "grpc-pushback", func(e *chaos.Effect) { e.ErrorRate, e.ErrorStatus, e.Pushback = 1, 429, 250*time.Millisecond }, "http_429", 0.1, false},
 }
 
 // synthetic is a fault kind of the answer table: it applies its row's

@@ -88,6 +88,9 @@ type Plan struct {
 	TargetURL string
 	// AllowRemote lets the engine send to a TargetURL off loopback.
 	AllowRemote bool
+	// GRPC is set when the target speaks gRPC (target.protocol: grpc,
+	// grpc.go).
+	GRPC bool
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
 	// Runs is how many times each cohort runs (1 or more). Sweep is the
@@ -136,6 +139,10 @@ type compiler struct {
 	headers  []clients.Header
 	routed   *target.Config
 	occ      bool
+	// grpc is set when the target speaks gRPC (target.protocol: grpc),
+	// external when it is not embedded (a URL), tiered with a chain of
+	// tiers.
+	grpc, external, tiered bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -203,6 +210,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f.Seed = &p.Seed // recorded in the results, so the run can be repeated
 
 	if len(f.Tiers) > 0 {
+		c.tiered = true
 		c.tiers(&f, p, o)
 	} else {
 		p.Target = c.target(&f.Target, []step{key("target")})
@@ -210,7 +218,10 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		if p.TargetURL == "" {
 			c.routed = &p.Target
 		}
+		c.grpc = c.protocol(&f.Target, []step{key("target")})
+		c.external = p.TargetURL != ""
 	}
+	p.GRPC = c.grpc
 	c.occ = p.Target.Kind == target.OCC
 	c.requests = c.sceneRequests(&f)
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
@@ -337,6 +348,7 @@ func (c *compiler) chaos(faults []FaultFile, run time.Duration) *chaos.Plan {
 			ok = false
 			continue
 		}
+		c.pushbackNeedsGRPC(&faults[i].Params, base)
 		timed = append(timed, t)
 	}
 	if !ok {
@@ -474,6 +486,17 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 }
 
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
+	if sf.Client != "" || sf.ServiceConfig != "" || sf.Channel != "" {
+		if sf.Client == "" {
+			f := "service_config"
+			if sf.ServiceConfig == "" {
+				f = "channel"
+			}
+			c.fail(at(f), "is grpc-go's; add client: %s for grpc-go's own retries (herdbench's retry loop takes backoff, max_attempts, budget...)", ClientGRPCGo)
+			return clients.Strategy{Name: sf.Name}
+		}
+		return c.grpcStrategy(sf, at)
+	}
 	s := clients.Strategy{Name: sf.Name}
 	c.preset(sf, at)
 	if sf.Backoff == "" && sf.Jitter != nil && sf.Preset == "" {

@@ -42,7 +42,10 @@ type File struct {
 type TargetFile struct {
 	// URL is an external target: the swarm sends there instead of to an
 	// embedded target; the capacity fields are then for herdbench target.
-	URL            string         `yaml:"url,omitempty"`
+	URL string `yaml:"url,omitempty"`
+	// Protocol is what the target speaks: http (the default) or grpc
+	// (grpc.go).
+	Protocol       string         `yaml:"protocol,omitempty"`
 	Kind           string         `yaml:"kind,omitempty"`
 	Concurrency    *int           `yaml:"concurrency,omitempty"`
 	Queue          *int           `yaml:"queue,omitempty"`
@@ -129,6 +132,15 @@ type StrategyFile struct {
 	Success            []string      `yaml:"success,omitempty"`
 	RetryNonIdempotent *bool         `yaml:"retry_non_idempotent,omitempty"`
 	IdempotencyHeader  string        `yaml:"idempotency_header,omitempty"`
+
+	// Client is whose retry code the cohort runs: herdbench's loop (the
+	// default), or grpc-go (grpc-go's own retries, from ServiceConfig:
+	// the JSON grpc-go's documentation writes). Channel says who shares a
+	// grpc-go channel, and with it the retry throttling's tokens: client
+	// (the default: every client its own) or cohort (grpc.go).
+	Client        string `yaml:"client,omitempty"`
+	ServiceConfig string `yaml:"service_config,omitempty"`
+	Channel       string `yaml:"channel,omitempty"`
 
 	// Tiers are, in a chain of tiers, how the tiers that call another
 	// retry their calls, by tier name: each is this strategy with the

@@ -27,6 +27,11 @@ type Claim struct {
 //     full jitter's), full jitter knocks the recovering service down far
 //     less (failed_after_fault at most a third of no-jitter's) and
 //     recovers no later.
+//   - grpc-outage: grpc-go's ±20% jitter leaves waves (its herd factor
+//     at least 1.5 times full jitter's on the same ceilings, the example
+//     policy's at least 5 times); retry throttling on a shared channel
+//     stops the storm (amplification at most 1.05, herd factor at most
+//     1.5) and costs success (at most 0.95 times grpc-go's without it).
 //   - metastable: naive retries never recover within the run; every
 //     budgeted cohort (jitter+budget+breaker, aws-standard, grpc)
 //     recovers within 2 s with an amplification of at most 1.2.
@@ -72,6 +77,27 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 			ratioCheck("herd factor: no-jitter ≥ 5 × full-jitter", "herd nj/fj ≥ 5", nj, fj, func(r *results.Run) float64 { return r.HerdFactor }, 5, true),
 			ratioCheck("failed after fault: full-jitter ≤ ⅓ × no-jitter", "failed after fj/nj ≤ ⅓", fj, nj, func(r *results.Run) float64 { return float64(r.FailedAfterFault) }, 1.0/3, false),
 			recoveryNoLater("recovery: full-jitter no later than no-jitter", "recovery fj ≤ nj", fj, nj),
+		}, true
+	case "grpc-outage":
+		g, fj, th, ex := runs["grpc-go"], runs["full-jitter"], runs["grpc-go+throttling"], runs["grpc-go-example"]
+		herd := func(r *results.Run) float64 { return r.HerdFactor }
+		success := func(r *results.Run) float64 {
+			if r.SuccessRatio == nil {
+				return math.NaN()
+			}
+			return *r.SuccessRatio
+		}
+		amp := Claim{Text: "amplification: grpc-go+throttling ≤ 1.05", Short: "throttled amplif. ≤ 1.05", Value: math.NaN(), Figure: "no cohort"}
+		calm := Claim{Text: "herd factor: grpc-go+throttling ≤ 1.5", Short: "throttled herd ≤ 1.5", Value: math.NaN(), Figure: "no cohort"}
+		if th != nil {
+			amp.Value, amp.Figure, amp.Holds = th.Amplification, fmt.Sprintf("%.2f", th.Amplification), th.Amplification <= 1.05
+			calm.Value, calm.Figure, calm.Holds = th.HerdFactor, fmt.Sprintf("%.2f", th.HerdFactor), th.HerdFactor <= 1.5
+		}
+		return []Claim{
+			ratioCheck("herd factor: grpc-go ≥ 1.5 × full-jitter", "herd grpc/fj ≥ 1.5", g, fj, herd, 1.5, true),
+			ratioCheck("herd factor: grpc-go-example ≥ 5 × full-jitter", "herd example/fj ≥ 5", ex, fj, herd, 5, true),
+			amp, calm,
+			ratioCheck("success: grpc-go+throttling ≤ 0.95 × grpc-go", "success throttled/grpc ≤ .95", th, g, success, 0.95, false),
 		}, true
 	case "metastable":
 		short := map[string]string{"jitter+budget+breaker": "budget+brk", "aws-standard": "aws", "grpc": "grpc"}
@@ -137,7 +163,7 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 
 // HeadlineFigures returns what built-in scenario name's headline rests
 // on, and so how a real run of it is judged (results.Limit): waves for
-// outage and jitter-range (herd factors and failures after the fault, in
+// outage, grpc-outage and jitter-range (herd factors and failures after the fault, in
 // 10 ms buckets), counts for the others (calls, completion, successes,
 // amplification, recovery within seconds). A scenario without a headline
 // (a user's file) is judged by waves: its summary has a herd factor, the

@@ -283,6 +283,14 @@ var badFiles = map[string]struct {
 	"idempotency-header-bad":      {5, `strategies[0].idempotency_header: header name "Idem Key" holds " "`},
 	"retry-on-unknown":            {5, `strategies[0].retry_on[1]: unknown retry_on "resets"; write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
 	"success-unknown":             {5, `strategies[0].success[0]: "2xy" is not a status`},
+	"grpc-pushback-minus":         {4, "chaos[0].pushback_ms: -250: a negative pushback is the wire's \"do not retry\"; write pushback_ms: stop"},
+	"grpc-pushback-nan":           {4, `chaos[0].pushback_ms: ".nan" is not a whole number of milliseconds`},
+	"grpc-pushback-http":          {3, "chaos[0].pushback_ms: is gRPC's grpc-retry-pushback-ms, and the target speaks HTTP"},
+	"grpc-code-unknown":           {6, `strategies[0].service_config: grpc-go refuses it: invalid code: "\"UNAVAILABEL\""`},
+	"grpc-max-attempts-1":         {6, "strategies[0].service_config: methodConfig[0].retryPolicy.maxAttempts: grpc-go refuses it: invalid retry policy"},
+	"grpc-not-json":               {8, "strategies[0].service_config: not JSON (line 2 of the service config): invalid character 'm'"},
+	"grpc-http-target":            {4, "strategies[0].client: grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc"},
+	"grpc-with-backoff":           {6, "strategies[0].backoff: backoff configures herdbench's own retry loop"},
 }
 
 func TestBadScenarioFiles(t *testing.T) {

@@ -77,6 +77,9 @@ func (c *compiler) tiers(f *File, p *Plan, o Overrides) {
 		if t.Kind != "" && t.Kind != target.Plain.String() {
 			c.fail(at("kind"), "%q: a tier is a plain service; an OCC row is for a single target, without tiers", t.Kind)
 		}
+		if t.Protocol != "" && t.Protocol != ProtocolHTTP {
+			c.fail(at("protocol"), "%q: the tiers of a chain speak HTTP to each other; gRPC is for a single target (target.protocol: grpc)", t.Protocol)
+		}
 		p.Tiers = append(p.Tiers, Tier{Name: t.Name, Target: c.target(&t.TargetFile, base)})
 		if len(t.Routes) > 0 {
 			c.fail(with(base, key("routes")), "routes are for a single target; in a chain of tiers every request takes its tier's service_time")

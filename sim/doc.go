@@ -28,7 +28,16 @@
 //     succeeds or conflicts (http_4xx).
 //   - The answer travels one hop back; resets are seen at once.
 //   - The client's per-attempt timeout abandons the attempt wherever it is
-//     (Model.Abandon for a job inside the target).
+//     (Model.Abandon for a job inside the target). A grpc-go cohort's
+//     timeout is the RPC's deadline, over all its attempts
+//     (Client.Deadline).
+//   - A grpc-go cohort (clients.Strategy.GRPC) reads the answer as gRPC:
+//     its status as a gRPC code (clients.GRPCReplyCode: 503 UNAVAILABLE,
+//     429 RESOURCE_EXHAUSTED, a reset or refused connection UNAVAILABLE,
+//     its deadline DEADLINE_EXCEEDED) and the answer's pushback
+//     (chaos.Answer.Pushback, or its Retry-After) as
+//     grpc-retry-pushback-ms; the simulator hands it the status and the
+//     pushback, and grpc-go's rules decide (docs/grpc.md).
 //   - When a reset or refuse outage begins, the target crashes
 //     (Model.Crash): every attempt in flight, wherever it is (in a hop,
 //     hung, delayed, queued or in service), is reset.

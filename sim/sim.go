@@ -31,6 +31,10 @@ type Cohort struct {
 	// to Run records those that reached the first. Each should be empty,
 	// with one shard.
 	Below []*results.Recorder
+	// GRPC says the target speaks gRPC: an answer's pushback goes in
+	// milliseconds (chaos.Answer.Pushback, grpc-retry-pushback-ms) where
+	// an HTTP target sends only its Retry-After.
+	GRPC bool
 	// Part is the shard of the cohort to simulate (clients.Part): its
 	// clients, or its share of an open workload's arrivals. Zero: every
 	// client. The shards of a cohort whose clients do not interact
@@ -109,7 +113,7 @@ type client struct {
 	flags   uint8         // okFlag, reusedFlag, resendFlag
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
-	status  int16         // the answer's HTTP status, 0 if none
+	status  uint16        // the answer's status (HTTP, or a gRPC code), 0 if none
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
 
@@ -486,7 +490,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 				s.track(ci)
 				s.q.push(a.At+d, pack(evArrive, c.gen, uint32(ci)))
 				if lv.timeout > 0 {
-					s.q.push(a.At+lv.timeout, pack(evTimeout, c.gen, uint32(ci)))
+					s.q.push(c.cl.Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
 				}
 				return
 			}
@@ -527,7 +531,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 	// Only an attempt still in flight after everything that happens at once
 	// needs its timeout scheduled.
 	if t := s.lv[c.tier].timeout; t > 0 && c.gen == gen && c.slot >= 0 {
-		s.q.push(now+t, pack(evTimeout, gen, uint32(ci)))
+		s.q.push(c.cl.Deadline(now), pack(evTimeout, gen, uint32(ci)))
 	}
 }
 
@@ -601,7 +605,14 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 		}
 		c.ra = a.RetryAfter
 		if !a.Truncate {
-			c.status = int16(a.Status)
+			c.status = uint16(a.Status)
+		}
+		switch {
+		case a.Pushback == 0 || !s.co.GRPC:
+		case a.Pushback == chaos.PushbackStop:
+			c.ra = clients.GRPCPushbackStop
+		default:
+			c.ra = a.Pushback // a gRPC answer's pushback: its milliseconds
 		}
 		s.reply(ci, now, out)
 	}
@@ -696,7 +707,7 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.sent+lv.timeout) && !crashIn(lv.crashes, now, at) {
+	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
 		// now, as of its landing time: one event less per attempt. Not
@@ -730,9 +741,12 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.pooled = true
 	}
 	c.set(resendFlag, false)
-	ra, status := c.ra, c.status
+	ra, status := c.ra, int(c.status)
 	c.ra, c.status = 0, 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: int(status), Resend: resend})
+	if out == results.Reset || out == results.Timeout {
+		status = 0 // the answer never arrived
+	}
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: status, Resend: resend})
 	s.schedule(ci, a, now)
 }
 

@@ -179,7 +179,7 @@ func (m *Model) Ingress(now time.Duration) chaos.Answer {
 	}
 	if e.ErrorRate > 0 && m.rng.Float64() < e.ErrorRate {
 		m.Stats.Faulted++
-		return chaos.Answer{Verdict: chaos.Respond, Status: e.ErrorStatus, RetryAfter: e.RetryAfter}
+		return chaos.Answer{Verdict: chaos.Respond, Status: e.ErrorStatus, RetryAfter: e.RetryAfter, Pushback: e.Pushback}
 	}
 	var delay time.Duration
 	for _, d := range e.Delays {

@@ -1,0 +1,135 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/herdbench/herdbench/clients"
+	"go.yaml.in/yaml/v3"
+)
+
+// A gRPC scenario: the target speaks gRPC (target.protocol: grpc), and a
+// cohort may retry with grpc-go's own code (client: grpc-go, its retries
+// from service_config, the JSON grpc-go's documentation writes), which the
+// simulator models (clients.GRPCServiceConfig, docs/grpc.md).
+
+// Protocols a target speaks.
+const (
+	ProtocolHTTP = "http"
+	ProtocolGRPC = "grpc"
+)
+
+// ClientGRPCGo is the client: a strategy writes for grpc-go's own retries.
+const ClientGRPCGo = "grpc-go"
+
+// protocol checks a target's protocol and reports whether it is gRPC.
+func (c *compiler) protocol(t *TargetFile, base []step) bool {
+	switch t.Protocol {
+	case "", ProtocolHTTP:
+		return false
+	case ProtocolGRPC:
+		return true
+	}
+	c.fail(with(base, key("protocol")), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
+	return false
+}
+
+// herdbenchLoopFields are a strategy's fields that configure herdbench's
+// own retry loop, which a grpc-go cohort does not run.
+var herdbenchLoopFields = []struct {
+	key string
+	set func(sf *StrategyFile) bool
+}{
+	{"preset", func(sf *StrategyFile) bool { return sf.Preset != "" }},
+	{"backoff", func(sf *StrategyFile) bool { return sf.Backoff != "" }},
+	{"base", func(sf *StrategyFile) bool { return sf.Base != "" }},
+	{"cap", func(sf *StrategyFile) bool { return sf.Cap != "" }},
+	{"multiplier", func(sf *StrategyFile) bool { return sf.Multiplier != 0 }},
+	{"jitter", func(sf *StrategyFile) bool { return sf.Jitter != nil }},
+	{"max_attempts", func(sf *StrategyFile) bool { return sf.MaxAttempts != nil }},
+	{"reset", func(sf *StrategyFile) bool { return sf.Reset != "" }},
+	{"budget", func(sf *StrategyFile) bool { return sf.Budget != nil }},
+	{"breaker", func(sf *StrategyFile) bool { return sf.Breaker != nil }},
+	{"throttle", func(sf *StrategyFile) bool { return sf.Throttle != nil }},
+	{"retry_after", func(sf *StrategyFile) bool { return sf.RetryAfter != "" }},
+	{"retry_after_cap", func(sf *StrategyFile) bool { return sf.RetryAfterCap != "" }},
+	{"tiers", func(sf *StrategyFile) bool { return sf.Tiers != nil }},
+}
+
+// grpcStrategy compiles a strategy with a client: grpc-go's own retries,
+// from its service config, each RPC within its timeout (the caller's
+// deadline), and its throttler per channel (channel: client, the default,
+// or cohort).
+func (c *compiler) grpcStrategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
+	s := clients.Strategy{Name: sf.Name}
+	if sf.Client != ClientGRPCGo {
+		c.fail(at("client"), "unknown client %q; write client: %s (grpc-go's own retries, from service_config), or leave it out for herdbench's retry loop", sf.Client, ClientGRPCGo)
+		return s
+	}
+	bad := false
+	for _, f := range herdbenchLoopFields {
+		if f.set(sf) {
+			c.fail(at(f.key), "%s configures herdbench's own retry loop; a client: grpc-go cohort retries as its service_config says (retryPolicy, retryThrottling: docs/grpc.md); remove it", f.key)
+			bad = true
+		}
+	}
+	switch {
+	case !c.grpc && !c.external:
+		c.fail(at("client"), "grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc")
+		bad = true
+	case c.tiered:
+		c.fail(at("client"), "a chain of tiers speaks HTTP between its tiers; a client: grpc-go cohort calls a single gRPC target (target.protocol: grpc)")
+		bad = true
+	}
+	deadline := c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
+	scope := c.scope(&sf.Channel, at("channel"))
+	if sf.ServiceConfig == "" {
+		c.fail(at("service_config"), `missing; a client: grpc-go cohort needs the service config grpc-go is given, e.g.
+    service_config: |
+      {"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s",
+        "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`)
+		return s
+	}
+	sc, err := clients.ParseGRPCServiceConfig(sf.ServiceConfig)
+	if err != nil {
+		var ce *clients.GRPCConfigError
+		line := c.s.lineOf(at("service_config"))
+		if errors.As(err, &ce) && ce.Line > 0 {
+			if n := valueAt(c.s.root, at("service_config")); n != nil && (n.Style == yaml.LiteralStyle || n.Style == yaml.FoldedStyle) {
+				line = n.Line + ce.Line // a block's text starts on the line after its | or >
+			}
+		}
+		c.errs.Problems = append(c.errs.Problems, Problem{Line: line, Path: pathOf(at("service_config")), Msg: strings.TrimSpace(err.Error())})
+		return s
+	}
+	if bad {
+		return s
+	}
+	return clients.GRPCStrategy(sf.Name, sc, deadline, scope)
+}
+
+// pushbackNeedsGRPC refuses a fault's pushback_ms, gRPC's pushback,
+// against a target that speaks HTTP.
+func (c *compiler) pushbackNeedsGRPC(params *yaml.Node, base []step) {
+	pushback := false
+	for i := 0; params.Kind == yaml.MappingNode && i+1 < len(params.Content); i += 2 {
+		pushback = pushback || params.Content[i].Value == "pushback_ms"
+	}
+	if pushback && !c.grpc && !c.external {
+		c.fail(with(base, key("pushback_ms")), "is gRPC's grpc-retry-pushback-ms, and the target speaks HTTP (Retry-After: retry_after); add target.protocol: grpc, or remove pushback_ms")
+	}
+}
+
+// valueAt returns the value of the key at path (nodeAt returns the key).
+func valueAt(root *yaml.Node, path []step) *yaml.Node {
+	m := nodeAt(root, path[:len(path)-1])
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == path[len(path)-1].key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
