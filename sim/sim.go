@@ -453,7 +453,9 @@ func (s *Sim) slot() int32 {
 	ci := s.nclients
 	s.nclients++
 	if int(ci>>chunkBits) == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]client, chunkSize))
+		c := make([]client, chunkSize)
+		hugePages(c)
+		s.chunks = append(s.chunks, c)
 	}
 	return ci
 }
@@ -709,7 +711,7 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 const clientSize = unsafe.Sizeof(client{})
 
 const (
-	chunkBits = 12
+	chunkBits = 14
 	chunkSize = 1 << chunkBits
 )
 
