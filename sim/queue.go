@@ -58,8 +58,10 @@ type queue struct {
 	// come out. The simulator loads their clients' state into the cache
 	// while it handles the events before them, so that a million clients'
 	// cache misses overlap instead of coming one after the other. Each
-	// event is handed out once (soonMark).
-	soon []uint64
+	// event is handed out once (soonMark). Only with ahead: with clients
+	// that fit in the cache the lookahead would cost without saving.
+	soon  []uint64
+	ahead bool
 }
 
 // soonMax is the size of a bucket whose events count as imminent: the
@@ -71,7 +73,7 @@ func (q *queue) reset() {
 		q.b[i] = q.b[i][:0]
 	}
 	q.head, q.full, q.last, q.n = 0, 0, 0, 0
-	q.soon = q.soon[:0]
+	q.soon, q.ahead = q.soon[:0], false
 }
 
 func (q *queue) len() int { return q.n }
@@ -97,7 +99,7 @@ func (q *queue) pop() event {
 		}
 		q.last = m
 		q.soon = q.soon[:0]
-		if len(src) <= soonMax {
+		if q.ahead && len(src) <= soonMax {
 			for k := range src {
 				if src[k].arg&soonMark == 0 {
 					src[k].arg |= soonMark

@@ -70,7 +70,7 @@ func TestPushInThePastPanics(t *testing.T) {
 // handed out (a lookahead that names nothing buys nothing).
 func TestQueueSoon(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 7))
-	var q queue
+	q := queue{ahead: true}
 	type mark struct{ pops, pushes int }
 	handed := map[uint64]mark{}
 	var now time.Duration

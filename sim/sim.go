@@ -452,6 +452,9 @@ func (s *Sim) slot() int32 {
 	}
 	ci := s.nclients
 	s.nclients++
+	if ci == chunkSize {
+		s.q.ahead = true // beyond the first chunk the clients no longer fit in the cache
+	}
 	if int(ci>>chunkBits) == len(s.chunks) {
 		c := make([]client, chunkSize)
 		hugePages(c)
