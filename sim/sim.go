@@ -142,7 +142,7 @@ type level struct {
 // each goroutine its own.
 type Sim struct {
 	q        queue
-	chunks   [][]client // the clients, in chunks that never move
+	chunks   []*[chunkSize]client // the clients, in chunks that never move
 	nclients int32
 	freeCS   []int32
 	jobs     []*job
@@ -456,8 +456,8 @@ func (s *Sim) slot() int32 {
 		s.q.ahead = true // beyond the first chunk the clients no longer fit in the cache
 	}
 	if int(ci>>chunkBits) == len(s.chunks) {
-		c := make([]client, chunkSize)
-		hugePages(c)
+		c := new([chunkSize]client)
+		hugePages(c[:])
 		s.chunks = append(s.chunks, c)
 	}
 	return ci
