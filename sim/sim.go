@@ -162,7 +162,7 @@ type Sim struct {
 	arrivalAt  time.Duration
 	nextID     int
 	events     uint64
-	touch      uint64 // what prefetch loads, kept so that the loads stay
+	touch      uint64 // the sum of what prefetch loads: stored, so the compiler keeps the loads
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
