@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"log"
 	"math/rand/v2"
@@ -15,10 +16,11 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 )
 
-// Server is the real-time driver of a Model: an HTTP/1.1 server on a
-// loopback port. Every request is answered 200 "ok" once the model has
+// Server is the real-time driver of a Model: an HTTP/1.1 server (or
+// HTTP/2, wire.go) on a loopback port. Every request is answered 200 "ok" once the model has
 // served it, or as the active faults say.
 type Server struct {
 	// listen opens the listener at addr (again after a refuse outage).
@@ -30,6 +32,10 @@ type Server struct {
 	kind   Kind
 	addr   string
 	srv    *http.Server
+	proto  wire.Protocol
+	tls    *tls.Config  // the listener's TLS (h2), nil for cleartext
+	cert   *wire.Cert   // tls's certificate
+	h2     *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
 
 	mu      sync.Mutex
 	model   *Model
@@ -91,13 +97,13 @@ func (s *Server) run(ln net.Listener) {
 	s.addr = ln.Addr().String()
 	ln = s.limits.Listener(ln)
 	s.ln = ln
-	s.serve(ln)
+	s.serve(s.wrapTLS(ln))
 	s.wg.Add(1)
 	go s.runPlan()
 }
 
-// URL returns the server's base URL.
-func (s *Server) URL() string { return "http://" + s.addr }
+// URL returns the server's base URL: https for h2, else http.
+func (s *Server) URL() string { return s.proto.Scheme() + "://" + s.addr }
 
 // Stats returns a copy of the model's counters.
 func (s *Server) Stats() Stats {
@@ -150,8 +156,9 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
 
 // runPlan applies the plan's connection-level transitions on the wall clock:
-// a crash when a reset or refuse outage begins, the listener closed while
-// refusing and opened again after. It wakes at every segment edge, and when
+// a crash when a reset or refuse outage begins, every connection told to
+// go away when a goaway outage begins, the listener closed while refusing
+// or going away and opened again after. It wakes at every segment edge, and when
 // the plan is replaced (a standalone target's control calls).
 func (s *Server) runPlan() {
 	defer s.wg.Done()
@@ -186,12 +193,18 @@ func (s *Server) transition(prev, next chaos.OutageMode) {
 	if next.Crashes() {
 		s.crash()
 	}
-	if next == chaos.Refuse {
+	if next == chaos.Goaway {
+		s.goAway()
+	}
+	if prev.Listening() && !next.Listening() {
 		s.mu.Lock()
 		_ = s.ln.Close()
 		s.mu.Unlock()
 	}
-	if prev == chaos.Refuse {
+	if prev == chaos.Goaway {
+		s.srv.SetKeepAlivesEnabled(true)
+	}
+	if !prev.Listening() && next.Listening() {
 		s.reopen()
 	}
 }
@@ -236,7 +249,7 @@ func (s *Server) reopen() {
 			}
 			s.ln = ln
 			s.mu.Unlock()
-			s.serve(ln)
+			s.serve(s.wrapTLS(ln))
 			return
 		}
 		if attempt >= 50 {
@@ -259,9 +272,15 @@ func resetConn(c net.Conn) {
 	_ = c.Close()
 }
 
-func (s *Server) reset(w http.ResponseWriter) {
+// reset resets the request's connection: an HTTP/1.1 one hijacked, an
+// HTTP/2 one (which cannot be) from the request's context, every stream
+// on it failing at once, as a crashed server's would.
+func (s *Server) reset(ctx context.Context, w http.ResponseWriter) {
 	c, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
+		if c, ok := ctx.Value(connKey{}).(net.Conn); ok {
+			resetConn(c)
+		}
 		panic(http.ErrAbortHandler)
 	}
 	resetConn(c)
@@ -356,7 +375,7 @@ func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 		return true
 	case chaos.ResetConn, chaos.RefuseConn:
 		noteAnswer(x.w, a)
-		s.reset(x.w)
+		s.reset(x.ctx, x.w)
 		return false
 	case chaos.Hang:
 		select {

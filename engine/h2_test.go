@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"os"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
+)
+
+// countingListener counts the connections a target accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// runCounting runs p in a bubble over the in-memory network and returns
+// its output and how many connections its targets accepted.
+func runCounting(t *testing.T, p *scenarios.Plan) (results.Output, int64) {
+	t.Helper()
+	var out results.Output
+	var conns atomic.Int64
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		listen := func(network, addr string) (net.Listener, error) {
+			ln, err := n.Listen(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return countingListener{ln, &conns}, nil
+		}
+		r, err := Start(context.Background(), p, Options{Version: "test", Listen: listen, Dial: n.Dial, NoSimReference: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = r.Wait()
+	})
+	return out, conns.Load()
+}
+
+// attemptsBy returns the attempts of cohort i sent in [from, to), by outcome.
+func attemptsBy(out results.Output, i int, from, to time.Duration) map[results.Outcome]int64 {
+	m := map[results.Outcome]int64{}
+	tl := out.Cohorts[i].Rec.Timeline(results.Bucket)
+	for b, row := range tl.Rows {
+		at := time.Duration(b) * results.Bucket
+		if at < from || at >= to {
+			continue
+		}
+		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
+			if row[o] > 0 {
+				m[o] += row[o]
+			}
+		}
+	}
+	return m
+}
+
+// Over h2c, ten clients share one connection: the target accepts one
+// connection for all of them, a crash fails all ten of their requests at
+// the same instant, and the next attempts dial once for all of them.
+func TestH2CSharedConnectionFailsTogetherOnReset(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: shared-reset
+duration: 2s
+protocol: h2c
+connections: {shared: 10}
+target: {concurrency: 10, queue: 0, service_time: 1s}
+chaos:
+  - {kind: outage, mode: reset, at: 500ms, for: 100ms}
+workload: {kind: oneshot, clients: 10}
+strategies:
+  - {name: twice, backoff: constant, base: 200ms, max_attempts: 2}
+`, scenarios.Overrides{})
+	out, conns := runCounting(t, p)
+	r := out.Summary.Runs[0]
+	if r.Attempts != 20 || r.Outcomes["reset"] != 10 || r.Outcomes["ok"] != 10 {
+		t.Fatalf("%d attempts, outcomes %v; want 20: 10 reset by the crash, 10 retries served", r.Attempts, r.Outcomes)
+	}
+	// Every first attempt was sent at 0 and failed at the crash: its
+	// latency is 500 ms for all ten.
+	if h, _ := out.Cohorts[0].Rec.Histograms(); h.Min() < 490_000 || h.Max() > 1_010_000 {
+		t.Errorf("latencies from %dµs to %dµs; want 500 ms (the crash) to 1 s (a retry served)", h.Min(), h.Max())
+	}
+	if conns != 2 {
+		t.Errorf("the target accepted %d connections; want 2: one shared before the crash, one after", conns)
+	}
+}
+
+// A goaway outage over h2c is graceful: the requests in flight when it
+// begins finish and are served on their connection, which is then told
+// to go away; the attempts during it cannot reconnect (refused); after it
+// a new connection serves them. Nothing is lost to a crash.
+func TestH2CGoawayLetsInFlightFinish(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: shared-goaway
+duration: 3s
+protocol: h2c
+connections: {shared: 10}
+target: {concurrency: 10, queue: 0, service_time: 1s}
+chaos:
+  - {kind: outage, mode: goaway, at: 500ms, for: 1s}
+workload: {kind: closed, clients: 10, think: 100ms}
+strategies:
+  - {name: once, backoff: constant, base: 100ms, max_attempts: 1}
+`, scenarios.Overrides{})
+	out, conns := runCounting(t, p)
+	if got := attemptsBy(out, 0, 0, 500*time.Millisecond); got[results.OK] != 10 || len(got) != 1 {
+		t.Errorf("attempts sent before the goaway: %v; want all 10 served", got)
+	}
+	if got := attemptsBy(out, 0, 500*time.Millisecond, 1500*time.Millisecond); got[results.Refused] == 0 || got[results.OK] != 0 || got[results.Reset] != 0 {
+		t.Errorf("attempts sent during the goaway: %v; want every one refused", got)
+	}
+	if got := attemptsBy(out, 0, 1500*time.Millisecond, 2*time.Second); got[results.OK] != 10 {
+		t.Errorf("attempts sent after the goaway: %v; want all 10 served", got)
+	}
+	if conns != 2 {
+		t.Errorf("the target accepted %d connections; want 2: one shared before the goaway, one after", conns)
+	}
+	if s := out.Summary.Runs[0]; s.Outcomes["reset"] != 0 {
+		t.Errorf("outcomes %v: a goaway resets nothing", s.Outcomes)
+	}
+}
+
+// The built-in outage's headline (no jitter's herd against full jitter's
+// trickle) holds over h2c with 10 clients to a connection, in both
+// engines.
+func TestOutageHeadlineOverH2CShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real engine on 2,000 clients")
+	}
+	data, err := os.ReadFile("../scenarios/builtin/outage.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, "protocol: h2c\nconnections: {shared: 10}\n"...)
+	op, err := scenarios.OpenData("outage", data, scenarios.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := op.Plans[0]; p.Shared != 10 || p.Protocol.String() != "h2c" {
+		t.Fatalf("plan: protocol %v, shared %d", p.Protocol, p.Shared)
+	}
+	for _, engine := range []string{"simulator", "real"} {
+		var pts []Point
+		if engine == "simulator" {
+			pts = execute(t, op.Plans, Options{Sim: true})
+		} else {
+			pts = executeInBubble(t, op.Plans, Options{NoSimReference: true})
+		}
+		claims, _ := scenarios.Headline("outage", pts[0].Output.Summary)
+		if len(claims) == 0 {
+			t.Fatal("no headline for outage")
+		}
+		for _, c := range claims {
+			t.Logf("%s: %s: %s", engine, c.Text, c.Figure)
+			if !c.Holds {
+				t.Errorf("%s: %s: %s", engine, c.Text, c.Figure)
+			}
+		}
+	}
+}
