@@ -3,16 +3,22 @@ package engine
 import (
 	"context"
 	"net"
+	"net/url"
 	"os"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/internal/wire"
+	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
+	"github.com/herdbench/herdbench/target"
 )
 
 // countingListener counts the connections a target accepts.
@@ -173,5 +179,73 @@ func TestOutageHeadlineOverH2CShared(t *testing.T) {
 				t.Errorf("%s: %s: %s", engine, c.Text, c.Figure)
 			}
 		}
+	}
+}
+
+// Over loopback, protocol h2: the embedded target serves TLS with a
+// certificate made at start, the swarm trusts exactly it and negotiates
+// HTTP/2 over ALPN, and every request is served.
+func TestH2OverTLSOnLoopback(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: h2-tls
+duration: 1s
+protocol: h2
+connections: {shared: 4}
+target: {concurrency: 16, service_time: 1ms}
+workload: {kind: oneshot, clients: 8}
+strategies:
+  - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 900ms}
+`, scenarios.Overrides{})
+	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := r.Wait()
+	if s := out.Summary.Runs[0]; s.Attempts != 8 || s.Outcomes["ok"] != 8 {
+		t.Fatalf("%d attempts, outcomes %v; want 8 served over h2", s.Attempts, s.Outcomes)
+	}
+}
+
+// Through the proxy over h2c on loopback: the swarm speaks h2c to the
+// proxy, which serves h2c and forwards over h2c to an h2c target; a
+// goaway outage at the proxy lets the requests in flight finish.
+func TestH2CThroughTheProxy(t *testing.T) {
+	up, err := target.Listen(target.Options{Config: target.Config{Concurrency: 16, Queue: 16, QueueTimeout: time.Second, ServiceTime: dist.Const(400 * time.Millisecond)}, Protocol: wire.H2C})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = up.Close() })
+	u, _ := url.Parse(up.URL())
+	plan, err := chaos.NewPlan([]chaos.Timed{{Name: "drain", Kind: "outage", At: 350 * time.Millisecond, For: 300 * time.Millisecond, Fault: chaos.Outage{Mode: chaos.Goaway}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := proxy.Start(proxy.Options{Upstream: u, Plan: plan, Protocol: wire.H2C, UpstreamProtocol: wire.H2C})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	p := scenariotest.Plan(t, `
+name: h2c-proxy
+duration: 1s
+protocol: h2c
+connections: {shared: 8}
+target: {url: "`+px.URL()+`/"}
+workload: {kind: oneshot, clients: 8}
+strategies:
+  - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 900ms}
+`, scenarios.Overrides{})
+	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := r.Wait()
+	// Sent at 0 (the proxy's 200 ms: the run starts after a lead), in
+	// flight when the drain began at 350 ms: all served.
+	if s := out.Summary.Runs[0]; s.Attempts != 8 || s.Outcomes["ok"] != 8 {
+		t.Fatalf("%d attempts, outcomes %v; want 8 served through the proxy, the drain notwithstanding", s.Attempts, s.Outcomes)
+	}
+	if n := up.Counters().Answers()[target.AnswerOK]; n != 8 {
+		t.Errorf("the upstream served %d; want 8", n)
 	}
 }
