@@ -1,11 +1,17 @@
 package clients
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
+	"golang.org/x/net/http2"
+
 	"github.com/herdbench/herdbench/internal/wire"
+	"github.com/herdbench/herdbench/results"
 )
+
+//lint:file-ignore SA1019 x/net's HTTP/2 errors, as its client returns them
 
 // h2 needs an https target and h2c an http one; the HTTP/2 request is the
 // HTTP/1.1 one's: POST, no body, herdbench's User-Agent, the URL's
@@ -43,5 +49,19 @@ func TestEndpointOverHTTP2(t *testing.T) {
 	}
 	if got := ep.tls.NextProtos; len(got) != 1 || got[0] != "h2" {
 		t.Errorf("ALPN offers %v; want h2 only", got)
+	}
+}
+
+// x/net's errors for a stream: one a GOAWAY refused, or the server
+// refused, is refused (not processed); one the server reset is a reset.
+func TestClassifyHTTP2(t *testing.T) {
+	for err, want := range map[error]results.Outcome{
+		http2.GoAwayError{LastStreamID: 1, ErrCode: http2.ErrCodeNo}:                      results.Refused,
+		fmt.Errorf("round trip: %w", http2.StreamError{Code: http2.ErrCodeRefusedStream}): results.Refused,
+		http2.StreamError{StreamID: 3, Code: http2.ErrCodeInternal}:                       results.Reset,
+	} {
+		if got := Classify(err); got != want {
+			t.Errorf("Classify(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

@@ -41,8 +41,9 @@ type Server struct {
 	model   *Model
 	crashed chan struct{} // closed when a crash begins; replaced after
 	timers  map[*Job]*time.Timer
-	conns   map[net.Conn]struct{}
+	conns   map[net.Conn]*connInfo
 	ln      net.Listener
+	served  chan struct{} // closed when the accept loop on ln has ended
 	closed  bool
 
 	// next, when set, takes admitted requests instead of the capacity model:
@@ -76,7 +77,7 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 		model:   NewModel(cfg, plan, rng),
 		crashed: make(chan struct{}),
 		timers:  map[*Job]*time.Timer{},
-		conns:   map[net.Conn]struct{}{},
+		conns:   map[net.Conn]*connInfo{},
 		stop:    make(chan struct{}),
 		listen:  listen,
 		limits:  limits,
@@ -135,9 +136,14 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) serve(ln net.Listener) {
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.served = done
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer close(done)
 		_ = s.srv.Serve(ln)
 	}()
 }
@@ -147,7 +153,9 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 	defer s.mu.Unlock()
 	switch st {
 	case http.StateNew:
-		s.conns[c] = struct{}{}
+		if s.conns[c] == nil {
+			s.conns[c] = &connInfo{}
+		}
 	case http.StateClosed, http.StateHijacked:
 		delete(s.conns, c)
 	}
@@ -190,16 +198,24 @@ func (s *Server) runPlan() {
 
 // transition acts on the connections when the outage mode changes.
 func (s *Server) transition(prev, next chaos.OutageMode) {
+	if prev.Listening() && !next.Listening() {
+		// Stop accepting first, and let the accept loop end (every
+		// connection it took is then tracked), so that no connection
+		// slips in between the crash or goaway and the close.
+		s.mu.Lock()
+		_ = s.ln.Close()
+		served := s.served
+		s.mu.Unlock()
+		select {
+		case <-served:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	if next.Crashes() {
 		s.crash()
 	}
 	if next == chaos.Goaway {
 		s.goAway()
-	}
-	if prev.Listening() && !next.Listening() {
-		s.mu.Lock()
-		_ = s.ln.Close()
-		s.mu.Unlock()
 	}
 	if prev == chaos.Goaway {
 		s.srv.SetKeepAlivesEnabled(true)
@@ -321,6 +337,10 @@ func (s *Server) hop() time.Duration {
 // resets the connection, as it would a request in flight. Resets are not
 // delayed (an RST is seen at once).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
+		ci.inFlight.Add(1)
+		defer ci.inFlight.Add(-1)
+	}
 	op, version, ok := s.parseOp(r)
 	if !ok {
 		http.Error(w, "herdbench target: POST /occ/read or /occ/write?version=N (OCC targets only), or any other path for a plain request", http.StatusNotFound)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 
 	"golang.org/x/net/http2"
 
@@ -22,8 +23,17 @@ import (
 // and a crash resets it.
 
 // connKey carries a request's connection in its context, for a reset of
-// an HTTP/2 connection (which cannot be hijacked).
-type connKey struct{}
+// an HTTP/2 connection (which cannot be hijacked); connInfoKey its
+// connInfo.
+type (
+	connKey     struct{}
+	connInfoKey struct{}
+)
+
+// connInfo is what the server knows of one connection: how many of its
+// requests are in the handler (one at most over HTTP/1.1, every open
+// stream over HTTP/2).
+type connInfo struct{ inFlight atomic.Int32 }
 
 // setupWire readies s.srv for protocol p; cert is the h2 server's
 // certificate. It returns the TLS configuration to wrap the listener in,
@@ -31,7 +41,11 @@ type connKey struct{}
 func (s *Server) setupWire(p wire.Protocol, cert *wire.Cert) (*tls.Config, error) {
 	s.proto = p
 	s.srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
-		return context.WithValue(ctx, connKey{}, c)
+		ci := &connInfo{}
+		s.mu.Lock()
+		s.conns[c] = ci // before its StateNew (trackConn keeps it)
+		s.mu.Unlock()
+		return context.WithValue(context.WithValue(ctx, connKey{}, c), connInfoKey{}, ci)
 	}
 	if !p.HTTP2() {
 		return nil, nil
@@ -76,10 +90,18 @@ func (s *Server) wrapTLS(ln net.Listener) net.Listener {
 	return tls.NewListener(ln, s.tls)
 }
 
-// goAway begins a goaway outage: HTTP/1.1 answers carry Connection: close
-// and idle connections are closed; every HTTP/2 connection gets a GOAWAY,
-// its streams in flight finish and it closes.
+// goAway begins a goaway outage: every connection with no request in
+// flight is closed (a FIN: idle, or opened and never used); HTTP/1.1
+// answers in flight carry Connection: close; every HTTP/2 connection with
+// streams in flight gets a GOAWAY, its streams finish and it closes.
 func (s *Server) goAway() {
+	s.mu.Lock()
+	for c, ci := range s.conns {
+		if ci.inFlight.Load() == 0 {
+			_ = c.Close()
+		}
+	}
+	s.mu.Unlock()
 	s.srv.SetKeepAlivesEnabled(false)
 	if s.h2 != nil {
 		_ = s.h2.Shutdown(context.Background()) // it has no listener: returns at once
