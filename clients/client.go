@@ -116,13 +116,16 @@ type Reply struct {
 	Lag time.Duration
 	// Status is the answer's HTTP status code, 0 if none or not known.
 	Status int
+	// Resend says the attempt was the transport's own re-send of the one
+	// before (Strategy.Transport; Client.Resent took that one).
+	Resend bool
 }
 
 // Result takes the reply to the attempt the client last sent and returns
 // the next action.
 func (c *Client) Result(r Reply) Action {
 	now := r.Sent + r.Latency
-	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status, Resend: r.Resend})
 	if c.pol != nil {
 		c.pol.answered(now, r.Outcome, c.paid)
 	}
@@ -138,6 +141,15 @@ func (c *Client) Result(r Reply) Action {
 		return c.after(ended)
 	}
 	return a
+}
+
+// Resent records the attempt the client last sent, which failed as r says,
+// as one its transport sends again by itself (Strategy.Transport): it went
+// to the target and counts as an attempt, but the strategy never sees it
+// (no policy hears of it, no retry follows). The driver then sends the
+// same attempt again and gives its reply, marked Resend, to Result.
+func (c *Client) Resent(r Reply) {
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
 }
 
 // Cancel ends the current request at now because whoever it works for

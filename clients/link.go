@@ -109,6 +109,9 @@ type link struct {
 	raw  syscall.RawConn // nc's socket, for the idle check; nil if not a socket
 	br   *bufio.Reader
 	idle time.Time // when the last exchange ended; zero for a new connection
+	// answered: the connection has carried an answered exchange, what
+	// net/http calls reused (its persistConn.markReused).
+	answered bool
 
 	mu       sync.Mutex // guards nc's deadline against abort
 	aborted  bool
@@ -202,7 +205,7 @@ func (l *link) connect(ctx context.Context, deadline time.Time) error {
 		_ = nc.Close()
 		return errAborted
 	}
-	l.nc, l.raw, l.deadline, l.idle = nc, raw, false, time.Time{}
+	l.nc, l.raw, l.deadline, l.idle, l.answered = nc, raw, false, time.Time{}, false
 	l.mu.Unlock()
 	if l.br == nil {
 		l.br = bufio.NewReaderSize(nc, 4096)
@@ -329,18 +332,38 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 	// of them handles an answer (which would delay the later writes), and
 	// the answer is often there by the time this one reads.
 	runtime.Gosched()
+	if _, err := l.br.Peek(1); err != nil {
+		answered := l.answered
+		l.close()
+		return answer{}, &noAnswerError{err: err, reused: answered}
+	}
 	a, closing, err := l.read(keepBody)
 	if err != nil || closing {
 		l.close()
 		return a, err
 	}
-	l.idle = time.Now()
+	l.idle, l.answered = time.Now(), true
 	return a, nil
 }
+
+// noAnswerError is an exchange that failed before the first byte of its
+// answer (the connection reset or closed), and whether its connection had
+// carried an answered exchange before: what net/http re-sends a
+// replayable request after (Transport).
+type noAnswerError struct {
+	err    error
+	reused bool
+}
+
+func (e *noAnswerError) Error() string { return e.err.Error() }
+func (e *noAnswerError) Unwrap() error { return e.err }
 
 // read reads one answer. closing is set when the server will close the
 // connection after it.
 func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
+	if a, closing, ok, err := readFast(l.br, l.body[:], keepBody); ok {
+		return a, closing, err
+	}
 	var resp *http.Response
 	for {
 		resp, err = http.ReadResponse(l.br, nil)

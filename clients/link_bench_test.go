@@ -71,7 +71,7 @@ func BenchmarkAttempt(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, o, _, _ := s.attempt(ctx, l); o != results.OK {
+		if _, _, o, _, _, _ := s.attempt(ctx, l); o != results.OK {
 			b.Fatalf("outcome %s", o)
 		}
 	}

@@ -80,7 +80,7 @@ func reset(c *net.TCPConn) {
 
 // attemptOn runs one attempt of a swarm with timeout on l.
 func attemptOn(s *Swarm, l *link) (results.Outcome, time.Duration) {
-	_, _, o, _, ra := s.attempt(context.Background(), l)
+	_, _, o, _, ra, _ := s.attempt(context.Background(), l)
 	return o, ra
 }
 

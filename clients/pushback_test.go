@@ -67,7 +67,7 @@ func TestSwarmReadsRetryAfter(t *testing.T) {
 	}
 	l := newLink(ep)
 	defer l.close()
-	_, _, o, status, ra := s.attempt(context.Background(), l)
+	_, _, o, status, ra, _ := s.attempt(context.Background(), l)
 	if o != results.HTTP429 || status != http.StatusTooManyRequests || ra != 3*time.Second {
 		t.Fatalf("attempt = %s, status %d, %s; want http_429, 429, 3s", o, status, ra)
 	}

@@ -78,7 +78,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 		l := r.pool.get()
 		stop := context.AfterFunc(ctx, l.abort)
 		sh.InFlight(1)
-		sent, end, o, status, pushback := r.sw.attempt(ctx, l)
+		sent, end, o, status, pushback, _ := r.sw.attempt(ctx, l) // a tier's calls use herdbench's transport: never re-sent
 		sh.InFlight(-1)
 		if stop() {
 			r.pool.put(l)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/results"
 )
 
 // Strategy is a client retry policy. It is immutable and shared by every
@@ -22,6 +23,9 @@ type Strategy struct {
 	Breaker    *Policy[Breaker]  // refuses calls while open; nil means none
 	Throttle   *Policy[Throttle] // refuses calls as the backend rejects them; nil means none
 	RetryAfter RetryAfter        // what to do with the server's pushback
+	// Transport is the HTTP client transport the clients send with: what
+	// it does by itself, unseen by the strategy (see Transport).
+	Transport Transport
 
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
@@ -80,6 +84,56 @@ func ParseReset(name string) (Reset, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Transport is the HTTP client transport a strategy's clients send with,
+// for what it does below the strategy.
+type Transport uint8
+
+// Transports.
+const (
+	// RawTransport is herdbench's own client (link.go): an attempt is sent
+	// once. (A write that fails at once on a connection that died while
+	// idle is written again on a new one: nothing of it reached the
+	// target, as net/http does too.)
+	RawTransport Transport = iota
+	// NetHTTP is Go's net/http Transport sending a replayable request (no
+	// body, or one it can rewind; GET, HEAD, OPTIONS, TRACE, or an
+	// Idempotency-Key header): an attempt whose reused connection (one that
+	// has carried an answered exchange) fails before the answer's first
+	// byte, reset or closed, is sent again at once on a new connection,
+	// unseen by the strategy; a failure on the new one is not re-sent
+	// (net/http's persistConn.shouldRetryRequest). The re-send has the
+	// attempt's number and its deadline; it counts in transport_resends.
+	NetHTTP
+)
+
+var transportNames = [...]string{RawTransport: "herdbench", NetHTTP: "net/http"}
+
+// String returns the transport's name as written in scenarios.
+func (t Transport) String() string {
+	if int(t) < len(transportNames) {
+		return transportNames[t]
+	}
+	return fmt.Sprintf("Transport(%d)", uint8(t))
+}
+
+// ParseTransport reads a transport's name.
+func ParseTransport(name string) (Transport, bool) {
+	for i, n := range transportNames {
+		if n == name {
+			return Transport(i), true
+		}
+	}
+	return 0, false
+}
+
+// Resends reports whether an attempt that failed with out, before any
+// byte of its answer (a reset, or a closed connection), on a connection
+// that had carried an answered exchange (reused), is sent again by the
+// transport.
+func (t Transport) Resends(out results.Outcome, reused bool) bool {
+	return t == NetHTTP && reused && out == results.Reset
 }
 
 // RetryAfter says whether a client waits what the server's Retry-After

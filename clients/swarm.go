@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -186,7 +187,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		}
 		l := src.get()
 		sh.InFlight(1)
-		sent, end, o, status, retryAfter := s.attempt(ctx, l)
+		sent, end, o, status, retryAfter, first := s.attempt(ctx, l)
 		sh.InFlight(-1)
 		src.put(l)
 		if ctx.Err() != nil {
@@ -194,7 +195,12 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		}
 		// The send lag is the harness's lateness: the wake-up, the
 		// scheduler, everything before the request's first byte or packet.
-		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: max(0, sent-a.At), Status: status})
+		lag := max(0, sent-a.At)
+		if first != nil { // the transport re-sent it: sent is the re-send's
+			first.Lag, lag = lag, 0
+			c.Resent(*first)
+		}
+		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: lag, Status: status, Resend: first != nil})
 	}
 }
 
@@ -205,13 +211,18 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 // a POST, because net/http (and other stacks) silently retry an idempotent
 // request on a reused connection that failed, which would hide a reset from
 // the count of attempts; and so the target can tell nothing else apart.
-func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration) {
+// With Strategy.Transport net/http, an attempt whose reused connection
+// fails before the answer's first byte is sent again at once on a new
+// connection, within the same deadline: first is then the first try's
+// reply, and the figures returned are the re-send's.
+func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration, first *Reply) {
 	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
 		deadline = time.Now().Add(t)
 	}
 	if l.h2 != nil {
-		return s.attemptH2(ctx, l)
+		sent, end, o, status, pushback = s.attemptH2(ctx, l)
+		return sent, end, o, status, pushback, nil
 	}
 	at, err := l.begin(ctx, deadline)
 	sent = at.Sub(s.Origin)
@@ -221,6 +232,17 @@ func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, 
 		} else {
 			var a answer
 			a, err = l.exchange(ctx, l.ep.plain, deadline, false)
+			var na *noAnswerError
+			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused) {
+				now := time.Now()
+				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
+				sent = now.Sub(s.Origin)
+				if err = l.connect(ctx, deadline); err == nil {
+					if err = l.setDeadline(deadline); err == nil {
+						a, err = l.exchange(ctx, l.ep.plain, deadline, false)
+					}
+				}
+			}
 			o, status = results.FromStatus(a.status), a.status
 			if a.retryAfter != "" {
 				pushback, _ = ParseRetryAfter(a.retryAfter, time.Now())
@@ -229,9 +251,9 @@ func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, 
 	}
 	end = time.Since(s.Origin)
 	if err != nil {
-		return sent, end, Classify(err), 0, 0
+		return sent, end, Classify(err), 0, 0, first
 	}
-	return sent, end, o, status, pushback
+	return sent, end, o, status, pushback, first
 }
 
 // alarm is one goroutine's timer, reused from sleep to sleep so that a

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -224,6 +225,16 @@ func (p *problems) add(cohort, kind, msg string) {
 	}
 }
 
+// kindPanic is the kind of problem of a request function that panicked.
+const kindPanic = "a panic in its request function"
+
+// has reports whether cohort had a problem of kind.
+func (p *problems) has(cohort, kind string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seen[cohort+"\x00"+kind] > 0
+}
+
 func (p *problems) list() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -257,6 +268,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	var transports []*http.Transport
+	tally := &tally{}
 	n := c.Workload.Clients
 	if c.Workload.Kind == clients.Open {
 		n = 1 // one process serves the arrivals: its policies see them all
@@ -266,9 +278,9 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		if dial == nil {
 			dial = (&net.Dialer{}).DialContext
 		}
-		base := &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 16, DisableCompression: true}
+		base := &http.Transport{DialContext: counting(dial), MaxIdleConnsPerHost: 16, DisableCompression: true}
 		transports = append(transports, base)
-		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end}
+		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end, tally: tally}
 		rt := &recordingTransport{base: base, cl: cl}
 		env := &Client{Cohort: co.Name, Index: i, URL: c.URL + "/", HTTP: &http.Client{Transport: rt}, Transport: rt,
 			Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
@@ -306,7 +318,18 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	for _, t := range transports {
 		t.CloseIdleConnections()
 	}
+	if ended := tally.ended.Load(); ended > 0 && tally.trips.Load() == 0 && !d.probs.has(co.Name, kindPanic) {
+		d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
+			"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
+				"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
+				"and which in virtual time goes to the host's real network; build the library's client on c.HTTP or c.Transport", co.Name, ended))
+	}
 }
+
+// tally counts, for one cohort, the requests that ended and the round
+// trips through herdtest's transport: requests without any were sent by
+// some other client.
+type tally struct{ ended, trips atomic.Int64 }
 
 // client is one client of a cohort: its clock, its think times, its
 // attempt numbers.
@@ -317,6 +340,7 @@ type client struct {
 	shard *results.Shard
 	think *rand.Rand
 	end   time.Time
+	tally *tally
 	// cur is the current request of a closed-loop or one-shot client: the
 	// round trips whose context carries no request of their own count as
 	// its attempts.
@@ -405,6 +429,7 @@ func (cl *client) loop(ctx context.Context, cohort string, fn RequestFunc) {
 			return // cut by the run's end: neither succeeded nor failed
 		}
 		cl.shard.Request(results.Request{Start: start, End: ended, Succeeded: err == nil})
+		cl.tally.ended.Add(1)
 		if w.Kind != clients.Closed {
 			return
 		}
@@ -446,6 +471,7 @@ func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
 				return
 			}
 			r.shard.Request(results.Request{Start: start, End: ended, Succeeded: err == nil})
+			cl.tally.ended.Add(1)
 		}(at)
 	}
 }
@@ -455,7 +481,7 @@ func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
 func (cl *client) call(ctx context.Context, cohort string, fn RequestFunc) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			cl.d.probs.add(cohort, "a panic in its request function", fmt.Sprintf("cohort %s: client %d's request panicked: %v\n%s", cohort, cl.id, v, debug.Stack()))
+			cl.d.probs.add(cohort, kindPanic, fmt.Sprintf("cohort %s: client %d's request panicked: %v\n%s", cohort, cl.id, v, debug.Stack()))
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()
@@ -481,10 +507,46 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		return nil, errOver
 	}
+	cl.tally.trips.Add(1)
 	r := cl.requestOf(req.Context())
-	n := r.attempt.Add(1)
+	n := int(r.attempt.Add(1))
 	sent := cl.now()
-	resp, err := t.base.RoundTrip(req)
+	// net/http asks for a connection once per request it puts on the
+	// wire: a second ask within one round trip is its own re-send of the
+	// request. When bytes of the try before it went out on its connection
+	// (a replayable request whose reused connection failed before the
+	// answer's first byte), that try is an attempt that went to the
+	// target and was reset, and the next is a transport re-send; the
+	// strategy above never sees either. When none did (a connection found
+	// dead before any byte went out, which net/http re-dials for any
+	// request without a body), nothing reached the target: not an attempt.
+	var (
+		tries        int
+		resend       bool
+		conn         *countingConn
+		startWritten int64
+	)
+	trace := &httptrace.ClientTrace{
+		GetConn: func(string) {
+			if tries++; tries == 1 {
+				return
+			}
+			at := cl.now()
+			if conn != nil && conn.written.Load() > startWritten {
+				if at < cl.c.Duration {
+					r.shard.Attempt(results.Attempt{Sent: sent, Latency: at - sent, Number: n, Outcome: results.Reset, Resend: resend})
+				}
+				resend = true
+			}
+			sent, conn = at, nil
+		},
+		GotConn: func(info httptrace.GotConnInfo) {
+			if c, ok := info.Conn.(*countingConn); ok {
+				conn, startWritten = c, c.written.Load()
+			}
+		},
+	}
+	resp, err := t.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
 	done := cl.now()
 	if done >= cl.c.Duration {
 		return resp, err // cut by the run's end: not recorded
@@ -495,8 +557,32 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}
-	r.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: int(n), Outcome: outcome})
+	r.shard.Attempt(results.Attempt{Sent: sent, Latency: done - sent, Number: n, Outcome: outcome, Resend: resend})
 	return resp, err
 }
 
 var _ http.RoundTripper = (*recordingTransport)(nil)
+
+// countingConn counts the bytes written on a connection of a client's
+// transport: whether a try of a round trip put anything on the wire.
+type countingConn struct {
+	net.Conn
+	written atomic.Int64
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.written.Add(int64(n))
+	return n, err
+}
+
+// counting wraps dial's connections in countingConns.
+func counting(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &countingConn{Conn: nc}, nil
+	}
+}

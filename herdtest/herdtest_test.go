@@ -317,3 +317,34 @@ func TestFailingRunKeepsItsFolder(t *testing.T) {
 		t.Errorf("want one report under $TMPDIR/herdtest/TestFailingRunKeepsItsFolder, found %v", dirs)
 	}
 }
+
+// Code that sends with some other client than the one herdtest hands over
+// (http.DefaultClient, an http.Client with a nil Transport) makes requests
+// herdtest cannot see: the run says so, and fails, rather than report a
+// cohort that never sent. So does a New that returns no request function.
+func TestRequestsWithoutRoundTripsAreReported(t *testing.T) {
+	msgs := runFailing(t, "TestHelperSendsElsewhere")
+	if !strings.Contains(msgs, "cohort elsewhere: its") || !strings.Contains(msgs, "without one round trip through the Client's HTTP or Transport") {
+		t.Errorf("not reported:\n%s", msgs)
+	}
+	if strings.Contains(msgs, "cohort fine: its") {
+		t.Errorf("the cohort that used c.HTTP was reported too:\n%s", msgs)
+	}
+	if !strings.Contains(msgs, "cohort nothing: New returned a nil RequestFunc for client 0") {
+		t.Errorf("a New that returns no code is not reported:\n%s", msgs)
+	}
+}
+
+func TestHelperSendsElsewhere(t *testing.T) {
+	if os.Getenv("HERDTEST_HELPER") == "" {
+		t.Skip("run by TestRequestsWithoutRoundTripsAreReported")
+	}
+	Run(t, Options{Scenario: "outage", Clients: 5, Duration: 8 * time.Second},
+		Cohort{Name: "elsewhere", New: func(c *Client) RequestFunc {
+			// Stands for a request over a client of its own: nothing
+			// through c.HTTP.
+			return func(ctx context.Context) error { time.Sleep(50 * time.Millisecond); return nil }
+		}},
+		Cohort{Name: "fine", New: retrying(fullJitter)},
+		Cohort{Name: "nothing", New: func(c *Client) RequestFunc { return nil }})
+}

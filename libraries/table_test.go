@@ -80,7 +80,7 @@ func TestLibraryTable(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("\n| library | scenario | mode | herd factor | amplification | success | failed after fault | recovery |\n|---|---|---|---:|---:|---:|---:|---:|\n%s", strings.Join(rows, "\n"))
+	t.Logf("\n| library | scenario | mode | herd factor | amplification | success | failed after fault | recovery | transport re-sends |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n%s", strings.Join(rows, "\n"))
 }
 
 // measure runs the libraries as cohorts of one herdtest run and returns
@@ -98,6 +98,9 @@ func measure(t *testing.T, st storm, mode herdtest.Mode, libs ...Library) []resu
 	return s.Runs
 }
 
+// transportResends is net/http's own re-sends (herdtest counts them).
+var transportResends, _ = results.LookupMetric("transport_resends")
+
 func row(lib, scenario string, mode herdtest.Mode, r results.Run) string {
 	success, recovery := "–", "–"
 	if r.SuccessRatio != nil {
@@ -110,7 +113,11 @@ func row(lib, scenario string, mode herdtest.Mode, r results.Run) string {
 	if mode == herdtest.Real {
 		m = "real"
 	}
-	return fmt.Sprintf("| %s | %s | %s | %.1f | %.2f | %s | %d | %s |", lib, scenario, m, r.HerdFactor, r.Amplification, success, r.FailedAfterFault, recovery)
+	resends := "–"
+	if v, ok := transportResends.Value(&r); ok {
+		resends = fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %.1f | %.2f | %s | %d | %s | %s |", lib, scenario, m, r.HerdFactor, r.Amplification, success, r.FailedAfterFault, recovery, resends)
 }
 
 // socketGap says how a real-time run r leaves the band docs/virtual-time.md

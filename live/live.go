@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/control"
+	"github.com/herdbench/herdbench/internal/charts"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -132,6 +133,11 @@ type meta struct {
 	Done      bool     `json:"done"`
 	Cohorts   []string `json:"cohorts"`
 	Faults    []Fault  `json:"faults"`
+	// Unnumbered says, by cohort, that some of its attempts came without
+	// an attempt number (a recording of clients that do not send one):
+	// its requests and success are then not measured, as the recording's
+	// summary says, and the page shows neither.
+	Unnumbered []bool `json:"unnumbered"`
 }
 
 // frame is one tick: each cohort's deltas since the previous frame.
@@ -163,8 +169,16 @@ type hello struct {
 	TickMS   float64  `json:"tick_ms"`
 	Control  bool     `json:"control"`
 	Outcomes []string `json:"outcomes"`
+	Colors   colors   `json:"colors"`
 	Run      int64    `json:"run"`
 	Meta     *meta    `json:"meta"`
+}
+
+// colors are the outcomes' and cohorts' colours, the report's
+// (internal/charts).
+type colors struct {
+	Outcomes map[string]string `json:"outcomes"`
+	Palette  []string          `json:"palette"`
 }
 
 // Run samples the source every tick and feeds the viewers until ctx ends;
@@ -217,12 +231,15 @@ func (s *Server) delta(cur Sample) (frame, *meta) {
 	if f.Active == nil {
 		f.Active = []string{}
 	}
-	m := &meta{DurationS: cur.Duration.Seconds(), Running: cur.Running, Done: cur.Done, Cohorts: make([]string, len(cur.Cohorts)), Faults: cur.Faults}
+	m := &meta{DurationS: cur.Duration.Seconds(), Running: cur.Running, Done: cur.Done, Cohorts: make([]string, len(cur.Cohorts)), Faults: cur.Faults, Unnumbered: make([]bool, len(cur.Cohorts))}
 	if m.Faults == nil {
 		m.Faults = []Fault{}
 	}
 	for i, c := range cur.Cohorts {
 		m.Cohorts[i] = c.Name
+		for _, n := range c.Unnumbered {
+			m.Unnumbered[i] = m.Unnumbered[i] || n > 0
+		}
 		var p results.Live
 		if i < len(s.prev.Cohorts) {
 			p = s.prev.Cohorts[i].Live
@@ -306,6 +323,7 @@ func (s *Server) subscribe() (*viewer, []byte, [][]byte, bool) {
 		return nil, nil, nil, false
 	}
 	h := hello{Role: s.o.Role, Title: s.o.Title, TickMS: float64(s.o.Tick) / float64(time.Millisecond), Control: s.o.Control != nil,
+		Colors:   colors{Outcomes: charts.Outcomes, Palette: charts.Palette},
 		Outcomes: outcomeNames(), Run: s.histRun, Meta: s.first}
 	hb, _ := json.Marshal(h)
 	hist := make([][]byte, len(s.hist))

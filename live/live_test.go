@@ -297,6 +297,27 @@ func TestHerdOncePerSecond(t *testing.T) {
 	}
 }
 
+// TestUnnumberedCohortSaysSo: a cohort whose attempts came without an
+// attempt number is flagged in the meta, as its recording's summary marks
+// its requests and success unmeasured; one with numbers is not.
+func TestUnnumberedCohortSaysSo(t *testing.T) {
+	var withNumbers, without results.Live
+	withNumbers.ByAttempt[results.OK][1] = 5
+	without.Unnumbered[results.OK] = 5
+	s := New(Options{Source: func() Sample {
+		return Sample{Run: 1, Cohorts: []Cohort{{Name: "numbered", Live: withNumbers}, {Name: "curl", Live: without}}}
+	}, Access: local})
+	v, _, _, _ := s.subscribe()
+	s.step()
+	var f frame
+	if err := json.Unmarshal(<-v.ch, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Meta == nil || len(f.Meta.Unnumbered) != 2 || f.Meta.Unnumbered[0] || !f.Meta.Unnumbered[1] {
+		t.Errorf("meta %+v: want unnumbered [false true]", f.Meta)
+	}
+}
+
 // TestHistoryBounded: a server running longer than History keeps at most
 // History frames, and a late viewer still gets the meta in force.
 func TestHistoryBounded(t *testing.T) {

@@ -1,13 +1,12 @@
 package live
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/base64"
 	"html"
 	"net/http"
 	"strings"
 
+	"github.com/herdbench/herdbench/internal/charts"
 	"github.com/herdbench/herdbench/internal/uplot"
 )
 
@@ -23,23 +22,23 @@ var pageCSS string
 var page, csp = buildPage()
 
 func buildPage() (string, string) {
-	for _, s := range []string{uplot.JS, pageJS} {
-		if strings.Contains(strings.ToLower(s), "</script") {
+	scripts, styles := []string{uplot.JS, charts.JS, pageJS}, []string{uplot.CSS, pageCSS}
+	var policy strings.Builder
+	policy.WriteString("default-src 'none'; script-src")
+	for _, js := range scripts {
+		if !charts.Inlinable("script", js) {
 			panic("live: a script to inline holds </script")
 		}
+		policy.WriteString(" " + charts.ScriptHash(js))
 	}
-	for _, s := range []string{uplot.CSS, pageCSS} {
-		if strings.Contains(strings.ToLower(s), "</style") {
+	policy.WriteString("; style-src")
+	for _, css := range styles {
+		if !charts.Inlinable("style", css) {
 			panic("live: a stylesheet to inline holds </style")
 		}
+		policy.WriteString(" " + charts.ScriptHash(css))
 	}
-	hash := func(s string) string {
-		h := sha256.Sum256([]byte(s))
-		return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
-	}
-	policy := "default-src 'none'; script-src " + hash(uplot.JS) + " " + hash(pageJS) +
-		"; style-src " + hash(uplot.CSS) + " " + hash(pageCSS) +
-		"; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	policy.WriteString("; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -66,11 +65,14 @@ func buildPage() (string, string) {
 <section><h2>Verdict so far</h2><table id="verdict" class="verdict"><thead><tr><th>cohort</th><th>attempts</th><th>success ratio</th><th title="the index of dispersion of attempts per 10 ms within each second, so far: about 1 for independent arrivals, far above 1 for synchronized waves">herd factor</th><th>in flight</th><th>recovered</th></tr></thead><tbody></tbody></table></section>
 <section id="charts"></section>
 <script>`)
-	b.WriteString(uplot.JS)
-	b.WriteString("</script>\n<script>")
-	b.WriteString(pageJS)
+	for i, js := range scripts {
+		if i > 0 {
+			b.WriteString("</script>\n<script>")
+		}
+		b.WriteString(js)
+	}
 	b.WriteString("</script>\n</body></html>\n")
-	return b.String(), policy
+	return b.String(), policy.String()
 }
 
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {

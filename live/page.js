@@ -1,22 +1,21 @@
 "use strict";
 // herdbench's live page: reads /live/events (Server-Sent Events, read with
 // fetch so that the token can go in a header), keeps the run's bins and
-// draws them with uPlot.
+// draws them with charts.js (internal/charts, the report's) over uPlot.
 (function () {
   const $ = (id) => document.getElementById(id);
   const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
   const auth = token ? { Authorization: "Bearer " + token } : {};
-  const outcomeColor = { ok: "#2a9d4b", http_5xx: "#d62728", http_429: "#ff7f0e", http_4xx: "#9467bd",
-    timeout: "#8c564b", refused: "#e377c2", reset: "#7f7f7f", error: "#17becf" };
   const maxBins = 6000; // 10 minutes at 100 ms, as the server's history
-  const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
-  let hello = null, meta = null, run = null, data = null, charts = [], pending = false, lastT = 0;
+  // The charts are the report's (charts.js, inlined before this script),
+  // in their explicit-x form: each frame's t, and the values as counted.
+  let hello = null, meta = null, run = null, data = null, charts = [], group = null, pending = false, lastT = 0;
 
   function reset() {
     data = { t: [], cohorts: [] };
-    for (const c of charts) c.plot.destroy();
     charts = [];
+    group = { charts: [], busy: false };
     $("charts").textContent = "";
   }
 
@@ -112,49 +111,40 @@
     }
   }
 
-  // faultBands shades each planned fault's span on a chart.
-  function faultBands(u) {
-    if (!meta) return;
-    const ctx = u.ctx, top = u.bbox.top, h = u.bbox.height;
-    ctx.save();
-    for (const f of meta.faults) {
-      const x0 = u.valToPos(f.at_s, "x", true), x1 = u.valToPos(f.at_s + f.for_s, "x", true);
-      ctx.fillStyle = f.injected ? "rgba(255,127,14,0.12)" : "rgba(214,39,40,0.10)";
-      ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
-    }
-    ctx.restore();
-  }
-
+  // chart draws one chart of series ({label, color, dash}) whose values
+  // come from values() at each render.
   function chart(title, series, values) {
     const box = document.createElement("div");
     box.className = "chart";
     const h = document.createElement("h3");
     h.textContent = title;
     box.appendChild(h);
+    const el = document.createElement("div");
+    box.appendChild(el);
     $("charts").appendChild(box);
-    const opts = {
-      width: Math.max(320, $("charts").clientWidth - 8), height: 200,
-      scales: { x: { time: false, range: () => [data.trimmed ? data.t[0] : 0, span()] } },
-      axes: [{ label: "t (s)" }, {}],
-      series: [{ label: "t" }].concat(series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))),
-      hooks: { drawClear: [faultBands] },
-      cursor: { drag: { x: false, y: false } },
+    const spec = {
+      id: "live-" + charts.length, height: 200, xlabel: "t (s)", x: data.t, x_range: xRange(),
+      panels: [{ faults: meta.faults, series: series.map((s, j) => Object.assign({ values: values()[j] }, s)) }],
     };
-    const plot = new uPlot(opts, [data.t].concat(values()), box);
-    charts.push({ plot, values });
+    charts.push({ chart: HerdbenchCharts.timeline(el, spec, [], group), spec, values });
+  }
+
+  function xRange() {
+    return [data.trimmed ? data.t[0] : 0, span()];
   }
 
   function buildCharts() {
     const tick = hello.tick_ms + " ms";
+    const colors = hello.colors, cohort = (k) => colors.palette[k % colors.palette.length];
     meta.cohorts.forEach((name, k) => {
       const c = data.cohorts[k];
       chart("Attempts per " + tick + " by outcome: " + name,
-        hello.outcomes.map((o) => ({ label: o, color: outcomeColor[o] || "#000" })), () => c.o);
+        hello.outcomes.map((o) => ({ label: o, color: colors.outcomes[o] || "#000" })), () => c.o);
     });
-    chart("Requests ended per " + tick + " (succeeded, gave up)",
-      meta.cohorts.flatMap((name, k) => [{ label: name + " ok", color: palette[k % palette.length] }, { label: name + " failed", color: "#d62728" }]),
+    chart("Requests ended per " + tick + " (succeeded, gave up: dashed)",
+      meta.cohorts.flatMap((name, k) => [{ label: name + " ok", color: cohort(k) }, { label: name + " failed", color: cohort(k), dash: [5, 3] }]),
       () => data.cohorts.flatMap((c) => [c.s, c.f]));
-    chart("In flight", meta.cohorts.map((name, k) => ({ label: name, color: palette[k % palette.length] })),
+    chart("In flight", meta.cohorts.map((name, k) => ({ label: name, color: cohort(k) })),
       () => data.cohorts.map((c) => c.i));
   }
 
@@ -231,7 +221,11 @@
       const ended = c.succ + c.fail;
       const [rec, cls] = recovery(c);
       const herd = data.herd && data.herd[k] > 0 ? data.herd[k].toFixed(2) : "–";
-      const cells = [name, String(c.attempts), ended > 0 ? (100 * c.succ / ended).toFixed(1) + "% of " + ended : "–",
+      // Without attempt numbers a retry looks like a new request: success
+      // is not measured (the recording's summary says the same).
+      const unnumbered = meta.unnumbered && meta.unnumbered[k];
+      const success = unnumbered ? "not measured (no attempt numbers)" : ended > 0 ? (100 * c.succ / ended).toFixed(1) + "% of " + ended : "–";
+      const cells = [name, String(c.attempts), success,
         herd, String(c.i[c.i.length - 1] || 0), rec];
       const tr = document.createElement("tr");
       tr.dataset.attempts = String(c.attempts);
@@ -260,20 +254,23 @@
     pending = false;
     if (!meta || !data) return;
     if (charts.length !== meta.cohorts.length + 2 && data.cohorts.length === meta.cohorts.length) {
-      for (const c of charts) c.plot.destroy();
       charts = [];
+      group = { charts: [], busy: false };
       $("charts").textContent = "";
       buildCharts();
     }
-    for (const c of charts) c.plot.setData([data.t].concat(c.values()));
+    for (const c of charts) {
+      const vals = c.values(), p = c.spec.panels[0];
+      c.spec.x = data.t;
+      c.spec.x_range = xRange();
+      p.faults = meta.faults;
+      p.series.forEach((s, j) => (s.values = vals[j]));
+      c.chart.update([]);
+    }
     drawTimeline();
     drawVerdict();
     drawState();
   }
-
-  window.addEventListener("resize", () => {
-    for (const c of charts) c.plot.setSize({ width: Math.max(320, $("charts").clientWidth - 8), height: 200 });
-  });
 
   async function call(path, body) {
     const a = $("answer");

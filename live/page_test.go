@@ -20,10 +20,16 @@ func TestPageSelfContained(t *testing.T) {
 			t.Errorf("the policy allows %s: %s", bad, csp)
 		}
 	}
-	for _, re := range []*regexp.Regexp{regexp.MustCompile(`(?s)<script>(.*?)</script>`), regexp.MustCompile(`(?s)<style>(.*?)</style>`)} {
-		blocks := re.FindAllStringSubmatch(page, -1)
-		if len(blocks) != 2 {
-			t.Fatalf("%d blocks of %s, want 2 (uPlot's and the page's)", len(blocks), re)
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		want int
+	}{
+		{regexp.MustCompile(`(?s)<script>(.*?)</script>`), 3}, // uPlot's, charts.js, the page's
+		{regexp.MustCompile(`(?s)<style>(.*?)</style>`), 2},   // uPlot's and the page's
+	} {
+		blocks := c.re.FindAllStringSubmatch(page, -1)
+		if len(blocks) != c.want {
+			t.Fatalf("%d blocks of %s, want %d", len(blocks), c.re, c.want)
 		}
 		for _, b := range blocks {
 			h := sha256.Sum256([]byte(b[1]))

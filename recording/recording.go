@@ -96,6 +96,10 @@ type segment struct {
 type cell struct {
 	rec                    *results.Recorder
 	unnumbered, withoutMax atomic.Int64
+	// unidentified counts the numbered attempts without a request id
+	// (requestIDHeaders): with any, transport_resends is not measured.
+	unidentified atomic.Int64
+	seen         seenAttempts
 }
 
 var shardSeed = maphash.MakeSeed()
@@ -202,14 +206,22 @@ func (r *Recording) Observe(ob target.Observation) {
 	}
 	out := outcomeOf(ob)
 	latency := ob.Ended.Sub(ob.Arrived)
-	if n == 1 {
+	resend := false
+	if ok {
+		if id := requestID(ob.Request.Header); id != "" {
+			resend = c.seen.repeat(id, n)
+		} else {
+			c.unidentified.Add(1)
+		}
+	}
+	if n == 1 && !resend {
 		sh.Started(sent)
 	}
-	sh.Attempt(results.Attempt{Sent: sent, Latency: latency, Number: n, Outcome: out, Upstream: ob.Upstream})
+	sh.Attempt(results.Attempt{Sent: sent, Latency: latency, Number: n, Outcome: out, Upstream: ob.Upstream, Resend: resend})
 	switch {
 	case out == results.OK:
 		sh.Ended(sent+latency, true)
-	case most > 0 && n >= most:
+	case most > 0 && n >= most && !resend:
 		sh.Ended(sent+latency, false) // its client's last attempt failed
 	}
 }

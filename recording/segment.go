@@ -75,6 +75,9 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		if c.unnumbered.Load() > 0 {
 			run.Unmeasured = append(run.Unmeasured, "requests", "success_ratio", "amplification", "unfinished")
 		}
+		if c.unnumbered.Load() > 0 || c.unidentified.Load() > 0 {
+			run.Unmeasured = append(run.Unmeasured, "transport_resends") // which attempt repeats which is not on the wire
+		}
 		failedKnown := c.withoutMax.Load() == 0
 		if !failedKnown {
 			run.Unmeasured = append(run.Unmeasured, "failed")

@@ -42,6 +42,10 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
 
+// Answered reports whether the outcome is an HTTP answer (any status),
+// after which a keep-alive connection stays open for the next attempt.
+func (o Outcome) Answered() bool { return o <= HTTP4xx }
+
 // FromStatus classifies an HTTP status code.
 func FromStatus(code int) Outcome {
 	switch {

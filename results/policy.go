@@ -17,6 +17,12 @@ const (
 	SeriesBreakerOpened                                  // breakers that opened (closed -> open)
 	SeriesBreakerClosed                                  // breakers that closed again (half-open -> closed)
 	SeriesOpenBreakers                                   // breakers open or half-open at the bucket's end (derived)
+	// SeriesTransportResends counts the attempts that were a client
+	// transport's own re-send of the attempt before it (net/http's, on a
+	// reused connection reset before the answer's first byte: Attempt.Resend),
+	// by send time. They count among the attempts by outcome and by number
+	// too; timeline.csv writes the column only when some cohort re-sent.
+	SeriesTransportResends
 	NumSeries
 )
 

@@ -53,7 +53,7 @@ func TestPolicySeries(t *testing.T) {
 		t.Errorf("run = denied %d, rejected %d, throttled %d, max open %d; want 1, 2, 1, 2",
 			run.BudgetDenied, run.BreakerRejected, run.Throttled, run.MaxOpenBreakers)
 	}
-	cols := strings.Join(TimelineColumns(), ",")
+	cols := strings.Join(TimelineColumns(false), ",")
 	if !strings.HasSuffix(cols, "failed,calls,budget_denied,breaker_rejected,throttled,breaker_opened,breaker_closed,open_breakers") {
 		t.Errorf("timeline columns %s", cols)
 	}

@@ -40,6 +40,7 @@ var seriesNames = [NumSeries]string{
 	"first", "retry1", "retry2", "retry3up", "requests", "succeeded", "failed",
 	"calls",
 	"budget_denied", "breaker_rejected", "throttled", "breaker_opened", "breaker_closed", "open_breakers",
+	"transport_resends",
 }
 
 // String returns the series' column name in timeline.csv.
@@ -68,6 +69,12 @@ type Attempt struct {
 	// none (a transport error) or it is not known (the simulator, a
 	// recording): live exports label by it (package telemetry).
 	Status int
+	// Resend marks an attempt the client's transport sent again by itself,
+	// unseen by the strategy: net/http's re-send of a replayable request
+	// whose reused connection was reset before the answer's first byte.
+	// It carries the number of the attempt it repeats (the target sees
+	// that number twice) and counts in SeriesTransportResends.
+	Resend bool
 }
 
 // Observer sees every attempt a shared recorder records, as it is
@@ -279,6 +286,9 @@ func (s *Shard) Attempt(a Attempt) {
 		r.ok.Add(1)
 	}
 	r.add(a.Sent, Series(a.Outcome))
+	if a.Resend {
+		r.add(a.Sent, SeriesTransportResends)
+	}
 	if a.Number > 0 {
 		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
@@ -412,6 +422,17 @@ func (r *Recorder) Calls() int64 {
 		return r.plain.calls
 	}
 	return r.calls.Load()
+}
+
+// TransportResends returns the attempts recorded as a transport's own
+// re-send (Attempt.Resend), summed from the timeline. Call it once the
+// cohort has stopped.
+func (r *Recorder) TransportResends() int64 {
+	var n int64
+	for b := range int(r.used.Load()) {
+		n += r.load(b, SeriesTransportResends)
+	}
+	return n
 }
 
 // LastEnd returns the end of the latest logical request recorded (0 if

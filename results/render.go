@@ -29,7 +29,8 @@ var tableColumns = sync.OnceValue(func() []Metric {
 func RenderTable(w io.Writer, s *Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "strategy\t")
-	for _, m := range tableColumns() {
+	cols := shownColumns(s)
+	for _, m := range cols {
 		fmt.Fprint(tw, m.Table.Head+"\t")
 	}
 	fmt.Fprintln(tw)
@@ -44,7 +45,7 @@ func RenderTable(w io.Writer, s *Summary) error {
 	}
 	for _, r := range s.Runs {
 		fmt.Fprint(tw, r.Strategy+"\t")
-		for _, m := range tableColumns() {
+		for _, m := range cols {
 			text := "?" // a recording's figures its traffic cannot tell
 			if !r.IsUnmeasured(m.Name) {
 				v, ok := m.Value(&r)
@@ -63,7 +64,7 @@ func RenderTable(w io.Writer, s *Summary) error {
 			label = "(sim mean)" // over the same seeds; the row above is the first repetition
 		}
 		fmt.Fprint(tw, label+"\t")
-		for _, m := range tableColumns() {
+		for _, m := range cols {
 			text := ""
 			if m.Shows&InSim != 0 {
 				v, ok := r.Sim.Get(m.Name)
@@ -74,6 +75,25 @@ func RenderTable(w io.Writer, s *Summary) error {
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// shownColumns are the comparison table's columns for s: a Nonzero one only
+// when some cohort's figure (or its simulator's) is above 0.
+func shownColumns(s *Summary) []Metric {
+	var out []Metric
+	for _, m := range tableColumns() {
+		show := !m.Table.Nonzero
+		for i := 0; i < len(s.Runs) && !show; i++ {
+			r := &s.Runs[i]
+			v, ok := m.Value(r)
+			sv, sok := r.Sim.Get(m.Name)
+			show = ok && v > 0 || sok && sv > 0
+		}
+		if show {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // ratioText writes a success ratio as a percentage, "–" when it is null

@@ -39,7 +39,7 @@ func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 		for _, r := range s.Runs {
 			st := statsOf(r)
 			for i, c := range cols {
-				if st[c.Name].N > 0 && (!c.Column.Faults || len(s.Faults) > 0) {
+				if st[c.Name].N > 0 && (!c.Column.Faults || len(s.Faults) > 0) && (!c.Column.Nonzero || st[c.Name].Mean > 0) {
 					show[i] = true
 				}
 			}

@@ -366,6 +366,9 @@ type Column struct {
 	// (recovery_s when the target never recovered); a figure a recording
 	// cannot tell shows as "?".
 	Missing string
+	// Nonzero: a figure that is 0 in most runs; both tables leave the
+	// column out unless some cohort's is above 0.
+	Nonzero bool
 }
 
 // Chart is where a figure shows in the report of a sweep: its place
@@ -516,6 +519,13 @@ var metricTable = sync.OnceValue(func() []Metric {
 	ms = append(ms, Metric{Name: "unfinished", Unit: Count, Shards: ShardSum, Headline: true, Shows: InTiers | InSim,
 		Table: &Column{At: 3, Head: "unfinished", Text: decimals(0)},
 		Help:  "requests started that had neither succeeded nor failed when the run ended (on the wire or waiting to retry): in no side of success_ratio"})
+	ms = append(ms, Metric{Name: "transport_resends", Unit: Count, Shards: ShardTimeline, Shows: InSim,
+		Table:  &Column{At: 12, Head: "resends", Text: decimals(0), Nonzero: true},
+		Column: &Column{At: 12, Head: "resends", Text: decimals(1), Nonzero: true},
+		Help:   "attempts the client's transport sent again by itself, unseen by the strategy (net/http re-sends a replayable request once when its reused connection is reset before the answer's first byte); among the attempts",
+		Compute: func(c Cohort, _ Window) (float64, bool) {
+			return float64(c.Rec.TransportResends()), true
+		}})
 	for i := range ms {
 		if ms[i].Compute != nil {
 			ms[i].at = field{key: ms[i].Name, computed: true}

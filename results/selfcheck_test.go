@@ -292,7 +292,7 @@ func TestSimFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"requests":100,"succeeded":99,"failed":0,"unfinished":0,"success_ratio":null,"attempts":130,"amplification":1.3,"peak_attempts_per_s":0,"herd_factor":12.25,"failed_after_fault":7,"recovery_s":1.5,"calls":40}`
+	want := `{"requests":100,"succeeded":99,"failed":0,"unfinished":0,"success_ratio":null,"attempts":130,"amplification":1.3,"peak_attempts_per_s":0,"herd_factor":12.25,"failed_after_fault":7,"recovery_s":1.5,"calls":40,"transport_resends":null}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}

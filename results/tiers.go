@@ -49,14 +49,25 @@ const TierTimelineName = "timeline_tiers.csv"
 func EncodeTierTimeline(cohorts []Cohort, res time.Duration) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(append([]string{"strategy", "tier", "t_s"}, TimelineColumns()...))
+	var all [][]Timeline // by cohort, by tier
+	var resends bool
 	for _, c := range cohorts {
-		for k, name := range c.Tiers {
+		ts := make([]Timeline, len(c.Tiers))
+		for k := range c.Tiers {
 			rec := c.Rec
 			if k > 0 {
 				rec = c.Below[k-1]
 			}
-			t := rec.Timeline(res)
+			ts[k] = rec.Timeline(res)
+			resends = resends || anyResends(ts[k])
+		}
+		all = append(all, ts)
+	}
+	n := timelineSeries(resends)
+	_ = w.Write(append([]string{"strategy", "tier", "t_s"}, TimelineColumns(resends)...))
+	for i, c := range cohorts {
+		for k, name := range c.Tiers {
+			t := all[i][k]
 			for b, row := range t.Rows {
 				var attempts int64
 				for o := 0; o < int(NumOutcomes); o++ {
@@ -64,7 +75,7 @@ func EncodeTierTimeline(cohorts []Cohort, res time.Duration) ([]byte, error) {
 				}
 				line := make([]string, 0, 4+len(row))
 				line = append(line, c.Strategy, name, strconv.FormatFloat((time.Duration(b)*t.Resolution).Seconds(), 'f', 2, 64), strconv.FormatInt(attempts, 10))
-				for _, v := range row {
+				for _, v := range row[:n] {
 					line = append(line, strconv.FormatInt(v, 10))
 				}
 				_ = w.Write(line)

@@ -63,6 +63,9 @@ func (s *Shard) attemptPlain(a Attempt) {
 	}
 	i := r.row(a.Sent)
 	r.counts[i+int(a.Outcome)]++
+	if a.Resend {
+		r.counts[i+int(SeriesTransportResends)]++
+	}
 	if a.Number > 0 {
 		r.counts[i+int(SeriesFirst)+min(a.Number, 4)-1]++
 	}

@@ -56,31 +56,58 @@ func EncodeSummary(s *Summary) ([]byte, error) {
 	return append(tidyNumbers(b), '\n'), nil
 }
 
-// TimelineColumns are timeline.csv's columns after strategy and t_s.
-func TimelineColumns() []string {
+// TimelineColumns are timeline.csv's columns after strategy and t_s: every
+// series, transport_resends only when resends is set (timelineSeries).
+func TimelineColumns(resends bool) []string {
 	cols := []string{"attempts"}
-	for s := Series(0); s < NumSeries; s++ {
+	for s := Series(0); s < timelineSeries(resends); s++ {
 		cols = append(cols, s.String())
 	}
 	return cols
 }
 
+// timelineSeries is how many series a timeline file writes: all of them
+// when some cohort's transport re-sent (the last series,
+// SeriesTransportResends), else all but it, so that a run where no
+// transport re-sends writes the columns it always wrote.
+func timelineSeries(resends bool) Series {
+	if resends {
+		return NumSeries
+	}
+	return SeriesTransportResends
+}
+
+// anyResends reports whether a row of the timelines counts a transport
+// re-send.
+func anyResends(timelines ...Timeline) bool {
+	for _, t := range timelines {
+		for _, row := range t.Rows {
+			if row[SeriesTransportResends] > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // EncodeTimeline returns a timeline CSV: one row per cohort per bucket, with
 // the bucket's start in seconds, the attempts of all outcomes, then every
-// series.
+// series (transport_resends only when some row has one).
 func EncodeTimeline(names []string, timelines []Timeline) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(append([]string{"strategy", "t_s"}, TimelineColumns()...))
+	resends := anyResends(timelines...)
+	n := timelineSeries(resends)
+	_ = w.Write(append([]string{"strategy", "t_s"}, TimelineColumns(resends)...))
 	for i, t := range timelines {
 		for b, row := range t.Rows {
-			rec := make([]string, 0, 3+int(NumSeries))
+			rec := make([]string, 0, 3+int(n))
 			var attempts int64
 			for o := 0; o < int(NumOutcomes); o++ {
 				attempts += row[o]
 			}
 			rec = append(rec, names[i], strconv.FormatFloat((time.Duration(b)*t.Resolution).Seconds(), 'f', 2, 64), strconv.FormatInt(attempts, 10))
-			for _, v := range row {
+			for _, v := range row[:n] {
 				rec = append(rec, strconv.FormatInt(v, 10))
 			}
 			_ = w.Write(rec)

@@ -262,7 +262,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 // its path: target, or tiers[i]).
 func (c *compiler) target(t *TargetFile, base []step) target.Config {
 	at := func(k string) []step { return with(base, key(k)) }
-	cfg := target.Config{Concurrency: t.Concurrency, ServeAbandoned: t.ServeAbandoned}
+	cfg := target.Config{ServeAbandoned: t.ServeAbandoned}
 	if t.Kind == "" {
 		t.Kind = target.Plain.String()
 	}
@@ -271,12 +271,15 @@ func (c *compiler) target(t *TargetFile, base []step) target.Config {
 	} else {
 		c.fail(at("kind"), "unknown target kind %q; valid kinds: plain (answers ok once served), occ (one row under optimistic concurrency control: read, then write the version read)", t.Kind)
 	}
-	if t.Concurrency == 0 {
-		t.Concurrency, cfg.Concurrency = DefaultConcurrency, DefaultConcurrency
-	} else if t.Concurrency < 0 {
-		c.fail(at("concurrency"), "%d requests at once is impossible; write 1 or more", t.Concurrency)
-	} else if t.Concurrency > MaxConcurrency {
-		c.fail(at("concurrency"), "%d requests at once; the target serves from 1 to %d", t.Concurrency, MaxConcurrency)
+	if t.Concurrency == nil {
+		n := DefaultConcurrency
+		t.Concurrency = &n
+	}
+	cfg.Concurrency = *t.Concurrency
+	if cfg.Concurrency < 1 {
+		c.fail(at("concurrency"), "%d requests at once serves nothing; write 1 or more (or leave it out for the default, %d)", cfg.Concurrency, DefaultConcurrency)
+	} else if cfg.Concurrency > MaxConcurrency {
+		c.fail(at("concurrency"), "%d requests at once; the target serves from 1 to %d", cfg.Concurrency, MaxConcurrency)
 	}
 	if t.Queue == nil {
 		q := DefaultQueue
@@ -503,8 +506,23 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.MaxAttempts = int(*sf.MaxAttempts)
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
 	s.Reset = c.reset(sf.Reset, at("reset"))
+	if !c.atTier { // a tier's calls go through herdbench's own transport
+		s.Transport = c.transport(sf.Transport, at("transport"))
+	}
 	c.policies(sf, &s, at)
 	return s
+}
+
+// transport reads the HTTP client transport a strategy's clients send with.
+func (c *compiler) transport(v string, path []step) clients.Transport {
+	if v == "" {
+		return clients.RawTransport
+	}
+	t, ok := clients.ParseTransport(v)
+	if !ok {
+		c.fail(path, "unknown transport %q; write herdbench (herdbench's own client, which sends each attempt once: the default) or net/http (Go's, which sends an attempt again by itself when its reused connection is reset before the answer)", v)
+	}
+	return t
 }
 
 // jitter checks a strategy's jitter share f against its backoff shape:

@@ -43,7 +43,7 @@ type TargetFile struct {
 	// embedded target; the capacity fields are then for herdbench target.
 	URL            string         `yaml:"url,omitempty"`
 	Kind           string         `yaml:"kind,omitempty"`
-	Concurrency    int            `yaml:"concurrency,omitempty"`
+	Concurrency    *int           `yaml:"concurrency,omitempty"`
 	Queue          *int           `yaml:"queue,omitempty"`
 	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
 	ServiceTime    string         `yaml:"service_time,omitempty"`
@@ -110,6 +110,12 @@ type StrategyFile struct {
 	Throttle      *PolicyFile `yaml:"throttle,omitempty"`
 	RetryAfter    string      `yaml:"retry_after,omitempty"`
 	RetryAfterCap string      `yaml:"retry_after_cap,omitempty"`
+	// Transport is the HTTP client transport the cohort's clients send
+	// with: herdbench (its own, the default) or net/http, which re-sends
+	// an attempt whose reused connection is reset before the answer
+	// (clients.Transport). The cohort's alone: a tier's calls use
+	// herdbench's.
+	Transport string `yaml:"transport,omitempty"`
 
 	// Tiers are, in a chain of tiers, how the tiers that call another
 	// retry their calls, by tier name: each is this strategy with the

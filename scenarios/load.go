@@ -59,7 +59,7 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 		if errors.Is(err, io.EOF) {
 			e.Problems = append(e.Problems, Problem{Msg: "the file is empty; a scenario needs at least name and strategies (see herdbench list, and the built-in scenarios)"})
 		} else {
-			e.Problems = append(e.Problems, decode.SyntaxProblem(err))
+			e.Problems = append(e.Problems, decode.SyntaxProblem(err, data))
 		}
 		return nil, e
 	}
@@ -67,7 +67,7 @@ func parse(filename string, data []byte) (*Scenario, *Error) {
 	switch err := dec.Decode(&more); {
 	case errors.Is(err, io.EOF):
 	case err != nil:
-		e.Problems = append(e.Problems, decode.SyntaxProblem(err))
+		e.Problems = append(e.Problems, decode.SyntaxProblem(err, data))
 		return nil, e
 	default:
 		// yaml would read the first document and drop the rest unseen.

@@ -216,6 +216,8 @@ var badFiles = map[string]struct {
 	"clients-maxint":        {3, "workload.clients: 9223372036854775807 clients; write from 1 to 10000000"},
 	"cold-start-nan":        {3, "target.cold_start.from: NaN is not a fraction"},
 	"concurrency-huge":      {3, "the target serves from 1 to 1000000"},
+	"concurrency-zero":      {3, "target.concurrency: 0 requests at once serves nothing"},
+	"tab-indent":            {4, "a tab in this line's indentation"},
 	"control-character":     {2, "column 7: the control character U+0001"},
 	"duration-1000h":        {2, "duration: 1000h is more than a day"},
 	"envoy-nan":             {4, "budget_percent: NaN"},
@@ -254,6 +256,8 @@ var badFiles = map[string]struct {
 	"rate-nan":              {2, "workload.rate: NaN arrivals per second"},
 	"rate-tiny":             {2, "workload.rate: 1e-12 arrivals per second"},
 	"retry-after-25h":       {3, "more than a day (24h), the longest wait"},
+	"transport-unknown":     {5, "unknown transport \"net/http/2\"; write herdbench"},
+	"transport-at-tier":     {9, "transport belongs to the cohort, not to one of its tiers"},
 	"second-document":       {3, "a second YAML document"},
 	"seed-2e64":             {2, "seed: 18446744073709551616 is too large; this field takes a whole number from 0 to 18446744073709551615"},
 	"seed-negative":         {2, "seed: -1 is negative; this field takes a whole number from 0 to 18446744073709551615"},
@@ -496,4 +500,19 @@ func openFirst(arg string, o Overrides) (*Plan, error) {
 		return nil, err
 	}
 	return op.Plans[0], nil
+}
+
+// transport: net/http gives the cohort net/http's re-send; without it a
+// strategy sends with herdbench's own transport.
+func TestStrategyTransport(t *testing.T) {
+	p, err := checkData("t.yaml", []byte("name: x\nstrategies:\n  - {name: a, backoff: full, transport: net/http}\n  - {name: b, backoff: full}\n"), Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Strategies[0].Transport; got != clients.NetHTTP {
+		t.Errorf("a: transport %s, want net/http", got)
+	}
+	if got := p.Strategies[1].Transport; got != clients.RawTransport {
+		t.Errorf("b: transport %s, want herdbench", got)
+	}
 }

@@ -206,7 +206,7 @@ func (c *compiler) tierStrategies(tiers []TierFile, raw, sf *StrategyFile, i int
 }
 
 // notAtTier are the fields of a StrategyFile that are the cohort's alone.
-var notAtTier = []string{"name", "thresholds", "tiers"}
+var notAtTier = []string{"name", "thresholds", "tiers", "transport"}
 
 // setFields returns the YAML keys of the fields o sets (not zero).
 func setFields(o *StrategyFile) map[string]bool {

@@ -229,7 +229,7 @@ func TestBadChains(t *testing.T) {
 		{"occ tier", head + "tiers:\n  - {name: a, kind: occ}\nstrategies: [{name: s, backoff: full}]\n",
 			5, `tiers[0].kind: "occ": a tier is a plain service`},
 		{"bad tier capacity", head + "tiers:\n  - name: a\n    concurrency: -1\nstrategies: [{name: s, backoff: full}]\n",
-			6, "tiers[0].concurrency: -1 requests at once is impossible"},
+			6, "tiers[0].concurrency: -1 requests at once serves nothing"},
 		{"bad tier cold start", head + "tiers:\n  - name: a\n    cold_start: {from: 2, ramp: 1s}\nstrategies: [{name: s, backoff: full}]\n",
 			6, "tiers[0].cold_start.from: 2 is not a fraction"},
 		{"unknown tier field", head + "tiers:\n  - name: a\n    concurency: 3\nstrategies: [{name: s, backoff: full}]\n",

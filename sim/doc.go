@@ -32,6 +32,11 @@
 //   - When a reset or refuse outage begins, the target crashes
 //     (Model.Crash): every attempt in flight, wherever it is (in a hop,
 //     hung, delayed, queued or in service), is reset.
+//   - A strategy with transport: net/http re-sends, at once and once, an
+//     attempt reset before its answer (a crash, a reset answer) on a
+//     reused connection (its last attempt was answered and no crash has
+//     closed it since), as net/http does and the swarm with that transport
+//     does (clients.Transport); the strategy sees only the re-send's end.
 //
 // Determinism: events are ordered by time, then by the order in which they
 // were scheduled (first in, first out), and every random draw comes from a

@@ -106,11 +106,31 @@ type client struct {
 	parent  int32         // a call's caller (client slot); -1 for the workload's clients
 	pjob    int32         // a call's job at the calling tier; -1 for the workload's clients
 	tier    uint8         // the tier its attempts go to (0: the first, or the single target)
-	ok      bool          // its last attempt succeeded
+	flags   uint8         // okFlag, reusedFlag, resendFlag
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
+
+// Client flags, in one byte (a million clients' slab has no room to spare).
+const (
+	okFlag uint8 = 1 << iota // its last attempt succeeded
+	// reusedFlag: its connection has carried an answered exchange, which
+	// is what lets a net/http client re-send (Strategy.Transport).
+	reusedFlag
+	resendFlag // the attempt in flight is such a re-send
+)
+
+// set sets or clears flag f.
+func (c *client) set(f uint8, on bool) {
+	if on {
+		c.flags |= f
+	} else {
+		c.flags &^= f
+	}
+}
+
+func (c *client) has(f uint8) bool { return c.flags&f != 0 }
 
 // job links a target job to the client attempt that sent it. refs counts
 // the pending events that name it plus the client's link; at zero the job
@@ -157,6 +177,12 @@ type Sim struct {
 	callWork clients.Workload // a call's: one request
 
 	arrivals   *clients.Workload
+	// pool: an open workload of a net/http cohort, whose arrivals take
+	// connections from one shared pool (as the swarm's and herdtest's
+	// do); pooled says the pool holds answered connections, none of which
+	// a crash has closed since, so an arrival's attempt goes out on a
+	// reused one.
+	pool, pooled bool
 	arrivalRNG *rand.Rand
 	arrivalAt  time.Duration
 	nextID     int
@@ -192,6 +218,8 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	}
 	s.active, s.lastStop, s.events, s.nextID = 0, 0, 0, 0
 	s.arrivals = nil
+	s.pool = co.Workload.Kind == clients.Open && co.Strategy.Transport != clients.RawTransport
+	s.pooled = false
 	stopped := false
 
 	for t := range s.lv {
@@ -368,6 +396,9 @@ func (s *Sim) dispatch(e event) {
 	case evCrash:
 		t := e.index()
 		s.lv[t].m.Crash()
+		if t == 0 {
+			s.pooled = false // a re-send below takes a new connection
+		}
 		s.scratch = append(s.scratch[:0], s.inflight...)
 		for _, ci := range s.scratch {
 			// An attempt scheduled straight to its arrival is in the list
@@ -376,7 +407,16 @@ func (s *Sim) dispatch(e event) {
 			// at a middle tier cancels its call below, which may leave the
 			// list first.
 			if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
-				s.end(ci, now, results.Reset)
+				s.reset(ci, now)
+			}
+		}
+		if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
+			// The crash closed every connection, idle ones too: the next
+			// attempts dial new ones (a re-send just made is on one).
+			for i := int32(0); i < s.nclients; i++ {
+				if c := s.cl(i); c.parent < 0 {
+					c.set(reusedFlag, false)
+				}
 			}
 		}
 	case evArrival:
@@ -471,6 +511,9 @@ func (s *Sim) depart(ci int32, at time.Duration) {
 	if s.occ {
 		c.op = target.OpRead
 	}
+	if s.pool && c.parent < 0 {
+		c.set(reusedFlag, s.pooled)
+	}
 }
 
 // send starts an attempt now.
@@ -534,7 +577,7 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 		}
 		s.admit(ci, now)
 	case chaos.ResetConn, chaos.RefuseConn:
-		s.end(ci, now, results.Reset)
+		s.reset(ci, now)
 	case chaos.Hang:
 		// held until the client's timeout or a crash
 	case chaos.Respond:
@@ -670,11 +713,49 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.unref(w)
 	}
 	c.gen++
-	c.ok = out == results.OK
+	resend := c.has(resendFlag)
+	c.set(okFlag, out == results.OK)
+	c.set(reusedFlag, out.Answered()) // any other end leaves the connection closed
+	if s.pool && c.parent < 0 && out.Answered() {
+		s.pooled = true
+	}
+	c.set(resendFlag, false)
 	ra := c.ra
 	c.ra = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra})
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Resend: resend})
 	s.schedule(ci, a, now)
+}
+
+// reset ends client ci's attempt at now with a reset that came before any
+// byte of its answer (a crash, a reset or refuse answer). A client of a
+// net/http cohort (Strategy.Transport) whose connection was reused sends
+// the attempt again, at once, on a new connection, within the attempt's
+// deadline; the first try is recorded (Client.Resent), the strategy never
+// hears of it. Otherwise the attempt ends as a reset.
+func (s *Sim) reset(ci int32, now time.Duration) {
+	c := s.cl(ci)
+	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag)) {
+		s.end(ci, now, results.Reset)
+		return
+	}
+	s.untrack(ci)
+	if c.job >= 0 {
+		w := s.jobs[c.job]
+		c.job = -1
+		s.unref(w)
+	}
+	c.gen++
+	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
+	deadline := c.sent + s.lv[c.tier].timeout
+	c.ra = 0
+	gen := c.gen
+	s.depart(ci, now)
+	c.set(reusedFlag, false) // on a new connection: never re-sent again
+	c.set(resendFlag, true)
+	s.request(ci, now)
+	if s.lv[c.tier].timeout > 0 && c.gen == gen && c.slot >= 0 {
+		s.q.push(max(deadline, now), pack(evTimeout, gen, uint32(ci)))
+	}
 }
 
 const (

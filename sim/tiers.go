@@ -65,7 +65,7 @@ func (s *Sim) callDone(ci int32, now time.Duration) {
 		return
 	}
 	w := s.jobs[c.pjob]
-	parent, ok := c.parent, c.ok
+	parent, ok := c.parent, c.has(okFlag)
 	s.free(ci)
 	w.call = -1
 	s.finishJob(w, now)

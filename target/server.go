@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -173,22 +174,38 @@ func (s *Server) runPlan() {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	cur := chaos.NoOutage
+	last := time.Duration(-1) // when the loop last looked; -1: segments at 0 are ahead
 	for {
+		replanned := false
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
 		case <-s.replan:
+			replanned = true
 		}
 		s.mu.Lock()
 		plan := s.plan
 		s.mu.Unlock()
 		now := s.elapsed()
-		if next := plan.ActiveAt(now).Outage; next != cur {
-			s.transition(cur, next)
+		if replanned {
+			// A plan started or changed by hand: its past is not replayed
+			// (a crash it had before now resets nothing now).
+			last = now
+		}
+		look := now
+		if edge, ok := nextEdge(plan, now); ok && edge-now <= reopenLead && reopens(plan, cur, edge) {
+			look = edge // listening again by the edge, not after it
+		}
+		if crash, next := crossed(plan, cur, last, look); crash || next != cur {
+			s.transition(cur, next, crash)
 			cur = next
 		}
-		if edge, ok := nextEdge(plan, now); ok {
+		last = look
+		if edge, ok := nextEdge(plan, look); ok {
+			if reopens(plan, cur, edge) {
+				edge -= reopenLead
+			}
 			t.Reset(time.Until(s.origin.Add(edge)))
 		} else {
 			t.Stop()
@@ -196,8 +213,50 @@ func (s *Server) runPlan() {
 	}
 }
 
-// transition acts on the connections when the outage mode changes.
-func (s *Server) transition(prev, next chaos.OutageMode) {
+// reopenLead is how long before a refuse outage's end the listener opens
+// again. The model serves a client that dials at the very instant the
+// outage ends; so must the server, even when that client's timer and the
+// plan loop's fire at the same instant (always, for a wave of retries in
+// a synctest bubble, where the order of goroutines at one instant is
+// random: without the lead, anywhere from a few to all of such a wave
+// were refused). A microsecond is far below any timer's precision in
+// real time; no client acts in it in virtual time but by chance.
+const reopenLead = time.Microsecond
+
+// reopens reports whether the plan's edge ends a refuse or goaway outage
+// (the mode before it being cur) without a crash: the listener opens
+// again there.
+func reopens(p *chaos.Plan, cur chaos.OutageMode, edge time.Duration) bool {
+	next := p.ActiveAt(edge).Outage
+	return !cur.Listening() && next.Listening() && !next.Crashes()
+}
+
+// crossed returns what happened to the connections between two looks at
+// the plan, from and now, the outage mode at from being cur: whether a
+// crash (a reset or refuse outage) began in (from, now], even one that
+// is already over (a short outage on a machine whose timers are late
+// would otherwise never crash anything), and the outage mode at now.
+func crossed(p *chaos.Plan, cur chaos.OutageMode, from, now time.Duration) (crash bool, next chaos.OutageMode) {
+	prev := cur
+	for _, seg := range p.Segments() {
+		if seg.Start <= from {
+			continue
+		}
+		if seg.Start > now {
+			break
+		}
+		if o := seg.Effect.Outage; o != prev {
+			crash = crash || o.Crashes()
+			prev = o
+		}
+	}
+	next = p.ActiveAt(now).Outage
+	return crash || next != cur && next.Crashes(), next
+}
+
+// transition acts on the connections when the outage mode changes, or a
+// crash began since the last look (crash).
+func (s *Server) transition(prev, next chaos.OutageMode, crash bool) {
 	if prev.Listening() && !next.Listening() {
 		// Stop accepting first, and let the accept loop end (every
 		// connection it took is then tracked), so that no connection
@@ -211,13 +270,13 @@ func (s *Server) transition(prev, next chaos.OutageMode) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	if next.Crashes() {
+	if crash {
 		s.crash()
 	}
-	if next == chaos.Goaway {
+	if next == chaos.Goaway && prev != chaos.Goaway {
 		s.goAway()
 	}
-	if prev == chaos.Goaway {
+	if prev == chaos.Goaway && next != chaos.Goaway {
 		s.srv.SetKeepAlivesEnabled(true)
 	}
 	if !prev.Listening() && next.Listening() {
@@ -235,21 +294,53 @@ func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
 	return segs[i].Start, true
 }
 
-// crash drops all in-flight work and resets every connection.
+// crash drops all in-flight work and resets every connection at once:
+// the model and the timers under the lock, then every connection in one
+// sweep outside it (resetAll), so the resets reach the clients as close
+// together as the sockets allow and no handler waits for the lock
+// meanwhile; then the handlers of the reset connections wake and abort.
 func (s *Server) crash() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.lastCrash.Store(time.Now().UnixNano())
 	s.model.Crash()
 	for j, t := range s.timers {
 		t.Stop()
 		delete(s.timers, j)
 	}
+	conns := make([]net.Conn, 0, len(s.conns))
 	for c := range s.conns {
-		resetConn(c)
+		conns = append(conns, c)
 	}
-	close(s.crashed) // wakes the handlers of the reset connections, which abort
-	s.crashed = make(chan struct{})
+	crashed := s.crashed
+	s.crashed = make(chan struct{}) // requests from now on are after the crash
+	s.mu.Unlock()
+	resetAll(conns)
+	close(crashed) // wakes the handlers of the reset connections, which abort
+}
+
+// resetAll resets every connection of cs, split among the process's cores
+// when there are many: a reset costs a system call or two, in which the
+// kernel delivers the RST to the peer (on loopback, wakes it).
+func resetAll(cs []net.Conn) {
+	const perWorker = 128 // below this a goroutine costs more than it saves
+	workers := min(runtime.GOMAXPROCS(0), (len(cs)+perWorker-1)/perWorker)
+	if workers <= 1 {
+		for _, c := range cs {
+			resetConn(c)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(cs); i += workers {
+				resetConn(cs[i])
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func (s *Server) reopen() {

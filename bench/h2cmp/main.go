@@ -126,7 +126,9 @@ type measure struct {
 	cpu      time.Duration
 }
 
-func (m measure) cpuPerReq() float64 { return float64(m.cpu.Nanoseconds()) / 1e3 / float64(max(1, m.requests)) }
+func (m measure) cpuPerReq() float64 {
+	return float64(m.cpu.Nanoseconds()) / 1e3 / float64(max(1, m.requests))
+}
 
 func compare(rounds int, d time.Duration, conns, streams int) error {
 	if _, err := exec.LookPath("h2load"); err != nil {

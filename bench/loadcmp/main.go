@@ -15,7 +15,9 @@
 //
 // Each tool must have had (almost) every request answered 200 (its own
 // count against the target's), or the run fails: a tool that errors is not
-// doing the same work. The target's own CPU per request is shown too.
+// doing the same work. vegeta is measured as vegeta attack alone, its
+// results written to a file that vegeta report reads afterwards, outside
+// the measured process. The target's own CPU per request is shown too.
 // -baseline PATH adds another build of this command (e.g. one built from
 // main) whose swarm runs as the tool "baseline", for before/after figures
 // in the same run.
@@ -35,7 +37,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -50,6 +54,7 @@ func main() {
 	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
 	conns := flag.Int("conns", 64, "connections (clients) per tool")
 	tools := flag.String("tools", "herdbench,hey,vegeta,wrk", "tools to compare, comma-separated")
+	profile := flag.String("cpuprofile", "", "with -swarm: write a CPU profile of the swarm to this file")
 	baseline := flag.String("baseline", "", "another build of this command (e.g. from main) whose swarm runs as the tool \"baseline\", for before/after figures")
 	flag.Parse()
 	baselineBin = *baseline
@@ -57,7 +62,17 @@ func main() {
 	case *serve != "":
 		runTarget(*serve)
 	case *swarm != "":
+		if *profile != "" {
+			f, err := os.Create(*profile)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "loadcmp:", err)
+				os.Exit(1)
+			}
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
 		if err := runSwarm(*swarm, *conns, *duration, os.Stdout); err != nil {
+			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "loadcmp:", err)
 			os.Exit(1)
 		}
@@ -214,6 +229,7 @@ func procCPU(pid int) time.Duration {
 func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns int) (measure, error) {
 	secs := strconv.Itoa(int(d.Seconds()))
 	var cmd *exec.Cmd
+	var targets, results string // vegeta's
 	switch tool {
 	case "herdbench":
 		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
@@ -224,7 +240,18 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 	case "wrk":
 		cmd = exec.Command("wrk", "-t", "2", "-c", strconv.Itoa(conns), "-d", secs+"s", "--latency", url)
 	case "vegeta":
-		cmd = exec.Command("sh", "-c", fmt.Sprintf("echo 'GET %s' | vegeta attack -rate=0 -max-workers=%d -workers=%d -duration=%s | vegeta report", url, conns, conns, d))
+		// vegeta attack alone is measured: its results go to a file, which
+		// vegeta report reads afterwards, outside the measured process.
+		dir, err := os.MkdirTemp("", "loadcmp-vegeta")
+		if err != nil {
+			return measure{}, err
+		}
+		defer os.RemoveAll(dir)
+		targets, results = filepath.Join(dir, "targets"), filepath.Join(dir, "results.bin")
+		if err := os.WriteFile(targets, []byte("GET "+url+"\n"), 0o600); err != nil {
+			return measure{}, err
+		}
+		cmd = exec.Command("vegeta", "attack", "-rate=0", "-max-workers="+strconv.Itoa(conns), "-workers="+strconv.Itoa(conns), "-duration="+d.String(), "-targets="+targets, "-output="+results)
 	default:
 		return measure{}, fmt.Errorf("unknown tool %q", tool)
 	}
@@ -245,6 +272,11 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 		return measure{}, err
 	}
 	st := cmd.ProcessState
+	if tool == "vegeta" {
+		if out, err = exec.Command("vegeta", "report", results).Output(); err != nil {
+			return measure{}, fmt.Errorf("vegeta report: %w", err)
+		}
+	}
 	m := measure{tool: tool, requests: after - before, cpu: st.UserTime() + st.SystemTime(), wall: wall, serverCPU: cpu1 - cpu0}
 	m.rss = maxRSS(st)
 	if m.p99, err = p99(tool, string(out)); err != nil {

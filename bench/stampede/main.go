@@ -17,6 +17,13 @@
 //
 //	go run ./bench/stampede -clients 100,1000,5000 -rounds 3 -target both
 //
+// With -crash N it also runs the crash-then-retry round (crash.go): N
+// clients whose requests a target in a second process holds until it
+// crashes, each retrying once on a new connection, beside a minimal floor
+// program doing only the sockets' part, in the same run:
+//
+//	go run ./bench/stampede -clients '' -crash 1000 -rounds 5
+//
 // All load goes to 127.0.0.1 and each run stops by itself.
 package main
 
@@ -64,6 +71,8 @@ strategies:
 
 func main() {
 	serve := flag.String("serve", "", "internal: run the target on this address until stdin closes")
+	serveCrash := flag.String("serve-crash", "", "internal: run the crash round's target on this address until stdin closes")
+	crash := flag.Int("crash", 0, "clients of the crash-then-retry round (0: no such round), run after the stampedes")
 	counts := flag.String("clients", "100,1000,5000", "client counts, comma-separated")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every client count and target placement once")
 	where := flag.String("target", "both", "where the target runs: embedded, process or both")
@@ -78,6 +87,13 @@ func main() {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	if *serveCrash != "" {
+		if err := runCrashTarget(*serveCrash); err != nil {
+			fmt.Fprintln(os.Stderr, "stampede:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *serve != "" {
 		if err := runTarget(*serve); err != nil {
 			fmt.Fprintln(os.Stderr, "stampede:", err)
@@ -87,6 +103,9 @@ func main() {
 	}
 	var ns []int
 	for _, f := range strings.Split(*counts, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			fmt.Fprintf(os.Stderr, "stampede: -clients: %q is not a client count\n", f)
@@ -104,10 +123,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "stampede: -target %q: embedded, process or both\n", *where)
 		os.Exit(2)
 	}
-	if err := run(ns, modes, *rounds); err != nil {
-		pprof.StopCPUProfile()
-		fmt.Fprintln(os.Stderr, "stampede:", err)
-		os.Exit(1)
+	if *crash < 0 {
+		fmt.Fprintf(os.Stderr, "stampede: -crash %d: give a client count, or 0 for no crash round\n", *crash)
+		os.Exit(2)
+	}
+	if len(ns) > 0 {
+		if err := run(ns, modes, *rounds); err != nil {
+			pprof.StopCPUProfile()
+			fmt.Fprintln(os.Stderr, "stampede:", err)
+			os.Exit(1)
+		}
+	}
+	if *crash > 0 {
+		if err := runCrash(*crash, *rounds); err != nil {
+			pprof.StopCPUProfile()
+			fmt.Fprintln(os.Stderr, "stampede:", err)
+			os.Exit(1)
+		}
 	}
 }
 

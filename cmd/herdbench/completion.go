@@ -92,12 +92,21 @@ func runCompletion(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// flagChoices are the values of the flags that take one of a few words,
+// offered as the flag's value (TestCompletionChoicesAreAccepted runs each).
+var flagChoices = map[string][]string{
+	"cohorts":   {"auto", "together", "apart"},
+	"cohort-by": {"all", "user-agent", "source-ip", "header:"},
+}
+
 // flagValue says what a flag's value is, for the shells: "" for a flag
-// without one (a bool), "dir", "file", or "any".
+// without one (a bool), "dir", "file", "choices" (flagChoices) or "any".
 func flagValue(f *pflag.Flag) string {
 	switch {
 	case f.Value.Type() == "bool":
 		return ""
+	case flagChoices[f.Name] != nil:
+		return "choices"
 	case f.Name == "out":
 		return "dir"
 	case f.Name == "junit" || strings.HasSuffix(f.Name, "-file") || f.Name == "scenario":
@@ -177,7 +186,7 @@ _herdbench() {
 		}
 		fmt.Fprintf(&b, "    %s)\n", names)
 		flags := flagList(flagsOf(c.name))
-		var words, dirs, files, values []string
+		var words, dirs, files, values, choices []string
 		for _, f := range flags {
 			spell := []string{"--" + f.Name}
 			if f.Shorthand != "" {
@@ -191,10 +200,15 @@ _herdbench() {
 				files = append(files, spell...)
 			case "any":
 				values = append(values, spell...)
+			case "choices":
+				choices = append(choices, fmt.Sprintf("            %s) COMPREPLY=($(compgen -W %q -- \"$cur\")); return ;;\n", strings.Join(spell, "|"), strings.Join(flagChoices[f.Name], " ")))
 			}
 		}
-		if len(dirs)+len(files)+len(values) > 0 {
+		if len(dirs)+len(files)+len(values)+len(choices) > 0 {
 			b.WriteString("        case $prev in\n")
+			for _, c := range choices {
+				b.WriteString(c)
+			}
 			if len(dirs) > 0 {
 				fmt.Fprintf(&b, "            %s) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", strings.Join(dirs, "|"))
 			}
@@ -270,6 +284,8 @@ _herdbench() {
 				action = ":file:_files"
 			case "any":
 				action = ":" + zshQuote(f.Name) + ": "
+			case "choices":
+				action = ":" + zshQuote(f.Name) + ":(" + zshQuote(strings.Join(flagChoices[f.Name], " ")) + ")"
 			}
 			if strings.HasSuffix(f.Value.Type(), "Slice") || strings.HasSuffix(f.Value.Type(), "Array") {
 				fmt.Fprintf(&b, "            '*--%s[%s]%s' \\\n", f.Name, desc, action)
@@ -322,6 +338,8 @@ func fishCompletion() string {
 				b.WriteString(" -r -F")
 			case "any":
 				b.WriteString(" -r")
+			case "choices":
+				fmt.Fprintf(&b, " -r -a %s", fishQuote(strings.Join(flagChoices[f.Name], " ")))
 			}
 			fmt.Fprintf(&b, " -d %s\n", fishQuote(summary(f.Usage)))
 		}

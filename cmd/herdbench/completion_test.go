@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/herdbench/herdbench/recording"
+	"github.com/spf13/pflag"
 )
 
 func completionScript(t *testing.T, shell string) string {
@@ -100,6 +103,9 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"herdbench", "completion", ""}, []string{"bash", "fish", "zsh"}},
 		{[]string{"herdbench", "help", "mer"}, []string{"merge"}},
 		{[]string{"herdbench", "scenario", "--seed", ""}, nil},
+		{[]string{"herdbench", "scenario", "--cohorts", ""}, []string{"apart", "auto", "together"}},
+		{[]string{"herdbench", "scenario", "--cohorts", "ap"}, []string{"apart"}},
+		{[]string{"herdbench", "proxy", "--cohort-by", "u"}, []string{"user-agent"}},
 	} {
 		got := bashComplete(t, script, c.words...)
 		slices.Sort(got)
@@ -117,6 +123,7 @@ func TestFishCompletion(t *testing.T) {
 		{"herdbench scenario --ju", "--junit\t"},
 		{"herdbench scenario out", "outage\tbuilt-in scenario"},
 		{"herdbench completion z", "zsh"},
+		{"herdbench scenario --cohorts to", "together"},
 	} {
 		out, err := exec.Command(fish, "--no-config", "-c", `function herdbench; end; source $argv[1]; complete -C"$argv[2]"`, script, c.line).CombinedOutput()
 		if err != nil {
@@ -137,6 +144,29 @@ func TestZshCompletionLoads(t *testing.T) {
 	out, err := exec.Command(zsh, "-f", "-c", `autoload -U compinit && compinit -u -D && source "$1" && print -r -- $_comps[herdbench]`, "zsh", script).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "_herdbench" {
 		t.Errorf("zsh: sourcing the script does not register _herdbench for herdbench: %v\n%s", err, out)
+	}
+}
+
+// Every value the scripts offer for a flag is one its command accepts, and
+// a word that is not one is refused: the choices cannot drift from the
+// parsers.
+func TestCompletionChoicesAreAccepted(t *testing.T) {
+	for _, v := range flagChoices["cohorts"] {
+		f := &scenarioFlags{cohorts: v, runs: 1}
+		if msg := f.check(pflag.NewFlagSet("scenario", pflag.ContinueOnError)); msg != "" {
+			t.Errorf("--cohorts %s: %s", v, msg)
+		}
+	}
+	if msg := (&scenarioFlags{cohorts: "sideways", runs: 1}).check(pflag.NewFlagSet("scenario", pflag.ContinueOnError)); msg == "" {
+		t.Error("--cohorts sideways accepted")
+	}
+	for _, v := range flagChoices["cohort-by"] {
+		if v == "header:" {
+			v += "X-Client"
+		}
+		if _, err := recording.ParseCohortBy(v); err != nil {
+			t.Errorf("--cohort-by %s: %v", v, err)
+		}
 	}
 }
 

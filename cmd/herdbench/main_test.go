@@ -199,4 +199,16 @@ func TestWarnHarness(t *testing.T) {
 			t.Errorf("warning lacks %q:\n%s", want, b.String())
 		}
 	}
+	if strings.Contains(b.String(), "crash") {
+		t.Errorf("a run late in its sends, not in its crash, was told about crashes:\n%s", b.String())
+	}
+	// A crash learned over longer than the limit: what would tighten it.
+	b.Reset()
+	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
+	warnHarness(&b, s, "these figures")
+	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
+		}
+	}
 }

@@ -5,18 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/herdbench/herdbench/internal/chromiumtest"
 )
 
 // The live page in a real browser: headless Chromium opens --ui's page
@@ -35,96 +31,19 @@ import (
 
 var livePageRE = regexp.MustCompile(`live page on (http://\S+/)`)
 
-func chromium(t *testing.T) string {
-	if p := os.Getenv("HERDBENCH_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium: install the Debian package chromium or set HERDBENCH_CHROMIUM to run the live page's browser test")
-	return ""
-}
-
-// pageLog collects what a tab did.
-type pageLog struct {
-	mu       sync.Mutex
-	requests []string
-	problems []string
-}
-
-func (b *pageLog) listen(ev any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch ev := ev.(type) {
-	case *network.EventRequestWillBeSent:
-		b.requests = append(b.requests, ev.Request.URL)
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-			var args []string
-			for _, a := range ev.Args {
-				args = append(args, string(a.Value)+a.Description)
-			}
-			b.problems = append(b.problems, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
-		}
-	case *runtime.EventExceptionThrown:
-		d := ev.ExceptionDetails
-		what := d.Text
-		if d.Exception != nil {
-			what += " " + d.Exception.Description
-		}
-		b.problems = append(b.problems, fmt.Sprintf("exception: %s at %s:%d", what, d.URL, d.LineNumber+1))
-	case *log.EventEntryAdded:
-		if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-			b.problems = append(b.problems, fmt.Sprintf("%s %s: %s %s", ev.Entry.Source, ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
-		}
-	}
-}
-
-func (b *pageLog) reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.requests, b.problems = nil, nil
-}
-
-// check fails t for every problem the tab reported and every request
-// that was not to origin.
-func (b *pageLog) check(t *testing.T, origin string) {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
-		t.Errorf("the browser reported: %s", p)
-	}
-	for _, u := range b.requests {
-		if !strings.HasPrefix(u, origin) {
-			t.Errorf("the live page made a request to %s; it must load nothing but from its own address", u)
-		}
-	}
-	if len(b.requests) == 0 {
-		t.Error("no request seen: the network log is not being recorded")
-	}
-}
-
-// browser starts headless Chromium for the test.
-func browser(t *testing.T, seen *pageLog) context.Context {
-	bin := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+// browser starts headless Chromium for the test, its tab's events going to
+// seen.
+func browser(t *testing.T, seen *chromiumtest.Log) context.Context {
+	bctx, cancel := chromiumtest.Start(t, chromiumtest.Path(t, "the live page's browser test"), seen)
 	t.Cleanup(cancel)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-component-update", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithListener(seen.listen))
-	t.Cleanup(bcancel)
 	return bctx
+}
+
+// checkSameOrigin fails t for every problem the tab reported and every
+// request that was not to origin.
+func checkSameOrigin(t *testing.T, seen *chromiumtest.Log, origin string) {
+	t.Helper()
+	seen.Check(t, func(u string) bool { return strings.HasPrefix(u, origin) }, "the live page must load nothing but from its own address")
 }
 
 // pollPage evaluates js every 50 ms until it is true.
@@ -147,7 +66,7 @@ func pollPage(t *testing.T, ctx context.Context, js, what string) {
 const attemptsJS = `Number((document.querySelector("#verdict tbody tr") || {dataset: {}}).dataset.attempts || 0)`
 
 func TestLivePageInChromium(t *testing.T) {
-	var seen pageLog
+	var seen chromiumtest.Log
 	bctx := browser(t, &seen)
 
 	t.Run("scenario", func(t *testing.T) {
@@ -214,13 +133,13 @@ chaos:
 		if code := <-done; code != exitOK && code != exitThresholds {
 			t.Fatalf("exit code %d; output:\n%s", code, stderr.String())
 		}
-		seen.check(t, strings.TrimSuffix(page, "/"))
+		checkSameOrigin(t, &seen, strings.TrimSuffix(page, "/"))
 	})
 
 	t.Run("target", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		seen.reset()
+		seen.Reset()
 		var stderr syncBuffer
 		done := make(chan int, 1)
 		go func() {
@@ -242,6 +161,6 @@ chaos:
 		if code := <-done; code != exitOK {
 			t.Errorf("exit code %d; output:\n%s", code, stderr.String())
 		}
-		seen.check(t, strings.TrimSuffix(page, "/"))
+		checkSameOrigin(t, &seen, strings.TrimSuffix(page, "/"))
 	})
 }

@@ -35,7 +35,24 @@ const GoReserve = 2 << 30
 
 // Available returns the memory this process may use.
 func Available() (Memory, error) {
-	return available(procfs.DefaultMountPoint, "/sys/fs/cgroup", addressLimit)
+	return available(procfs.DefaultMountPoint, "/sys/fs/cgroup", addressLimit, heldNow)
+}
+
+// heldNow returns the address space this process holds now (VmSize).
+func heldNow() (uint64, bool) {
+	fs, err := procfs.NewFS(procfs.DefaultMountPoint)
+	if err != nil {
+		return 0, false
+	}
+	p, err := fs.Self()
+	if err != nil {
+		return 0, false
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0, false
+	}
+	return uint64(st.VirtualMemory()), true
 }
 
 // addressLimit returns the soft limit on this process's address space
@@ -51,7 +68,10 @@ func addressLimit() (uint64, bool) {
 // available reads the machine's memory under procRoot, the process's
 // cgroup limit under cgroupRoot (where the cgroup file systems are
 // mounted) and its address-space limit from as, and returns the smallest.
-func available(procRoot, cgroupRoot string, as func() (uint64, bool)) (Memory, error) {
+// held is the address space the process holds now, for a limit within
+// GoReserve: a static binary starts holding less than a cgo one, and
+// there what is left above it is the heap's.
+func available(procRoot, cgroupRoot string, as, held func() (uint64, bool)) (Memory, error) {
 	fs, err := procfs.NewFS(procRoot)
 	if err != nil {
 		return Memory{}, fmt.Errorf("%w: %v", ErrUnknown, err)
@@ -65,8 +85,16 @@ func available(procRoot, cgroupRoot string, as func() (uint64, bool)) (Memory, e
 		m = Memory{Bytes: lim, Source: "this cgroup's memory limit"}
 	}
 	if lim, ok := as(); ok {
-		if heap := lim - min(lim, GoReserve); heap < m.Bytes {
-			m = Memory{Bytes: heap, Source: fmt.Sprintf("this process's address-space limit (ulimit -v: %d KiB) less the %d GiB the Go runtime holds beyond its heap", lim>>10, GoReserve>>30)}
+		heap := lim - min(lim, GoReserve)
+		source := fmt.Sprintf("this process's address-space limit (ulimit -v: %d KiB) less the %d GiB the Go runtime holds beyond its heap", lim>>10, GoReserve>>30)
+		if n, ok := held(); heap == 0 && ok {
+			// Within the reserve: never 0, which --max-memory reads as no
+			// limit at all; what is left above the space held now.
+			heap = max(1, lim-min(lim, n))
+			source = fmt.Sprintf("this process's address-space limit (ulimit -v: %d KiB) less the %d MiB it holds already", lim>>10, n>>20)
+		}
+		if heap < m.Bytes {
+			m = Memory{Bytes: heap, Source: source}
 		}
 	}
 	return m, nil

@@ -53,7 +53,7 @@ func TestAvailable(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			proc, cg := fakeSystem(t, c.memTotalKB, c.cgroup, c.limits)
-			m, err := available(proc, cg, noAddressLimit)
+			m, err := available(proc, cg, noAddressLimit, noneHeld)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestAvailable(t *testing.T) {
 }
 
 func TestAvailableUnknown(t *testing.T) {
-	if _, err := available(filepath.Join(t.TempDir(), "no-proc"), t.TempDir(), noAddressLimit); !errors.Is(err, ErrUnknown) {
+	if _, err := available(filepath.Join(t.TempDir(), "no-proc"), t.TempDir(), noAddressLimit, noneHeld); !errors.Is(err, ErrUnknown) {
 		t.Errorf("no /proc: %v, want ErrUnknown", err)
 	}
 }
@@ -82,10 +82,12 @@ func TestAvailableHere(t *testing.T) {
 }
 
 func noAddressLimit() (uint64, bool) { return 0, false }
+func noneHeld() (uint64, bool)       { return 0, false }
 
 // An address-space limit (ulimit -v) counts, less the Go runtime's
 // reserve, when it is the smallest of the three; a limit within the
-// reserve leaves nothing.
+// reserve leaves what is above the space the process holds now, never 0
+// (which --max-memory would read as no limit).
 func TestAvailableAddressLimit(t *testing.T) {
 	const gib = 1 << 30
 	proc, cg := fakeSystem(t, "25165824", "0::/ci/job\n", map[string]string{"ci/job/memory.max": "8589934592"}) // 24 GiB, a cgroup of 8
@@ -99,10 +101,11 @@ func TestAvailableAddressLimit(t *testing.T) {
 		{"none", 0, false, 8 * gib, "this cgroup's memory limit"},
 		{"4 GiB", 4 * gib, true, 4*gib - GoReserve, "address-space limit (ulimit -v: 4194304 KiB)"},
 		{"above the cgroup's", 16 * gib, true, 8 * gib, "this cgroup's memory limit"},
-		{"within the reserve", 1 * gib, true, 0, "address-space limit"},
+		{"within the reserve", 1536 << 20, true, 512 << 20, "address-space limit (ulimit -v: 1572864 KiB) less the 1024 MiB it holds already"},
+		{"below what is held", 512 << 20, true, 1, "address-space limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := available(proc, cg, func() (uint64, bool) { return c.limit, c.set })
+			m, err := available(proc, cg, func() (uint64, bool) { return c.limit, c.set }, func() (uint64, bool) { return gib, true })
 			if err != nil {
 				t.Fatal(err)
 			}

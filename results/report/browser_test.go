@@ -6,18 +6,14 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/herdbench/herdbench/internal/chromiumtest"
 )
 
 // The real-browser test: headless Chromium opens report.html from disk, and
@@ -39,75 +35,17 @@ import (
 //                             others go beside it (NAME-first-screen.png,
 //                             NAME-zoomed.png, and the sweep's NAME-sweep.png).
 
-func chromiumPath(t *testing.T) string {
-	if p := os.Getenv("HERDBENCH_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium: install the Debian package chromium (apt-get install chromium) or set HERDBENCH_CHROMIUM to a Chrome binary to run the real-browser test of report.html")
-	return ""
-}
-
-// browserLog collects what the page did, from the tab's event stream.
-type browserLog struct {
-	mu       sync.Mutex
-	requests []string
-	problems []string
-}
-
-func (b *browserLog) listen(ev any) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch ev := ev.(type) {
-	case *network.EventRequestWillBeSent:
-		b.requests = append(b.requests, ev.Request.URL)
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-			var args []string
-			for _, a := range ev.Args {
-				args = append(args, string(a.Value)+a.Description)
-			}
-			b.problems = append(b.problems, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
-		}
-	case *runtime.EventExceptionThrown:
-		d := ev.ExceptionDetails
-		what := d.Text
-		if d.Exception != nil {
-			what += " " + d.Exception.Description
-		}
-		b.problems = append(b.problems, fmt.Sprintf("exception: %s at %s:%d", what, d.URL, d.LineNumber+1))
-	case *log.EventEntryAdded:
-		if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-			b.problems = append(b.problems, fmt.Sprintf("%s %s: %s %s", ev.Entry.Source, ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
-		}
-	}
-}
-
 // openInChromium opens page in a headless Chromium at 1280×900 and waits
 // until charts.js has drawn every chart; cancel stops the browser.
-func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen *browserLog, fileURL string, cancel func()) {
+func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen *chromiumtest.Log, fileURL string, cancel func()) {
 	t.Helper()
 	abs, err := filepath.Abs(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fileURL = (&url.URL{Scheme: "file", Path: abs}).String()
-	ctx, ccancel := context.WithTimeout(context.Background(), 90*time.Second)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-component-update", true),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	seen = &browserLog{}
-	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithListener(seen.listen))
-	cancel = func() { bcancel(); acancel(); ccancel() }
+	seen = &chromiumtest.Log{}
+	bctx, cancel = chromiumtest.Start(t, bin, seen)
 	if err := chromedp.Do(bctx,
 		chromedp.EmulateViewport(1280, 900),
 		chromedp.Navigate(fileURL),
@@ -120,23 +58,11 @@ func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen 
 	return bctx, seen, fileURL, cancel
 }
 
-// check fails t for every problem the browser reported and every request
-// but the page's own. Call it after the tab is closed.
-func (b *browserLog) check(t *testing.T, fileURL string) {
+// checkSelfContained fails t for every problem the browser reported and
+// every request but the page's own. Call it after the tab is closed.
+func checkSelfContained(t *testing.T, seen *chromiumtest.Log, fileURL string) {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, p := range b.problems {
-		t.Errorf("the browser reported: %s", p)
-	}
-	for _, u := range b.requests {
-		if u != fileURL {
-			t.Errorf("the report made a request to %s; it must be self-contained (no network, no other files)", u)
-		}
-	}
-	if len(b.requests) == 0 {
-		t.Error("no request for the report itself was seen: the network log is not being recorded")
-	}
+	seen.Check(t, func(u string) bool { return u == fileURL }, "the report must be self-contained (no network, no other files)")
 }
 
 type chartBox struct {
@@ -171,7 +97,7 @@ type pageTiming struct {
 }
 
 func TestReportInChromium(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := chromiumtest.Path(t, "the real-browser test of report.html")
 	page := os.Getenv("HERDBENCH_REPORT")
 	want := 0
 	if page == "" {
@@ -319,7 +245,7 @@ func TestReportInChromium(t *testing.T) {
 	// The listener runs on the goroutine that reads the tab's messages, in
 	// order, so every event sent before the answers above has been seen.
 	bcancel()
-	seen.check(t, fileURL)
+	checkSelfContained(t, seen, fileURL)
 	if drag.OutBin <= 0.01 || drag.Out[0] > 1e-9 || drag.Out[1] < drag.Duration-0.5 {
 		t.Errorf("after a double click the attempts chart shows %v s in %.3f s bins; want the whole run (%.0f s) in wider bins", drag.Out, drag.OutBin, drag.Duration)
 	}
@@ -494,7 +420,7 @@ const maxReportBytes = 5 << 20
 // drawn by uPlot (log axis, error bars), its heat maps as SVG, no error,
 // no request.
 func TestSweepReportInChromium(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := chromiumtest.Path(t, "the real-browser test of report.html")
 	dir := sweepFixture(t, map[string][]string{"workload.clients": {"10", "50", "1000"}, "chaos[crash].for": {"1s", "2s", "4s"}},
 		[]string{"workload.clients", "chaos[crash].for"}, "")
 	if err := RenderDir(dir, Options{Version: "v0.0.0-test", NoPNG: true}); err != nil {
@@ -523,7 +449,7 @@ func TestSweepReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	seen.check(t, fileURL)
+	checkSelfContained(t, seen, fileURL)
 	out := filepath.Join(t.ArtifactDir(), "sweep.png")
 	if s := os.Getenv("HERDBENCH_SCREENSHOT"); s != "" {
 		out = strings.TrimSuffix(s, ".png") + "-sweep.png"
@@ -546,7 +472,7 @@ func TestSweepReportInChromium(t *testing.T) {
 // time to draw: the page shows that chart's empty axes and still draws
 // every other chart, without an error.
 func TestReportWithoutHistogramsInChromium(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := chromiumtest.Path(t, "the real-browser test of report.html")
 	dir := fixture(t, filepath.Join(t.TempDir(), "run"), 1, 0)
 	for _, name := range []string{"no-jitter.hlog", "full-jitter.hlog"} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil {
@@ -563,7 +489,7 @@ func TestReportWithoutHistogramsInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	seen.check(t, fileURL)
+	checkSelfContained(t, seen, fileURL)
 	if slices.Contains(ids, "latency_over_time") || !slices.Contains(ids, "attempts_1s") {
 		t.Errorf("charts drawn by uPlot: %v; want the attempts, and the empty latency over time left to its SVG", ids)
 	}

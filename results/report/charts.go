@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/charts"
+
 	"github.com/herdbench/herdbench/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -63,11 +65,14 @@ type view struct {
 	base     time.Duration         // the coarsest timeline resolution saved
 }
 
-// Okabe–Ito: distinguishable with the common colour-vision deficiencies.
-var palette = []color.Color{
-	rgb(0xD55E00), rgb(0x0072B2), rgb(0x009E73), rgb(0xCC79A7),
-	rgb(0xE69F00), rgb(0x56B4E9), rgb(0x000000), rgb(0xF0E442),
-}
+// palette is the cohorts' colours (charts.Palette: the live page's too).
+var palette = func() []color.Color {
+	out := make([]color.Color, len(charts.Palette))
+	for i, hex := range charts.Palette {
+		out[i] = charts.RGB(hex)
+	}
+	return out
+}()
 
 // runDashes tells overlaid runs apart: the first solid, then dashed, dotted.
 var runDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
@@ -388,10 +393,15 @@ func (v *view) byNumberChart(res time.Duration) chart {
 			"Without jitter each retry number arrives as its own wave; with jitter they overlap into one smear. The share of retries is the amplification over time."}
 }
 
-var outcomeColors = map[results.Outcome]color.Color{
-	results.OK: rgb(0x4DAF4A), results.HTTP5xx: rgb(0xE41A1C), results.HTTP429: rgb(0x984EA3), results.HTTP4xx: rgb(0xA65628),
-	results.Timeout: rgb(0xFF7F00), results.Refused: rgb(0x999999), results.Reset: rgb(0xF781BF), results.Error: rgb(0x377EB8),
-}
+// outcomeColors are the outcomes' colours (charts.Outcomes: the live
+// page's too).
+var outcomeColors = func() map[results.Outcome]color.Color {
+	out := map[results.Outcome]color.Color{}
+	for o := range results.Outcome(results.NumOutcomes) {
+		out[o] = charts.RGB(charts.Outcomes[o.String()])
+	}
+	return out
+}()
 
 // outcomesChart: attempts stacked by outcome, one panel per cohort.
 func (v *view) outcomesChart(res time.Duration) chart {

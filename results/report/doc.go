@@ -13,7 +13,7 @@
 // gonum.org/v1/plot, written as PNG and, for the charts that are not time
 // series, as SVG inlined in the HTML. The time series (and a sweep's
 // figures against its fields) are drawn in the browser instead, by uPlot
-// (internal/uplot) through charts.js, from the page's embedded data
+// (internal/uplot) through charts.js (internal/charts, shared with the live page), from the page's embedded data
 // (interactive.go: the timelines at 10 ms, run-length encoded), so a reader
 // zooms into single buckets; the page inlines both scripts and allows them
 // by hash in its Content-Security-Policy. charts.js's API (at its top) takes

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/herdbench/herdbench/internal/charts"
+
 	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
 )
@@ -266,10 +268,10 @@ func newInline(data *chartsData) (inline, error) {
 		return inline{}, err
 	}
 	return inline{
-		CSP:      "default-src 'none'; style-src 'unsafe-inline'; script-src " + scriptHash(uplot.JS) + " " + scriptHash(chartsJS),
+		CSP:      "default-src 'none'; style-src 'unsafe-inline'; script-src " + charts.ScriptHash(uplot.JS) + " " + charts.ScriptHash(charts.JS),
 		UPlotCSS: template.CSS(uplot.CSS),
 		UPlotJS:  template.JS(uplot.JS),
-		ChartsJS: template.JS(chartsJS),
+		ChartsJS: template.JS(charts.JS),
 		Data:     template.JS(js),
 	}, nil
 }

@@ -2,9 +2,7 @@ package report
 
 import (
 	"cmp"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/color"
@@ -22,11 +20,6 @@ import (
 // (its API is at its top) reads the page's data, a chartsData as JSON, and
 // draws every chartSpec into the element of the same id. The PNGs beside
 // the report are still drawn in Go, from the same timelines.
-
-// chartsJS is the report's chart-drawing script, inlined after uPlot.
-//
-//go:embed charts.js
-var chartsJS string
 
 // chartsData is what charts.js's mount reads: the counts, run-length
 // encoded (see rle), and the charts that draw them.
@@ -307,13 +300,6 @@ func (v *view) latencyOverTimeSpec(id string) *chartSpec {
 		spec.Panels[0].Series = append(spec.Panels[0].Series, chartSeries{Label: e.label, Color: hexColor(e.color), Dash: dashOf(e.dashes), Width: 1.5, Values: vals})
 	}
 	return spec
-}
-
-// scriptHash is the CSP source that allows an inline script of exactly
-// this text.
-func scriptHash(js string) string {
-	sum := sha256.Sum256([]byte(js))
-	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 // marshalData is data as JSON for a <script type="application/json">, a

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/internal/charts"
 	"github.com/herdbench/herdbench/internal/uplot"
 )
 
@@ -105,9 +106,9 @@ func checkInlined(t *testing.T, page []byte) *chartsData {
 			continue
 		}
 		bodies = append(bodies, body)
-		hashes = append(hashes, scriptHash(body))
+		hashes = append(hashes, charts.ScriptHash(body))
 	}
-	if len(bodies) != 2 || bodies[0] != uplot.JS || bodies[1] != chartsJS {
+	if len(bodies) != 2 || bodies[0] != uplot.JS || bodies[1] != charts.JS {
 		t.Errorf("the page runs %d scripts; want uPlot %s then charts.js, each exactly as embedded", len(bodies), uplot.Version)
 	}
 	if got := directives["script-src"]; !slices.Equal(got, hashes) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/charts"
 	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
 )
@@ -63,7 +64,7 @@ func splitHTML(t *testing.T, doc []byte) ([]byte, [][]byte) {
 	page := svgElement.ReplaceAllLiteral(doc, []byte("<svg><!-- chart: see the .svg golden files --></svg>\n"))
 	for _, r := range []struct{ text, marker string }{
 		{uplot.JS, "/* uPlot " + uplot.Version + ": internal/uplot/uPlot.iife.min.js */"},
-		{chartsJS, "/* results/report/charts.js */"},
+		{charts.JS, "/* internal/charts/charts.js */"},
 		{uplot.CSS, "/* internal/uplot/uPlot.min.css */"},
 	} {
 		if !bytes.Contains(page, []byte(r.text)) {
@@ -74,8 +75,8 @@ func splitHTML(t *testing.T, doc []byte) ([]byte, [][]byte) {
 	// The CSP, readable, with the scripts' hashes named.
 	page = cspMeta.ReplaceAllFunc(page, func(m []byte) []byte {
 		csp := html.UnescapeString(string(cspMeta.FindSubmatch(m)[1]))
-		csp = strings.ReplaceAll(csp, scriptHash(uplot.JS), "(hash of uPlot)")
-		csp = strings.ReplaceAll(csp, scriptHash(chartsJS), "(hash of charts.js)")
+		csp = strings.ReplaceAll(csp, charts.ScriptHash(uplot.JS), "(hash of uPlot)")
+		csp = strings.ReplaceAll(csp, charts.ScriptHash(charts.JS), "(hash of charts.js)")
 		return []byte(`<meta http-equiv="Content-Security-Policy" content="` + csp + `">`)
 	})
 	return page, svgs

@@ -246,7 +246,7 @@ func ParseFault(source string, data []byte) (chaos.Timed, error) {
 	e := &Error{File: source}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		e.Problems = append(e.Problems, SyntaxProblem(err))
+		e.Problems = append(e.Problems, SyntaxProblem(err, data))
 		return chaos.Timed{}, e
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {

@@ -129,14 +129,41 @@ func LineProblem(msg string) Problem {
 	return Problem{Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// SyntaxProblem is a YAML syntax error as a problem, with what to look for.
-func SyntaxProblem(err error) Problem {
+// SyntaxProblem is a YAML syntax error in data as a problem, with what to
+// look for. The YAML library reports a tab in the indentation at the line
+// before it (where the block it breaks began), so a tab error names the
+// first line at or after that one whose indentation holds a tab; any error
+// at a line indented with a tab says so.
+func SyntaxProblem(err error, data []byte) Problem {
 	p := LineProblem(err.Error())
+	if p.Line > 0 {
+		n := tabIndentedLine(data, p.Line)
+		if n == p.Line || n > 0 && strings.Contains(p.Msg, "tab") {
+			p.Line = n
+			p.Msg = "YAML syntax: a tab in this line's indentation; YAML indents with spaces only (replace the tab with spaces, as many as the lines around it use)"
+			return p
+		}
+	}
 	p.Msg = "YAML syntax: " + p.Msg
 	if p.Line > 0 {
 		p.Msg += " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
 	}
 	return p
+}
+
+// tabIndentedLine is the number of the first line at or after from whose
+// leading white space holds a tab, or 0.
+func tabIndentedLine(data []byte, from int) int {
+	for i, line := range strings.Split(string(data), "\n") {
+		if i+1 < from {
+			continue
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if strings.Contains(indent, "\t") {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // Join is the path of key k under path.

@@ -22,7 +22,8 @@
 //
 // A chart is {spec, plots: [uPlot], bin_s(), setRange(min, max), reset(),
 // update(series)}: setRange zooms (seconds), reset zooms out, update draws
-// new counts (a live page's growing timelines).
+// new counts (a live page's growing timelines), or, with explicit x, the
+// spec's x, x_range and series' values as they are now (changed in place).
 //
 // A spec is
 //   {id, title, ylabel, height (px per panel), log (y on a log scale),
@@ -330,6 +331,13 @@
       }
       const whole = xRange[0] <= full[0] && xRange[1] >= full[1];
       if (!spec.x) full[1] = Math.max(n * spec.res_s, spec.duration_s || 0);
+      else {
+        // Explicit x values grow in place (a live page's frames), or the
+        // range given with them moves.
+        const r = spec.x_range || [spec.x[0], spec.x[spec.x.length - 1]];
+        full[0] = r[0];
+        full[1] = r[1];
+      }
       const [min, max] = whole ? full : xRange;
       const was = group.busy;
       group.busy = true;
@@ -351,7 +359,7 @@
     group.busy = true; // uPlot sets its scales as it starts: not a zoom
     panels.forEach((pn, i) => {
       const last = i >= panels.length - cols;
-      const useries = [{ label: spec.x ? xlabel : "s", value: (u, v) => (v == null ? "–" : spec.x_ticks ? tickLabel(spec, v) : +v.toFixed(3) + " s") }];
+      const useries = [{ label: spec.x ? xlabel : "time", value: (u, v) => (v == null ? "–" : spec.x_ticks ? tickLabel(spec, v) : +v.toFixed(3) + " s") }];
       for (const j of pn.order) {
         const s = pn.p.series[j];
         const us = {

@@ -1,0 +1,151 @@
+package target
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/herdbench/herdbench/chaos"
+)
+
+// A crash is a transition into a reset or refuse outage. The plan loop
+// looks at the plan when its timer fires; a crash that began and ended
+// between two looks (a short outage, a late timer on a busy machine) must
+// still crash the server.
+func TestCrossed(t *testing.T) {
+	ms := time.Millisecond
+	out := func(at, length time.Duration, m chaos.OutageMode) chaos.Timed {
+		return chaos.Timed{Kind: "outage", At: at, For: length, Fault: chaos.Outage{Mode: m}}
+	}
+	short, err := chaos.NewPlan([]chaos.Timed{out(500*ms, ms, chaos.Reset)}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse, err := chaos.NewPlan([]chaos.Timed{out(100*ms, 100*ms, chaos.Refuse), out(200*ms, 100*ms, chaos.Reset), out(400*ms, 100*ms, chaos.Unavailable)}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		p         *chaos.Plan
+		cur       chaos.OutageMode
+		from, now time.Duration
+		crash     bool
+		next      chaos.OutageMode
+	}{
+		{"before the short crash", short, chaos.NoOutage, -1, 499 * ms, false, chaos.NoOutage},
+		{"on time for the short crash", short, chaos.NoOutage, 499 * ms, 500 * ms, true, chaos.Reset},
+		{"late: the short crash is over", short, chaos.NoOutage, 499 * ms, 503 * ms, true, chaos.NoOutage},
+		{"after the short crash", short, chaos.Reset, 500 * ms, 501 * ms, false, chaos.NoOutage},
+		{"long after it", short, chaos.NoOutage, 503 * ms, 900 * ms, false, chaos.NoOutage},
+		{"refuse begins", refuse, chaos.NoOutage, 50 * ms, 150 * ms, true, chaos.Refuse},
+		{"refuse to reset crashes again", refuse, chaos.Refuse, 150 * ms, 250 * ms, true, chaos.Reset},
+		{"a 503 outage is no crash", refuse, chaos.NoOutage, 350 * ms, 450 * ms, false, chaos.Unavailable},
+		{"late past all of them", refuse, chaos.NoOutage, 50 * ms, 600 * ms, true, chaos.NoOutage},
+	} {
+		crash, next := crossed(c.p, c.cur, c.from, c.now)
+		if crash != c.crash || next != c.next {
+			t.Errorf("%s: crossed(%s, %s, %s) = %v, %s; want %v, %s", c.name, c.cur, c.from, c.now, crash, next, c.crash, c.next)
+		}
+	}
+}
+
+// resetAll resets every connection, however many workers it splits them
+// among: each one's far end reads a reset, not an orderly close.
+func TestResetAllResetsEvery(t *testing.T) {
+	for _, n := range []int{1, 300} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var far, near []net.Conn
+		for range n {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			far = append(far, c)
+			s, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			near = append(near, s)
+		}
+		_ = ln.Close()
+		resetAll(near)
+		for i, c := range far {
+			_, err := c.Read(make([]byte, 1))
+			if !isReset(err) {
+				t.Errorf("%d connections: connection %d read %v; want a reset", n, i, err)
+			}
+			_ = c.Close()
+		}
+	}
+}
+
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
+// A plan started by hand with its t = 0 in the past does not replay a
+// crash that was over before it started: nothing is reset.
+func TestStartPlanInThePastReplaysNoCrash(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		crash := chaos.Timed{Name: "crash", Kind: "outage", At: 500 * time.Millisecond, For: 100 * time.Millisecond, Fault: chaos.Outage{Mode: chaos.Reset}}
+		s := newStandalone(t, Options{Plan: plan(t, crash), Hold: true})
+		s.at(2 * time.Second)
+		if err := s.srv.StartPlan(s.start); err != nil {
+			t.Fatal(err)
+		}
+		s.expect(2100*time.Millisecond, 200)
+		if at := s.srv.lastCrash.Load(); at != 0 {
+			t.Errorf("the server crashed at %s, replaying a crash that ended at 600ms", time.Unix(0, at).Sub(s.start))
+		}
+		// The same plan started now crashes it on time.
+		if err := s.srv.StartPlan(time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		s.at(2600 * time.Millisecond)
+		if at := s.srv.lastCrash.Load(); at == 0 || time.Unix(0, at).Sub(s.start) != 2600*time.Millisecond {
+			t.Errorf("started at 2.1s, the plan's crash at 500ms came at %s; want 2.6s", time.Unix(0, at).Sub(s.start))
+		}
+	})
+}
+
+// Clients that dial at the very instant a refuse outage ends are served,
+// as the model serves them, however the goroutines at that instant are
+// ordered: the listener is open again by the edge, not after the plan
+// loop's turn at it (a synchronized wave of retries lands exactly there).
+func TestRefuseEndsBeforeTheWaveAtItsEdge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		down := chaos.Timed{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Refuse}}
+		s := newStandalone(t, Options{Plan: plan(t, down)})
+		s.at(1500 * time.Millisecond)
+		if got, err := s.get(0); err == nil {
+			t.Fatalf("during the outage: status %d, want refused", got)
+		}
+		const wave = 100
+		codes := make([]int, wave)
+		var wg sync.WaitGroup
+		for i := range wave {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Until(s.start.Add(2 * time.Second)))
+				codes[i], _ = s.get(0)
+			}()
+		}
+		wg.Wait()
+		refused := 0
+		for _, c := range codes {
+			if c != 200 {
+				refused++
+			}
+		}
+		if refused > 0 {
+			t.Errorf("%d of %d clients that dialled as the outage ended were refused; want none", refused, wave)
+		}
+	})
+}
