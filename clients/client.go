@@ -2,6 +2,7 @@ package clients
 
 import (
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/results"
@@ -44,6 +45,43 @@ type Client struct {
 	requests int  // requests started
 	paid     int  // what the current request's latest retry cost its budget
 	open     bool // the current request has not ended
+
+	// The mix: the seed of the requests' streams (Traffic) and the
+	// current request's index in Strategy.Requests.
+	traffic uint64
+	mixed   bool
+	req     int32
+}
+
+// Traffic makes the client draw its requests from the strategy's mix,
+// each logical request from its own stream under seed (the run's), the
+// same in both engines. Without it, or without a mix, every request is
+// the first of the mix (or the probe).
+func (c *Client) Traffic(seed uint64) { c.traffic, c.mixed = seed, true }
+
+// Current returns the current logical request's index in the strategy's
+// mix and its number n (from 0) among the client's requests.
+func (c *Client) Current() (index, n int) { return int(c.req), c.requests - 1 }
+
+// Replayable reports whether net/http would re-send the current request
+// by itself (the package's Replayable). The probe, a bodiless POST sent
+// when the strategy has no requests, counts as replayable: a strategy
+// that says transport: net/http models a fleet whose requests are
+// (docs/policies.md).
+func (c *Client) Replayable() bool {
+	m := c.strategy.Requests
+	if m == nil {
+		return true
+	}
+	r := &m.Requests[c.req]
+	return Replayable(r.Method, func(name string) bool {
+		for _, h := range r.Header {
+			if strings.EqualFold(h.Name, name) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // NewClient returns client id of a cohort. end is the run's duration: no
@@ -84,6 +122,11 @@ func (c *Client) next(t time.Duration) Action {
 			c.failures, c.prevWait = 0, 0
 		}
 		c.requests++
+		if m := c.strategy.Requests; m != nil && c.mixed && len(m.Requests) > 1 {
+			var src rand.PCG
+			requestStream(&src, c.traffic, c.ID, c.requests-1)
+			c.req = int32(m.Pick(unit(src.Uint64())))
+		}
 		c.sink.Started(t)
 		if c.pol == nil {
 			return Action{Op: Send, At: t, Attempt: 1}
@@ -125,6 +168,7 @@ type Reply struct {
 // the next action.
 func (c *Client) Result(r Reply) Action {
 	now := r.Sent + r.Latency
+	r.Outcome = c.strategy.Success.Outcome(r.Outcome, r.Status)
 	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status, Resend: r.Resend})
 	if c.pol != nil {
 		c.pol.answered(now, r.Outcome, c.paid)
@@ -134,6 +178,11 @@ func (c *Client) Result(r Reply) Action {
 			c.failures, c.prevWait = 0, 0
 		}
 		c.finish(now, true)
+		return c.after(now)
+	}
+	if !c.retries(r) {
+		c.failures++
+		c.finish(now, false)
 		return c.after(now)
 	}
 	a, ended, over := c.retry(now, r.Outcome == results.Timeout, r.RetryAfter)
@@ -150,6 +199,16 @@ func (c *Client) Result(r Reply) Action {
 // same attempt again and gives its reply, marked Resend, to Result.
 func (c *Client) Resent(r Reply) {
 	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
+}
+
+// retries reports whether the strategy retries the failed attempt r:
+// its failure is one it retries, and the request is one it may retry.
+func (c *Client) retries(r Reply) bool {
+	s := c.strategy
+	if m := s.Requests; m != nil && !m.Requests[c.req].Retry {
+		return false
+	}
+	return s.RetryOn.Retries(r.Outcome, r.Status)
 }
 
 // Cancel ends the current request at now because whoever it works for

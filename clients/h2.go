@@ -49,6 +49,9 @@ func (e *endpoint) use(p wire.Protocol, roots *x509.CertPool) error {
 	if !p.HTTP2() {
 		return nil
 	}
+	if e.reqs != nil {
+		return fmt.Errorf("target %q: over HTTP/2 the swarm sends its probe only, not a request mix", e.url.Redacted())
+	}
 	return e.setupH2(e.url, p, e.auth)
 }
 

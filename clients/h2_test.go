@@ -27,7 +27,7 @@ func TestEndpointOverHTTP2(t *testing.T) {
 		{"http://127.0.0.1:1/", wire.H2, false},
 		{"https://127.0.0.1:1/", wire.H2C, false},
 	} {
-		ep, err := newEndpoint(c.url, nil)
+		ep, err := newEndpoint(c.url, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestEndpointOverHTTP2(t *testing.T) {
 			t.Errorf("%s over %v: %v", c.url, c.proto, err)
 		}
 	}
-	ep, err := newEndpoint("https://user:pw@127.0.0.1:1/base/x?q=1", nil)
+	ep, err := newEndpoint("https://user:pw@127.0.0.1:1/base/x?q=1", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

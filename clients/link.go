@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,11 +43,81 @@ type endpoint struct {
 	occRead []byte // an OCC attempt's read
 	// An OCC write is occWrite[0] + version + occWrite[1].
 	occWrite [2][]byte
+	// reqs are a request mix's requests, written from templates; nil
+	// for the probe (plain).
+	reqs []wireRequest
+}
+
+// wireRequest is one request of a mix on the wire: its whole bytes when
+// it holds no placeholder (the hot path: written as prepared), else its
+// head up to the Content-Length and its body, to fill per logical request.
+type wireRequest struct {
+	fixed []byte
+	head  []segment
+	body  []segment
+}
+
+// MaxBody is the largest request body herdbench sends.
+const MaxBody = 16 << 20
+
+// MaxResponseBody is how much of a response body is read (and discarded);
+// a longer one closes the connection after it.
+const MaxResponseBody = 16 << 20
+
+// wire prepares r's bytes, its path joined to the target's base path.
+func (e *endpoint) wire(host, auth, base, uri string, r *Request) (wireRequest, error) {
+	var hdr strings.Builder
+	path := base + r.Path
+	if r.Path == "" {
+		path = uri // the probe's: the target URL itself
+	}
+	ua := "User-Agent: herdbench\r\n"
+	for _, h := range r.Header {
+		if strings.EqualFold(h.Name, "User-Agent") {
+			ua = "" // the request's own
+		}
+	}
+	hdr.WriteString(r.Method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + ua + auth)
+	for _, h := range r.Header {
+		hdr.WriteString(h.Name + ": " + h.Value + "\r\n")
+	}
+	head, err := parseTemplate(hdr.String())
+	if err != nil {
+		return wireRequest{}, err
+	}
+	body := []segment{{lit: r.Body}}
+	if r.FillBody {
+		if body, err = parseTemplate(string(r.Body)); err != nil {
+			return wireRequest{}, err
+		}
+	}
+	w := wireRequest{head: head, body: body}
+	if len(head) == 1 && head[0].ph.kind == 0 && len(body) <= 1 && (len(body) == 0 || body[0].ph.kind == 0) {
+		var f filler
+		w.fixed = w.fill(nil, &f)
+	}
+	return w, nil
+}
+
+// fill appends the request's bytes, its placeholders filled by f.
+func (w *wireRequest) fill(b []byte, f *filler) []byte {
+	b = f.appendTo(b, w.head)
+	mark := len(b)
+	b = f.appendTo(b, w.body) // after the head: its draws come after the head's
+	n := len(b) - mark
+	if n == 0 && len(w.body) == 0 {
+		return append(b, "Content-Length: 0\r\n\r\n"...)
+	}
+	cl := "Content-Length: " + strconv.Itoa(n) + "\r\n\r\n"
+	b = append(b, cl...)
+	copy(b[mark+len(cl):], b[mark:mark+n])
+	copy(b[mark:], cl)
+	return b
 }
 
 // newEndpoint prepares the requests for target URL raw. Every request is a
 // POST with an empty body (see Swarm.attempt for why POST).
-func newEndpoint(raw string, dial DialFunc) (*endpoint, error) {
+func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, err
@@ -91,6 +162,15 @@ func newEndpoint(raw string, dial DialFunc) (*endpoint, error) {
 	w := head(base + "/occ/write?version=#")
 	i := strings.IndexByte(w, '#')
 	e.occWrite = [2][]byte{[]byte(w[:i]), []byte(w[i+1:])}
+	if mix != nil {
+		for k := range mix.Requests {
+			wr, err := e.wire(u.Host, auth, base, u.RequestURI(), &mix.Requests[k])
+			if err != nil {
+				return nil, err
+			}
+			e.reqs = append(e.reqs, wr)
+		}
+	}
 	return e, nil
 }
 
@@ -337,7 +417,7 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 		l.close()
 		return answer{}, &noAnswerError{err: err, reused: answered}
 	}
-	a, closing, err := l.read(keepBody)
+	a, closing, err := l.read(keepBody, string(req[:min(5, len(req))]) == "HEAD ")
 	if err != nil || closing {
 		l.close()
 		return a, err
@@ -360,13 +440,19 @@ func (e *noAnswerError) Unwrap() error { return e.err }
 
 // read reads one answer. closing is set when the server will close the
 // connection after it.
-func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
-	if a, closing, ok, err := readFast(l.br, l.body[:], keepBody); ok {
-		return a, closing, err
+func (l *link) read(keepBody, head bool) (a answer, closing bool, err error) {
+	if !head {
+		if a, closing, ok, err := readFast(l.br, l.body[:], keepBody); ok {
+			return a, closing, err
+		}
 	}
 	var resp *http.Response
+	var req *http.Request
+	if head {
+		req = headRequest // the answer to a HEAD has no body, whatever its Content-Length says
+	}
 	for {
-		resp, err = http.ReadResponse(l.br, nil)
+		resp, err = http.ReadResponse(l.br, req)
 		if err != nil {
 			return a, true, err
 		}
@@ -392,12 +478,21 @@ func (l *link) read(keepBody bool) (a answer, closing bool, err error) {
 			err, done = nil, true
 		}
 	}
+	long := false
 	if err == nil && !done {
-		_, err = io.Copy(io.Discard, resp.Body)
+		var n int64
+		n, err = io.CopyN(io.Discard, resp.Body, MaxResponseBody+1)
+		if err == io.EOF {
+			err = nil
+		} else if err == nil && n > MaxResponseBody {
+			long = true // the rest is not read: the connection closes
+		}
 	}
 	_ = resp.Body.Close()
-	return a, resp.Close || err != nil, err
+	return a, resp.Close || long || err != nil, err
 }
+
+var headRequest = &http.Request{Method: http.MethodHead}
 
 // linkSource hands out a link for each attempt.
 type linkSource interface {

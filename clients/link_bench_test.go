@@ -62,7 +62,7 @@ func fixedServer(tb testing.TB, answer string) string {
 func BenchmarkAttempt(b *testing.B) {
 	url := fixedServer(b, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n")
 	s := &Swarm{URL: url, Strategy: &Strategy{Timeout: 10 * time.Second}, Origin: time.Now()}
-	ep, err := newEndpoint(url, nil)
+	ep, err := newEndpoint(url, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkAttempt(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, o, _, _, _ := s.attempt(ctx, l); o != results.OK {
+		if _, _, o, _, _, _ := s.attempt(ctx, l, nil); o != results.OK {
 			b.Fatalf("outcome %s", o)
 		}
 	}

@@ -80,13 +80,13 @@ func reset(c *net.TCPConn) {
 
 // attemptOn runs one attempt of a swarm with timeout on l.
 func attemptOn(s *Swarm, l *link) (results.Outcome, time.Duration) {
-	_, _, o, _, ra, _ := s.attempt(context.Background(), l)
+	_, _, o, _, ra, _ := s.attempt(context.Background(), l, nil)
 	return o, ra
 }
 
 func newTestLink(t *testing.T, url string, dial DialFunc) (*Swarm, *link) {
 	t.Helper()
-	ep, err := newEndpoint(url, dial)
+	ep, err := newEndpoint(url, dial, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestLinkRefusedAndBadURL(t *testing.T) {
 		t.Errorf("closed port: %s, want refused", o)
 	}
 	s = &Swarm{URL: "ftp://x/", Strategy: &Strategy{}, Origin: time.Now()}
-	ep, err := newEndpoint(s.URL, nil)
+	ep, err := newEndpoint(s.URL, nil, nil)
 	if err == nil {
 		t.Fatal("newEndpoint accepted ftp://")
 	}

@@ -19,6 +19,12 @@ type Preset struct {
 	// concurrency caps, reproduced by its budget).
 	Budget   string
 	Throttle string
+	// RetryOn is the failures the design retries (clients.RetryOn.Add's
+	// items); nil: every failure. RetryNonIdempotent says it retries a
+	// POST or PATCH without an idempotency key, as designs that retry by
+	// status alone do.
+	RetryOn            []string
+	RetryNonIdempotent bool
 }
 
 var presets = []Preset{
@@ -28,6 +34,8 @@ var presets = []Preset{
 		Backoff:     &Backoff{Shape: GRPC, Base: 100 * time.Millisecond, Cap: time.Second, Multiplier: 2},
 		MaxAttempts: 4,
 		Budget:      "grpc",
+		// A retry policy names the methods it applies to, whatever they do.
+		RetryNonIdempotent: true,
 	},
 	{
 		Name:        "envoy",
@@ -35,6 +43,10 @@ var presets = []Preset{
 		Backoff:     &Backoff{Shape: Envoy, Base: 25 * time.Millisecond, Cap: 250 * time.Millisecond, Multiplier: 2},
 		MaxAttempts: 2,
 		Budget:      "envoy",
+		// retry_on: 5xx, which in Envoy's router also covers a reset, a
+		// connect failure and a per-try timeout; Envoy retries any method.
+		RetryOn:            []string{"5xx", "reset", "refused", "timeout"},
+		RetryNonIdempotent: true,
 	},
 	{
 		Name:   "aws-standard",
@@ -44,12 +56,21 @@ var presets = []Preset{
 		Backoff:     &Backoff{Shape: Full, Base: 500 * time.Millisecond, Cap: 20 * time.Second, Multiplier: 2},
 		MaxAttempts: 3,
 		Budget:      "aws",
+		// botocore's and smithy's transient statuses (500, 502, 503,
+		// 504), throttling (429), connection errors and timeouts; every
+		// operation is retried (idempotency tokens are filled in).
+		RetryOn:            []string{"500", "502", "503", "504", "429", "reset", "refused", "timeout"},
+		RetryNonIdempotent: true,
 	},
 	{
 		Name:    "finagle",
 		Source:  "Finagle RetryBudget defaults (ttl 10 s, 10 retries per second, 20% of requests) with jittered exponential backoff from 10 ms to 10 s (linkerd's default for Finagle retries)",
 		Backoff: &Backoff{Shape: Full, Base: 5 * time.Millisecond, Cap: 10 * time.Second, Multiplier: 2},
 		Budget:  "finagle",
+		// linkerd's retryableIdempotent5XX classifier: a 5xx of an
+		// idempotent method; Finagle requeues a request whose connection
+		// failed before it was written (refused, reset).
+		RetryOn: []string{"5xx", "refused", "reset"},
 	},
 	{
 		Name:        "sre",
@@ -67,6 +88,11 @@ var presets = []Preset{
 		Backoff:     &Backoff{Shape: Full, Base: 25 * time.Millisecond, Cap: 20 * time.Second, Multiplier: 2},
 		MaxAttempts: 3,
 		Budget:      "aws-v2",
+		// aws/retry's DefaultRetryableHTTPStatusCodes (500, 502, 503,
+		// 504), its throttle error codes (429), connection errors and
+		// timeouts, for every operation.
+		RetryOn:            []string{"500", "502", "503", "504", "429", "reset", "refused", "timeout"},
+		RetryNonIdempotent: true,
 	},
 }
 

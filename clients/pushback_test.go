@@ -61,13 +61,13 @@ func TestSwarmReadsRetryAfter(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := &Swarm{URL: srv.URL, Strategy: &Strategy{Timeout: 5 * time.Second}, Origin: time.Now()}
-	ep, err := newEndpoint(srv.URL, nil)
+	ep, err := newEndpoint(srv.URL, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := newLink(ep)
 	defer l.close()
-	_, _, o, status, ra, _ := s.attempt(context.Background(), l)
+	_, _, o, status, ra, _ := s.attempt(context.Background(), l, nil)
 	if o != results.HTTP429 || status != http.StatusTooManyRequests || ra != 3*time.Second {
 		t.Fatalf("attempt = %s, status %d, %s; want http_429, 429, 3s", o, status, ra)
 	}

@@ -42,7 +42,7 @@ type RelayOptions struct {
 
 // NewRelay returns the relay of o.
 func NewRelay(o RelayOptions) (*Relay, error) {
-	ep, err := newEndpoint(o.URL, o.Dial)
+	ep, err := newEndpoint(o.URL, o.Dial, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 		l := r.pool.get()
 		stop := context.AfterFunc(ctx, l.abort)
 		sh.InFlight(1)
-		sent, end, o, status, pushback, _ := r.sw.attempt(ctx, l) // a tier's calls use herdbench's transport: never re-sent
+		sent, end, o, status, pushback, _ := r.sw.attempt(ctx, l, nil) // a tier's calls use herdbench's transport: never re-sent
 		sh.InFlight(-1)
 		if stop() {
 			r.pool.put(l)

@@ -39,10 +39,10 @@ func TestNetHTTPTransportResendsOnAReusedConnection(t *testing.T) {
 		srv := newRawServer(t, serve)
 		s, l := newTestLink(t, srv.url(), nil)
 		s.Strategy.Transport = tc.transport
-		if _, _, o, _, _, first := s.attempt(context.Background(), l); o != results.OK || first != nil {
+		if _, _, o, _, _, first := s.attempt(context.Background(), l, nil); o != results.OK || first != nil {
 			t.Fatalf("%s: the first attempt: %s, re-sent %v; want ok, not re-sent", tc.transport, o, first != nil)
 		}
-		_, _, o, _, _, first := s.attempt(context.Background(), l)
+		_, _, o, _, _, first := s.attempt(context.Background(), l, nil)
 		if o != tc.want || (first != nil) != tc.resent {
 			t.Errorf("%s: the attempt reset on a reused connection: %s, re-sent %v; want %s, %v", tc.transport, o, first != nil, tc.want, tc.resent)
 		}
@@ -64,7 +64,7 @@ func TestNetHTTPTransportResendsOnAReusedConnection(t *testing.T) {
 	})
 	s, l := newTestLink(t, srv.url(), nil)
 	s.Strategy.Transport = NetHTTP
-	if _, _, o, _, _, first := s.attempt(context.Background(), l); o != results.Reset || first != nil {
+	if _, _, o, _, _, first := s.attempt(context.Background(), l, nil); o != results.Reset || first != nil {
 		t.Errorf("a reset on a fresh connection: %s, re-sent %v; want reset, not re-sent", o, first != nil)
 	}
 	l.close()
@@ -82,7 +82,33 @@ func TestParseTransport(t *testing.T) {
 	if _, ok := ParseTransport("curl"); ok {
 		t.Error("ParseTransport(curl) succeeded")
 	}
-	if !NetHTTP.Resends(results.Reset, true) || NetHTTP.Resends(results.Reset, false) || NetHTTP.Resends(results.Timeout, true) || RawTransport.Resends(results.Reset, true) {
-		t.Error("Resends: only net/http, a reset, on a reused connection")
+	if !NetHTTP.Resends(results.Reset, true, true) || NetHTTP.Resends(results.Reset, false, true) || NetHTTP.Resends(results.Timeout, true, true) ||
+		RawTransport.Resends(results.Reset, true, true) || NetHTTP.Resends(results.Reset, true, false) {
+		t.Error("Resends: only net/http, a reset, on a reused connection, of a replayable request")
+	}
+}
+
+// net/http's isReplayable: the idempotent methods, or an idempotency key
+// under either of its names, in any case; the swarm reads both from the
+// request's bytes.
+func TestReplayable(t *testing.T) {
+	plain := []byte("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+	for _, c := range []struct {
+		req  string
+		want bool
+	}{
+		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"PUT /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi", false},
+		{"DELETE /a HTTP/1.1\r\nHost: x\r\n\r\n", false},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nidempotency-key: 1\r\nContent-Length: 2\r\n\r\nhi", true},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nX-Idempotency-Key: 1\r\n\r\n", true},
+		{"POST /o HTTP/1.1\r\nHost: x\r\nContent-Length: 18\r\n\r\nIdempotency-Key: 1", false}, // in the body: not a header
+		{string(plain), true}, // the probe counts as replayable (Client.Replayable)
+	} {
+		if got := replayable([]byte(c.req), plain); got != c.want {
+			t.Errorf("%q: replayable %v, want %v", c.req, got, c.want)
+		}
 	}
 }

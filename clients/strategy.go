@@ -27,6 +27,15 @@ type Strategy struct {
 	// it does by itself, unseen by the strategy (see Transport).
 	Transport Transport
 
+	// Requests is the mix of requests the cohort sends (each with its
+	// Retry flag set for this strategy); nil for herdbench's probe, a
+	// bodiless POST to the target URL that is retried as any failure is.
+	Requests *Mix
+	// RetryOn is which failures are retried; Success which statuses
+	// succeed. Their zero values retry every failure of a non-2xx.
+	RetryOn RetryOn
+	Success Success
+
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
 	// one, from the tier the clients call down to the one above the
@@ -128,12 +137,24 @@ func ParseTransport(name string) (Transport, bool) {
 	return 0, false
 }
 
-// Resends reports whether an attempt that failed with out, before any
-// byte of its answer (a reset, or a closed connection), on a connection
-// that had carried an answered exchange (reused), is sent again by the
-// transport.
-func (t Transport) Resends(out results.Outcome, reused bool) bool {
-	return t == NetHTTP && reused && out == results.Reset
+// Resends reports whether an attempt of a replayable request (Replayable)
+// that failed with out, before any byte of its answer (a reset, or a
+// closed connection), on a connection that had carried an answered
+// exchange (reused), is sent again by the transport.
+func (t Transport) Resends(out results.Outcome, reused, replayable bool) bool {
+	return t == NetHTTP && reused && replayable && out == results.Reset
+}
+
+// Replayable reports whether net/http would send a request of method with
+// these headers again by itself (its Request.isReplayable, Go 1.26: the
+// swarm's bodies are always rewindable): GET, HEAD, OPTIONS or TRACE, or
+// an Idempotency-Key or X-Idempotency-Key header.
+func Replayable(method string, header func(name string) bool) bool {
+	switch method {
+	case "GET", "HEAD", "OPTIONS", "TRACE":
+		return true
+	}
+	return header("Idempotency-Key") || header("X-Idempotency-Key")
 }
 
 // RetryAfter says whether a client waits what the server's Retry-After

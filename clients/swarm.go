@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -49,7 +50,11 @@ type Swarm struct {
 	// Panicked, if set, is called with a panic of a client's goroutine
 	// and its stack, instead of the panic ending the process.
 	Panicked func(v any, stack []byte)
+
+	ep *endpoint // Run's
 }
+
+func (s *Swarm) endpoint() *endpoint { return s.ep }
 
 // Run drives the swarm until the run's end or until ctx is done, and waits
 // for every client goroutine. Attempts cut short by the end are not
@@ -63,13 +68,17 @@ type Swarm struct {
 func (s *Swarm) Run(ctx context.Context) {
 	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
 	defer cancel()
-	ep, err := newEndpoint(s.URL, s.Dial)
+	ep, err := newEndpoint(s.URL, s.Dial, s.Strategy.Requests)
 	if err == nil {
 		err = ep.use(s.Protocol, s.Roots)
 	}
 	if err != nil {
 		ep = &endpoint{err: err}
+		if s.Strategy.Requests != nil {
+			ep.reqs = make([]wireRequest, len(s.Strategy.Requests.Requests))
+		}
 	}
+	s.ep = ep
 	links := &linkSet{}
 	// The run's end (or ctx's) unblocks every exchange at once.
 	var aborting sync.WaitGroup
@@ -95,6 +104,7 @@ func (s *Swarm) Run(ctx context.Context) {
 		shared := map[int]*h2conn{}
 		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
 			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
+			c.Traffic(s.Seed)
 			l := newLink(ep)
 			if ep.proto.HTTP2() {
 				g := id / max(1, s.Shared)
@@ -162,6 +172,7 @@ func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool
 			return
 		}
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
+		c.Traffic(s.Seed)
 		first := c.BeginAt(at) // here: the goroutine must not read at, which moves on
 		wg.Add(1)
 		go func() {
@@ -178,6 +189,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 	sh := s.shard(c.ID)
 	var wake alarm
 	defer wake.stop()
+	var req, buf []byte // the current logical request's bytes (a mix's)
 	for a.Op == Send {
 		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
@@ -185,9 +197,12 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 		if s.BeforeSend != nil {
 			s.BeforeSend()
 		}
+		if a.Attempt == 1 {
+			req, buf = s.request(c, buf)
+		}
 		l := src.get()
 		sh.InFlight(1)
-		sent, end, o, status, retryAfter, first := s.attempt(ctx, l)
+		sent, end, o, status, retryAfter, first := s.attempt(ctx, l, req)
 		sh.InFlight(-1)
 		src.put(l)
 		if ctx.Err() != nil {
@@ -204,6 +219,26 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 	}
 }
 
+// request returns the bytes of client c's current logical request (nil
+// for the probe), filled into buf when it has placeholders.
+func (s *Swarm) request(c *Client, buf []byte) (req, out []byte) {
+	if s.Strategy.Requests == nil {
+		return nil, buf
+	}
+	i, n := c.Current()
+	w := &s.endpoint().reqs[i]
+	if w.fixed != nil {
+		return w.fixed, buf
+	}
+	f := filler{client: c.ID, n: n}
+	requestStream(&f.src, s.Seed, c.ID, n)
+	if len(s.Strategy.Requests.Requests) > 1 {
+		f.src.Uint64() // the mix's draw
+	}
+	buf = w.fill(buf[:0], &f)
+	return buf, buf
+}
+
 // attempt sends one attempt on l and returns when it was sent (its first
 // byte or packet handed to the kernel) and ended, as elapsed times, its
 // outcome, its HTTP status code (0 for a transport error, and for an OCC
@@ -215,7 +250,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 // fails before the answer's first byte is sent again at once on a new
 // connection, within the same deadline: first is then the first try's
 // reply, and the figures returned are the re-send's.
-func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration, first *Reply) {
+func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration, first *Reply) {
 	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
 		deadline = time.Now().Add(t)
@@ -231,15 +266,18 @@ func (s *Swarm) attempt(ctx context.Context, l *link) (sent, end time.Duration, 
 			o, err = s.attemptOCC(ctx, l, deadline)
 		} else {
 			var a answer
-			a, err = l.exchange(ctx, l.ep.plain, deadline, false)
+			if req == nil {
+				req = l.ep.plain
+			}
+			a, err = l.exchange(ctx, req, deadline, false)
 			var na *noAnswerError
-			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused) {
+			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, l.ep.plain)) {
 				now := time.Now()
 				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
 				sent = now.Sub(s.Origin)
 				if err = l.connect(ctx, deadline); err == nil {
 					if err = l.setDeadline(deadline); err == nil {
-						a, err = l.exchange(ctx, l.ep.plain, deadline, false)
+						a, err = l.exchange(ctx, req, deadline, false)
 					}
 				}
 			}
@@ -284,4 +322,23 @@ func (a *alarm) stop() {
 	if a.t != nil {
 		a.t.Stop()
 	}
+}
+
+// replayable reports whether net/http would re-send the request whose
+// bytes are req (Replayable): the probe (plain) counts as replayable, as
+// Client.Replayable says.
+func replayable(req, plain []byte) bool {
+	if bytes.Equal(req, plain) {
+		return true
+	}
+	method, _, _ := bytes.Cut(req, []byte(" "))
+	head, _, _ := bytes.Cut(req, []byte("\r\n\r\n"))
+	return Replayable(string(method), func(name string) bool {
+		for _, line := range bytes.Split(head, []byte("\r\n"))[1:] {
+			if k, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte(name)) {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -74,8 +74,8 @@ func readFast(br *bufio.Reader, body []byte, keepBody bool) (a answer, closing, 
 			}
 		}
 	}
-	if length < 0 {
-		return a, false, false, nil
+	if length < 0 || length > MaxResponseBody {
+		return a, false, false, nil // no length, or longer than is read: net/http's path
 	}
 	a.status = status
 	_, _ = br.Discard(end + 4)

@@ -60,6 +60,7 @@ func FuzzScenarioSim(f *testing.F) {
 	for _, s := range edgeScenarios {
 		f.Add(s)
 	}
+	f.Add(trafficScenario) // a request mix, routes, retry_non_idempotent
 	bad, err := filepath.Glob(filepath.Join("..", "scenarios", "testdata", "bad", "*.yaml"))
 	if err != nil || len(bad) == 0 {
 		f.Fatalf("no hostile inputs in scenarios/testdata/bad: %v", err)

@@ -121,9 +121,9 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.Cancel(now, true, sent)
 			panic(http.ErrAbortHandler) // the client went away, or a crash reset it
 		}
-		o, pushback := clients.Classify(err), time.Duration(0)
+		o, pushback, status := clients.Classify(err), time.Duration(0), 0
 		if err == nil {
-			o = results.FromStatus(resp.StatusCode)
+			o, status = results.FromStatus(resp.StatusCode), resp.StatusCode
 			if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode >= 400 {
 				pushback, _ = clients.ParseRetryAfter(ra, time.Now())
 			}
@@ -134,7 +134,7 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		last, lastErr, endLast, ok = resp, err, end, o == results.OK
-		a = c.Result(clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback})
+		a = c.Result(clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback, Status: status})
 	}
 	if !ok {
 		t.counts.gaveUp.Add(1)

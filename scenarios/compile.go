@@ -68,6 +68,10 @@ type Overrides struct {
 	// Cohorts says the caller brings its own cohorts (herdtest): a scenario
 	// with no strategies gets one to name, which the caller replaces.
 	Cohorts bool
+	// Headers are added to every request (--header, --header-file): the
+	// secrets a scenario file must not hold. The resolved scenario names
+	// them, never their values.
+	Headers []clients.Header
 }
 
 // Plan is a compiled scenario, ready to run in either engine.
@@ -130,6 +134,13 @@ type compiler struct {
 	// shard is set when compiling for one shard of a split run
 	// (Overrides.Shard).
 	shard bool
+	// The scenario's requests (its own, or a targets file's), the
+	// command line's headers, and the embedded target whose routes they
+	// map to (nil for an external one).
+	requests []RequestFile
+	headers  []clients.Header
+	routed   *target.Config
+	occ      bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -174,7 +185,7 @@ func (c *compiler) dist(v *string, def string, path []step) dist.Dist {
 func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	f := s.File // a copy: defaults and overrides are filled into it
 	f.Strategies = append([]StrategyFile(nil), s.File.Strategies...)
-	c := &compiler{s: s, errs: &Error{File: s.Filename}, shard: o.Shard}
+	c := &compiler{s: s, errs: &Error{File: s.Filename}, shard: o.Shard, headers: o.Headers}
 	p := &Plan{Name: f.Name, Description: strings.TrimSpace(f.Description)}
 
 	if msg := nameProblem(f.Name); msg != "" {
@@ -201,7 +212,12 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	} else {
 		p.Target = c.target(&f.Target, []step{key("target")})
 		p.TargetURL, p.AllowRemote = c.targetURL(&f.Target, o.Target), o.AllowRemote
+		if p.TargetURL == "" {
+			c.routed = &p.Target
+		}
 	}
+	c.occ = p.Target.Kind == target.OCC
+	c.requests = c.sceneRequests(&f)
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
 	}
@@ -254,7 +270,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: writing the resolved scenario: %w", err)
 	}
-	p.Resolved = out
+	p.Resolved = append(out, redactedHeaders(o.Headers)...)
 	return p, nil
 }
 
@@ -292,6 +308,7 @@ func (c *compiler) target(t *TargetFile, base []step) target.Config {
 		c.fail(at("queue"), "a queue of %d; the target queues from 0 to %d requests", cfg.Queue, MaxQueue)
 	}
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
+	cfg.Routes = c.routes(t.Routes, at("routes"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
 	if cs := t.ColdStart; cs != nil {
 		p := func(k string) []step { return with(at("cold_start"), key(k)) }
@@ -510,6 +527,11 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 		s.Transport = c.transport(sf.Transport, at("transport"))
 	}
 	c.policies(sf, &s, at)
+	if c.atTier {
+		c.retryRules(sf, &s, at) // a tier's calls are the probe
+	} else {
+		c.traffic(sf, &s, at)
+	}
 	return s
 }
 

@@ -24,6 +24,11 @@ type File struct {
 	Chaos      []FaultFile    `yaml:"chaos,omitempty"`
 	Workload   WorkloadFile   `yaml:"workload,omitempty"`
 	Strategies []StrategyFile `yaml:"strategies"`
+	// Requests are what the swarm sends, a weighted mix (requests.go,
+	// docs/traffic.md); Targets imports them from a vegeta targets file.
+	// Without either it sends its probe, a bodiless POST.
+	Requests []RequestFile `yaml:"requests,omitempty"`
+	Targets  string        `yaml:"targets,omitempty"`
 	// Protocol is how requests travel: http1 (the default), h2 or h2c;
 	// Connections how the clients hold them (wire.go).
 	Protocol    string           `yaml:"protocol,omitempty"`
@@ -49,6 +54,8 @@ type TargetFile struct {
 	ServiceTime    string         `yaml:"service_time,omitempty"`
 	ColdStart      *ColdStartFile `yaml:"cold_start,omitempty"`
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
+	// Routes give some requests their own service time.
+	Routes []RouteFile `yaml:"routes,omitempty"`
 }
 
 // TierFile is one server of a chain of tiers: its name, and its capacity
@@ -116,6 +123,16 @@ type StrategyFile struct {
 	// (clients.Transport). The cohort's alone: a tier's calls use
 	// herdbench's.
 	Transport string `yaml:"transport,omitempty"`
+
+	// What it sends and retries (requests.go): its own requests instead
+	// of the scenario's, the failures it retries (all, if not said), the
+	// statuses that succeed (2xx), and whether a non-idempotent request
+	// (POST, PATCH) is retried without an idempotency-key header.
+	Requests           []RequestFile `yaml:"requests,omitempty"`
+	RetryOn            []string      `yaml:"retry_on,omitempty"`
+	Success            []string      `yaml:"success,omitempty"`
+	RetryNonIdempotent *bool         `yaml:"retry_non_idempotent,omitempty"`
+	IdempotencyHeader  string        `yaml:"idempotency_header,omitempty"`
 
 	// Tiers are, in a chain of tiers, how the tiers that call another
 	// retry their calls, by tier name: each is this strategy with the

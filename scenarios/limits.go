@@ -39,6 +39,8 @@ const (
 	// scenario.
 	MaxFaults     = 1000
 	MaxStrategies = 100
+	// MaxRequests is the most requests a mix holds.
+	MaxRequests   = 1000
 	MaxThresholds = 1000
 	// MaxTiers bounds a chain of tiers: with 4 attempts at each caller,
 	// 8 tiers already put 4^8 = 65,536 attempts at the bottom per request.

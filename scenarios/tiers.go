@@ -49,7 +49,7 @@ func (c *compiler) tiers(f *File, p *Plan, o Overrides) {
 		return
 	}
 	bottom := len(f.Tiers) - 1
-	if f.Target != (TargetFile{}) {
+	if !reflect.DeepEqual(f.Target, TargetFile{}) {
 		c.fail([]step{key("target")}, "with tiers, each tier has its own capacity model: move these fields into the bottom tier, tiers[%d] (%s), and remove target", bottom, f.Tiers[bottom].Name)
 	}
 	if o.Target != "" {
@@ -78,6 +78,9 @@ func (c *compiler) tiers(f *File, p *Plan, o Overrides) {
 			c.fail(at("kind"), "%q: a tier is a plain service; an OCC row is for a single target, without tiers", t.Kind)
 		}
 		p.Tiers = append(p.Tiers, Tier{Name: t.Name, Target: c.target(&t.TargetFile, base)})
+		if len(t.Routes) > 0 {
+			c.fail(with(base, key("routes")), "routes are for a single target; in a chain of tiers every request takes its tier's service_time")
+		}
 	}
 	p.Target = p.Tiers[bottom].Target
 }
@@ -328,6 +331,7 @@ func (s *Scenario) RetryStrategy(name, tier string, o Overrides) (*clients.Strat
 			return nil, fmt.Errorf("--tier %s: %s has no tiers; leave --tier out", tier, s.Filename)
 		}
 		st.Tiers = nil
+		st.Requests = nil // the proxy forwards what it receives, not the scenario's mix
 		shareAll(&st)
 		return &st, nil
 	}

@@ -80,3 +80,30 @@ strategies: [{name: c, backoff: constant, base: 100ms, max_attempts: 3, timeout:
 		t.Errorf("attempts %d, herdbench's %d: want the re-sends on top", run.Attempts, raw.Attempts)
 	}
 }
+
+// With a request mix, net/http re-sends only what it may replay: a GET, or
+// a POST with an idempotency key, not a bare POST (Request.isReplayable).
+func TestNetHTTPResendsOnlyReplayableRequests(t *testing.T) {
+	const src = `
+name: t
+duration: 5s
+chaos:
+  - {kind: blip, mode: blackhole, at: 500ms, for: 1s}
+  - {kind: outage, mode: reset, at: 1500ms, for: 1s}
+target: {service_time: 0s}
+workload: {kind: closed, clients: 1, think: 400ms}
+requests: [%s]
+strategies: [{name: c, backoff: constant, base: 2s, max_attempts: 2, timeout: 3s, transport: net/http, retry_non_idempotent: true}]
+`
+	m, _ := results.LookupMetric("transport_resends")
+	for req, want := range map[string]float64{
+		"{method: GET, path: /a}":  1,
+		"{method: POST, path: /a}": 0,
+		"{method: POST, path: /a, headers: {Idempotency-Key: '{uuid}'}}": 1,
+	} {
+		_, _, run := simulate(t, fmt.Sprintf(src, req))
+		if v, _ := m.Value(&run); v != want {
+			t.Errorf("%s: %v re-sends, want %v", req, v, want)
+		}
+	}
+}

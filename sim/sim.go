@@ -109,6 +109,7 @@ type client struct {
 	flags   uint8         // okFlag, reusedFlag, resendFlag
 	op      target.Op     // what the request in flight asks
 	out     results.Outcome
+	status  int16         // the answer's HTTP status, 0 if none
 	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
 }
 
@@ -176,17 +177,17 @@ type Sim struct {
 	lastStop time.Duration
 	callWork clients.Workload // a call's: one request
 
-	arrivals   *clients.Workload
+	arrivals *clients.Workload
 	// pool: an open workload of a net/http cohort, whose arrivals take
 	// connections from one shared pool (as the swarm's and herdtest's
 	// do); pooled says the pool holds answered connections, none of which
 	// a crash has closed since, so an arrival's attempt goes out on a
 	// reused one.
 	pool, pooled bool
-	arrivalRNG *rand.Rand
-	arrivalAt  time.Duration
-	nextID     int
-	events     uint64
+	arrivalRNG   *rand.Rand
+	arrivalAt    time.Duration
+	nextID       int
+	events       uint64
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
@@ -451,6 +452,7 @@ func (s *Sim) newClient(id int) int32 {
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
 	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	c.cl.Traffic(s.co.Seed)
 	return ci
 }
 
@@ -598,6 +600,9 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 			return
 		}
 		c.ra = a.RetryAfter
+		if !a.Truncate {
+			c.status = int16(a.Status)
+		}
 		s.reply(ci, now, out)
 	}
 }
@@ -606,7 +611,12 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 func (s *Sim) admit(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
-	j, adm := m.Arrive(now)
+	route := 0
+	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && c.parent < 0 {
+		i, _ := c.cl.Current()
+		route = mix.Requests[i].Route
+	}
+	j, adm := m.ArriveOn(now, route)
 	j.Op, j.Version = c.op, c.version
 	switch adm {
 	case target.Rejected:
@@ -720,9 +730,9 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.pooled = true
 	}
 	c.set(resendFlag, false)
-	ra := c.ra
-	c.ra = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Resend: resend})
+	ra, status := c.ra, c.status
+	c.ra, c.status = 0, 0
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: int(status), Resend: resend})
 	s.schedule(ci, a, now)
 }
 
@@ -734,7 +744,7 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 // hears of it. Otherwise the attempt ends as a reset.
 func (s *Sim) reset(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag)) {
+	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
 		s.end(ci, now, results.Reset)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
@@ -29,6 +30,38 @@ type Config struct {
 	ServeAbandoned bool
 	Kind           Kind      // what the target serves (plain, or an OCC row)
 	Network        dist.Dist // delay of each network hop, client to target or back
+	// Routes give some requests their own service time: the first route
+	// that matches a request (Route) serves it; the others take
+	// ServiceTime. They share the slots and the queue.
+	Routes []Route
+}
+
+// Route is requests of one method (any if "") and path that have their
+// own service time. A path ending in "/" matches every path below it, as
+// net/http's ServeMux does; any other matches itself only.
+type Route struct {
+	Method      string
+	Path        string
+	ServiceTime dist.Dist
+}
+
+// Route returns the route that serves a request of method to path (its
+// path without the query): 0 for the default service time, k for
+// Routes[k-1]. Both engines ask it: the real target of each request, the
+// simulator of each request of a mix, with its placeholders unfilled.
+func (c *Config) Route(method, path string) int {
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	for k, r := range c.Routes {
+		if r.Method != "" && r.Method != method {
+			continue
+		}
+		if path == r.Path || strings.HasSuffix(r.Path, "/") && strings.HasPrefix(path, r.Path) {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // Admission is what capacity does with an arriving request.
@@ -66,6 +99,7 @@ type Job struct {
 	Op       Op
 	Version  uint64
 	Conflict bool
+	route    int // Config.Route's: which service time it takes
 
 	state     jobState
 	abandoned bool
@@ -208,9 +242,13 @@ func (m *Model) Capacity(now time.Duration) int {
 }
 
 // Arrive admits a request that reached the server at now.
-func (m *Model) Arrive(now time.Duration) (*Job, Admission) {
+func (m *Model) Arrive(now time.Duration) (*Job, Admission) { return m.ArriveOn(now, 0) }
+
+// ArriveOn admits a request of route (Config.Route) that reached the
+// server at now.
+func (m *Model) ArriveOn(now time.Duration, route int) (*Job, Admission) {
 	j := m.newJob()
-	*j = Job{Arrived: now, Deadline: now + m.cfg.QueueTimeout, epoch: m.epoch, holds: heldByDriver}
+	*j = Job{Arrived: now, Deadline: now + m.cfg.QueueTimeout, epoch: m.epoch, holds: heldByDriver, route: route}
 	// Capacity is at least 1, so an idle target starts the job without
 	// asking (the simulator's hot path).
 	if m.queued == 0 && (m.busy == 0 || m.busy < m.Capacity(now)) {
@@ -231,7 +269,11 @@ func (m *Model) Arrive(now time.Duration) (*Job, Admission) {
 
 func (m *Model) start(j *Job) {
 	j.state = running
-	j.Service = m.cfg.ServiceTime.Sample(m.rng)
+	if j.route > 0 {
+		j.Service = m.cfg.Routes[j.route-1].ServiceTime.Sample(m.rng)
+	} else {
+		j.Service = m.cfg.ServiceTime.Sample(m.rng)
+	}
 	m.busy++
 }
 

@@ -448,7 +448,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.forward(w, r, x.crashed)
 		return
 	}
-	x.serve(op, version)
+	route := 0
+	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
+		route = cfg.Route(r.Method, r.URL.Path)
+	}
+	x.serve(op, version, route)
 }
 
 // exchange is one request on its way through the server.
@@ -531,7 +535,7 @@ func (x *exchange) applyFaults() bool {
 // model has served it (200, or an OCC read's version, or 409 for a stale
 // OCC write), or 503 when the queue is full or the request waited in it
 // past the queue timeout. A client that gives up abandons its job.
-func (x *exchange) serve(op Op, version uint64) {
+func (x *exchange) serve(op Op, version uint64, route int) {
 	s := x.s
 	wt := &waiter{done: make(chan struct{})}
 	done := wt.done
@@ -540,7 +544,7 @@ func (x *exchange) serve(op Op, version uint64) {
 		s.mu.Unlock()
 		return
 	}
-	j, adm := s.model.Arrive(s.elapsed())
+	j, adm := s.model.ArriveOn(s.elapsed(), route)
 	j.Owner = wt
 	j.Op, j.Version = op, version
 	if adm == Started {

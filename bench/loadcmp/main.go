@@ -53,9 +53,10 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs every tool once, in rotating order")
 	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
 	conns := flag.Int("conns", 64, "connections (clients) per tool")
-	tools := flag.String("tools", "herdbench,hey,vegeta,wrk", "tools to compare, comma-separated")
+	tools := flag.String("tools", "herdbench,herdbench-shaped,hey,vegeta,wrk", "tools to compare, comma-separated (herdbench-shaped: the swarm with a mix of four requests, placeholders filled per request)")
 	profile := flag.String("cpuprofile", "", "with -swarm: write a CPU profile of the swarm to this file")
 	baseline := flag.String("baseline", "", "another build of this command (e.g. from main) whose swarm runs as the tool \"baseline\", for before/after figures")
+	shaped := flag.Bool("shaped", false, "internal: with -swarm, send a mix of four requests with placeholders (the tool herdbench-shaped)")
 	flag.Parse()
 	baselineBin = *baseline
 	switch {
@@ -71,7 +72,7 @@ func main() {
 			_ = pprof.StartCPUProfile(f)
 			defer pprof.StopCPUProfile()
 		}
-		if err := runSwarm(*swarm, *conns, *duration, os.Stdout); err != nil {
+		if err := runSwarm(*swarm, *conns, *duration, *shaped, os.Stdout); err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "loadcmp:", err)
 			os.Exit(1)
@@ -163,7 +164,7 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 		tools = append(tools, "baseline")
 	}
 	for _, t := range tools {
-		if t == "herdbench" || t == "baseline" {
+		if t == "herdbench" || t == "herdbench-shaped" || t == "baseline" {
 			avail = append(avail, t)
 			continue
 		}
@@ -233,6 +234,8 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 	switch tool {
 	case "herdbench":
 		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
+	case "herdbench-shaped":
+		cmd = exec.Command(self, "-swarm", url, "-shaped", "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "baseline":
 		cmd = exec.Command(baselineBin, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "hey":
@@ -303,7 +306,7 @@ var (
 func oks(tool, out string) (int64, error) {
 	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 	switch tool {
-	case "herdbench", "baseline":
+	case "herdbench", "herdbench-shaped", "baseline":
 		var r struct{ OK, Attempts *int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err
@@ -343,7 +346,7 @@ func oks(tool, out string) (int64, error) {
 // p99 reads the p99 latency from a tool's own report.
 func p99(tool, out string) (time.Duration, error) {
 	switch tool {
-	case "herdbench", "baseline":
+	case "herdbench", "herdbench-shaped", "baseline":
 		var r struct{ P99Micros int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err

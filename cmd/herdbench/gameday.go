@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
@@ -27,6 +31,8 @@ type gameDayFlags struct {
 	otlp         otlpFlags
 	ui           string
 	uiTokenFile  string
+	headers      []string
+	headerFile   string
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
@@ -38,6 +44,64 @@ func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	g.otlp.add(fs, "the cohorts' counters and attempt latency")
 	fs.StringVar(&g.ui, "ui", "", uiHelp+" (--ui-token-file)")
 	fs.StringVar(&g.uiTokenFile, "ui-token-file", "", "file holding the token the --ui page asks for (default: $"+tokenEnv+", if set); required for a --ui off loopback")
+	fs.StringArrayVar(&g.headers, "header", nil, "add this header to every request, e.g. --header 'Authorization: Bearer ...' (repeatable); its value is redacted from the results")
+	fs.StringVar(&g.headerFile, "header-file", "", "add the headers of this file (one 'Name: value' a line) to every request; their values are redacted from the results")
+}
+
+// requestHeaders reads --header and --header-file. Their values are sent
+// as written, braces included. An error never quotes a value: it may be
+// a secret.
+func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
+	var out []clients.Header
+	add := func(where, line string) error {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return fmt.Errorf("%s: write a header as 'Name: value'", where)
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if msg := scenarios.HeaderProblem(name, value); msg != "" {
+			return fmt.Errorf("%s: %s", where, msg)
+		}
+		// Sent as written: a secret holds no placeholders.
+		out = append(out, clients.Header{Name: name, Value: strings.ReplaceAll(value, "{", "{{")})
+		return nil
+	}
+	for i, h := range g.headers {
+		if err := add(fmt.Sprintf("--header (the %s)", ordinal(i+1)), h); err != nil {
+			return nil, err
+		}
+	}
+	if g.headerFile != "" {
+		data, err := os.ReadFile(g.headerFile)
+		if err != nil {
+			return nil, fmt.Errorf("--header-file: %v", err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+				continue
+			}
+			if err := add(fmt.Sprintf("--header-file %s line %d", g.headerFile, i+1), line); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// ordinal writes n as 1st, 2nd, 3rd, 4th, ...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // gameDay is what the flags set up around a run.

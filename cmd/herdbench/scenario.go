@@ -216,6 +216,10 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if fs.Changed("runs") {
 		o.Runs = f.runs
 	}
+	if o.Headers, err = f.game.requestHeaders(); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario:", err)
+		return nil, exitUsage, true
+	}
 	if o.Set, err = f.axes(); err != nil {
 		fmt.Fprintln(stderr, "herdbench scenario:", err)
 		return nil, exitUsage, true

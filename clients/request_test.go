@@ -1,0 +1,228 @@
+package clients
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/seeds"
+)
+
+// TestRetryRules: retry_on, success and idempotency decide whether a failed
+// attempt is retried; the zero values retry every failure, as before.
+func TestRetryRules(t *testing.T) {
+	on := func(items ...string) RetryOn {
+		var r RetryOn
+		for _, it := range items {
+			if !r.Add(it) {
+				t.Fatalf("Add(%q) refused", it)
+			}
+		}
+		return r
+	}
+	post := NewMix([]Request{{Method: "POST", Path: "/", Weight: 1}})
+	keyed := NewMix([]Request{{Method: "POST", Path: "/", Weight: 1, Retry: true}})
+	for _, c := range []struct {
+		name    string
+		s       Strategy
+		outcome results.Outcome
+		status  int
+		retried bool
+		ok      bool
+	}{
+		{"default retries a 503", Strategy{}, results.HTTP5xx, 503, true, false},
+		{"default retries a 404", Strategy{}, results.HTTP4xx, 404, true, false},
+		{"default retries a reset", Strategy{}, results.Reset, 0, true, false},
+		{"5xx retries a 503", Strategy{RetryOn: on("5xx")}, results.HTTP5xx, 503, true, false},
+		{"5xx leaves a 429", Strategy{RetryOn: on("5xx")}, results.HTTP429, 429, false, false},
+		{"5xx leaves a reset", Strategy{RetryOn: on("5xx")}, results.Reset, 0, false, false},
+		{"reset retries a reset", Strategy{RetryOn: on("5xx", "reset")}, results.Reset, 0, true, false},
+		{"503 leaves a 500", Strategy{RetryOn: on("503")}, results.HTTP5xx, 500, false, false},
+		{"gateway-error retries a 504", Strategy{RetryOn: on("gateway-error")}, results.HTTP5xx, 504, true, false},
+		{"timeout", Strategy{RetryOn: on("timeout")}, results.Timeout, 0, true, false},
+		{"a POST is not retried", Strategy{Requests: post}, results.HTTP5xx, 503, false, false},
+		{"a keyed POST is retried", Strategy{Requests: keyed}, results.HTTP5xx, 503, true, false},
+		{"404 as success", Strategy{Success: Success{Set: true, Statuses: statusesOf(t, "2xx", "404")}}, results.HTTP4xx, 404, false, true},
+		{"a 204 outside success fails", Strategy{Success: Success{Set: true, Statuses: statusesOf(t, "200")}}, results.OK, 204, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.s
+			s.Backoff = Backoff{Shape: Constant, Base: 10 * ms, Cap: 10 * ms}
+			s.MaxAttempts = 3
+			sink := &fakeSink{}
+			cl := NewClient(0, &s, &Workload{Kind: OneShot, Clients: 1}, time.Minute, seeds.Stream(1, 0), sink)
+			cl.Traffic(1)
+			cl.Begin()
+			a := cl.Result(Reply{Latency: ms, Outcome: c.outcome, Status: c.status})
+			if got := a.Op == Send; got != c.retried {
+				t.Errorf("retried = %v, want %v (%+v)", got, c.retried, a)
+			}
+			if got := sink.attempts[0].Outcome == results.OK; got != c.ok {
+				t.Errorf("recorded outcome %v, want ok = %v", sink.attempts[0].Outcome, c.ok)
+			}
+		})
+	}
+}
+
+func statusesOf(t *testing.T, items ...string) statusSet {
+	var s Success
+	for _, it := range items {
+		if !s.AddSuccess(it) {
+			t.Fatalf("AddSuccess(%q) refused", it)
+		}
+	}
+	return s.Statuses
+}
+
+// TestPlaceholdersFill: each placeholder as documented, the same bytes for
+// the same seed, client and request, and a Content-Length that counts the
+// filled body.
+func TestPlaceholdersFill(t *testing.T) {
+	ep, err := newEndpoint("http://127.0.0.1:1/base/", nil, NewMix([]Request{{
+		Method: "PUT", Path: "/users/{client}/r/{request}?n={rand:5:7}", Weight: 1,
+		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}},
+		Body:   []byte(`{"id": "{uuid}", "lit": "{{x}"}`), FillBody: true,
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := func(client, n int) string {
+		f := filler{client: client, n: n}
+		requestStream(&f.src, 9, client, n)
+		return string(ep.reqs[0].fill(nil, &f))
+	}
+	a := fill(3, 4)
+	if a != fill(3, 4) {
+		t.Fatal("the same client and request filled differently")
+	}
+	if a == fill(3, 5) {
+		t.Error("two requests of a client filled alike")
+	}
+	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(a)))
+	if err != nil {
+		t.Fatalf("not a request: %v\n%s", err, a)
+	}
+	if !regexp.MustCompile(`^/base/users/3/r/4\?n=[5-7]$`).MatchString(req.RequestURI) {
+		t.Errorf("request URI %q", req.RequestURI)
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	key := req.Header.Get("Idempotency-Key")
+	if !uuid.MatchString(key) {
+		t.Errorf("{uuid} gave %q", key)
+	}
+	body, _ := io.ReadAll(req.Body)
+	if !regexp.MustCompile(`^\{"id": "[0-9a-f-]{36}", "lit": "\{x\}"\}$`).Match(body) || bytes.Contains(body, []byte(key)) {
+		t.Errorf("body %s (the second {uuid} must be a fresh draw)", body)
+	}
+	seen := map[string]bool{}
+	for n := range 200 {
+		r, _ := http.ReadRequest(bufio.NewReader(strings.NewReader(fill(0, n))))
+		seen[r.URL.Query().Get("n")] = true
+	}
+	if len(seen) != 3 || !seen["5"] || !seen["7"] {
+		t.Errorf("{rand:5:7} drew %v, want 5, 6 and 7", seen)
+	}
+}
+
+// TestSwarmSendsTheMix: the real swarm sends each request of a mix as
+// written, in the shares of its weights, and resends a retried request's
+// bytes unchanged.
+func TestSwarmSendsTheMix(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got[r.Method+" "+r.URL.Path] = append(got[r.Method+" "+r.URL.Path], r.Header.Get("X-Key")+"|"+string(b))
+		mu.Unlock()
+		if r.Method == "PUT" {
+			w.WriteHeader(503) // retried: PUT is idempotent
+		}
+	}))
+	defer srv.Close()
+	mix := NewMix([]Request{
+		{Method: "GET", Path: "/a", Weight: 3, Retry: true},
+		{Method: "PUT", Path: "/b", Weight: 1, Retry: true, Header: []Header{{Name: "X-Key", Value: "{uuid}"}}, Body: []byte("hello")},
+	})
+	// No per-attempt timeout, and a run far longer than its one-shot
+	// requests take (it ends when they have): on a busy machine nothing is
+	// retried but the 503s.
+	s := &Strategy{Name: "x", Backoff: Backoff{Shape: Constant, Base: ms, Cap: ms}, MaxAttempts: 2, Requests: mix}
+	w := &Workload{Kind: OneShot, Clients: 200}
+	rec := results.NewRecorder(time.Minute, 1)
+	sw := &Swarm{URL: srv.URL + "/", Strategy: s, Workload: w, Seed: 5, Origin: time.Now(), Duration: time.Minute, Rec: rec}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sw.Run(ctx)
+	gets, puts := len(got["GET /a"]), len(got["PUT /b"])
+	if gets+puts/2 != 200 || puts%2 != 0 {
+		t.Fatalf("%d GETs and %d PUT attempts; want 200 requests, every PUT sent twice", gets, puts)
+	}
+	if puts/2 < 25 || puts/2 > 75 {
+		t.Errorf("%d PUTs of 200 requests; weights 3:1 give about 50", puts/2)
+	}
+	keys := map[string]int{}
+	for _, v := range got["PUT /b"] {
+		if !strings.HasSuffix(v, "|hello") {
+			t.Errorf("PUT body %q", v)
+		}
+		keys[v]++
+	}
+	for k, n := range keys {
+		if n != 2 {
+			t.Errorf("key %s sent %d times; a retry resends its request's bytes", k, n)
+		}
+	}
+}
+
+// TestFillAllocatesNothing: filling a request's placeholders into a reused
+// buffer allocates nothing, so the shaped swarm's hot path stays as cheap
+// as the probe's.
+func TestFillAllocatesNothing(t *testing.T) {
+	ep, err := newEndpoint("http://127.0.0.1:1/", nil, NewMix([]Request{{
+		Method: "POST", Path: "/orders/{client}/{request}?n={rand:1:1000}", Weight: 1,
+		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}},
+		Body:   []byte(`{"item": {rand:1:1000}}`), FillBody: true,
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	n := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		f := filler{client: 7, n: n}
+		requestStream(&f.src, 1, 7, n)
+		buf = ep.reqs[0].fill(buf[:0], &f)
+		n++
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per fill, want 0", allocs)
+	}
+}
+
+func BenchmarkFill(b *testing.B) {
+	ep, err := newEndpoint("http://127.0.0.1:1/", nil, NewMix([]Request{{
+		Method: "POST", Path: "/orders/{client}", Weight: 1,
+		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}, {Name: "Content-Type", Value: "application/json"}},
+		Body:   []byte(`{"item": {rand:1:1000}, "note": "a body of some length, as an API's would be"}`), FillBody: true,
+	}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f := filler{client: 7, n: i}
+		requestStream(&f.src, 1, 7, i)
+		buf = ep.reqs[0].fill(buf[:0], &f)
+	}
+}
