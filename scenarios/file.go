@@ -29,6 +29,10 @@ type File struct {
 	// Without either it sends its probe, a bodiless POST.
 	Requests []RequestFile `yaml:"requests,omitempty"`
 	Targets  string        `yaml:"targets,omitempty"`
+	// Protocol is how requests travel: http1 (the default), h2 or h2c;
+	// Connections how the clients hold them (wire.go).
+	Protocol    string           `yaml:"protocol,omitempty"`
+	Connections *ConnectionsFile `yaml:"connections,omitempty"`
 	// Thresholds are release gates checked against every cohort.
 	Thresholds []string `yaml:"thresholds,omitempty"`
 	// Runs repeats each cohort (--runs); 0 or 1 runs it once.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -82,13 +83,14 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	f := serveFlags{net: n}
 	var upstream string
 	var maxInFlight int
-	var retry string
+	var retry, upstreamProto string
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
 	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
+	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -124,6 +126,24 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	proto, err := f.protocolOf("proxy", plan)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	upProto, err := wire.Parse(upstreamProto)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol: %v\n", err)
+		return exitUsage
+	}
+	if upProto.HTTP2() && retry != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s: %v\n", upProto, proxy.ErrHTTP1Only)
+		return exitUsage
+	}
+	if upProto.HTTP2() && up.Scheme != upProto.Scheme() {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s needs an %s:// upstream, not %s\n", upProto, upProto.Scheme(), up.Redacted())
+		return exitUsage
+	}
 	if err := proxy.CheckPlan(plan.Chaos); err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: scenario %s: %v\n", plan.Name, err)
 		return exitUsage
@@ -144,7 +164,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: serverObserver(rec.observer(), lat),
-		Transport: f.upstreamTransport(),
+		Transport: f.upstreamTransport(), Protocol: proto, UpstreamProtocol: upProto,
 	})
 	if err != nil {
 		shutdownOTLP(exp, "proxy", stderr)
@@ -165,7 +185,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if strategy != nil {
 			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s%s, seed %d%s)\n", p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", p.URL(), protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }
