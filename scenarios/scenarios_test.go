@@ -251,7 +251,6 @@ var badFiles = map[string]struct {
 	"shared-open":                 {3, "connections.shared: an open workload's arrivals take connections from a pool"},
 	"h2-cleartext-url":            {2, "protocol: protocol h2 speaks https, but the target is http://127.0.0.1:9000"},
 	"h2c-tiers":                   {2, "protocol: protocol h2c: the tiers of a chain call each other over HTTP/1.1 only"},
-	"h2c-requests":                {2, "protocol: protocol h2c sends the probe (a bodiless POST) only"},
 	"h2c-occ":                     {2, "protocol: protocol h2c: the OCC target's read-then-write is sent over HTTP/1.1 only"},
 	"rate-inf":                    {2, "workload.rate: +Inf arrivals per second"},
 	"rate-nan":                    {2, "workload.rate: NaN arrivals per second"},
