@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -30,7 +30,7 @@ func TestSimOutputPinned(t *testing.T) {
 			out.Summary.Started = time.Unix(0, 0).UTC()
 			out.Summary.Description = "" // prose, free to change
 			dir := t.TempDir()
-			if err := results.Write(dir, out); err != nil {
+			if err := folder.Write(dir, out); err != nil {
 				t.Fatal(err)
 			}
 			entries, err := os.ReadDir(dir)

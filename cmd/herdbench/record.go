@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
 	"github.com/spf13/pflag"
@@ -65,7 +66,7 @@ func (f *recordFlags) check(role string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench %s: --record-window %s: give from 1s to %s (a results folder holds at most a day)\n", role, f.window, recording.MaxWindow)
 		return exitUsage
 	}
-	if err := results.CheckWritable(f.out); err != nil {
+	if err := folder.CheckWritable(f.out); err != nil {
 		fmt.Fprintf(stderr, "herdbench %s: --out: %v\n", role, err)
 		return exitUsage
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
@@ -397,7 +398,7 @@ func TestPercentileTicks(t *testing.T) {
 // for the same seed in a column beside each cohort's own.
 func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 	html := renderEdited(t, func(data []byte) []byte {
-		s, err := results.DecodeSummary(data)
+		s, err := folder.DecodeSummary(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +412,7 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		rec := 0.25
 		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}
-		if data, err = results.EncodeSummary(s); err != nil {
+		if data, err = folder.EncodeSummary(s); err != nil {
 			t.Fatal(err)
 		}
 		return data
@@ -506,7 +507,7 @@ func TestRecordingLatencyOverTime(t *testing.T) {
 // it: the page names the run by the folder it is published as, never by
 // the staging folder's ".<name>.partial-NNN".
 func TestReportNamesThePublishedFolder(t *testing.T) {
-	staged, err := results.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
+	staged, err := folder.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // sweepFixture writes a sweep's results folder as a run writes it: every
@@ -81,7 +82,7 @@ func sweepFixture(t *testing.T, fields map[string][]string, order []string, skip
 		}
 		summaries = append(summaries, s)
 	}
-	if err := results.WriteSweep(dir, summaries, []byte("name: fixture\nsweep: {}\n# made up for tests\n")); err != nil {
+	if err := folder.WriteSweep(dir, summaries, []byte("name: fixture\nsweep: {}\n# made up for tests\n")); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -1,4 +1,4 @@
-package results
+package terminal
 
 import (
 	"fmt"
@@ -6,19 +6,21 @@ import (
 	"slices"
 	"sync"
 	"text/tabwriter"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // statColumns are the metrics of the repetitions table (those with a
 // Column), in their columns' order; a column shows only when some cohort
 // has the figure.
-var statColumns = sync.OnceValue(func() []Metric {
-	var out []Metric
-	for _, m := range metricTable() {
+var statColumns = sync.OnceValue(func() []results.Metric {
+	var out []results.Metric
+	for _, m := range results.Metrics() {
 		if m.Column != nil {
 			out = append(out, m)
 		}
 	}
-	slices.SortFunc(out, func(a, b Metric) int { return a.Column.At - b.Column.At })
+	slices.SortFunc(out, func(a, b results.Metric) int { return a.Column.At - b.Column.At })
 	return out
 })
 
@@ -26,7 +28,7 @@ var statColumns = sync.OnceValue(func() []Metric {
 // cohort (per point and cohort for a sweep, with a column per swept
 // field), each figure as "mean ± sd" over the repetitions. Runs without
 // Stats show their own figures.
-func RenderStatsTable(w io.Writer, summaries []*Summary) error {
+func RenderStatsTable(w io.Writer, summaries []*results.Summary) error {
 	var fields []string
 	if len(summaries) > 0 {
 		for _, st := range summaries[0].Point {
@@ -84,9 +86,9 @@ func RenderStatsTable(w io.Writer, summaries []*Summary) error {
 }
 
 // statsOf returns r's Stats, or Stats made of r's own figures.
-func statsOf(r Run) map[string]Stat {
+func statsOf(r results.Run) map[string]results.Stat {
 	if r.Stats != nil {
 		return r.Stats
 	}
-	return Aggregate([]Run{r}).Stats
+	return results.Aggregate([]results.Run{r}).Stats
 }

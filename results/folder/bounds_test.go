@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // TestFolderNameRule: the one rule of the names that start a results
@@ -142,17 +144,17 @@ func TestOpenBounded(t *testing.T) {
 // run's last interval is refused before the intervals grow to it (an
 // interval at 10^10 s once grew a slice of 10^10 intervals).
 func TestAddIntervalBounded(t *testing.T) {
-	h := NewHistogram()
+	h := results.NewHistogram()
 	_ = h.RecordValue(1000)
-	iv, err := AddInterval(nil, 3, LastInterval(3), TagAttempt, h)
+	iv, err := AddInterval(nil, 3, results.LastInterval(3), TagAttempt, h)
 	if err != nil || len(iv) != 4 {
 		t.Fatalf("an interval in the run: %d intervals, %v", len(iv), err)
 	}
-	iv, err = AddInterval(iv, 10_000_000_000, LastInterval(3), TagAttempt, h)
+	iv, err = AddInterval(iv, 10_000_000_000, results.LastInterval(3), TagAttempt, h)
 	if !errors.Is(err, ErrHistogramLog) || !strings.Contains(err.Error(), "an interval at 10000000000 s, after the run's end") || len(iv) != 4 {
 		t.Errorf("an interval at 10^10 s: %d intervals, %v", len(iv), err)
 	}
-	if LastInterval(3) != 3 || LastInterval(2.5) != 3 {
-		t.Errorf("LastInterval: %d, %d", LastInterval(3), LastInterval(2.5))
+	if results.LastInterval(3) != 3 || results.LastInterval(2.5) != 3 {
+		t.Errorf("LastInterval: %d, %d", results.LastInterval(3), results.LastInterval(2.5))
 	}
 }

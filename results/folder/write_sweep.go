@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // PointFileNames returns the summary file name of each point of a sweep,
@@ -19,7 +21,7 @@ import (
 // summary-jitter-0.05_for-3s.json), or by its whole path where two swept
 // fields end in the same key. What is not a letter, digit, '.', '+' or '-'
 // becomes '_'; a point whose name an earlier one has also gets its number.
-func PointFileNames(points [][]Setting) []string {
+func PointFileNames(points [][]results.Setting) []string {
 	var fields []string
 	if len(points) > 0 {
 		for _, s := range points[0] {
@@ -84,20 +86,20 @@ func fileSafe(s string) string {
 // one summary per point (PointFileNames), including a point an interrupt
 // cut short (marked partial), and scenario.yaml. Each file is written
 // atomically; the first error stops and is returned.
-func WriteSweep(dir string, summaries []*Summary, scenario []byte) error {
+func WriteSweep(dir string, summaries []*results.Summary, scenario []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	points := make([][]Setting, len(summaries))
+	points := make([][]results.Setting, len(summaries))
 	for i, s := range summaries {
 		points[i] = s.Point
 	}
 	names := PointFileNames(points)
-	var rows []SweepRow
+	var rows []results.SweepRow
 	for i, s := range summaries {
 		if !s.Partial {
 			for _, r := range s.Runs {
-				rows = append(rows, SweepRow{Point: s.Point, Clients: s.Clients, Run: r})
+				rows = append(rows, results.SweepRow{Point: s.Point, Clients: s.Clients, Run: r})
 			}
 		}
 		data, err := EncodeSummary(s)
@@ -129,7 +131,7 @@ var ErrSweep = errors.New("not a sweep.csv herdbench wrote")
 // and, for each metric with a mean, a Stat of its mean and sd (N is the
 // repetitions). Columns it does not know are skipped, so a file with more
 // metrics than this herdbench knows still reads.
-func DecodeSweep(data []byte) (fields []string, rows []SweepRow, err error) {
+func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	recs, err := r.ReadAll()
 	if err != nil {
@@ -146,9 +148,9 @@ func DecodeSweep(data []byte) (fields []string, rows []SweepRow, err error) {
 	fields = head[:at]
 	for i, rec := range recs[1:] {
 		line := i + 2
-		row := SweepRow{Run: Run{Strategy: rec[at+1], Stats: map[string]Stat{}}}
+		row := results.SweepRow{Run: results.Run{Strategy: rec[at+1], Stats: map[string]results.Stat{}}}
 		for j, f := range fields {
-			row.Point = append(row.Point, Setting{Field: f, Value: rec[j]})
+			row.Point = append(row.Point, results.Setting{Field: f, Value: rec[j]})
 		}
 		if row.Clients, err = strconv.Atoi(rec[at]); err != nil {
 			return nil, nil, fmt.Errorf("%w: line %d: clients %q is not a count", ErrSweep, line, rec[at])
@@ -167,9 +169,59 @@ func DecodeSweep(data []byte) (fields []string, rows []SweepRow, err error) {
 			if err1 != nil || err2 != nil || math.IsNaN(mean+sd) || math.IsInf(mean+sd, 0) {
 				return nil, nil, fmt.Errorf("%w: line %d: %s is %q ± %q, not numbers", ErrSweep, line, name, rec[j], rec[j+1])
 			}
-			row.Run.Stats[name] = Stat{N: runs, Mean: mean, SD: sd}
+			row.Run.Stats[name] = results.Stat{N: runs, Mean: mean, SD: sd}
 		}
 		rows = append(rows, row)
 	}
 	return fields, rows, nil
+}
+
+// EncodeSweep returns sweep.csv: one row per point and strategy, with the
+// value of each swept field (a column each, named by its path), the
+// clients per cohort, the number of repetitions and, for every RepStats
+// metric in the table's order, its mean and standard deviation (empty
+// where the cohort has no such figure). Every row has the first row's
+// swept fields.
+func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	var head []string
+	if len(rows) > 0 {
+		for _, st := range rows[0].Point {
+			head = append(head, st.Field)
+		}
+	}
+	head = append(head, "clients", "strategy", "runs")
+	for _, m := range results.StatMetrics() {
+		head = append(head, m.Name+"_mean", m.Name+"_sd")
+	}
+	_ = w.Write(head)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, r := range rows {
+		n := 1
+		for _, st := range r.Run.Stats {
+			n = len(st.Values)
+			break
+		}
+		var rec []string
+		for _, st := range r.Point {
+			rec = append(rec, st.Value)
+		}
+		rec = append(rec, strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n))
+		for _, m := range results.StatMetrics() {
+			st, ok := r.Run.Stats[m.Name]
+			if !ok {
+				if v, has := m.Value(&r.Run); has && r.Run.Stats == nil {
+					rec = append(rec, f(v), "0")
+				} else {
+					rec = append(rec, "", "")
+				}
+				continue
+			}
+			rec = append(rec, f(st.Mean), f(st.SD))
+		}
+		_ = w.Write(rec)
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
 }

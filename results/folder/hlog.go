@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/herdbench/herdbench/results"
 )
 
 // Tags of the two histograms each interval of a .hlog holds.
@@ -64,7 +65,7 @@ func HlogNames(cohorts []string) []string {
 // values in microseconds, timestamps in seconds since start (the log's start
 // and base time). The HdrHistogram tools read it (HistogramLogProcessor with
 // -tag attempt, -outputValueUnitRatio 1000 for milliseconds).
-func EncodeHistogramLog(cohort string, start time.Time, intervals []Interval) ([]byte, error) {
+func EncodeHistogramLog(cohort string, start time.Time, intervals []results.Interval) ([]byte, error) {
 	var buf bytes.Buffer
 	lw := hdrhistogram.NewHistogramLogWriter(&buf)
 	startMs := start.UnixMilli()
@@ -73,7 +74,7 @@ func EncodeHistogramLog(cohort string, start time.Time, intervals []Interval) ([
 		return nil, err
 	}
 	if err := lw.OutputComment(fmt.Sprintf("herdbench cohort %s: Tag=%s and Tag=%s intervals of %s, values in microseconds (the max column is in seconds)",
-		cohort, TagAttempt, TagRequest, IntervalLength)); err != nil {
+		cohort, TagAttempt, TagRequest, results.IntervalLength)); err != nil {
 		return nil, err
 	}
 	// The Go writer's OutputStartTime and OutputBaseTime print whole seconds;
@@ -89,7 +90,7 @@ func EncodeHistogramLog(cohort string, start time.Time, intervals []Interval) ([
 	if err := lw.OutputLegend(); err != nil {
 		return nil, err
 	}
-	empty := hdrhistogram.NewPacked(histMin, histMax, histSigF)
+	empty := results.NewPackedHistogram()
 	upstream := false
 	for _, it := range intervals {
 		upstream = upstream || it.Upstream != nil
@@ -108,10 +109,10 @@ func EncodeHistogramLog(cohort string, start time.Time, intervals []Interval) ([
 			if p == nil {
 				p = empty
 			}
-			from := startMs + int64(k)*IntervalLength.Milliseconds()
+			from := startMs + int64(k)*results.IntervalLength.Milliseconds()
 			p.SetTag(h.tag)
 			p.SetStartTimeMs(from)
-			p.SetEndTimeMs(from + IntervalLength.Milliseconds())
+			p.SetEndTimeMs(from + results.IntervalLength.Milliseconds())
 			if err := lw.OutputIntervalPackedHistogram(p); err != nil {
 				return nil, fmt.Errorf("interval %d (%s): %w", k, h.tag, err)
 			}
@@ -147,7 +148,7 @@ func ScanHistogramLog(r io.Reader, start time.Time, fn func(LoggedInterval) erro
 		}
 		// The reader turns "seconds since base" back into milliseconds
 		// through a float, so round to the nearest whole interval.
-		idx := int(math.Round(float64(h.StartTimeMs()-startMs) / float64(IntervalLength.Milliseconds())))
+		idx := int(math.Round(float64(h.StartTimeMs()-startMs) / float64(results.IntervalLength.Milliseconds())))
 		if idx < 0 {
 			return fmt.Errorf("%w: interval %d starts %d ms before the run's start", ErrHistogramLog, n, startMs-h.StartTimeMs())
 		}
@@ -157,7 +158,37 @@ func ScanHistogramLog(r io.Reader, start time.Time, fn func(LoggedInterval) erro
 	}
 }
 
-// NewHistogram returns an empty latency histogram of the recorder's range and
-// precision (microseconds, 1 µs to 1 h, 3 significant figures): the one to
-// merge a histogram log's intervals into.
-func NewHistogram() *hdrhistogram.Histogram { return newHist() }
+// AddInterval adds h, one second of a cohort's latencies read from a
+// histogram log (tag TagAttempt or TagRequest), into intervals[k],
+// growing intervals as needed: how a merge adds the shards' logs interval
+// by interval. k is read from a file, so it is refused past last (the
+// run's LastInterval) before intervals grow to it.
+func AddInterval(intervals []results.Interval, k, last int, tag string, h *hdrhistogram.Histogram) ([]results.Interval, error) {
+	if k < 0 {
+		return intervals, fmt.Errorf("%w: interval %d", results.ErrRestore, k)
+	}
+	if k > last {
+		return intervals, fmt.Errorf("%w: an interval at %d s, after the run's end (its last interval is at %d s)", ErrHistogramLog, k, last)
+	}
+	for len(intervals) <= k {
+		intervals = append(intervals, results.Interval{})
+	}
+	it := &intervals[k]
+	if it.Attempt == nil {
+		it.Attempt = results.NewPackedHistogram()
+		it.Request = results.NewPackedHistogram()
+	}
+	var dropped int64
+	switch tag {
+	case TagAttempt:
+		dropped = it.Attempt.MergeFrom(h)
+	case TagRequest:
+		dropped = it.Request.MergeFrom(h)
+	default:
+		return intervals, fmt.Errorf("%w: interval %d has tag %q, not %s or %s", ErrHistogramLog, k, tag, TagAttempt, TagRequest)
+	}
+	if dropped > 0 {
+		return intervals, fmt.Errorf("%w: interval %d (%s): %d values outside 1 µs to 1 h", ErrHistogramLog, k, tag, dropped)
+	}
+	return intervals, nil
+}

@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/herdbench/herdbench/results"
 )
 
 // DirName returns the results folder name for a run of scenario started at
@@ -48,7 +49,7 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // EncodeSummary returns summary.json's bytes, every number at most
 // SignificantDigits significant digits long.
-func EncodeSummary(s *Summary) ([]byte, error) {
+func EncodeSummary(s *results.Summary) ([]byte, error) {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func EncodeSummary(s *Summary) ([]byte, error) {
 // TimelineColumns are timeline.csv's columns after strategy and t_s.
 func TimelineColumns() []string {
 	cols := []string{"attempts"}
-	for s := Series(0); s < NumSeries; s++ {
+	for s := results.Series(0); s < results.NumSeries; s++ {
 		cols = append(cols, s.String())
 	}
 	return cols
@@ -68,15 +69,15 @@ func TimelineColumns() []string {
 // EncodeTimeline returns a timeline CSV: one row per cohort per bucket, with
 // the bucket's start in seconds, the attempts of all outcomes, then every
 // series.
-func EncodeTimeline(names []string, timelines []Timeline) ([]byte, error) {
+func EncodeTimeline(names []string, timelines []results.Timeline) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write(append([]string{"strategy", "t_s"}, TimelineColumns()...))
 	for i, t := range timelines {
 		for b, row := range t.Rows {
-			rec := make([]string, 0, 3+int(NumSeries))
+			rec := make([]string, 0, 3+int(results.NumSeries))
 			var attempts int64
-			for o := 0; o < int(NumOutcomes); o++ {
+			for o := 0; o < int(results.NumOutcomes); o++ {
 				attempts += row[o]
 			}
 			rec = append(rec, names[i], strconv.FormatFloat((time.Duration(b)*t.Resolution).Seconds(), 'f', 2, 64), strconv.FormatInt(attempts, 10))
@@ -92,8 +93,8 @@ func EncodeTimeline(names []string, timelines []Timeline) ([]byte, error) {
 
 // Output is everything a run writes to its results folder.
 type Output struct {
-	Summary  *Summary
-	Cohorts  []Cohort
+	Summary  *results.Summary
+	Cohorts  []results.Cohort
 	Scenario []byte // the resolved scenario YAML
 }
 
@@ -106,11 +107,11 @@ func Write(dir string, o Output) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	names := make([]string, len(o.Cohorts))
-	fine := make([]Timeline, len(o.Cohorts))
-	coarse := make([]Timeline, len(o.Cohorts))
+	fine := make([]results.Timeline, len(o.Cohorts))
+	coarse := make([]results.Timeline, len(o.Cohorts))
 	for i, c := range o.Cohorts {
 		names[i] = c.Strategy
-		fine[i] = c.Rec.Timeline(Bucket)
+		fine[i] = c.Rec.Timeline(results.Bucket)
 		coarse[i] = c.Rec.Timeline(time.Second)
 	}
 	type file struct {
@@ -123,7 +124,7 @@ func Write(dir string, o Output) error {
 		{"scenario.yaml", func() ([]byte, error) { return o.Scenario, nil }},
 	}
 	if len(o.Cohorts) > 0 && len(o.Cohorts[0].Tiers) > 0 {
-		files = append(files, file{TierTimelineName, func() ([]byte, error) { return EncodeTierTimeline(o.Cohorts, Bucket) }})
+		files = append(files, file{TierTimelineName, func() ([]byte, error) { return EncodeTierTimeline(o.Cohorts, results.Bucket) }})
 	}
 	for i, hlog := range HlogNames(names) {
 		c := o.Cohorts[i]
@@ -146,7 +147,7 @@ func Write(dir string, o Output) error {
 		}})
 		// Its latencies after the split, for the merge's figures after
 		// the fault.
-		if split := slices.ContainsFunc(o.Cohorts, func(c Cohort) bool { _, _, ok := c.Rec.After(); return ok }); split {
+		if split := slices.ContainsFunc(o.Cohorts, func(c results.Cohort) bool { _, _, ok := c.Rec.After(); return ok }); split {
 			files = append(files, file{SplitLog, func() ([]byte, error) {
 				return EncodeSplitLog(o.Cohorts, o.Summary.Started, time.Duration(o.Summary.DurationS*float64(time.Second)))
 			}})

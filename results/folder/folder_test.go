@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // writeRun writes a run's results folder as one unit, as the command does:
@@ -25,12 +27,12 @@ func writeRun(dir string, o Output) (string, error) {
 
 func TestStagedFolderIsOneUnit(t *testing.T) {
 	out := t.TempDir()
-	rec := NewRecorder(time.Second, 1)
+	rec := results.NewRecorder(time.Second, 1)
 	rec.Shard(0).Started(0)
-	rec.Shard(0).Attempt(Attempt{Sent: 0, Latency: time.Millisecond, Number: 1, Outcome: OK})
+	rec.Shard(0).Attempt(results.Attempt{Sent: 0, Latency: time.Millisecond, Number: 1, Outcome: results.OK})
 	o := Output{
-		Summary:  &Summary{Scenario: "s", Partial: true, Runs: []Run{Summarize(Cohort{Strategy: "a", Rec: rec}, Window{})}},
-		Cohorts:  []Cohort{{Strategy: "a", Rec: rec}},
+		Summary:  &results.Summary{Scenario: "s", Partial: true, Runs: []results.Run{results.Summarize(results.Cohort{Strategy: "a", Rec: rec}, results.Window{})}},
+		Cohorts:  []results.Cohort{{Strategy: "a", Rec: rec}},
 		Scenario: []byte("name: s\n"),
 	}
 	dir := filepath.Join(out, "s-20250101T000000Z")
@@ -66,21 +68,21 @@ func TestStagedFolderIsOneUnit(t *testing.T) {
 }
 
 func TestLiveCountsByAttempt(t *testing.T) {
-	rec := NewRecorder(time.Second, 4)
+	rec := results.NewRecorder(time.Second, 4)
 	for id, n := range []int{1, 2, 3, 4, 7} {
-		rec.Shard(id).Attempt(Attempt{Number: n, Outcome: HTTP5xx})
+		rec.Shard(id).Attempt(results.Attempt{Number: n, Outcome: results.HTTP5xx})
 	}
-	rec.Shard(0).Attempt(Attempt{Number: 1, Outcome: OK})
+	rec.Shard(0).Attempt(results.Attempt{Number: 1, Outcome: results.OK})
 	rec.Shard(1).InFlight(1)
 	rec.Shard(2).InFlight(1)
 	rec.Shard(2).InFlight(-1)
 	l := rec.Live()
-	want := [AttemptGroups]int64{1, 1, 1, 2}
-	if l.ByAttempt[HTTP5xx] != want || l.ByAttempt[OK] != [AttemptGroups]int64{1} || l.InFlight != 1 || l.Attempts != 6 {
+	want := [results.AttemptGroups]int64{1, 1, 1, 2}
+	if l.ByAttempt[results.HTTP5xx] != want || l.ByAttempt[results.OK] != [results.AttemptGroups]int64{1} || l.InFlight != 1 || l.Attempts != 6 {
 		t.Errorf("Live = %+v", l)
 	}
-	if AttemptGroupName(0) != "1" || AttemptGroupName(3) != "4+" {
-		t.Errorf("group names %q %q", AttemptGroupName(0), AttemptGroupName(3))
+	if results.AttemptGroupName(0) != "1" || results.AttemptGroupName(3) != "4+" {
+		t.Errorf("group names %q %q", results.AttemptGroupName(0), results.AttemptGroupName(3))
 	}
 }
 

@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 func TestTidyNumbers(t *testing.T) {
@@ -50,7 +52,7 @@ func TestSummaryWritesRoundedFigures(t *testing.T) {
 		t.Skip("this platform's Seconds() is exact: nothing to tidy")
 	}
 	rec := (1640 * time.Millisecond).Seconds()
-	b, err := EncodeSummary(&Summary{DurationS: (4100 * time.Millisecond).Seconds(), Runs: []Run{{Strategy: "a", RecoveryS: &rec}}})
+	b, err := EncodeSummary(&results.Summary{DurationS: (4100 * time.Millisecond).Seconds(), Runs: []results.Run{{Strategy: "a", RecoveryS: &rec}}})
 	if err != nil {
 		t.Fatal(err)
 	}

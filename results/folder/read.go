@@ -1,4 +1,4 @@
-package results
+package folder
 
 import (
 	"bufio"
@@ -13,14 +13,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // ErrTimeline marks a timeline CSV that could not be read.
 var ErrTimeline = errors.New("bad timeline CSV")
 
 // DecodeSummary reads summary.json.
-func DecodeSummary(data []byte) (*Summary, error) {
-	var s Summary
+func DecodeSummary(data []byte) (*results.Summary, error) {
+	var s results.Summary
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, err
 	}
@@ -33,7 +35,7 @@ func DecodeSummary(data []byte) (*Summary, error) {
 // (unknown columns are skipped) and a missing series reads as zeros. The
 // resolution is the step between a cohort's first two rows (Bucket if it
 // has one row).
-func DecodeTimeline(data []byte) (names []string, timelines []Timeline, err error) {
+func DecodeTimeline(data []byte) (names []string, timelines []results.Timeline, err error) {
 	return ReadTimeline(bytes.NewReader(data), TimelineBounds{})
 }
 
@@ -55,13 +57,13 @@ type TimelineBounds struct {
 // TimelineBuckets is the most rows of 10 ms a cohort's timeline of a run of
 // durationS seconds has: its buckets, and the one its end falls in.
 func TimelineBuckets(durationS float64) int {
-	return int(math.Ceil(durationS*float64(time.Second)/float64(Bucket))) + 1
+	return int(math.Ceil(durationS*float64(time.Second)/float64(results.Bucket))) + 1
 }
 
 // ReadTimeline reads a timeline CSV like DecodeTimeline, row by row from r
 // (the file is never held whole), refusing what breaks b at the row that
 // breaks it.
-func ReadTimeline(r io.Reader, b TimelineBounds) (names []string, timelines []Timeline, err error) {
+func ReadTimeline(r io.Reader, b TimelineBounds) (names []string, timelines []results.Timeline, err error) {
 	return readTimeline(r, b, "strategy")
 }
 
@@ -74,7 +76,7 @@ func ReadTimeline(r io.Reader, b TimelineBounds) (names []string, timelines []Ti
 // keeping the rows in slices of their exact size. Slices grown row by row
 // would take up to twice the memory, and leave as much again for the
 // collector, while a timeline is the largest thing a report holds.
-func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (names []string, timelines []Timeline, err error) {
+func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (names []string, timelines []results.Timeline, err error) {
 	var sizes []int
 	if rs, ok := in.(io.ReadSeeker); ok {
 		if _, _, sizes, err = scanTimeline(rs, b, nil, true, key, sub); err != nil {
@@ -91,7 +93,7 @@ func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (na
 // scanTimeline is one pass of readTimeline over in: with count, only each
 // key's rows are counted (and the bounds checked); otherwise the rows are
 // kept, each key's in a slice of sizes[k] rows to begin with.
-func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key string, sub []string) (names []string, timelines []Timeline, counts []int, err error) {
+func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key string, sub []string) (names []string, timelines []results.Timeline, counts []int, err error) {
 	r := csv.NewReader(bufio.NewReaderSize(in, 64<<10))
 	r.ReuseRecord = true
 	head, err := r.Read()
@@ -115,10 +117,10 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 			return nil, nil, nil, fmt.Errorf("%w: the header lacks %s: %q", ErrTimeline, k, head)
 		}
 	}
-	series := make([]int, NumSeries) // column of each series, -1 if absent
+	series := make([]int, results.NumSeries) // column of each series, -1 if absent
 	for s := range series {
 		series[s] = -1
-		if i, ok := col[Series(s).String()]; ok {
+		if i, ok := col[results.Series(s).String()]; ok {
 			series[s] = i
 		}
 	}
@@ -150,9 +152,9 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 			k = len(names)
 			index[name] = k
 			names = append(names, strings.Clone(name))
-			var tl Timeline
+			var tl results.Timeline
 			if k < len(sizes) && !count {
-				tl.Rows = make([][NumSeries]int64, 0, sizes[k])
+				tl.Rows = make([][results.NumSeries]int64, 0, sizes[k])
 			}
 			timelines = append(timelines, tl)
 			starts = append(starts, [2]float64{})
@@ -173,7 +175,7 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		if n < 2 {
 			starts[k][n] = t
 		}
-		var row [NumSeries]int64
+		var row [results.NumSeries]int64
 		for s, i := range series {
 			if i < 0 {
 				continue
@@ -188,7 +190,7 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		return names, nil, counts, nil
 	}
 	for k := range timelines {
-		timelines[k].Resolution = Bucket
+		timelines[k].Resolution = results.Bucket
 		if len(timelines[k].Rows) > 1 {
 			// t_s has two decimals: round the step to whole milliseconds.
 			st := starts[k]

@@ -1,20 +1,23 @@
-package results
+package folder
 
 import (
 	"errors"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/resultstest"
 )
 
 func TestTimelineRoundTrip(t *testing.T) {
 	const dur = 3 * time.Second
-	rec := NewRecorder(dur, 2)
-	record(rec, dur, 3000, 11)
-	other := NewRecorder(dur, 1)
-	record(other, dur, 500, 12)
-	for _, res := range []time.Duration{Bucket, 100 * time.Millisecond, time.Second} {
-		want := []Timeline{rec.Timeline(res), other.Timeline(res)}
+	rec := results.NewRecorder(dur, 2)
+	resultstest.Record(rec, 2, dur, 3000, 11)
+	other := results.NewRecorder(dur, 1)
+	resultstest.Record(other, 1, dur, 500, 12)
+	for _, res := range []time.Duration{results.Bucket, 100 * time.Millisecond, time.Second} {
+		want := []results.Timeline{rec.Timeline(res), other.Timeline(res)}
 		data, err := EncodeTimeline([]string{"no-jitter", "full-jitter"}, want)
 		if err != nil {
 			t.Fatal(err)
@@ -42,16 +45,16 @@ func TestDecodeTimelineColumnsByName(t *testing.T) {
 	if !reflect.DeepEqual(names, []string{"a", "b"}) {
 		t.Fatalf("names %q", names)
 	}
-	if tl[0].Resolution != 250*time.Millisecond || tl[1].Resolution != Bucket {
+	if tl[0].Resolution != 250*time.Millisecond || tl[1].Resolution != results.Bucket {
 		t.Errorf("resolutions %s, %s; want 250ms (from the rows) and 10ms (one row)", tl[0].Resolution, tl[1].Resolution)
 	}
-	if got := tl[0].Column(Series(OK)); !reflect.DeepEqual(got, []int64{1, 3}) {
+	if got := tl[0].Column(results.Series(results.OK)); !reflect.DeepEqual(got, []int64{1, 3}) {
 		t.Errorf("a ok = %v", got)
 	}
-	if got := tl[1].Column(SeriesRetry1); !reflect.DeepEqual(got, []int64{6}) {
+	if got := tl[1].Column(results.SeriesRetry1); !reflect.DeepEqual(got, []int64{6}) {
 		t.Errorf("b retry1 = %v", got)
 	}
-	if got := tl[0].Column(SeriesFailed); !reflect.DeepEqual(got, []int64{0, 0}) {
+	if got := tl[0].Column(results.SeriesFailed); !reflect.DeepEqual(got, []int64{0, 0}) {
 		t.Errorf("a missing column failed = %v, want zeros", got)
 	}
 }

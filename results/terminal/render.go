@@ -1,4 +1,4 @@
-package results
+package terminal
 
 import (
 	"fmt"
@@ -8,32 +8,34 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // tableColumns are the metrics of the comparison table (those with a
 // Table column), in their columns' order.
-var tableColumns = sync.OnceValue(func() []Metric {
-	var out []Metric
-	for _, m := range metricTable() {
+var tableColumns = sync.OnceValue(func() []results.Metric {
+	var out []results.Metric
+	for _, m := range results.Metrics() {
 		if m.Table != nil {
 			out = append(out, m)
 		}
 	}
-	slices.SortFunc(out, func(a, b Metric) int { return a.Table.At - b.Table.At })
+	slices.SortFunc(out, func(a, b results.Metric) int { return a.Table.At - b.Table.At })
 	return out
 })
 
 // RenderTable writes the comparison table: one row per cohort, a column
 // per metric with a Table column, and under a cohort that has the
 // simulator's figures (runs[].sim) their row.
-func RenderTable(w io.Writer, s *Summary) error {
+func RenderTable(w io.Writer, s *results.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "strategy\t")
 	for _, m := range tableColumns() {
 		fmt.Fprint(tw, m.Table.Head+"\t")
 	}
 	fmt.Fprintln(tw)
-	cell := func(m Metric, v float64, ok bool) string {
+	cell := func(m results.Metric, v float64, ok bool) string {
 		switch {
 		case m.Table.Faults && len(s.Faults) == 0:
 			return "–" // without faults there is nothing to fail after or recover from
@@ -65,7 +67,7 @@ func RenderTable(w io.Writer, s *Summary) error {
 		fmt.Fprint(tw, label+"\t")
 		for _, m := range tableColumns() {
 			text := ""
-			if m.Shows&InSim != 0 {
+			if m.Shows&results.InSim != 0 {
 				v, ok := r.Sim.Get(m.Name)
 				text = cell(m, v, ok)
 			}
@@ -76,15 +78,6 @@ func RenderTable(w io.Writer, s *Summary) error {
 	return tw.Flush()
 }
 
-// ratioText writes a success ratio as a percentage, "–" when it is null
-// (no request ended).
-func ratioText(r *float64) string {
-	if r == nil {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100**r)
-}
-
 func recoveryText(r *float64) string {
 	if r == nil {
 		return "never"
@@ -92,19 +85,12 @@ func recoveryText(r *float64) string {
 	return fmt.Sprintf("%.2fs", *r)
 }
 
-func msText(ms float64) string {
-	if ms >= 1000 {
-		return fmt.Sprintf("%.2fs", ms/1000)
-	}
-	return fmt.Sprintf("%.1fms", ms)
-}
-
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
 // RenderSparklines writes one sparkline per cohort of its attempts over the
 // run, on a shared scale, about width columns wide, with a row marking the
 // fault windows underneath.
-func RenderSparklines(w io.Writer, s *Summary, timelines []Timeline, width int) error {
+func RenderSparklines(w io.Writer, s *results.Summary, timelines []results.Timeline, width int) error {
 	if len(timelines) == 0 || len(timelines[0].Rows) == 0 {
 		return nil
 	}
@@ -176,7 +162,7 @@ func trimFloat(v float64) string {
 
 // PartialNotice returns the line that says an interrupted run's figures
 // are partial, or "" for a complete run.
-func PartialNotice(s *Summary) string {
+func PartialNotice(s *results.Summary) string {
 	if !s.Partial {
 		return ""
 	}
@@ -185,86 +171,4 @@ func PartialNotice(s *Summary) string {
 		at = fmt.Sprintf("at %.1fs of %gs", *s.EndedS, s.DurationS)
 	}
 	return "PARTIAL: the run was interrupted " + at + "; every figure below covers only what was recorded until then."
-}
-
-// Explain returns a few sentences that read the table: what each headline
-// metric means and how the cohorts compare on it.
-func Explain(s *Summary) []string {
-	if len(s.Runs) == 0 {
-		return nil
-	}
-	list := func(f func(r Run) string) string {
-		parts := make([]string, len(s.Runs))
-		for i, r := range s.Runs {
-			parts[i] = r.Strategy + " " + f(r)
-		}
-		return strings.Join(parts, ", ")
-	}
-	from := "from the first fault on"
-	if len(s.Faults) == 0 {
-		from = "from the start"
-		if s.Workload == "oneshot" {
-			// Every client starts at t = 0 on purpose: that burst is in
-			// the first window.
-			from = "from the start, the deliberate burst of every client starting at t = 0 included"
-		}
-	}
-	out := []string{
-		"success: succeeded / (succeeded + failed), over the requests that ended; unfinished: requests started that had neither succeeded nor failed when the run ended (on the wire, or waiting in a backoff to try again), in neither side of the ratio: " +
-			list(func(r Run) string {
-				if r.IsUnmeasured("success_ratio") {
-					return "?"
-				}
-				u := fmt.Sprintf("%d unfinished", r.Unfinished)
-				if r.IsUnmeasured("unfinished") {
-					u = "unfinished unknown"
-				}
-				return ratioText(r.SuccessRatio) + " (" + u + ")"
-			}) + ".",
-		"herd factor: how bunched attempts are inside each second " + from + " (1 = independent arrivals, higher = synchronized waves): " +
-			list(func(r Run) string { return fmt.Sprintf("%.1f", r.HerdFactor) }) + ".",
-	}
-	if len(s.Faults) > 0 {
-		out = append(out,
-			"failed after fault: attempts that failed after the last fault ended, i.e. the recovering service knocked down again: "+
-				list(func(r Run) string { return fmt.Sprint(r.FailedAfterFault) })+".",
-			"recovery: time from the end of the last fault until every later 1 s window succeeds at least 95%: "+
-				list(func(r Run) string {
-					if r.RecoveryS == nil {
-						return "never (within the run)"
-					}
-					return fmt.Sprintf("%.2fs", *r.RecoveryS)
-				})+".")
-	}
-	out = append(out, "amplification: attempts per request (1 = no retries): "+
-		list(func(r Run) string {
-			if r.IsUnmeasured("amplification") {
-				return "? (no attempt numbers)"
-			}
-			return fmt.Sprintf("%.2f", r.Amplification)
-		})+".")
-	out = append(out, explainTiers(s)...)
-	sim, wasted := false, false
-	for _, r := range s.Runs {
-		sim = sim || r.Sim != nil
-		wasted = wasted || r.BudgetDenied+r.BreakerRejected+r.Throttled+r.MaxOpenBreakers+r.WastedWork > 0
-	}
-	if sim {
-		line := "(sim): under each cohort, the simulator's figures for the same plan and seed in virtual time (the same model, without sockets or scheduler): far from the real row, the machine or the network shaped the real figures."
-		if s.Repetitions > 1 {
-			line = "(sim mean): under each cohort, the simulator's figures for the same plans and seeds in virtual time (the same model, without sockets or scheduler), the mean over the repetitions; the row above is the first repetition's."
-		}
-		out = append(out, line)
-	}
-	if wasted {
-		out = append(out, "wasted work: requests the target served after their client had stopped waiting (timed out or gave up): capacity spent on answers nobody read, the mechanism that keeps a metastable failure going: "+
-			list(func(r Run) string {
-				if r.IsUnmeasured("wasted_work") {
-					return "?"
-				}
-				return fmt.Sprint(r.WastedWork)
-			})+".")
-	}
-
-	return out
 }
