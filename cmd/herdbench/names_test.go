@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
@@ -90,7 +89,7 @@ func TestFolderPathStaysInOut(t *testing.T) {
 	out, top := nested(t)
 	f := &recordFlags{out: out, noPNG: true}
 	r := newRecorder("target", "", &scenarios.Plan{Name: "../../herd-escape"}, f, io.Discard, func(string, ...any) {})
-	if dir, _, err := r.write(recording.Segment{Output: output()}); !errors.Is(err, folder.ErrFolderName) {
+	if dir, err := r.save(output()); !errors.Is(err, folder.ErrFolderName) {
 		t.Errorf("a recording: saved into %q (%v); want ErrFolderName", dir, err)
 	}
 	wroteOutside(t, top)
