@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"html"
 	"image/png"
 	"math"
@@ -13,42 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/golden"
 	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./results/report -update' to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (%d bytes, want %d); look at the change, then run 'go test ./results/report -run %s -update'\nfirst difference at line %d",
-			name, len(got), len(want), t.Name(), firstDiffLine(got, want))
-	}
-}
-
-func firstDiffLine(a, b []byte) int {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return i + 1
-		}
-	}
-	return min(len(la), len(lb)) + 1
-}
 
 var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>\n?`)
 
@@ -122,10 +90,10 @@ func TestRenderGolden(t *testing.T) {
 	if len(inSVG)+len(data.Charts) != len(charts) {
 		t.Fatalf("report.html has %d inline SVG charts and %d uPlot charts, want %d in all", len(inSVG), len(data.Charts), len(charts))
 	}
-	golden(t, "report.html", page)
+	golden.Check(t, filepath.Join("testdata", "report.html"), page)
 	svgs := chartSVGs(t, charts)
 	for i, c := range charts {
-		golden(t, c.ID+".svg", svgs[i])
+		golden.Check(t, filepath.Join("testdata", c.ID+".svg"), svgs[i])
 		f := files[1+i]
 		if f.Name != c.ID+".png" {
 			t.Errorf("file %d is %s, want %s.png", 1+i, f.Name, c.ID)
@@ -167,9 +135,9 @@ func TestRenderOverlayGolden(t *testing.T) {
 	}
 	page, _ := splitHTML(t, files[0].Data)
 	svgs := chartSVGs(t, newView([]*Run{before, after}).charts())
-	golden(t, "overlay.html", page)
-	golden(t, "overlay-attempts_1s.svg", svgs[0])
-	golden(t, "overlay-attempts_100ms.svg", svgs[1])
+	golden.Check(t, filepath.Join("testdata", "overlay.html"), page)
+	golden.Check(t, filepath.Join("testdata", "overlay-attempts_1s.svg"), svgs[0])
+	golden.Check(t, filepath.Join("testdata", "overlay-attempts_100ms.svg"), svgs[1])
 	for _, want := range []string{
 		"<title>herdbench: fixture: before vs after</title>",
 		"<th scope=\"col\">no-jitter (before)</th><th scope=\"col\">no-jitter (after)</th><th scope=\"col\">full-jitter (before)</th>",
