@@ -271,10 +271,6 @@ func FoldersContext(ctx context.Context, dirs []string) (*Merged, []string, erro
 	return m, warnings, nil
 }
 
-// Combine merges checked shards (Check): their timelines and histogram
-// logs added up, every figure computed from the sums.
-func Combine(shards []*Shard) (*Merged, error) { return combine(context.Background(), shards) }
-
 func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	f := shards[0].Summary
 	duration := time.Duration(math.Round(f.DurationS * float64(time.Second)))
