@@ -142,11 +142,16 @@ const (
 	WriteFailed
 )
 
-// Last is the recording's last folder, written when the server stops.
+// Last is the recording's last folder, written when the server stops,
+// and what failed over the whole recording.
 type Last struct {
 	Dir     string // "" when nothing was written
 	Summary *results.Summary
 	Output  folder.Output
+	// Failed counts the threshold checks that failed in every folder
+	// written; Unchecked the scenario's thresholds when nothing was
+	// recorded to check them on (ThresholdsFailed either way).
+	Failed, Unchecked int
 }
 
 // Finish writes the recording's last results when the server stops and
@@ -170,10 +175,10 @@ func (k *Keeper) Finish() (Last, Ending) {
 		k.mu.Unlock()
 		if written == 0 && len(k.o.Thresholds) > 0 {
 			k.o.Warnf("nothing was recorded (no attempt arrived%s), so the scenario's %d threshold(s) checked nothing", k.unstartedText(), len(k.o.Thresholds))
-			return Last{}, ThresholdsFailed
+			return Last{Unchecked: len(k.o.Thresholds)}, ThresholdsFailed
 		}
 		k.o.Warnf("nothing recorded since the plan's clock last started%s; no results written", k.unstartedText())
-		return Last{}, k.ending()
+		return k.ending(Last{})
 	}
 	dir, sum, err := k.write(seg)
 	last := Last{Dir: dir, Summary: sum, Output: seg.Output}
@@ -184,7 +189,7 @@ func (k *Keeper) Finish() (Last, Ending) {
 	k.mu.Lock()
 	k.failed += results.ThresholdsFailed(sum.Thresholds)
 	k.mu.Unlock()
-	return last, k.ending()
+	return k.ending(last)
 }
 
 func (k *Keeper) unstartedText() string {
@@ -194,16 +199,16 @@ func (k *Keeper) unstartedText() string {
 	return ""
 }
 
-// ending is how the recording's results so far end.
-func (k *Keeper) ending() Ending {
+// ending is how the recording's results so far end, with last.
+func (k *Keeper) ending(last Last) (Last, Ending) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	last.Failed = k.failed
 	switch {
 	case k.werr != nil:
-		return WriteFailed
+		return last, WriteFailed
 	case k.failed > 0:
-		k.o.Warnf("%d threshold check(s) failed on the recorded traffic", k.failed)
-		return ThresholdsFailed
+		return last, ThresholdsFailed
 	}
-	return Kept
+	return last, Kept
 }

@@ -70,12 +70,14 @@ func TestKeeperEndings(t *testing.T) {
 		fail      error
 		want      Ending
 		saved     int
+		failed    int // threshold checks failed over the recording
+		unchecked int
 		warn      string
 	}{
 		{name: "held", until: 5 * time.Second, threshold: "attempts >= 1", want: Kept, saved: 1},
-		{name: "failed in the last folder", until: 5 * time.Second, threshold: "attempts < 1", want: ThresholdsFailed, saved: 1, warn: "1 threshold check(s) failed"},
-		{name: "failed in an ended window", until: 15 * time.Second, threshold: "attempts < 60", want: ThresholdsFailed, saved: 2, warn: "1 threshold check(s) failed"},
-		{name: "nothing to check", threshold: "attempts >= 1", want: ThresholdsFailed, warn: "checked nothing"},
+		{name: "failed in the last folder", until: 5 * time.Second, threshold: "attempts < 1", want: ThresholdsFailed, saved: 1, failed: 1},
+		{name: "failed in an ended window", until: 15 * time.Second, threshold: "attempts < 60", want: ThresholdsFailed, saved: 2, failed: 1},
+		{name: "nothing to check", threshold: "attempts >= 1", want: ThresholdsFailed, unchecked: 1, warn: "checked nothing"},
 		{name: "nothing, no thresholds", want: Kept, warn: "no results written"},
 		{name: "write failed", until: 5 * time.Second, fail: errors.New("disk full"), want: WriteFailed, warn: "disk full"},
 	} {
@@ -94,8 +96,8 @@ func TestKeeperEndings(t *testing.T) {
 					k.Observer().Observe(obs(t0, at, time.Millisecond, "x", target.AnswerOK))
 				}
 				last, end := k.Finish()
-				if end != c.want {
-					t.Errorf("ended %v, want %v", end, c.want)
+				if end != c.want || last.Failed != c.failed || last.Unchecked != c.unchecked {
+					t.Errorf("ended %v with %d failed and %d unchecked, want %v, %d, %d", end, last.Failed, last.Unchecked, c.want, c.failed, c.unchecked)
 				}
 				if len(kk.saved) != c.saved || (c.saved > 0) != (last.Dir != "") {
 					t.Errorf("saved %d folders, the last %q; want %d", len(kk.saved), last.Dir, c.saved)

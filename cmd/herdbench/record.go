@@ -78,6 +78,7 @@ type recorder struct {
 	k     *recording.Keeper
 	plan  *scenarios.Plan
 	flags *recordFlags
+	role  string
 }
 
 // newRecorder returns the recording of a server (role "target" or "proxy"),
@@ -86,7 +87,7 @@ func newRecorder(role, upstream string, plan *scenarios.Plan, f *recordFlags, st
 	if f.noRecord {
 		return nil
 	}
-	r := &recorder{flags: f, plan: plan}
+	r := &recorder{flags: f, plan: plan, role: role}
 	r.k = recording.Keep(recording.KeepOptions{
 		Recording: recording.Options{
 			By: role, Upstream: upstream, Scenario: plan.Name, Description: plan.Description, Seed: plan.Seed,
@@ -149,7 +150,7 @@ func (r *recorder) results() (control.ResultsAnswer, error) {
 // figures on stdout, as the scenario command prints them, and the exit
 // code: 3 if a threshold failed in it or in an ended window, 1 if a
 // folder could not be written.
-func (r *recorder) finish(stdout io.Writer) int {
+func (r *recorder) finish(stdout, stderr io.Writer) int {
 	last, end := r.keeper().Finish()
 	if last.Dir != "" {
 		e := &ending{points: []engine.Point{{Plan: r.plan, Output: last.Output}}}
@@ -157,10 +158,13 @@ func (r *recorder) finish(stdout io.Writer) int {
 		fmt.Fprintln(stdout, results.ProvenanceLine(last.Summary))
 		fmt.Fprintln(stdout, "results:", last.Dir)
 	}
-	switch end {
-	case recording.WriteFailed:
+	switch {
+	case end == recording.WriteFailed:
 		return exitFailed
-	case recording.ThresholdsFailed:
+	case end == recording.ThresholdsFailed && last.Failed > 0:
+		fmt.Fprintf(stderr, "herdbench %s: %d threshold check(s) failed on the recorded traffic (exit code %d)\n", r.role, last.Failed, exitThresholds)
+		return exitThresholds
+	case end == recording.ThresholdsFailed: // nothing recorded: the recording said so
 		return exitThresholds
 	}
 	return exitOK

@@ -209,7 +209,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	} else if end.CloseErr != nil {
 		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, end.CloseErr)
 	}
-	if rc := rec.finish(stdout); code == exitOK {
+	if rc := rec.finish(stdout, stderr); code == exitOK {
 		code = rc
 	}
 	return code
