@@ -334,7 +334,7 @@ func TestBadScenarioFiles(t *testing.T) {
 
 // TestServerRefusesFolderNames: the scenario of herdbench target and proxy
 // names their recordings' results folders too, so compileServer refuses
-// the names the swarm's Compile refuses (one rule, results.NameProblem),
+// the names the swarm's Compile refuses (one rule, folder.NameProblem),
 // with the line and the field: a game day's file without strategies named
 // ../../herd-escape once wrote its recordings two levels above --out.
 func TestServerRefusesFolderNames(t *testing.T) {
