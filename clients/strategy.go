@@ -23,6 +23,12 @@ type Strategy struct {
 	Throttle   *Policy[Throttle] // refuses calls as the backend rejects them; nil means none
 	RetryAfter RetryAfter        // what to do with the server's pushback
 
+	// ServiceConfig, when set, makes the cohort grpc-go's own retry
+	// (client: grpc-go): a gRPC channel dialled with this service config
+	// (grpc-go's JSON, as written) decides the retries and their waits, and
+	// herdbench only records; the fields above then do not retry.
+	ServiceConfig string
+
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
 	// one, from the tier the clients call down to the one above the

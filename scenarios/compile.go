@@ -106,6 +106,12 @@ type Plan struct {
 	Tiers []Tier
 	// faultTiers names the tier of each of Chaos's faults, with tiers.
 	faultTiers []string
+
+	// Method is, for a gRPC target, the method the swarm calls
+	// (grpcwire.Method when empty); Shared is how many connections
+	// (channels) a cohort's clients share, 0 for one each (grpc.go).
+	Method string
+	Shared int
 }
 
 // compiler accumulates problems while reading values.
@@ -220,6 +226,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	// A refused connection answers at once, network or not.
 	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Outage == chaos.Refuse })
 	p.Strategies = c.strategies(&f, o.Strategies)
+	c.grpcPlan(&f, p)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 	p.Runs = c.runs(&f, o)
 	p.Sweep, p.Point = s.axes, s.point
@@ -295,6 +302,7 @@ func (c *compiler) target(t *TargetFile, base []step) target.Config {
 			c.fail(p("ramp"), "missing or 0; write how long capacity takes to come back to full, e.g. ramp: 5s")
 		}
 	}
+	c.protocol(t, &cfg, at)
 	return cfg
 }
 
@@ -456,6 +464,9 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.Strategy {
 	s := clients.Strategy{Name: sf.Name}
 	c.preset(sf, at)
+	if sf.Backoff == "" && sf.Preset == "" && sf.Client == clientGRPCGo {
+		sf.Backoff = clients.Exponential.String() // grpc-go's retry decides; see grpcStrategy
+	}
 	if sf.Backoff == "" && sf.Jitter != nil && sf.Preset == "" {
 		sf.Backoff = clients.Exponential.String() // a jitter share is exponential's
 	}
@@ -498,6 +509,7 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	s.Timeout = c.duration(&sf.Timeout, DefaultTimeout, at("timeout"))
 	s.Reset = c.reset(sf.Reset, at("reset"))
 	c.policies(sf, &s, at)
+	grpcStrategy(sf, &s)
 	return s
 }
 

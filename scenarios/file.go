@@ -31,6 +31,16 @@ type File struct {
 	// Sweep runs the scenario at every combination of values of the
 	// fields it names (sweep.go; --set, --clients a,b,c).
 	Sweep *SweepFile `yaml:"sweep,omitempty"`
+	// Connections is how the swarm's clients share connections (with
+	// protocol grpc, channels): shared K puts every cohort's clients on K
+	// of them (grpc.go).
+	Connections *ConnectionsFile `yaml:"connections,omitempty"`
+}
+
+// ConnectionsFile is how clients share connections: Shared of them for a
+// whole cohort; 0 (the default) gives each client its own.
+type ConnectionsFile struct {
+	Shared int `yaml:"shared"`
 }
 
 // TargetFile is the target's capacity model.
@@ -45,6 +55,12 @@ type TargetFile struct {
 	ServiceTime    string         `yaml:"service_time,omitempty"`
 	ColdStart      *ColdStartFile `yaml:"cold_start,omitempty"`
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
+	// Protocol is the wire the target speaks: http (the default) or grpc
+	// (grpc.go).
+	Protocol string `yaml:"protocol,omitempty"`
+	// Method is, with protocol grpc, the method the swarm calls,
+	// /package.Service/Method (the target serves any).
+	Method string `yaml:"method,omitempty"`
 }
 
 // TierFile is one server of a chain of tiers: its name, and its capacity
@@ -112,6 +128,11 @@ type StrategyFile struct {
 	// fields it sets changed (tiers.go). A tier left out retries as the
 	// cohort's clients do.
 	Tiers map[string]*StrategyFile `yaml:"tiers,omitempty"`
+
+	// Client is whose retry code the cohort runs: herdbench's (the
+	// default) or grpc-go's own, from ServiceConfig (grpc.go).
+	Client        string `yaml:"client,omitempty"`
+	ServiceConfig string `yaml:"service_config,omitempty"`
 }
 
 // Limit is a positive count or "unlimited" (stored as 0).

@@ -29,6 +29,9 @@ type Config struct {
 	ServeAbandoned bool
 	Kind           Kind      // what the target serves (plain, or an OCC row)
 	Network        dist.Dist // delay of each network hop, client to target or back
+	// Protocol is the wire the server speaks (HTTP/1.1 or gRPC); the
+	// model is the same for every wire.
+	Protocol Protocol
 }
 
 // Admission is what capacity does with an arriving request.

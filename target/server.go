@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
 )
@@ -30,6 +32,10 @@ type Server struct {
 	kind   Kind
 	addr   string
 	srv    *http.Server
+	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
+	// its connections, which a crash resets.
+	grpc      *grpc.Server
+	grpcConns connSet
 
 	mu      sync.Mutex
 	model   *Model
@@ -42,6 +48,8 @@ type Server struct {
 	// next, when set, takes admitted requests instead of the capacity model:
 	// the chaos proxy forwards them to its upstream.
 	next http.Handler
+	// nextGRPC is next for a gRPC server.
+	nextGRPC GRPCHandler
 	// call, when set, makes the server a middle tier of a chain: a request
 	// the model has served calls the next tier, holding its slot (tier.go).
 	call      Caller
@@ -123,7 +131,12 @@ func (s *Server) Close() error {
 	close(s.crashed) // wakes every waiting handler
 	s.crashed = make(chan struct{})
 	s.mu.Unlock()
-	err := s.srv.Close()
+	var err error
+	if s.grpc != nil {
+		s.grpc.Stop()
+	} else {
+		err = s.srv.Close()
+	}
 	s.wg.Wait()
 	return err
 }
@@ -132,6 +145,10 @@ func (s *Server) serve(ln net.Listener) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if s.grpc != nil {
+			_ = s.grpc.Serve(ln)
+			return
+		}
 		_ = s.srv.Serve(ln)
 	}()
 }
@@ -219,6 +236,7 @@ func (s *Server) crash() {
 	for c := range s.conns {
 		resetConn(c)
 	}
+	s.grpcConns.resetAll()
 	close(s.crashed) // wakes the handlers of the reset connections, which abort
 	s.crashed = make(chan struct{})
 }
@@ -325,6 +343,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type exchange struct {
 	s       *Server
 	w       http.ResponseWriter
+	g       *grpcCall       // a gRPC call's side instead of w (grpc.go)
 	ctx     context.Context // ends when the client goes away
 	crashed <-chan struct{} // closed if a crash begins while the request is in
 }
@@ -347,6 +366,9 @@ func (x *exchange) hop() {
 // half-way and its connection closed. A recording classifies the request
 // from a, not from how it was written (noteAnswer).
 func (x *exchange) answer(a chaos.Answer, body []byte) bool {
+	if x.g != nil {
+		return x.answerGRPC(a)
+	}
 	s := x.s
 	switch a.Verdict {
 	case chaos.Admit:
