@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
@@ -39,5 +40,62 @@ func TestGRPCAnswerTable(t *testing.T) {
 				t.Errorf("the work ended at %.3fs over gRPC, %.3fs over HTTP/1.1", gd, hd)
 			}
 		})
+	}
+}
+
+// grpcGoScenario: 20 one-shot clients of grpc-go's own retry (five
+// attempts, UNAVAILABLE retryable) and of herdbench's, on 2 shared
+// channels, under a 503 outage for the first 1.5 s.
+const grpcGoScenario = `
+name: grpc-go
+duration: 8s
+seed: 7
+target: {protocol: grpc, method: /helloworld.Greeter/SayHello, concurrency: 40, queue: 40, queue_timeout: 2s, service_time: 10ms}
+connections: {shared: 2}
+chaos:
+  - {kind: outage, mode: "503", at: 0s, for: 1500ms}
+workload: {kind: oneshot, clients: 20}
+strategies:
+  - name: grpc-go
+    client: grpc-go
+    timeout: 5s
+    service_config: |
+      {"methodConfig": [{"name": [{"service": "helloworld.Greeter"}],
+        "retryPolicy": {"maxAttempts": 5, "initialBackoff": "0.4s", "maxBackoff": "2s",
+          "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}
+  - {name: herdbench, backoff: constant, base: 400ms, max_attempts: 5, timeout: 5s}
+`
+
+// TestGRPCGoCohort: grpc-go's own retry decides the attempts of a grpc-go
+// cohort, and herdbench records each of them (from the channel's stats
+// handler) with its number: under a 1.5 s outage with waits of
+// U(0.8, 1.2)·0.4·2^(n−1) s, every request fails its first attempts,
+// retries until after the outage (the third attempt at the earliest:
+// 0.32 + 0.64 s < 1.5 s) and succeeds, as herdbench's own loop with
+// 400 ms waits does.
+func TestGRPCGoCohort(t *testing.T) {
+	p := scenariotest.Plan(t, grpcGoScenario, scenarios.Overrides{})
+	if p.Shared != 2 || p.Method != "/helloworld.Greeter/SayHello" || p.Strategies[0].ServiceConfig == "" {
+		t.Fatalf("plan: shared %d, method %q, service config %q", p.Shared, p.Method, p.Strategies[0].ServiceConfig)
+	}
+	out := runInBubble(t, p)
+	for _, r := range out.Summary.Runs {
+		if r.Requests != 20 || r.Succeeded != 20 {
+			t.Errorf("%s: %d requests, %d succeeded; want 20, all", r.Strategy, r.Requests, r.Succeeded)
+		}
+		if r.Outcomes["ok"] != 20 || r.Outcomes["http_5xx"] < 40 || r.Attempts != 20+r.Outcomes["http_5xx"] {
+			t.Errorf("%s: %d attempts, outcomes %v; want 20 ok after at least two 503s each", r.Strategy, r.Attempts, r.Outcomes)
+		}
+	}
+	// The attempt numbers: grpc-go's are counted as the target counts them.
+	tl := out.Cohorts[0].Rec.Timeline(results.Bucket)
+	var byNumber [4]int64
+	for _, row := range tl.Rows {
+		for n := range 4 {
+			byNumber[n] += row[results.SeriesFirst+results.Series(n)]
+		}
+	}
+	if byNumber[0] != 20 || byNumber[1] != 20 || byNumber[2] != 20 {
+		t.Errorf("grpc-go: attempts by number (1, 2, 3, 4+) %v; want 20 of each of the first three", byNumber)
 	}
 }
