@@ -75,7 +75,7 @@ func (c *compiler) grpcPlan(f *File, p *Plan) {
 			if strings.TrimSpace(sf.ServiceConfig) == "" {
 				c.fail(at("service_config"), `missing; client grpc-go retries as its service config says: write grpc-go's JSON, e.g. service_config: '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 5, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}'`)
 			} else if err := grpcwire.CheckServiceConfig(sf.ServiceConfig); err != nil {
-				c.fail(at("service_config"), "grpc-go rejects it: %v", err)
+				c.fail(at("service_config"), "grpc-go rejects it: %v (grpc-go's rules, gRFC A6: a retryPolicy has maxAttempts 2 or more, initialBackoff and maxBackoff above 0s, backoffMultiplier above 0, at least one retryableStatusCodes; retryThrottling has maxTokens in (0, 1000] and tokenRatio above 0)", strings.TrimSpace(err.Error()))
 			}
 		default:
 			c.fail(at("client"), "unknown client %q; valid: herdbench (its own retry loop, the default), grpc-go (grpc-go's retry from service_config)", sf.Client)
