@@ -54,6 +54,7 @@ func TestGRPCProxy(t *testing.T) {
 			if err := ss.RecvMsg(&in); err != nil {
 				return err
 			}
+			time.Sleep(5 * time.Millisecond) // the upstream's service time
 			if string(in) == "fail" {
 				return status.Error(codes.FailedPrecondition, "no")
 			}
@@ -115,6 +116,9 @@ func TestGRPCProxy(t *testing.T) {
 		last := len(answers) - 1
 		if len(answers) < 3 || answers[0] != target.Answer5xx || answers[last-1] != target.AnswerOK || answers[last] != target.Answer4xx {
 			t.Errorf("answers %v; want 503s, then ok, then a 4xx", answers)
+		}
+		if obs.obs[0].Upstream != 0 || obs.obs[last-1].Upstream != 5*time.Millisecond {
+			t.Errorf("upstream times %v and %v; want none for the proxy's own answer, the upstream's 5ms for a forwarded call", obs.obs[0].Upstream, obs.obs[last-1].Upstream)
 		}
 		if attempts[0] != "" || attempts[1] != "1" || attempts[last] != "" {
 			t.Errorf("grpc-previous-rpc-attempts seen: %q", attempts)

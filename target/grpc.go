@@ -75,6 +75,7 @@ type grpcCall struct {
 	answered bool
 	answer   chaos.Answer
 	err      error // the call's status; nil for OK
+	upstream time.Duration // the proxy's next took this long
 }
 
 // serveGRPC is the gRPC counterpart of ServeHTTP and the counters' wrap:
@@ -111,7 +112,7 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 		}
 		s.counters.answers[a].Add(1)
 		if s.observer != nil {
-			o := Observation{Request: grpcRequest(ctx, method), Arrived: arrived, Ended: time.Now(), Answer: a, Status: st}
+			o := Observation{Request: grpcRequest(ctx, method), Arrived: arrived, Ended: time.Now(), Answer: a, Status: st, Upstream: g.upstream}
 			if a == AnswerAborted {
 				o.Crashed = s.crashedSince(arrived)
 			}
@@ -126,7 +127,7 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 		return g.err
 	}
 	if s.nextGRPC != nil {
-		return s.forwardGRPC(method, stream, x.crashed)
+		return s.forwardGRPC(method, g, x.crashed)
 	}
 	var in []byte
 	if err := stream.RecvMsg(&in); err != nil {
@@ -254,8 +255,10 @@ func grpcRequest(ctx context.Context, method string) *http.Request {
 }
 
 // forwardGRPC hands an admitted call to the proxy's next, cancelling it if
-// a crash begins meanwhile.
-func (s *Server) forwardGRPC(method string, stream grpc.ServerStream, crashed <-chan struct{}) error {
+// a crash begins meanwhile, and notes how long next took (the upstream's
+// time, for the recording).
+func (s *Server) forwardGRPC(method string, g *grpcCall, crashed <-chan struct{}) error {
+	stream := g.stream
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	go func() {
@@ -265,7 +268,9 @@ func (s *Server) forwardGRPC(method string, stream grpc.ServerStream, crashed <-
 		case <-ctx.Done():
 		}
 	}()
+	start := time.Now()
 	err := s.nextGRPC(method, &ctxStream{ServerStream: stream, ctx: ctx})
+	g.upstream = time.Since(start)
 	select {
 	case <-crashed:
 		panic(http.ErrAbortHandler)
