@@ -74,7 +74,7 @@ type grpcCall struct {
 	stream   grpc.ServerStream
 	answered bool
 	answer   chaos.Answer
-	err      error // the call's status; nil for OK
+	err      error         // the call's status; nil for OK
 	upstream time.Duration // the proxy's next took this long
 }
 
