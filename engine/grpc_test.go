@@ -99,3 +99,27 @@ func TestGRPCGoCohort(t *testing.T) {
 		t.Errorf("grpc-go: attempts by number (1, 2, 3, 4+) %v; want 20 of each of the first three", byNumber)
 	}
 }
+
+// TestGRPCGoCutByTheEnd: a grpc-go cohort's attempts that the run's end
+// cuts (held by a blackhole until then) are not recorded, as the HTTP
+// swarm's are not: they are no outcome of the target.
+func TestGRPCGoCutByTheEnd(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: cut
+duration: 2s
+seed: 7
+target: {protocol: grpc, concurrency: 10, queue: 10, service_time: 10ms}
+chaos:
+  - {kind: blip, mode: blackhole, at: 1s, for: 1s}
+workload: {clients: 5, think: 90ms}
+strategies:
+  - name: grpc-go
+    client: grpc-go
+    timeout: 10s
+    service_config: '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}'
+`, scenarios.Overrides{})
+	r := runInBubble(t, p).Summary.Runs[0]
+	if r.Attempts != r.Outcomes["ok"] || r.Attempts < 40 || r.Unfinished != 5 {
+		t.Errorf("%d attempts, outcomes %v, %d unfinished; want about 50 ok before the blackhole, nothing else recorded, 5 held", r.Attempts, r.Outcomes, r.Unfinished)
+	}
+}

@@ -60,7 +60,7 @@ func (s *Swarm) Run(ctx context.Context) {
 	}
 	n := s.Part.Count(s.Workload.Clients)
 	if s.Workload.Kind == clients.Open {
-		n = 1
+		n = max(1, s.Channels) // arrivals take the channels in turn
 	}
 	nch := s.Channels
 	if nch <= 0 || nch > n {
@@ -90,7 +90,7 @@ func (s *Swarm) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	k := clients.NewCohort(s.callStrategy())
 	if s.Workload.Kind == clients.Open {
-		s.runOpen(ctx, k, &wg, caller, chans[0])
+		s.runOpen(ctx, k, &wg, caller, chans)
 	} else {
 		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
 			sh := s.shard(id)
@@ -248,7 +248,7 @@ func (k *caller) drive(ctx context.Context, c *clients.Client, a clients.Action,
 // and returns what became of it.
 func (k *caller) call(ctx context.Context, cc *grpc.ClientConn, a clients.Action, sh *results.Shard) clients.Reply {
 	s := k.s
-	cs := &callState{shard: sh, origin: s.Origin, want: a.At}
+	cs := &callState{shard: sh, origin: s.Origin, want: a.At, run: ctx}
 	cctx := context.WithValue(ctx, callKey{}, cs)
 	if t := s.Strategy.Timeout; t > 0 {
 		var cancel context.CancelFunc
@@ -326,6 +326,7 @@ type callKey struct{}
 // send time, and for a grpc-go cohort its attempts so far.
 type callState struct {
 	shard     *results.Shard
+	run       context.Context // the run's: an attempt it cut is not recorded
 	origin    time.Time
 	want      time.Duration // when the client meant to send
 	left      atomic.Bool
@@ -384,8 +385,8 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		at.answered = true
 		cs.answered.Store(true)
 	case *stats.End:
-		if !h.s.grpcGoCohort() || at.number <= 0 {
-			return
+		if !h.s.grpcGoCohort() || at.number <= 0 || cs.run.Err() != nil {
+			return // the run ended mid-attempt: not an outcome of the target
 		}
 		o, code := outcome(e.Error, at.left, at.answered)
 		if e.Error == nil {
@@ -405,8 +406,9 @@ func (s *Swarm) grpcGoCohort() bool { return s.Strategy.ServiceConfig != "" }
 func (h *attempts) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (h *attempts) HandleConn(context.Context, stats.ConnStats)                       {}
 
-// runOpen starts one client per Poisson arrival, all on one channel.
-func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
+// runOpen starts one client per Poisson arrival, arrival j on channel j
+// mod the channels.
+func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, chans []*grpc.ClientConn) {
 	rng := seeds.Stream(s.Seed, seeds.Arrivals)
 	var at time.Duration
 	var next alarm
@@ -425,6 +427,7 @@ func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGro
 		sh := s.shard(id)
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
 		first := c.BeginAt(at)
+		cc := chans[id%len(chans)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
