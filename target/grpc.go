@@ -68,6 +68,25 @@ func (s *Server) newGRPC() {
 	)
 }
 
+// goAwayGRPC tells every connection of a gRPC server to go away, as a
+// gracefully stopping grpc-go server does: each gets a GOAWAY, the calls in
+// flight on it finish and are answered, and its clients open new
+// connections for their next calls. The server that serves from then on
+// (on the listener opened again when the outage ends, reopen) is a new
+// one: a grpc-go server stopped gracefully serves no more. It is the gRPC
+// side of a goaway outage.
+func (s *Server) goAwayGRPC() {
+	s.mu.Lock()
+	old := s.grpc
+	s.newGRPC()
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		old.GracefulStop() // closes its listener too; returns when its calls have ended
+	}()
+}
+
 // grpcCall is one call's side of an exchange: how it was answered, for the
 // counters and the recording, and the status it returns.
 type grpcCall struct {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -134,6 +136,52 @@ func TestGRPCResetFailsEveryStream(t *testing.T) {
 			if status.Code(errs[i]) != codes.Unavailable || ends[i] != 500*time.Millisecond {
 				t.Errorf("call %d: %v at %v; want UNAVAILABLE at the crash, 500ms", i, errs[i], ends[i])
 			}
+		}
+	})
+}
+
+// TestGRPCGoAway: told to go away, every connection gets a GOAWAY, the
+// call in flight on it finishes and is answered OK, and the channel's next
+// call, once the server listens again, goes on a new connection.
+func TestGRPCGoAway(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		cfg := Config{Protocol: GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
+		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var dials atomic.Int64
+		cc, err := grpc.NewClient("passthrough:///target:80", grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDisableRetry(),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return n.Dial(ctx, "tcp", addr)
+			}),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		start := time.Now()
+		done := make(chan error)
+		go func() {
+			var out []byte
+			done <- cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out)
+		}()
+		time.Sleep(500 * time.Millisecond)
+		srv.goAwayGRPC()
+		if err := <-done; err != nil || time.Since(start) != time.Second {
+			t.Errorf("the call in flight: %v after %v; want OK after its 1s of service", err, time.Since(start))
+		}
+		synctest.Wait()
+		if st := cc.GetState(); st == connectivity.Ready {
+			t.Errorf("after the GOAWAY the channel is %v; want it off its old connection", st)
+		}
+		srv.reopen()
+		var out []byte
+		if err := cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out); err != nil || dials.Load() != 2 {
+			t.Errorf("the next call: %v on connection %d; want OK on a second connection", err, dials.Load())
 		}
 	})
 }

@@ -130,10 +130,11 @@ func (s *Server) Close() error {
 	close(s.stop)
 	close(s.crashed) // wakes every waiting handler
 	s.crashed = make(chan struct{})
+	g := s.grpc
 	s.mu.Unlock()
 	var err error
-	if s.grpc != nil {
-		s.grpc.Stop()
+	if g != nil {
+		g.Stop()
 	} else {
 		err = s.srv.Close()
 	}
@@ -142,11 +143,14 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) serve(ln net.Listener) {
+	s.mu.Lock()
+	g := s.grpc // replaced by goAwayGRPC
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if s.grpc != nil {
-			_ = s.grpc.Serve(ln)
+		if g != nil {
+			_ = g.Serve(ln)
 			return
 		}
 		_ = s.srv.Serve(ln)
