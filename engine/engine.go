@@ -206,7 +206,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 		}
 		if p.Target.Protocol == target.GRPC {
 			sw = &grpcswarm.Swarm{
-				Target: r.targetURL(c), Method: p.Method, Channels: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
+				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
 				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 				Panicked: r.panicked, BeforeSend: o.BeforeSend,
 			}

@@ -44,14 +44,14 @@ func TestGRPCAnswerTable(t *testing.T) {
 }
 
 // grpcGoScenario: 20 one-shot clients of grpc-go's own retry (five
-// attempts, UNAVAILABLE retryable) and of herdbench's, on 2 shared
-// channels, under a 503 outage for the first 1.5 s.
+// attempts, UNAVAILABLE retryable) and of herdbench's, 10 to a
+// channel, under a 503 outage for the first 1.5 s.
 const grpcGoScenario = `
 name: grpc-go
 duration: 8s
 seed: 7
 target: {protocol: grpc, method: /helloworld.Greeter/SayHello, concurrency: 40, queue: 40, queue_timeout: 2s, service_time: 10ms}
-connections: {shared: 2}
+connections: {shared: 10}
 chaos:
   - {kind: outage, mode: "503", at: 0s, for: 1500ms}
 workload: {kind: oneshot, clients: 20}
@@ -75,7 +75,7 @@ strategies:
 // 400 ms waits does.
 func TestGRPCGoCohort(t *testing.T) {
 	p := scenariotest.Plan(t, grpcGoScenario, scenarios.Overrides{})
-	if p.Shared != 2 || p.Method != "/helloworld.Greeter/SayHello" || p.Strategies[0].ServiceConfig == "" {
+	if p.Shared != 10 || p.Method != "/helloworld.Greeter/SayHello" || p.Strategies[0].ServiceConfig == "" {
 		t.Fatalf("plan: shared %d, method %q, service config %q", p.Shared, p.Method, p.Strategies[0].ServiceConfig)
 	}
 	out := runInBubble(t, p)

@@ -13,7 +13,7 @@
 // records every attempt grpc-go makes from a stats handler on the channel
 // (stats.Begin to stats.End), numbered as the target numbers them.
 //
-// Channels are shared as services share them: Swarm.Channels channels for
-// the whole cohort, client i on channel i mod Channels (0: one channel per
-// client). The engine runs this swarm for a target whose protocol is grpc.
+// Channels are shared as services share them: Swarm.Shared clients on
+// each channel (0: one channel per client), as HTTP/2's shared
+// connections (connections: shared: K, the same key). The engine runs this swarm for a target whose protocol is grpc.
 package grpcswarm

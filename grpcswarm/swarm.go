@@ -40,9 +40,10 @@ type Swarm struct {
 	Duration time.Duration
 	Rec      *results.Recorder
 	Part     clients.Part
-	// Channels is how many channels the cohort's clients share, client i
-	// on channel i mod Channels; 0 means one channel per client.
-	Channels int
+	// Shared is how many clients share one channel: clients i with the
+	// same i / Shared (of this part's clients); 0 or 1: each its own.
+	// An open workload's arrivals all take one channel.
+	Shared int
 	// Dial opens connections; nil means the host's TCP stack.
 	Dial       clients.DialFunc
 	BeforeSend func()
@@ -58,14 +59,12 @@ func (s *Swarm) Run(ctx context.Context) {
 	if method == "" {
 		method = grpcwire.Method
 	}
-	n := s.Part.Count(s.Workload.Clients)
+	per := max(1, s.Shared)
+	nch := (s.Part.Count(s.Workload.Clients) + per - 1) / per
 	if s.Workload.Kind == clients.Open {
-		n = max(1, s.Channels) // arrivals take the channels in turn
+		nch = 1
 	}
-	nch := s.Channels
-	if nch <= 0 || nch > n {
-		nch = max(1, n)
-	}
+	nch = max(1, nch)
 	grpcGo := s.Strategy.ServiceConfig != ""
 	chans := make([]*grpc.ClientConn, nch)
 	for i := range chans {
@@ -90,12 +89,12 @@ func (s *Swarm) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	k := clients.NewCohort(s.callStrategy())
 	if s.Workload.Kind == clients.Open {
-		s.runOpen(ctx, k, &wg, caller, chans)
+		s.runOpen(ctx, k, &wg, caller, chans[0])
 	} else {
 		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
 			sh := s.shard(id)
 			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
-			cc := chans[s.Part.Local(id)%nch]
+			cc := chans[min(s.Part.Local(id)/per, nch-1)]
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -406,9 +405,8 @@ func (s *Swarm) grpcGoCohort() bool { return s.Strategy.ServiceConfig != "" }
 func (h *attempts) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (h *attempts) HandleConn(context.Context, stats.ConnStats)                       {}
 
-// runOpen starts one client per Poisson arrival, arrival j on channel j
-// mod the channels.
-func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, chans []*grpc.ClientConn) {
+// runOpen starts one client per Poisson arrival, all on one channel.
+func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
 	rng := seeds.Stream(s.Seed, seeds.Arrivals)
 	var at time.Duration
 	var next alarm
@@ -427,7 +425,6 @@ func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGro
 		sh := s.shard(id)
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
 		first := c.BeginAt(at)
-		cc := chans[id%len(chans)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -15,11 +15,11 @@ import (
 	"github.com/herdbench/herdbench/target"
 )
 
-// TestSharedChannels: a cohort's clients share Channels channels, each one
-// connection, opened before t = 0; with 0, each client has its own. Every
-// call is recorded once, with attempt number 1.
+// TestSharedChannels: Shared clients share each channel, one connection
+// each, opened before t = 0; with 0, each client has its own. Every call
+// is recorded once, with attempt number 1.
 func TestSharedChannels(t *testing.T) {
-	for _, c := range []struct{ channels, clients, want int }{{3, 10, 3}, {0, 4, 4}, {50, 4, 4}} {
+	for _, c := range []struct{ shared, clients, want int }{{3, 10, 4}, {0, 4, 4}, {1, 4, 4}, {50, 4, 1}} {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
 			srv, err := target.Listen(target.Options{Addr: "target:80", Listen: n.Listen,
@@ -30,7 +30,7 @@ func TestSharedChannels(t *testing.T) {
 			defer srv.Close()
 			var dials atomic.Int64
 			rec := results.NewRecorder(time.Second, 1)
-			s := &Swarm{Target: "http://target:80", Channels: c.channels,
+			s := &Swarm{Target: "http://target:80", Shared: c.shared,
 				Strategy: &clients.Strategy{Name: "s", MaxAttempts: 1, Timeout: time.Second},
 				Workload: &clients.Workload{Kind: clients.Closed, Clients: c.clients, Think: dist.Const(90 * time.Millisecond)},
 				Origin:   time.Now().Add(100 * time.Millisecond), Duration: time.Second, Rec: rec,
@@ -40,7 +40,7 @@ func TestSharedChannels(t *testing.T) {
 				}}
 			s.Run(context.Background())
 			if got := dials.Load(); got != int64(c.want) {
-				t.Errorf("%d clients on %d channels: %d connections; want %d", c.clients, c.channels, got, c.want)
+				t.Errorf("%d clients, %d a channel: %d connections; want %d", c.clients, c.shared, got, c.want)
 			}
 			// Each client: think 90ms, a 10ms call, so ten calls in the second.
 			tl := rec.Timeline(results.Bucket)

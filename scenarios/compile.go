@@ -108,8 +108,9 @@ type Plan struct {
 	faultTiers []string
 
 	// Method is, for a gRPC target, the method the swarm calls
-	// (grpcwire.Method when empty); Shared is how many connections
-	// (channels) a cohort's clients share, 0 for one each (grpc.go).
+	// (grpcwire.Method when empty); Shared is how many clients share one
+	// channel (clients i with the same i / Shared), 0 for one each
+	// (grpc.go).
 	Method string
 	Shared int
 }

@@ -14,8 +14,9 @@ const (
 	clientGRPCGo    = "grpc-go"
 )
 
-// MaxShared is the most connections (channels) a cohort may share.
-const MaxShared = 100_000
+// MaxShared is the most clients that may share one channel (as HTTP/2's
+// streams on one connection).
+const MaxShared = 10_000
 
 // protocol reads a target's (or tier's) wire into cfg: target.protocol,
 // and with grpc target.method.
@@ -51,14 +52,15 @@ func (c *compiler) grpcPlan(f *File, p *Plan) {
 	if cf := f.Connections; cf != nil {
 		at := []step{key("connections"), key("shared")}
 		switch {
-		case cf.Shared < 0:
-			c.fail(at, "%d connections; write how many connections a cohort's clients share, 1 or more (leave connections out for one per client)", cf.Shared)
-		case cf.Shared > MaxShared:
-			c.fail(at, "%d connections; a cohort shares at most %d", cf.Shared, MaxShared)
 		case !grpc:
-			c.fail(at, "shared connections are a gRPC target's channels here; write target.protocol: grpc, or leave connections out")
+			c.fail(at, "HTTP/1.1 carries one request at a time on a connection, so its clients cannot share one; remove connections, or set target.protocol: grpc")
+		case cf.Shared < 1 || cf.Shared > MaxShared:
+			c.fail(at, "%d clients per channel; write from 1 to %d (1: each client its own)", cf.Shared, MaxShared)
+		case c.kind == clients.Open:
+			c.fail(at, "an open workload's arrivals take the cohort's one channel; shared channels are for closed and oneshot clients; remove connections, or use kind: closed")
+		default:
+			p.Shared = cf.Shared
 		}
-		p.Shared = cf.Shared
 	}
 	for i := range f.Strategies {
 		sf := &f.Strategies[i]
