@@ -27,15 +27,15 @@ import (
 
 // defaultServiceConfig is grpc-go's retry as its documentation writes a
 // retry policy (examples/features/retry), for the Greeter, with waits long
-// enough to see: 0.5 s × 2^(n−1) × U(0.8, 1.2), capped at 4 s, 5 attempts,
-// UNAVAILABLE retried.
+// enough to see: 1 s × 2^(n−1), capped at 2 s, times U(0.8, 1.2), 5
+// attempts, UNAVAILABLE retried.
 const defaultServiceConfig = `{
   "methodConfig": [{
     "name": [{"service": "helloworld.Greeter"}],
     "retryPolicy": {
       "maxAttempts": 5,
-      "initialBackoff": "0.5s",
-      "maxBackoff": "4s",
+      "initialBackoff": "1s",
+      "maxBackoff": "2s",
       "backoffMultiplier": 2,
       "retryableStatusCodes": ["UNAVAILABLE"]
     }
