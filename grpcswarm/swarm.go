@@ -344,6 +344,7 @@ type attemptState struct {
 	begin    time.Time
 	left     bool
 	answered bool
+	reply    bool // a response message arrived
 }
 
 // attempts is the channels' stats handler: it sees every attempt of every
@@ -380,6 +381,8 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 	case *stats.OutHeader:
 		at.left = true
 		cs.left.Store(true)
+	case *stats.InPayload:
+		at.reply = true
 	case *stats.InHeader, *stats.InTrailer:
 		at.answered = true
 		cs.answered.Store(true)
@@ -388,8 +391,18 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
 		o, code := outcome(e.Error, at.left, at.answered)
-		if e.Error == nil {
+		switch {
+		case e.Error == nil && at.reply:
 			o, code = results.OK, 200
+		case e.Error == nil:
+			// grpc-go ends an attempt it retries with the error its send
+			// saw, io.EOF (reported as none) when the server had already
+			// answered with a status: the attempt failed with a status
+			// grpc-go retries, which the stats do not carry.
+			o, code = results.HTTP5xx, 503
+			if !at.answered {
+				o, code = results.Reset, 0
+			}
 		}
 		sent := at.begin.Sub(cs.origin)
 		var lag time.Duration
