@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/grpcswarm"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -198,10 +199,17 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			}()
 			continue
 		}
-		sw := &clients.Swarm{
+		var sw interface{ Run(context.Context) } = &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
+		}
+		if p.Target.Protocol == target.GRPC {
+			sw = &grpcswarm.Swarm{
+				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
+				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
+				Panicked: r.panicked, BeforeSend: o.BeforeSend,
+			}
 		}
 		wg.Add(1)
 		go func() {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
@@ -50,6 +53,12 @@ type Options struct {
 	// the random draws of its backoff.
 	Retry *clients.Strategy
 	Seed  uint64
+	// Protocol is the wire of the proxy and its upstream: HTTP/1.1, or
+	// gRPC (grpc.go: any method, forwarded transparently).
+	Protocol target.Protocol
+	// DialGRPC opens a gRPC proxy's connections to its upstream; the
+	// host's TCP stack when nil. Tests pass an in-memory network's.
+	DialGRPC func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // DefaultMaxConns is how many client connections a proxy holds at once
@@ -79,6 +88,7 @@ type Proxy struct {
 	limit          *inFlight
 	buffers        *bufferPool
 	retry          *retrier // nil: forward each request once
+	upstreamGRPC   *grpc.ClientConn
 }
 
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
@@ -177,6 +187,9 @@ func Start(o Options) (*Proxy, error) {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
 	p := &Proxy{upstream: o.Upstream, transport: o.Transport, buffers: newBufferPool()}
+	if o.Protocol == target.GRPC {
+		return startGRPC(o, p)
+	}
 	if p.transport == nil {
 		p.transport = &http.Transport{
 			Proxy:               nil, // never through an environment proxy: the upstream is the only destination
@@ -221,7 +234,12 @@ func Start(o Options) (*Proxy, error) {
 
 // Overloaded returns the requests answered 503 because MaxInFlight requests
 // were being forwarded and as many were waiting.
-func (p *Proxy) Overloaded() int64 { return p.limit.refused.Load() }
+func (p *Proxy) Overloaded() int64 {
+	if p.limit == nil {
+		return 0 // a gRPC proxy forwards every call it admits
+	}
+	return p.limit.refused.Load()
+}
 
 // Retries returns, for a retrying proxy, its upstream attempts, those of
 // them that were retries, and the requests it gave up on (answered with the
@@ -241,6 +259,9 @@ func (p *Proxy) UpstreamErrors() int64 { return p.upstreamErrors.Load() }
 // Close stops the proxy and drops its idle upstream connections.
 func (p *Proxy) Close() error {
 	err := p.Server.Close()
+	if p.upstreamGRPC != nil {
+		_ = p.upstreamGRPC.Close()
+	}
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}

@@ -113,6 +113,13 @@ type Plan struct {
 	Tiers []Tier
 	// faultTiers names the tier of each of Chaos's faults, with tiers.
 	faultTiers []string
+
+	// Method is, for a gRPC target, the method the swarm calls
+	// (grpcwire.Method when empty); Shared is how many clients share one
+	// channel (clients i with the same i / Shared), 0 for one each
+	// (grpc.go).
+	Method string
+	Shared int
 }
 
 // compiler accumulates problems while reading values.
@@ -218,7 +225,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		if p.TargetURL == "" {
 			c.routed = &p.Target
 		}
-		c.grpc = c.protocol(&f.Target, []step{key("target")})
+		c.grpc = c.protocol(&f.Target, &p.Target, []step{key("target")})
 		c.external = p.TargetURL != ""
 	}
 	p.GRPC = c.grpc
@@ -247,6 +254,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	// A refused connection answers at once, network or not.
 	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Outage == chaos.Refuse })
 	p.Strategies = c.strategies(&f, o.Strategies)
+	c.grpcPlan(&f, p)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 	p.Runs = c.runs(&f, o)
 	p.Sweep, p.Point = s.axes, s.point

@@ -36,6 +36,16 @@ type File struct {
 	// Sweep runs the scenario at every combination of values of the
 	// fields it names (sweep.go; --set, --clients a,b,c).
 	Sweep *SweepFile `yaml:"sweep,omitempty"`
+	// Connections is how the swarm's clients share connections (with
+	// protocol grpc, channels): shared K puts every cohort's clients on K
+	// of them (grpc.go).
+	Connections *ConnectionsFile `yaml:"connections,omitempty"`
+}
+
+// ConnectionsFile is how clients share connections: Shared of them for a
+// whole cohort; 0 (the default) gives each client its own.
+type ConnectionsFile struct {
+	Shared int `yaml:"shared"`
 }
 
 // TargetFile is the target's capacity model.
@@ -55,6 +65,9 @@ type TargetFile struct {
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
 	// Routes give some requests their own service time.
 	Routes []RouteFile `yaml:"routes,omitempty"`
+	// Method is, with protocol grpc, the method the swarm calls,
+	// /package.Service/Method (the target serves any).
+	Method string `yaml:"method,omitempty"`
 }
 
 // TierFile is one server of a chain of tiers: its name, and its capacity

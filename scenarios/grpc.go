@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/target"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,16 +24,55 @@ const (
 // ClientGRPCGo is the client: a strategy writes for grpc-go's own retries.
 const ClientGRPCGo = "grpc-go"
 
-// protocol checks a target's protocol and reports whether it is gRPC.
-func (c *compiler) protocol(t *TargetFile, base []step) bool {
+// protocol checks a target's protocol, with grpc its method, and reports
+// whether it is gRPC; it sets cfg.Protocol, the wire the embedded target
+// speaks.
+func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool {
+	at := func(k string) []step { return with(base, key(k)) }
+	grpc := false
 	switch t.Protocol {
 	case "", ProtocolHTTP:
-		return false
 	case ProtocolGRPC:
-		return true
+		grpc = true
+		cfg.Protocol = target.GRPC
+	default:
+		c.fail(at("protocol"), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
 	}
-	c.fail(with(base, key("protocol")), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
-	return false
+	if t.Method != "" {
+		if !grpc {
+			c.fail(at("method"), "a method is a gRPC target's; write protocol: grpc beside it, or leave method out")
+		} else if err := grpcwire.CheckMethod(t.Method); err != nil {
+			c.fail(at("method"), "%v", err)
+		}
+	}
+	if grpc && cfg.Kind == target.OCC {
+		c.fail(at("kind"), "an occ target reads and writes its row over HTTP paths; a grpc target is plain (leave kind out)")
+	}
+	return grpc
+}
+
+// MaxShared is the most clients that may share one channel (as HTTP/2's
+// streams on one connection).
+const MaxShared = 10_000
+
+// grpcPlan reads a gRPC run's method and shared channels into p.
+func (c *compiler) grpcPlan(f *File, p *Plan) {
+	if c.grpc {
+		p.Method = f.Target.Method
+	}
+	if cf := f.Connections; cf != nil {
+		at := []step{key("connections"), key("shared")}
+		switch {
+		case !c.grpc:
+			c.fail(at, "HTTP/1.1 carries one request at a time on a connection, so its clients cannot share one; remove connections, or set target.protocol: grpc")
+		case cf.Shared < 1 || cf.Shared > MaxShared:
+			c.fail(at, "%d clients per channel; write from 1 to %d (1: each client its own)", cf.Shared, MaxShared)
+		case c.kind == clients.Open:
+			c.fail(at, "an open workload's arrivals take the cohort's one channel; shared channels are for closed and oneshot clients; remove connections, or use kind: closed")
+		default:
+			p.Shared = cf.Shared
+		}
+	}
 }
 
 // herdbenchLoopFields are a strategy's fields that configure herdbench's

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
 )
@@ -31,6 +33,10 @@ type Server struct {
 	kind   Kind
 	addr   string
 	srv    *http.Server
+	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
+	// its connections, which a crash resets.
+	grpc      *grpc.Server
+	grpcConns connSet
 
 	mu      sync.Mutex
 	model   *Model
@@ -43,6 +49,8 @@ type Server struct {
 	// next, when set, takes admitted requests instead of the capacity model:
 	// the chaos proxy forwards them to its upstream.
 	next http.Handler
+	// nextGRPC is next for a gRPC server.
+	nextGRPC GRPCHandler
 	// call, when set, makes the server a middle tier of a chain: a request
 	// the model has served calls the next tier, holding its slot (tier.go).
 	call      Caller
@@ -123,16 +131,29 @@ func (s *Server) Close() error {
 	close(s.stop)
 	close(s.crashed) // wakes every waiting handler
 	s.crashed = make(chan struct{})
+	g := s.grpc
 	s.mu.Unlock()
-	err := s.srv.Close()
+	var err error
+	if g != nil {
+		g.Stop()
+	} else {
+		err = s.srv.Close()
+	}
 	s.wg.Wait()
 	return err
 }
 
 func (s *Server) serve(ln net.Listener) {
+	s.mu.Lock()
+	g := s.grpc // replaced by goAwayGRPC
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if g != nil {
+			_ = g.Serve(ln)
+			return
+		}
 		_ = s.srv.Serve(ln)
 	}()
 }
@@ -285,6 +306,7 @@ func (s *Server) crash() {
 	s.crashed = make(chan struct{}) // requests from now on are after the crash
 	s.mu.Unlock()
 	resetAll(conns)
+	s.grpcConns.resetAll()
 	close(crashed) // wakes the handlers of the reset connections, which abort
 }
 
@@ -419,6 +441,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type exchange struct {
 	s       *Server
 	w       http.ResponseWriter
+	g       *grpcCall       // a gRPC call's side instead of w (grpc.go)
 	ctx     context.Context // ends when the client goes away
 	crashed <-chan struct{} // closed if a crash begins while the request is in
 }
@@ -441,6 +464,9 @@ func (x *exchange) hop() {
 // half-way and its connection closed. A recording classifies the request
 // from a, not from how it was written (noteAnswer).
 func (x *exchange) answer(a chaos.Answer, body []byte) bool {
+	if x.g != nil {
+		return x.answerGRPC(a)
+	}
 	s := x.s
 	switch a.Verdict {
 	case chaos.Admit:

@@ -10,6 +10,7 @@ import (
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
+	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
@@ -82,13 +83,14 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	f := serveFlags{net: n}
 	var upstream string
 	var maxInFlight int
-	var retry string
+	var retry, protocol string
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
 	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
+	fs.StringVar(&protocol, "protocol", "http", "the wire of the proxy and its upstream: http (HTTP/1.1), or grpc (any gRPC method forwarded transparently, the upstream given as http://HOST:PORT; docs/grpc.md)")
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -112,6 +114,15 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	}
 	if upstream == "" {
 		fmt.Fprintln(stderr, "herdbench proxy: --upstream is required: the URL of the service to put the proxy in front of, e.g. --upstream http://127.0.0.1:9000")
+		return exitUsage
+	}
+	wire, ok := target.ParseProtocol(protocol)
+	if !ok {
+		fmt.Fprintf(stderr, "herdbench proxy: --protocol %q: write http (HTTP/1.1) or grpc\n", protocol)
+		return exitUsage
+	}
+	if wire == target.GRPC && retry != "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy forwards each call once (leave --retry out, or --protocol http)")
 		return exitUsage
 	}
 	up, err := proxy.ParseUpstream(upstream)
@@ -144,7 +155,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: serverObserver(rec.observer(), lat),
-		Transport: f.upstreamTransport(),
+		Transport: f.upstreamTransport(), Protocol: wire,
 	})
 	if err != nil {
 		shutdownOTLP(exp, "proxy", stderr)
@@ -165,7 +176,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if strategy != nil {
 			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving http://%s -> %s (scenario %s%s, seed %d%s)\n", p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		fmt.Fprintf(stderr, "herdbench proxy: serving %s://%s -> %s (scenario %s%s, seed %d%s)\n", wire, p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }
