@@ -13,11 +13,19 @@ type event struct {
 	arg uint64
 }
 
-func (e event) kind() kind    { return kind(e.arg & 0xff) }
+func (e event) kind() kind    { return kind(e.arg & kindMask) }
 func (e event) gen() uint32   { return uint32(e.arg>>8) & genMask }
 func (e event) index() uint32 { return uint32(e.arg >> 32) }
 
 const genMask = 1<<24 - 1
+
+// kindMask takes the kind out of an event's arg; the top bit of its byte
+// is the queue's mark of an event already handed out as soon (see
+// queue.soon).
+const (
+	kindMask = 0x7f
+	soonMark = 0x80
+)
 
 func pack(k kind, gen uint32, index uint32) uint64 {
 	return uint64(k) | uint64(gen&genMask)<<8 | uint64(index)<<32
@@ -44,13 +52,28 @@ type queue struct {
 	full uint64 // bit i set: b[i] is non-empty (i ≥ 1)
 	last time.Duration
 	n    int
+	// soon holds the args of the events that became imminent in the last
+	// pop: those of a bucket of at most soonMax events that the pop spread,
+	// which are, with whatever is pushed before them, the next events to
+	// come out. The simulator loads their clients' state into the cache
+	// while it handles the events before them, so that a million clients'
+	// cache misses overlap instead of coming one after the other. Each
+	// event is handed out once (soonMark). Only with ahead: with clients
+	// that fit in the cache the lookahead would cost without saving.
+	soon  []uint64
+	ahead bool
 }
+
+// soonMax is the size of a bucket whose events count as imminent: the
+// lookahead of the prefetch.
+const soonMax = 32
 
 func (q *queue) reset() {
 	for i := range q.b {
 		q.b[i] = q.b[i][:0]
 	}
 	q.head, q.full, q.last, q.n = 0, 0, 0, 0
+	q.soon, q.ahead = q.soon[:0], false
 }
 
 func (q *queue) len() int { return q.n }
@@ -75,6 +98,15 @@ func (q *queue) pop() event {
 			m = min(m, e.at)
 		}
 		q.last = m
+		q.soon = q.soon[:0]
+		if q.ahead && len(src) <= soonMax {
+			for k := range src {
+				if src[k].arg&soonMark == 0 {
+					src[k].arg |= soonMark
+					q.soon = append(q.soon, src[k].arg)
+				}
+			}
+		}
 		for _, e := range src {
 			j := bits.Len64(uint64(e.at ^ m))
 			q.b[j] = append(q.b[j], e)
@@ -84,6 +116,7 @@ func (q *queue) pop() event {
 		q.full &^= 1 << i
 	}
 	e := q.b[0][q.head]
+	e.arg &^= soonMark
 	q.head++
 	q.n--
 	return e

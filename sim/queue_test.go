@@ -25,8 +25,8 @@ func TestQueueOrder(t *testing.T) {
 			if len(pending) == 0 || r.IntN(3) > 0 {
 				// Few distinct offsets, so equal times are common.
 				at := now + time.Duration(r.IntN(4))*time.Duration(1<<r.IntN(40))
-				q.push(at, ord)
-				pending = append(pending, rec{at, ord})
+				q.push(at, ord<<8) // the arg's low byte is the kind's and the queue's
+				pending = append(pending, rec{at, ord << 8})
 				ord++
 				continue
 			}
@@ -62,4 +62,46 @@ func TestPushInThePastPanics(t *testing.T) {
 		}
 	}()
 	q.push(9, 0)
+}
+
+// TestQueueSoon checks the prefetch's lookahead: every event is handed out
+// as imminent at most once, before it is popped, and comes out within
+// soonMax pops plus the pushes made meanwhile; and most events are
+// handed out (a lookahead that names nothing buys nothing).
+func TestQueueSoon(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 7))
+	q := queue{ahead: true}
+	type mark struct{ pops, pushes int }
+	handed := map[uint64]mark{}
+	var now time.Duration
+	var ord uint64
+	var pops, pushes, named int
+	for step := 0; step < 20000; step++ {
+		if q.len() == 0 || r.IntN(2) > 0 {
+			q.push(now+time.Duration(r.IntN(1<<20)), ord<<8)
+			ord++
+			pushes++
+			continue
+		}
+		e := q.pop()
+		pops++
+		now = e.at
+		for _, a := range q.soon {
+			a &^= soonMark
+			if _, dup := handed[a]; dup {
+				t.Fatalf("event #%d handed out twice", a>>8)
+			}
+			handed[a] = mark{pops, pushes}
+		}
+		if m, ok := handed[e.arg]; ok {
+			named++
+			if pops-m.pops > soonMax+pushes-m.pushes {
+				t.Fatalf("event #%d popped %d pops and %d pushes after it was handed out", e.arg>>8, pops-m.pops, pushes-m.pushes)
+			}
+			delete(handed, e.arg)
+		}
+	}
+	if named < pops/2 {
+		t.Fatalf("%d of %d popped events were handed out first", named, pops)
+	}
 }
