@@ -73,6 +73,16 @@ func (c *compiler) grpcPlan(f *File, p *Plan) {
 			p.Shared = cf.Shared
 		}
 	}
+	if p.Shared > 1 {
+		for i := range f.Strategies {
+			sf := &f.Strategies[i]
+			for _, s := range p.Strategies {
+				if s.Name == sf.Name && s.GRPC != nil && s.GRPC.Throttling != nil && s.Budget != nil && !s.Budget.Scope.Shared() {
+					c.fail([]step{key("strategies"), index(i), key("channel")}, "client: each client its own grpc-go channel and retry throttler, and connections.shared puts %d clients on a channel, whose throttler they would share; write channel: cohort (one channel, one throttler), or remove connections", p.Shared)
+				}
+			}
+		}
+	}
 }
 
 // herdbenchLoopFields are a strategy's fields that configure herdbench's
