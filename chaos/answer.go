@@ -33,8 +33,9 @@ func (v Verdict) String() string {
 // faults, and when capacity turns the request away or serves it); each
 // engine applies it in one function, whatever the tier: the HTTP server
 // encodes it on the wire, the simulator turns it into the outcome and the
-// timing the real client would see. Another wire encoding (HTTP/2, gRPC)
-// is another function applying the same Answer.
+// timing the real client would see (the HTTP server encodes it over
+// HTTP/1.1 and HTTP/2 alike). Another wire encoding (gRPC) is another
+// function applying the same Answer.
 type Answer struct {
 	Verdict Verdict
 	Status  int           // for Respond: the status code

@@ -19,9 +19,25 @@ const (
 	Unavailable            // up but answering 503 at once (a load balancer with no healthy backend)
 	Refuse                 // not listening: connections are refused
 	Reset                  // crashed: in-flight and new connections are reset
+	// Goaway drains the server gracefully: every connection is told to go
+	// away (an HTTP/2 GOAWAY; for HTTP/1.1, Connection: close on the answer
+	// in flight and idle connections closed), the requests in flight finish
+	// and are answered, and new connections are refused until it ends.
+	Goaway
 )
 
-var outageNames = [...]string{NoOutage: "none", Unavailable: "503", Refuse: "refuse", Reset: "reset"}
+var outageNames = [...]string{NoOutage: "none", Unavailable: "503", Refuse: "refuse", Reset: "reset", Goaway: "goaway"}
+
+// harshness orders the modes for overlapping outages: reset > refuse >
+// goaway > 503. (Goaway came last, so its value is not its rank.)
+var harshness = [...]uint8{NoOutage: 0, Unavailable: 1, Goaway: 2, Refuse: 3, Reset: 4}
+
+// Harsher reports whether m is a harsher outage than o.
+func (m OutageMode) Harsher(o OutageMode) bool { return harshness[m] > harshness[o] }
+
+// Listening reports whether a server in this mode accepts connections:
+// not while refusing, nor while going away.
+func (m OutageMode) Listening() bool { return m != Refuse && m != Goaway }
 
 func (m OutageMode) String() string {
 	if int(m) < len(outageNames) {
@@ -104,8 +120,8 @@ type Outage struct {
 
 // Apply implements Fault.
 func (o Outage) Apply(e *Effect) {
-	// When outages overlap, the harsher mode wins: reset > refuse > 503.
-	if o.Mode > e.Outage {
+	// When outages overlap, the harsher mode wins: reset > refuse > goaway > 503.
+	if o.Mode.Harsher(e.Outage) {
 		e.Outage = o.Mode
 	}
 	e.RetryAfter = max(e.RetryAfter, o.RetryAfter)

@@ -14,7 +14,7 @@ func init() {
 }
 
 // OutageSpec is the YAML form of an outage: mode is "503" (default),
-// "refuse" or "reset". retry_after, for mode 503, is sent as a Retry-After
+// "refuse", "reset" or "goaway". retry_after, for mode 503, is sent as a Retry-After
 // header with the 503 answers (whole seconds: see RetryAfterHeader).
 type OutageSpec struct {
 	Mode       string `yaml:"mode"`
@@ -30,16 +30,19 @@ func (s *OutageSpec) Compile() (Fault, []*ParamError) {
 	switch s.Mode {
 	case "", "503":
 		return Outage{Mode: Unavailable, RetryAfter: ra}, nil
-	case "refuse", "reset":
+	case "refuse", "reset", "goaway":
 		if ra > 0 {
 			return nil, []*ParamError{{Field: "retry_after", Msg: fmt.Sprintf("an outage in mode %s sends no answer to carry a Retry-After header; remove retry_after or use mode: 503", s.Mode)}}
 		}
-		if s.Mode == "refuse" {
+		switch s.Mode {
+		case "refuse":
 			return Outage{Mode: Refuse}, nil
+		case "goaway":
+			return Outage{Mode: Goaway}, nil
 		}
 		return Outage{Mode: Reset}, nil
 	}
-	return nil, []*ParamError{{Field: "mode", Msg: fmt.Sprintf("unknown outage mode %q; valid modes are 503 (answer 503 at once), refuse (refuse connections), reset (reset in-flight and new connections)", s.Mode)}}
+	return nil, []*ParamError{{Field: "mode", Msg: fmt.Sprintf("unknown outage mode %q; valid modes are 503 (answer 503 at once), refuse (refuse connections), reset (reset in-flight and new connections), goaway (drain: in-flight requests finish, connections are told to go away, new ones refused)", s.Mode)}}
 }
 
 // BlipSpec is the YAML form of a network blip: mode "latency" (default) adds

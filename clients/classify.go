@@ -7,6 +7,8 @@ import (
 	"net"
 	"syscall"
 
+	"golang.org/x/net/http2"
+
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -14,9 +16,20 @@ import (
 // (errors.Is and errors.As), never by its text.
 func Classify(err error) results.Outcome {
 	var ne net.Error
+	var ga http2.GoAwayError //lint:ignore SA1019 x/net's client, which herdbench uses, returns it for the streams a GOAWAY refused
+	var se http2.StreamError
 	switch {
 	case err == nil:
 		return results.OK
+	case errors.As(err, &ga):
+		// A stream the server had not taken when it sent GOAWAY: not
+		// processed, as a refused connection's request.
+		return results.Refused
+	case errors.As(err, &se):
+		if se.Code == http2.ErrCodeRefusedStream {
+			return results.Refused
+		}
+		return results.Reset // the server reset the stream
 	case errors.Is(err, context.DeadlineExceeded):
 		return results.Timeout
 	case errors.Is(err, syscall.ECONNREFUSED):

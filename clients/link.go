@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/herdbench/herdbench/internal/wire"
 )
 
 // DialFunc opens a connection, like net.Dialer.DialContext.
@@ -29,6 +31,13 @@ type endpoint struct {
 	addr string      // host:port to dial
 	tls  *tls.Config // nil for http
 	dial DialFunc
+
+	url  *url.URL
+	auth string // the Authorization header's value, "" for none
+
+	// HTTP/2 (h2.go): the protocol, and the request every attempt sends.
+	proto wire.Protocol
+	h2req *http.Request
 
 	plain   []byte // a plain attempt's whole request
 	occRead []byte // an OCC attempt's read
@@ -113,7 +122,7 @@ func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &endpoint{dial: dial}
+	e := &endpoint{dial: dial, url: u}
 	port := u.Port()
 	switch u.Scheme {
 	case "http":
@@ -141,7 +150,8 @@ func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	if u.User != nil {
 		// Credentials in the URL are sent as net/http sends them.
 		pw, _ := u.User.Password()
-		auth = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
+		e.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+		auth = "Authorization: " + e.auth + "\r\n"
 	}
 	head := func(uri string) string {
 		return "POST " + uri + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: herdbench\r\n" + auth + "Content-Length: 0\r\n\r\n"
@@ -191,6 +201,8 @@ type link struct {
 	body [64]byte
 	peek func(fd uintptr) bool
 	live bool // set by peek
+
+	h2 *h2conn // the HTTP/2 connection the link's attempts use, nil for HTTP/1.1 (h2.go)
 }
 
 // answer is the part of a response a client uses.
@@ -224,12 +236,18 @@ func (l *link) abort() {
 	if l.nc != nil {
 		_ = l.nc.SetDeadline(aLongTimeAgo)
 	}
+	if l.h2 != nil {
+		l.h2.abort()
+	}
 }
 
 var aLongTimeAgo = time.Unix(1, 0)
 
 // close closes the connection, if any.
 func (l *link) close() {
+	if l.h2 != nil {
+		l.h2.abort()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.nc != nil {
@@ -280,6 +298,10 @@ func (l *link) connect(ctx context.Context, deadline time.Time) error {
 // warm opens the connection ahead of the first attempt, giving up at
 // deadline. A failure is not an attempt: the first attempt dials again.
 func (l *link) warm(ctx context.Context, deadline time.Time) {
+	if l.h2 != nil {
+		l.h2.warm(ctx, deadline)
+		return
+	}
 	if l.nc == nil && l.connect(ctx, deadline) == nil {
 		l.idle = time.Now() // idle from now on, like a connection reused
 	}
@@ -503,7 +525,11 @@ func (p *linkPool) get() *link {
 		return l
 	}
 	p.mu.Unlock()
-	return p.set.add(newLink(p.ep))
+	l := newLink(p.ep)
+	if p.ep.proto.HTTP2() {
+		l.h2 = &h2conn{ep: p.ep}
+	}
+	return p.set.add(l)
 }
 
 // put gives l back to the pool, or closes it when maxIdle links are idle

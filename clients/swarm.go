@@ -3,11 +3,13 @@ package clients
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"runtime/debug"
 	"sync"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -27,6 +29,16 @@ type Swarm struct {
 	// Dial opens connections; nil means the host's TCP stack. Tests pass
 	// an in-memory network's.
 	Dial DialFunc
+	// Protocol is what the swarm speaks: HTTP/1.1 (the zero value), h2
+	// (an https URL) or h2c (an http URL) (h2.go).
+	Protocol wire.Protocol
+	// Shared is, over HTTP/2, how many closed-loop clients share one
+	// connection (clients i with the same i / Shared); 0 or 1: each its
+	// own. An open workload's arrivals take a connection each from a pool.
+	Shared int
+	// Roots, when set, are the certificates an https target is trusted
+	// by instead of the system's: an embedded target's (wire.Cert.Pool).
+	Roots *x509.CertPool
 	// OCC makes each attempt a read then a write of the target's OCC row
 	// (see attemptOCC) instead of one plain request.
 	OCC bool
@@ -57,6 +69,9 @@ func (s *Swarm) Run(ctx context.Context) {
 	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
 	defer cancel()
 	ep, err := newEndpoint(s.URL, s.Dial, s.Strategy.Requests)
+	if err == nil {
+		err = ep.use(s.Protocol, s.Roots)
+	}
 	if err != nil {
 		ep = &endpoint{err: err}
 		if s.Strategy.Requests != nil {
@@ -86,14 +101,23 @@ func (s *Swarm) Run(ctx context.Context) {
 		s.runOpen(ctx, k, &wg, &linkPool{ep: ep, set: links})
 	default:
 		dials := make(chan struct{}, warmDials)
+		shared := map[int]*h2conn{}
 		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
 			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
 			c.Traffic(s.Seed)
+			l := newLink(ep)
+			if ep.proto.HTTP2() {
+				g := id / max(1, s.Shared)
+				if shared[g] == nil {
+					shared[g] = &h2conn{ep: ep}
+				}
+				l.h2 = shared[g]
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer s.recoverPanic()
-				l := links.add(newLink(ep))
+				links.add(l)
 				a := c.Begin()
 				if a.Op == Send {
 					dials <- struct{}{}
@@ -230,6 +254,10 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
 		deadline = time.Now().Add(t)
+	}
+	if l.h2 != nil {
+		sent, end, o, status, pushback = s.attemptH2(ctx, l)
+		return sent, end, o, status, pushback, nil
 	}
 	at, err := l.begin(ctx, deadline)
 	sent = at.Sub(s.Origin)

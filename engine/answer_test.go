@@ -41,6 +41,7 @@ var answerCases = []answerCase{
 	{"unavailable", "outage", func(e *chaos.Effect) { e.Outage = chaos.Unavailable }, "http_5xx", 0.1, true},
 	{"reset", "outage", func(e *chaos.Effect) { e.Outage = chaos.Reset }, "reset", 0.1, true},
 	{"refuse", "outage", func(e *chaos.Effect) { e.Outage = chaos.Refuse }, "refused", 0.1, true},
+	{"goaway", "outage", func(e *chaos.Effect) { e.Outage = chaos.Goaway }, "refused", 0.1, true},
 	{"blackhole", "blackhole", func(e *chaos.Effect) { e.Blackhole = true }, "timeout", 2.1, true},
 	{"delay", "delay", func(e *chaos.Effect) { e.Delays = append(e.Delays, dist.Const(300*time.Millisecond)) }, "ok", 0.3, true},
 	{"error-rate", "error-rate", func(e *chaos.Effect) { e.ErrorRate, e.ErrorStatus = 1, 500 }, "http_5xx", 0.1, true},

@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/grpcswarm"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -44,6 +45,7 @@ type Run struct {
 	Version string
 
 	cohorts   []*cohort
+	cert      *wire.Cert // the embedded targets' certificate, for h2; nil otherwise
 	cancel    context.CancelFunc
 	done      chan struct{}
 	partial   bool
@@ -132,6 +134,15 @@ func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFu
 // clock; an external target gets none.
 func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error {
 	p, o := r.Plan, r.opts
+	if p.Protocol == wire.H2 && p.TargetURL == "" {
+		// One certificate, made in memory, for every embedded target of
+		// the run; the swarm trusts exactly it.
+		cert, err := wire.NewCert()
+		if err != nil {
+			return fmt.Errorf("engine: %w", err)
+		}
+		r.cert = cert
+	}
 	shards := 4 * runtime.GOMAXPROCS(0)
 	for i := range p.Strategies {
 		rec := results.NewRecorder(p.Duration, shards)
@@ -165,7 +176,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 		}
 		srv, err := target.Listen(target.Options{
 			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
-			Origin: r.Origin, Listen: listen, Limits: embeddedLimits(p),
+			Origin: r.Origin, Listen: listen, Limits: embeddedLimits(p), Protocol: p.Protocol, Cert: r.cert,
 		})
 		if err != nil {
 			return fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
@@ -199,11 +210,16 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			}()
 			continue
 		}
-		var sw interface{ Run(context.Context) } = &clients.Swarm{
+		hs := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
+			Protocol: p.Protocol, Shared: p.Shared,
 		}
+		if r.cert != nil && p.TargetURL == "" {
+			hs.Roots = r.cert.Pool // the embedded targets' own certificate
+		}
+		var sw interface{ Run(context.Context) } = hs
 		if p.Target.Protocol == target.GRPC {
 			sw = &grpcswarm.Swarm{
 				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,

@@ -75,7 +75,7 @@ func TestGRPCProxy(t *testing.T) {
 		}
 		obs := &observed{}
 		p, err := Start(Options{Addr: "proxy:8090", Upstream: &url.URL{Scheme: "http", Host: "upstream:50051"}, Plan: plan,
-			Listen: n.Listen, DialGRPC: n.Dial, Protocol: target.GRPC, Observer: obs})
+			Listen: n.Listen, DialGRPC: n.Dial, GRPC: true, Observer: obs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -53,13 +54,25 @@ type Options struct {
 	// the random draws of its backoff.
 	Retry *clients.Strategy
 	Seed  uint64
-	// Protocol is the wire of the proxy and its upstream: HTTP/1.1, or
-	// gRPC (grpc.go: any method, forwarded transparently).
-	Protocol target.Protocol
+	// Protocol is what the proxy serves (target.Options.Protocol);
+	// UpstreamProtocol how it reaches the upstream: HTTP/1.1 (the zero
+	// value), h2c (prior knowledge, an http:// upstream) or h2 (an
+	// https:// one), through golang.org/x/net/http2's transport. A
+	// retrying proxy calls its upstream over HTTP/1.1 only.
+	Protocol         wire.Protocol
+	UpstreamProtocol wire.Protocol
+	// GRPC makes the proxy and its upstream speak gRPC (grpc.go: any
+	// method, forwarded transparently), each on grpc-go's own HTTP/2;
+	// Protocol and UpstreamProtocol then stay HTTP/1.1's zero value.
+	GRPC bool
 	// DialGRPC opens a gRPC proxy's connections to its upstream; the
 	// host's TCP stack when nil. Tests pass an in-memory network's.
 	DialGRPC func(ctx context.Context, network, addr string) (net.Conn, error)
 }
+
+// ErrHTTP1Only is the error of a retrying proxy asked to reach its
+// upstream over HTTP/2: its calls go through herdbench's HTTP/1.1 relay.
+var ErrHTTP1Only = errors.New("a retrying proxy (--retry) calls its upstream over HTTP/1.1 only; remove --upstream-protocol, or --retry")
 
 // DefaultMaxConns is how many client connections a proxy holds at once
 // unless told otherwise. A connection costs about 20 KB even when idle, so
@@ -186,9 +199,23 @@ func Start(o Options) (*Proxy, error) {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
+	if o.UpstreamProtocol.HTTP2() {
+		if o.Retry != nil {
+			return nil, fmt.Errorf("proxy: %w", ErrHTTP1Only)
+		}
+		if want := o.UpstreamProtocol.Scheme(); o.Upstream.Scheme != want {
+			return nil, fmt.Errorf("proxy: upstream protocol %s needs an %s:// upstream, not %s", o.UpstreamProtocol, want, o.Upstream.Redacted())
+		}
+	}
 	p := &Proxy{upstream: o.Upstream, transport: o.Transport, buffers: newBufferPool()}
-	if o.Protocol == target.GRPC {
+	if o.GRPC {
+		if o.Protocol != wire.HTTP1 || o.UpstreamProtocol != wire.HTTP1 {
+			return nil, fmt.Errorf("proxy: a gRPC proxy speaks grpc-go's own HTTP/2 in cleartext to both sides; protocol %s, upstream protocol %s are for an HTTP proxy", o.Protocol, o.UpstreamProtocol)
+		}
 		return startGRPC(o, p)
+	}
+	if p.transport == nil && o.UpstreamProtocol.HTTP2() {
+		p.transport = h2Upstream(o.UpstreamProtocol)
 	}
 	if p.transport == nil {
 		p.transport = &http.Transport{
@@ -224,6 +251,7 @@ func Start(o Options) (*Proxy, error) {
 		Next:     refuseConnect(p.limit),
 		Limits:   o.limits(),
 		Observer: o.Observer,
+		Protocol: o.Protocol,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy: %w", err)

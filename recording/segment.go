@@ -41,7 +41,7 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	refused := false
 	if r.o.Faults != nil {
 		for i, f := range r.o.Faults(s.t0, s.t0.Add(span)) {
-			refused = refused || chaos.EffectOf(f.Fault).Outage == chaos.Refuse
+			refused = refused || !chaos.EffectOf(f.Fault).Outage.Listening()
 			faults = append(faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds()})
 			if i == 0 || f.At < w.FirstStart {
 				w.FirstStart = f.At

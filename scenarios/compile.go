@@ -8,6 +8,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
 	"github.com/herdbench/herdbench/target"
@@ -91,6 +92,11 @@ type Plan struct {
 	// GRPC is set when the target speaks gRPC (target.protocol: grpc,
 	// grpc.go).
 	GRPC bool
+	// Protocol is what the swarm and the embedded target speak; Shared,
+	// over HTTP/2 or gRPC, how many clients share a connection or a
+	// channel (0: each its own; wire.go).
+	Protocol wire.Protocol
+	Shared   int
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
 	Thresholds []results.Threshold
 	// Runs is how many times each cohort runs (1 or more). Sweep is the
@@ -115,11 +121,8 @@ type Plan struct {
 	faultTiers []string
 
 	// Method is, for a gRPC target, the method the swarm calls
-	// (grpcwire.Method when empty); Shared is how many clients share one
-	// channel (clients i with the same i / Shared), 0 for one each
-	// (grpc.go).
+	// (grpcwire.Method when empty; grpc.go).
 	Method string
-	Shared int
 }
 
 // compiler accumulates problems while reading values.
@@ -251,8 +254,9 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	c.tierFaults(f.Chaos, p)
 	p.Workload = c.workload(&f.Workload, o.Clients)
 	c.kind = p.Workload.Kind
+	c.wire(&f, p)
 	// A refused connection answers at once, network or not.
-	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return e.Outage == chaos.Refuse })
+	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return !e.Outage.Listening() })
 	p.Strategies = c.strategies(&f, o.Strategies)
 	c.grpcPlan(&f, p)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)

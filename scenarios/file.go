@@ -29,6 +29,12 @@ type File struct {
 	// Without either it sends its probe, a bodiless POST.
 	Requests []RequestFile `yaml:"requests,omitempty"`
 	Targets  string        `yaml:"targets,omitempty"`
+	// Protocol is how requests travel: http1 (the default), h2 or h2c;
+	// Connections how the clients hold them: shared K puts K clients on
+	// each HTTP/2 connection or, with target.protocol grpc, each channel
+	// (wire.go).
+	Protocol    string           `yaml:"protocol,omitempty"`
+	Connections *ConnectionsFile `yaml:"connections,omitempty"`
 	// Thresholds are release gates checked against every cohort.
 	Thresholds []string `yaml:"thresholds,omitempty"`
 	// Runs repeats each cohort (--runs); 0 or 1 runs it once.
@@ -36,16 +42,6 @@ type File struct {
 	// Sweep runs the scenario at every combination of values of the
 	// fields it names (sweep.go; --set, --clients a,b,c).
 	Sweep *SweepFile `yaml:"sweep,omitempty"`
-	// Connections is how the swarm's clients share connections (with
-	// protocol grpc, channels): shared K puts every cohort's clients on K
-	// of them (grpc.go).
-	Connections *ConnectionsFile `yaml:"connections,omitempty"`
-}
-
-// ConnectionsFile is how clients share connections: Shared of them for a
-// whole cohort; 0 (the default) gives each client its own.
-type ConnectionsFile struct {
-	Shared int `yaml:"shared"`
 }
 
 // TargetFile is the target's capacity model.

@@ -51,27 +51,11 @@ func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool
 	return grpc
 }
 
-// MaxShared is the most clients that may share one channel (as HTTP/2's
-// streams on one connection).
-const MaxShared = 10_000
-
-// grpcPlan reads a gRPC run's method and shared channels into p.
+// grpcPlan reads a gRPC run's method into p, and refuses shared channels
+// (wire.go) to a grpc-go cohort whose throttler is each client's.
 func (c *compiler) grpcPlan(f *File, p *Plan) {
 	if c.grpc {
 		p.Method = f.Target.Method
-	}
-	if cf := f.Connections; cf != nil {
-		at := []step{key("connections"), key("shared")}
-		switch {
-		case !c.grpc:
-			c.fail(at, "HTTP/1.1 carries one request at a time on a connection, so its clients cannot share one; remove connections, or set target.protocol: grpc")
-		case cf.Shared < 1 || cf.Shared > MaxShared:
-			c.fail(at, "%d clients per channel; write from 1 to %d (1: each client its own)", cf.Shared, MaxShared)
-		case c.kind == clients.Open:
-			c.fail(at, "an open workload's arrivals take the cohort's one channel; shared channels are for closed and oneshot clients; remove connections, or use kind: closed")
-		default:
-			p.Shared = cf.Shared
-		}
 	}
 	if p.Shared > 1 {
 		for i := range f.Strategies {

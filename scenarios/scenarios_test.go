@@ -297,7 +297,18 @@ var badFiles = map[string]struct {
 	"grpc-client-http":                 {4, "strategies[0].client: grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc"},
 	"grpc-pushback-negative":           {4, "chaos[0].retry_after: -1s"},
 	"grpc-shared-throttled-per-client": {5, "strategies[0].channel: client: each client its own grpc-go channel and retry throttler, and connections.shared puts 10 clients on a channel"},
+	"grpc-protocol-h2c":                {2, "protocol: protocol h2c: a gRPC target (target.protocol: grpc) speaks grpc-go's own HTTP/2 in cleartext; remove protocol"},
 	"grpc-rate-nan":                    {4, "chaos[0].rate: NaN is not a fraction of requests"},
+	"protocol-unknown":                 {2, `protocol: unknown protocol "http3"`},
+	"shared-http1":                     {2, "connections.shared: HTTP/1.1 carries one request at a time on a connection"},
+	"shared-zero":                      {3, "connections.shared: 0 clients per connection; write from 1 to 10000"},
+	"shared-negative":                  {3, "connections.shared: -3 clients per connection"},
+	"shared-huge":                      {3, "connections.shared: 1000000 clients per connection"},
+	"shared-open":                      {3, "connections.shared: an open workload's arrivals take connections from a pool"},
+	"h2-cleartext-url":                 {2, "protocol: protocol h2 speaks https, but the target is http://127.0.0.1:9000"},
+	"h2c-tiers":                        {2, "protocol: protocol h2c: the tiers of a chain call each other over HTTP/1.1 only"},
+	"h2c-requests":                     {2, "protocol: protocol h2c sends the probe (a bodiless POST) only"},
+	"h2c-occ":                          {2, "protocol: protocol h2c: the OCC target's read-then-write is sent over HTTP/1.1 only"},
 }
 
 func TestBadScenarioFiles(t *testing.T) {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/herdbench/herdbench/internal/wire"
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
@@ -38,6 +39,11 @@ func (s *Scenario) compileServer(o Overrides) (*Plan, error) {
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	c.tierFaults(f.Chaos, p)
 	c.serverTier(p, o)
+	if proto, err := wire.Parse(f.Protocol); err != nil {
+		c.fail([]step{key("protocol")}, "%v", err)
+	} else {
+		p.Protocol = proto // what the server speaks; connections are the swarm's
+	}
 	p.Thresholds = c.serverThresholds(&f)
 	p.Resolved = s.Source
 	if len(c.errs.Problems) > 0 {

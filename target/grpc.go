@@ -314,7 +314,7 @@ func (c *ctxStream) Context() context.Context { return c.ctx }
 // its peer's AuthInfo holds it (connCreds).
 func resetStreamConn(ctx context.Context) {
 	if p, ok := peer.FromContext(ctx); ok {
-		if ci, ok := p.AuthInfo.(connInfo); ok {
+		if ci, ok := p.AuthInfo.(grpcAuthInfo); ok {
 			resetConn(ci.conn)
 		}
 	}
@@ -326,21 +326,22 @@ func resetStreamConn(ctx context.Context) {
 // reach it, and hands it to the calls on it in their peer's AuthInfo.
 type connCreds struct{ s *Server }
 
-type connInfo struct {
+// grpcAuthInfo is a gRPC connection's AuthInfo: the tracked connection.
+type grpcAuthInfo struct {
 	credentials.CommonAuthInfo
 	conn net.Conn
 }
 
-func (connInfo) AuthType() string { return "insecure" }
+func (grpcAuthInfo) AuthType() string { return "insecure" }
 
 func (c connCreds) ClientHandshake(_ context.Context, _ string, conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
-	return conn, connInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}}, nil
+	return conn, grpcAuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}}, nil
 }
 
 func (c connCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	t := &trackedConn{Conn: conn, set: &c.s.grpcConns}
 	t.set.add(t)
-	return t, connInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}, conn: t}, nil
+	return t, grpcAuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}, conn: t}, nil
 }
 
 func (c connCreds) Info() credentials.ProtocolInfo {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/seeds"
 )
 
@@ -54,6 +55,12 @@ type Options struct {
 	// Limits cap the connections the server holds and time out slow and
 	// idle ones; netguard.TrafficLimits(1) when zero.
 	Limits netguard.Limits
+	// Protocol is what the server speaks: HTTP/1.1 (the zero value); h2c,
+	// HTTP/2 with prior knowledge and HTTP/1.1 on one cleartext port; or
+	// h2, TLS offering h2 and http/1.1 over ALPN, with Cert (made in
+	// memory at start when nil: Server.Cert).
+	Protocol wire.Protocol
+	Cert     *wire.Cert
 	// Observer, when set, is told of every request the server answers and
 	// of every start of the plan's clock: a recording of the traffic
 	// (package recording). The first start, without Hold, is at Origin.
@@ -104,7 +111,15 @@ func Listen(o Options) (*Server, error) {
 	if limits == (netguard.Limits{}) {
 		limits = netguard.TrafficLimits(1)
 	}
+	if o.Config.Protocol == GRPC && o.Protocol != wire.HTTP1 {
+		_ = ln.Close()
+		return nil, fmt.Errorf("target: a gRPC server speaks grpc-go's own HTTP/2 in cleartext; protocol %s is for an HTTP server", o.Protocol)
+	}
 	s := newServer(o.Config, plan, rng, origin, listen, limits)
+	if s.tls, err = s.setupWire(o.Protocol, o.Cert); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
 	s.next, s.call = o.Next, o.Call
 	s.nextGRPC = o.NextGRPC
 	s.observer = o.Observer

@@ -171,7 +171,9 @@ func (m *Model) Ingress(now time.Duration) chaos.Answer {
 	case chaos.Unavailable:
 		m.Stats.Faulted++
 		return chaos.Answer{Verdict: chaos.Respond, Status: 503, RetryAfter: e.RetryAfter}
-	case chaos.Refuse:
+	case chaos.Refuse, chaos.Goaway:
+		// A request on a connection opened before a goaway began (the
+		// server has told it to go away): refused, as the listener is.
 		return chaos.Answer{Verdict: chaos.RefuseConn}
 	case chaos.Reset:
 		m.Stats.Faulted++

@@ -2,8 +2,6 @@ package target
 
 import (
 	"time"
-
-	"github.com/herdbench/herdbench/chaos"
 )
 
 // Kind says what a target serves.
@@ -122,7 +120,7 @@ func (m *Model) Hop() time.Duration {
 }
 
 // Listening reports whether the target accepts connections at now: false
-// while a refuse outage is active, when connecting fails at once.
+// while a refuse or goaway outage is active, when connecting fails at once.
 func (m *Model) Listening(now time.Duration) bool {
-	return m.active(now).Outage != chaos.Refuse
+	return m.active(now).Outage.Listening()
 }

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"log"
 	"math/rand/v2"
@@ -18,10 +19,11 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 )
 
-// Server is the real-time driver of a Model: an HTTP/1.1 server on a
-// loopback port. Every request is answered 200 "ok" once the model has
+// Server is the real-time driver of a Model: an HTTP/1.1 server (or
+// HTTP/2, wire.go) on a loopback port. Every request is answered 200 "ok" once the model has
 // served it, or as the active faults say.
 type Server struct {
 	// listen opens the listener at addr (again after a refuse outage).
@@ -37,13 +39,18 @@ type Server struct {
 	// its connections, which a crash resets.
 	grpc      *grpc.Server
 	grpcConns connSet
+	proto     wire.Protocol
+	tls       *tls.Config  // the listener's TLS (h2), nil for cleartext
+	cert      *wire.Cert   // tls's certificate
+	h2        *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
 
 	mu      sync.Mutex
 	model   *Model
 	crashed chan struct{} // closed when a crash begins; replaced after
 	timers  map[*Job]*time.Timer
-	conns   map[net.Conn]struct{}
+	conns   map[net.Conn]*connInfo
 	ln      net.Listener
+	served  chan struct{} // closed when the accept loop on ln has ended
 	closed  bool
 
 	// next, when set, takes admitted requests instead of the capacity model:
@@ -79,7 +86,7 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 		model:   NewModel(cfg, plan, rng),
 		crashed: make(chan struct{}),
 		timers:  map[*Job]*time.Timer{},
-		conns:   map[net.Conn]struct{}{},
+		conns:   map[net.Conn]*connInfo{},
 		stop:    make(chan struct{}),
 		listen:  listen,
 		limits:  limits,
@@ -100,13 +107,13 @@ func (s *Server) run(ln net.Listener) {
 	s.addr = ln.Addr().String()
 	ln = s.limits.Listener(ln)
 	s.ln = ln
-	s.serve(ln)
+	s.serve(s.wrapTLS(ln))
 	s.wg.Add(1)
 	go s.runPlan()
 }
 
-// URL returns the server's base URL.
-func (s *Server) URL() string { return "http://" + s.addr }
+// URL returns the server's base URL: https for h2, else http.
+func (s *Server) URL() string { return s.proto.Scheme() + "://" + s.addr }
 
 // Stats returns a copy of the model's counters.
 func (s *Server) Stats() Stats {
@@ -144,12 +151,15 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) serve(ln net.Listener) {
+	done := make(chan struct{})
 	s.mu.Lock()
+	s.served = done
 	g := s.grpc // replaced by goAwayGRPC
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer close(done)
 		if g != nil {
 			_ = g.Serve(ln)
 			return
@@ -163,7 +173,9 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 	defer s.mu.Unlock()
 	switch st {
 	case http.StateNew:
-		s.conns[c] = struct{}{}
+		if s.conns[c] == nil {
+			s.conns[c] = &connInfo{}
+		}
 	case http.StateClosed, http.StateHijacked:
 		delete(s.conns, c)
 	}
@@ -172,8 +184,9 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
 
 // runPlan applies the plan's connection-level transitions on the wall clock:
-// a crash when a reset or refuse outage begins, the listener closed while
-// refusing and opened again after. It wakes at every segment edge, and when
+// a crash when a reset or refuse outage begins, every connection told to
+// go away when a goaway outage begins, the listener closed while refusing
+// or going away and opened again after. It wakes at every segment edge, and when
 // the plan is replaced (a standalone target's control calls).
 func (s *Server) runPlan() {
 	defer s.wg.Done()
@@ -229,11 +242,12 @@ func (s *Server) runPlan() {
 // real time; no client acts in it in virtual time but by chance.
 const reopenLead = time.Microsecond
 
-// reopens reports whether the plan's edge ends a refuse outage (the mode
-// before it being cur) without a crash: the listener opens again there.
+// reopens reports whether the plan's edge ends a refuse or goaway outage
+// (the mode before it being cur) without a crash: the listener opens
+// again there.
 func reopens(p *chaos.Plan, cur chaos.OutageMode, edge time.Duration) bool {
 	next := p.ActiveAt(edge).Outage
-	return cur == chaos.Refuse && next != chaos.Refuse && !next.Crashes()
+	return !cur.Listening() && next.Listening() && !next.Crashes()
 }
 
 // crossed returns what happened to the connections between two looks at
@@ -262,15 +276,29 @@ func crossed(p *chaos.Plan, cur chaos.OutageMode, from, now time.Duration) (cras
 // transition acts on the connections when the outage mode changes, or a
 // crash began since the last look (crash).
 func (s *Server) transition(prev, next chaos.OutageMode, crash bool) {
+	if prev.Listening() && !next.Listening() {
+		// Stop accepting first, and let the accept loop end (every
+		// connection it took is then tracked), so that no connection
+		// slips in between the crash or goaway and the close.
+		s.mu.Lock()
+		_ = s.ln.Close()
+		served := s.served
+		s.mu.Unlock()
+		select {
+		case <-served:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	if crash {
 		s.crash()
 	}
-	if next == chaos.Refuse {
-		s.mu.Lock()
-		_ = s.ln.Close()
-		s.mu.Unlock()
+	if next == chaos.Goaway && prev != chaos.Goaway {
+		s.goAway()
 	}
-	if prev == chaos.Refuse {
+	if prev == chaos.Goaway && next != chaos.Goaway {
+		s.srv.SetKeepAlivesEnabled(true)
+	}
+	if !prev.Listening() && next.Listening() {
 		s.reopen()
 	}
 }
@@ -348,7 +376,7 @@ func (s *Server) reopen() {
 			}
 			s.ln = ln
 			s.mu.Unlock()
-			s.serve(ln)
+			s.serve(s.wrapTLS(ln))
 			return
 		}
 		if attempt >= 50 {
@@ -371,9 +399,15 @@ func resetConn(c net.Conn) {
 	_ = c.Close()
 }
 
-func (s *Server) reset(w http.ResponseWriter) {
+// reset resets the request's connection: an HTTP/1.1 one hijacked, an
+// HTTP/2 one (which cannot be) from the request's context, every stream
+// on it failing at once, as a crashed server's would.
+func (s *Server) reset(ctx context.Context, w http.ResponseWriter) {
 	c, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
+		if c, ok := ctx.Value(connKey{}).(net.Conn); ok {
+			resetConn(c)
+		}
 		panic(http.ErrAbortHandler)
 	}
 	resetConn(c)
@@ -414,6 +448,10 @@ func (s *Server) hop() time.Duration {
 // resets the connection, as it would a request in flight. Resets are not
 // delayed (an RST is seen at once).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ci, ok := r.Context().Value(connInfoKey{}).(*connInfo); ok {
+		ci.inFlight.Add(1)
+		defer ci.inFlight.Add(-1)
+	}
 	op, version, ok := s.parseOp(r)
 	if !ok {
 		http.Error(w, "herdbench target: POST /occ/read or /occ/write?version=N (OCC targets only), or any other path for a plain request", http.StatusNotFound)
@@ -476,7 +514,7 @@ func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 		return true
 	case chaos.ResetConn, chaos.RefuseConn:
 		noteAnswer(x.w, a)
-		s.reset(x.w)
+		s.reset(x.ctx, x.w)
 		return false
 	case chaos.Hang:
 		select {

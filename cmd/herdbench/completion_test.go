@@ -99,7 +99,7 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"herdbench", "scenario", "out"}, []string{"outage"}},
 		{[]string{"herdbench", "run", "--ju"}, []string{"--junit"}},
 		{[]string{"herdbench", "scenario", "--si"}, []string{"--sim"}},
-		{[]string{"herdbench", "proxy", "--ups"}, []string{"--upstream"}},
+		{[]string{"herdbench", "proxy", "--ups"}, []string{"--upstream", "--upstream-protocol"}},
 		{[]string{"herdbench", "completion", ""}, []string{"bash", "fish", "zsh"}},
 		{[]string{"herdbench", "help", "mer"}, []string{"merge"}},
 		{[]string{"herdbench", "scenario", "--seed", ""}, nil},

@@ -63,6 +63,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--sim", "--duration", "25h"},
 		{"target", "--exit-after", "-5s"},
 		{"proxy", "--upstream", "http://127.0.0.1:9/", "--exit-after", "0s"},
+		{"target", "--protocol", "http3", "--exit-after", "1s"},
+		{"proxy", "--upstream", "http://127.0.0.1:9/", "--protocol", "spdy", "--exit-after", "1s"},
+		{"proxy", "--upstream", "http://127.0.0.1:9/", "--upstream-protocol", "h2c", "--retry", "grpc", "--exit-after", "1s"},
+		{"proxy", "--upstream", "http://127.0.0.1:9/", "--upstream-protocol", "h2", "--exit-after", "1s"},
+		{"proxy", "--upstream", "https://127.0.0.1:9/", "--upstream-protocol", "h2c", "--exit-after", "1s"},
 	}
 	for _, args := range cases {
 		code, _, stderr := runCLI(t, args...)

@@ -7,10 +7,10 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
@@ -83,14 +83,15 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	f := serveFlags{net: n}
 	var upstream string
 	var maxInFlight int
-	var retry, protocol string
+	var retry, upstreamProto string
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
 	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
-	fs.StringVar(&protocol, "protocol", "http", "the wire of the proxy and its upstream: http (HTTP/1.1), or grpc (any gRPC method forwarded transparently, the upstream given as http://HOST:PORT; docs/grpc.md)")
+	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
+	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: the scenario's protocol, else http1)"
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -116,13 +117,17 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, "herdbench proxy: --upstream is required: the URL of the service to put the proxy in front of, e.g. --upstream http://127.0.0.1:9000")
 		return exitUsage
 	}
-	wire, ok := target.ParseProtocol(protocol)
-	if !ok {
-		fmt.Fprintf(stderr, "herdbench proxy: --protocol %q: write http (HTTP/1.1) or grpc\n", protocol)
+	grpcProxy := f.protocol == "grpc"
+	if _, err := wire.Parse(f.protocol); err != nil && !grpcProxy {
+		fmt.Fprintf(stderr, "herdbench proxy: --protocol %q: write http1 (HTTP/1.1), h2c, h2 or grpc\n", f.protocol)
 		return exitUsage
 	}
-	if wire == target.GRPC && retry != "" {
-		fmt.Fprintln(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy forwards each call once (leave --retry out, or --protocol http)")
+	if grpcProxy && retry != "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy forwards each call once (leave --retry out, or --protocol http1)")
+		return exitUsage
+	}
+	if grpcProxy && upstreamProto != "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)")
 		return exitUsage
 	}
 	up, err := proxy.ParseUpstream(upstream)
@@ -133,6 +138,26 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	plan, err := f.loadServerPlan(fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	var proto wire.Protocol // HTTP/1.1's zero value for a gRPC proxy
+	if !grpcProxy {
+		if proto, err = f.protocolOf("proxy", plan); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		}
+	}
+	upProto, err := wire.Parse(upstreamProto)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol: %v\n", err)
+		return exitUsage
+	}
+	if upProto.HTTP2() && retry != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s: %v\n", upProto, proxy.ErrHTTP1Only)
+		return exitUsage
+	}
+	if upProto.HTTP2() && up.Scheme != upProto.Scheme() {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s needs an %s:// upstream, not %s\n", upProto, upProto.Scheme(), up.Redacted())
 		return exitUsage
 	}
 	if err := proxy.CheckPlan(plan.Chaos); err != nil {
@@ -155,7 +180,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: serverObserver(rec.observer(), lat),
-		Transport: f.upstreamTransport(), Protocol: wire,
+		Transport: f.upstreamTransport(), Protocol: proto, UpstreamProtocol: upProto, GRPC: grpcProxy,
 	})
 	if err != nil {
 		shutdownOTLP(exp, "proxy", stderr)
@@ -176,7 +201,11 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if strategy != nil {
 			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving %s://%s -> %s (scenario %s%s, seed %d%s)\n", wire, p.Addr(), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		scheme := p.URL()
+		if grpcProxy {
+			scheme = "grpc://" + p.Addr()
+		}
+		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }

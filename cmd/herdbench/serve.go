@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
@@ -41,9 +42,24 @@ type serveFlags struct {
 	controlTokenFile string
 	token            string // the token in force, from a flag, a file or the environment
 
+	// protocol is --protocol, "" for the scenario's.
+	protocol string
+
 	record recordFlags
 	otlp   otlpFlags
 	net    *serveNet // nil: the host's network
+}
+
+// protocolOf is what the server speaks: --protocol, else the scenario's.
+func (f *serveFlags) protocolOf(role string, plan *scenarios.Plan) (wire.Protocol, error) {
+	if f.protocol == "" {
+		return plan.Protocol, nil
+	}
+	p, err := wire.Parse(f.protocol)
+	if err != nil {
+		return 0, fmt.Errorf("herdbench %s: --protocol: %v", role, err)
+	}
+	return p, nil
 }
 
 // serveNet is where a target or proxy opens its sockets and reaches its
@@ -69,6 +85,7 @@ func (f *serveFlags) add(fs *pflag.FlagSet, listen, controlAddr string, maxConns
 	fs.StringVar(&f.controlToken, "control-token", "", "bearer token every call to the control API and /metrics must carry (\"Authorization: Bearer TOKEN\"), at least 16 characters; required for a --control-addr off loopback. Visible in ps: prefer --control-token-file or $"+tokenEnv)
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "read the control token from this file (default: $"+tokenEnv+", if set)")
 	fs.StringVar(&f.ui, "ui", "", uiHelp+" (the control token, when set)")
+	fs.StringVar(&f.protocol, "protocol", "", "what to serve: http1 (HTTP/1.1); h2c (HTTP/2 with prior knowledge, and HTTP/1.1, on one cleartext port); h2 (TLS with a certificate made at start, never written to disk, ALPN h2 and http/1.1) (default: the scenario's protocol, else http1)")
 	f.record.add(fs)
 	f.otlp.add(fs, "the counters and the request latency")
 }
@@ -328,4 +345,12 @@ func answersText(a [target.NumAnswers]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %d", target.Answer(i), n))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// protoText names a server's protocol after its URL: "" for HTTP/1.1.
+func protoText(p wire.Protocol) string {
+	if p == wire.HTTP1 {
+		return ""
+	}
+	return " over " + p.String()
 }

@@ -91,6 +91,11 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	proto, err := f.protocolOf("target", plan)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
 	exp, code := f.otlp.start(ctx, "target", f.allowRemote, stderr)
 	if code != exitOK {
 		return code
@@ -99,7 +104,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rec := newRecorder("target", "", plan, &f.record, stderr, f.logger("target", stderr))
 	srv, err := target.Listen(target.Options{
 		Addr: f.listen, Config: plan.Target, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), Limits: f.limits(1),
-		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: serverObserver(rec.observer(), lat),
+		RNG: seeds.Stream(plan.Seed, seeds.Target), Observer: serverObserver(rec.observer(), lat), Protocol: proto,
 	})
 	if err != nil {
 		shutdownOTLP(exp, "target", stderr)
@@ -121,8 +126,12 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if c.ColdStart.Ramp > 0 {
 			cold = fmt.Sprintf(", cold start from %.0f%% over %s", 100*c.ColdStart.From, c.ColdStart.Ramp)
 		}
-		fmt.Fprintf(stderr, "herdbench target: serving %s://%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
-			c.Protocol, srv.Addr(), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
+		url := srv.URL()
+		if c.Protocol == target.GRPC {
+			url = "grpc://" + srv.Addr()
+		}
+		fmt.Fprintf(stderr, "herdbench target: serving %s%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
+			url, protoText(proto), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
 	return serve(ctx, "target", &f, srv, []prometheus.Collector{collector, lat.Collector()}, exp, nil, srv.Close, rec, stdout, stderr)
 }

@@ -1,0 +1,227 @@
+// Command h2cmp measures herdbench's HTTP/2 swarm against h2load (Debian's
+// nghttp2-client), side by side and interleaved in one run, against one
+// trivial h2c target on 127.0.0.1 in its own process.
+//
+// Both send the same thing the same way: a POST with an empty body, over
+// -conns HTTP/2 connections (prior knowledge) of -streams streams each, in
+// a closed loop (a stream's answer starts the next). herdbench runs
+// conns × streams clients, -streams of them sharing each connection
+// (connections: shared); h2load runs -c conns -m streams. Each run is its
+// own process; rounds alternate which goes first. The figure is client
+// CPU time (user + system, from the kernel's accounting of the child) per
+// request the target served; the goal is at most 1.5 × h2load's.
+//
+//	go run ./bench/h2cmp -rounds 5 -duration 5s -conns 8 -streams 8
+//
+// Every run must have had (almost) every request answered 2xx, by its own
+// count against the target's, or the comparison fails.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/herdbench/herdbench/bench/internal/stats"
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/wire"
+	"github.com/herdbench/herdbench/results"
+)
+
+func main() {
+	serve := flag.String("serve", "", "internal: run the trivial h2c target on this address")
+	swarm := flag.String("swarm", "", "internal: run herdbench's swarm against this URL")
+	rounds := flag.Int("rounds", 3, "rounds; each runs both tools once, alternating which goes first")
+	duration := flag.Duration("duration", 5*time.Second, "length of each run")
+	conns := flag.Int("conns", 8, "HTTP/2 connections")
+	streams := flag.Int("streams", 8, "concurrent streams per connection")
+	profile := flag.String("cpuprofile", "", "with -swarm: write the swarm's CPU profile to this file")
+	flag.Parse()
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "h2cmp:", err)
+			os.Exit(1)
+		}
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	var err error
+	switch {
+	case *serve != "":
+		err = runTarget(*serve)
+	case *swarm != "":
+		err = runSwarm(*swarm, *conns, *streams, *duration, os.Stdout)
+	default:
+		err = compare(*rounds, *duration, *conns, *streams)
+	}
+	if err != nil {
+		pprof.StopCPUProfile()
+		fmt.Fprintln(os.Stderr, "h2cmp:", err)
+		os.Exit(1)
+	}
+}
+
+// runTarget serves 200 "ok" on / over h2c (and HTTP/1.1), and the count of
+// requests served on /_count.
+func runTarget(addr string) error {
+	var n atomic.Int64
+	ok := []byte("ok\n")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/_count", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, n.Load()) })
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Length", "3")
+		_, _ = w.Write(ok)
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Handler: mux, Protocols: &p, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 1000}}
+	return srv.Serve(ln)
+}
+
+// runSwarm runs herdbench's swarm over h2c, full recording on: conns ×
+// streams closed-loop clients, streams to a connection, no think time, no
+// retries; it prints its count of 2xx answers as JSON.
+func runSwarm(url string, conns, streams int, d time.Duration, w io.Writer) error {
+	rec := results.NewRecorder(d, 8)
+	s := &clients.Swarm{
+		URL:      url,
+		Strategy: &clients.Strategy{Name: "bench", Backoff: clients.Backoff{Shape: clients.None}, MaxAttempts: 1, Timeout: 10 * time.Second},
+		Workload: &clients.Workload{Kind: clients.Closed, Clients: conns * streams},
+		Seed:     1,
+		Origin:   time.Now().Add(50 * time.Millisecond),
+		Duration: d,
+		Rec:      rec,
+		Protocol: wire.H2C,
+		Shared:   streams,
+	}
+	s.Run(context.Background())
+	l := rec.Live()
+	return json.NewEncoder(w).Encode(struct{ Attempts, OK int64 }{l.Attempts, l.OK})
+}
+
+type measure struct {
+	requests int64 // served by the target
+	ok       int64 // 2xx answers the tool counted
+	cpu      time.Duration
+}
+
+func (m measure) cpuPerReq() float64 {
+	return float64(m.cpu.Nanoseconds()) / 1e3 / float64(max(1, m.requests))
+}
+
+func compare(rounds int, d time.Duration, conns, streams int) error {
+	if _, err := exec.LookPath("h2load"); err != nil {
+		return fmt.Errorf("h2load is not installed (Debian: apt-get install nghttp2-client)")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	target := exec.Command(self, "-serve", "127.0.0.1:0")
+	out, err := target.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := target.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = target.Process.Kill(); _ = target.Wait() }()
+	line := make([]byte, 64)
+	n, err := out.Read(line)
+	if err != nil {
+		return fmt.Errorf("target did not start: %w", err)
+	}
+	addr := strings.TrimSpace(string(line[:n]))
+	url := "http://" + addr + "/"
+	tools := []string{"herdbench", "h2load"}
+	per := map[string][]float64{}
+	for r := range rounds {
+		for i := range tools {
+			tool := tools[(i+r)%2]
+			m, err := run(self, tool, url, addr, d, conns, streams)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", r+1, tool, err)
+			}
+			fmt.Fprintf(os.Stderr, "round %d %-9s %8d requests (%d answered 2xx) %6.2f µs CPU/request\n", r+1, tool, m.requests, m.ok, m.cpuPerReq())
+			if m.ok < m.requests*99/100 || m.ok > m.requests {
+				return fmt.Errorf("round %d, %s: %d answers 2xx for %d requests served: the comparison would be void", r+1, tool, m.ok, m.requests)
+			}
+			per[tool] = append(per[tool], m.cpuPerReq())
+		}
+	}
+	hb, h2 := stats.Median(per["herdbench"]), stats.Median(per["h2load"])
+	fmt.Printf("client CPU per request over h2c, %d connections × %d streams, %s runs, medians of %d rounds:\n", conns, streams, d, rounds)
+	fmt.Printf("  herdbench %.2f µs   h2load %.2f µs   ratio %.2f × h2load (goal ≤ 1.5)\n", hb, h2, hb/h2)
+	return nil
+}
+
+var h2loadOK = regexp.MustCompile(`status codes: (\d+) 2xx`)
+
+func run(self, tool, url, addr string, d time.Duration, conns, streams int) (measure, error) {
+	var cmd *exec.Cmd
+	if tool == "herdbench" {
+		cmd = exec.Command(self, "-swarm", url, "-conns", strconv.Itoa(conns), "-streams", strconv.Itoa(streams), "-duration", d.String())
+	} else {
+		// A POST with no body, as the swarm sends (h2load's -d needs a
+		// file it can map, which an empty one is not).
+		cmd = exec.Command("h2load", "-c", strconv.Itoa(conns), "-m", strconv.Itoa(streams), "-D", strconv.Itoa(int(d.Seconds())), "-H", ":method: POST", url)
+	}
+	before, err := count(addr)
+	if err != nil {
+		return measure{}, err
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return measure{}, fmt.Errorf("%v: %w", cmd.Args, err)
+	}
+	after, err := count(addr)
+	if err != nil {
+		return measure{}, err
+	}
+	st := cmd.ProcessState
+	m := measure{requests: after - before, cpu: st.UserTime() + st.SystemTime()}
+	if tool == "herdbench" {
+		var r struct{ OK int64 }
+		if err := json.Unmarshal(out, &r); err != nil {
+			return m, err
+		}
+		m.ok = r.OK
+	} else if sm := h2loadOK.FindSubmatch(out); sm != nil {
+		m.ok, _ = strconv.ParseInt(string(sm[1]), 10, 64)
+	}
+	return m, nil
+}
+
+func count(addr string) (int64, error) {
+	resp, err := http.Get("http://" + addr + "/_count")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}

@@ -1,0 +1,67 @@
+package clients
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+
+	"golang.org/x/net/http2"
+
+	"github.com/herdbench/herdbench/internal/wire"
+	"github.com/herdbench/herdbench/results"
+)
+
+//lint:file-ignore SA1019 x/net's HTTP/2 errors, as its client returns them
+
+// h2 needs an https target and h2c an http one; the HTTP/2 request is the
+// HTTP/1.1 one's: POST, no body, herdbench's User-Agent, the URL's
+// credentials as Basic auth, never in the URL sent.
+func TestEndpointOverHTTP2(t *testing.T) {
+	for _, c := range []struct {
+		url   string
+		proto wire.Protocol
+		ok    bool
+	}{
+		{"http://127.0.0.1:1/", wire.H2C, true},
+		{"https://127.0.0.1:1/", wire.H2, true},
+		{"http://127.0.0.1:1/", wire.H2, false},
+		{"https://127.0.0.1:1/", wire.H2C, false},
+	} {
+		ep, err := newEndpoint(c.url, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ep.use(c.proto, nil); (err == nil) != c.ok {
+			t.Errorf("%s over %v: %v", c.url, c.proto, err)
+		}
+	}
+	ep, err := newEndpoint("https://user:pw@127.0.0.1:1/base/x?q=1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.use(wire.H2, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := ep.h2req
+	if r.Method != http.MethodPost || r.Body != nil || r.URL.User != nil || r.URL.RequestURI() != "/base/x?q=1" ||
+		r.Header.Get("User-Agent") != "herdbench" || r.Header.Get("Authorization") != "Basic dXNlcjpwdw==" {
+		t.Errorf("request %s %s, headers %v", r.Method, r.URL, r.Header)
+	}
+	if got := ep.tls.NextProtos; len(got) != 1 || got[0] != "h2" {
+		t.Errorf("ALPN offers %v; want h2 only", got)
+	}
+}
+
+// x/net's errors for a stream: one a GOAWAY refused, or the server
+// refused, is refused (not processed); one the server reset is a reset.
+func TestClassifyHTTP2(t *testing.T) {
+	for err, want := range map[error]results.Outcome{
+		http2.GoAwayError{LastStreamID: 1, ErrCode: http2.ErrCodeNo}:                      results.Refused,
+		fmt.Errorf("round trip: %w", http2.StreamError{Code: http2.ErrCodeRefusedStream}): results.Refused,
+		http2.StreamError{StreamID: 3, Code: http2.ErrCodeInternal}:                       results.Reset,
+	} {
+		if got := Classify(err); got != want {
+			t.Errorf("Classify(%v) = %v, want %v", err, got, want)
+		}
+	}
+}
