@@ -185,3 +185,51 @@ func TestGRPCGoAway(t *testing.T) {
 		}
 	})
 }
+
+// TestGRPCGoAwayOutage: a goaway outage of the plan (HTTP/2's mode) is,
+// over gRPC, the server's own GOAWAY: the call in flight when it begins
+// is answered OK, a call during it finds the port closed (UNAVAILABLE),
+// and once it ends the channel's next call goes on a new connection (the
+// server that serves it is a new one: goAwayGRPC).
+func TestGRPCGoAwayOutage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		plan, err := chaos.NewPlan([]chaos.Timed{{Name: "drain", Kind: "outage", At: 500 * time.Millisecond, For: time.Second, Fault: chaos.Outage{Mode: chaos.Goaway}}}, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Protocol: GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
+		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: cfg, Plan: plan})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var dials atomic.Int64
+		cc, err := grpc.NewClient("passthrough:///target:80", grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDisableRetry(),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				dials.Add(1)
+				return n.Dial(ctx, "tcp", addr)
+			}),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		start := time.Now()
+		var out []byte
+		if err := cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out); err != nil || time.Since(start) != time.Second {
+			t.Errorf("the call in flight at the goaway: %v after %v; want OK after its 1s of service", err, time.Since(start))
+		}
+		synctest.Wait()
+		if err := cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out); status.Code(err) != codes.Unavailable {
+			t.Errorf("a call during the goaway: %v; want UNAVAILABLE (the port closed)", err)
+		}
+		time.Sleep(time.Until(start.Add(1600 * time.Millisecond)))
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = cc.Invoke(ctx, grpcwire.Method, []byte{}, &out, grpc.WaitForReady(true)) // past the channel's reconnect backoff
+		if err != nil || dials.Load() < 3 {
+			t.Errorf("a call after the goaway: %v on dial %d; want OK on a new connection (the first, the refused one, then a new one)", err, dials.Load())
+		}
+	})
+}
