@@ -4,47 +4,70 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/herdbench/herdbench/internal/kinds"
 )
 
-// Shape is the shape of a backoff.
+// Shape is the shape of a backoff: a handle on its registered kind
+// (RegisterShape). The zero Shape is None.
 type Shape uint8
 
-// Backoff shapes, with v(n) = min(cap, base * multiplier^n). Full and
-// Equal are Exponential with a jitter share of 1 and 0.5, by name: they
-// draw exactly what Exponential with that Jitter draws.
-const (
-	None         Shape = iota // 0: retry at once
-	Constant                  // base
-	Exponential               // v(n)·(1−F) + U(0, v(n)·F), F = Jitter: 0 (the default) is no jitter, the stampede
-	Full                      // U(0, v(n)): full jitter, F = 1
-	Equal                     // v(n)/2 + U(0, v(n)/2): equal jitter, F = 0.5
-	Decorrelated              // min(cap, U(base, 3*prev)), prev starting at base
-	GRPC                      // v(n-1) * U(0.8, 1.2): gRFC A6 (revised 2024) and grpc-go's stream.go, the first retry after about base
-	Envoy                     // min(cap, U(0, (multiplier^n - 1) * base)): Envoy's router
+// ShapeKind is a backoff shape: its name as written in scenarios, a line
+// that says what it draws, and its wait. A shape is one file
+// (backoff_*.go) that registers its kind at package initialization:
+//
+//	var Fibonacci = RegisterShape(ShapeKind{Name: "fibonacci", ...})
+type ShapeKind struct {
+	Name, Summary string
+	// Next returns the wait after n ≥ 1 failed attempts, from the
+	// previous wait prev (0 before the first retry) and a uniform draw u
+	// in [0, 1): Backoff.Next. It must be pure.
+	Next func(b Backoff, n int, prev time.Duration, u float64) time.Duration
+	// Share, for a shape that is exponential with a jitter share, returns
+	// that share for b (JitterShare); nil for a shape that draws its wait
+	// otherwise.
+	Share func(b Backoff) float64
+}
+
+var (
+	// shapeKinds names the shapes: kind → its Shape, a panic on a duplicate.
+	shapeKinds = kinds.New[Shape]("backoff shape")
+	// shapes are the registered kinds, indexed by Shape.
+	shapes []ShapeKind
 )
 
-var shapeNames = [...]string{None: "none", Constant: "constant", Exponential: "exponential", Full: "full", Equal: "equal", Decorrelated: "decorrelated", GRPC: "grpc", Envoy: "envoy"}
+// RegisterShape registers a backoff shape and returns its handle. It
+// panics on a duplicate name, a missing Next, or more than 256 shapes.
+func RegisterShape(k ShapeKind) Shape {
+	if k.Next == nil || len(shapes) > math.MaxUint8 {
+		panic(fmt.Sprintf("clients: backoff shape %q needs a Next, and there can be 256 at most", k.Name))
+	}
+	s := Shape(len(shapes))
+	shapeKinds.Register(k.Name, k.Summary, func() Shape { return s })
+	shapes = append(shapes, k)
+	return s
+}
+
+// None retries at once. It is registered first, so it is the zero Shape.
+var None = RegisterShape(ShapeKind{Name: "none", Summary: "retry at once",
+	Next: func(Backoff, int, time.Duration, float64) time.Duration { return 0 }})
 
 // String returns the shape's name as written in scenarios.
 func (s Shape) String() string {
-	if int(s) < len(shapeNames) {
-		return shapeNames[s]
+	if int(s) < len(shapes) {
+		return shapes[s].Name
 	}
 	return fmt.Sprintf("Shape(%d)", uint8(s))
 }
 
 // ParseShape reads a shape name.
-func ParseShape(name string) (Shape, bool) {
-	for i, n := range shapeNames {
-		if n == name {
-			return Shape(i), true
-		}
-	}
-	return 0, false
-}
+func ParseShape(name string) (Shape, bool) { return shapeKinds.Spec(name) }
 
-// ShapeNames lists the valid shape names.
-func ShapeNames() []string { return shapeNames[:] }
+// ShapeNames lists the valid shape names, sorted.
+func ShapeNames() []string { return shapeKinds.Kinds() }
+
+// ShapeSummary says what a shape draws, in a line.
+func ShapeSummary(s Shape) string { return shapeKinds.Summary(s.String()) }
 
 // Backoff is an immutable backoff policy.
 type Backoff struct {
@@ -66,13 +89,8 @@ type Backoff struct {
 // for Exponential, 1 for Full, 0.5 for Equal. ok is false for the other
 // shapes, which draw their waits otherwise.
 func (b Backoff) JitterShare() (f float64, ok bool) {
-	switch b.Shape {
-	case Exponential:
-		return b.Jitter, true
-	case Full:
-		return 1, true
-	case Equal:
-		return 0.5, true
+	if int(b.Shape) < len(shapes) && shapes[b.Shape].Share != nil {
+		return shapes[b.Shape].Share(b), true
 	}
 	return 0, false
 }
@@ -115,35 +133,16 @@ func (b Backoff) Ceiling(n int) time.Duration {
 // uniform draw in [0, 1). Next is pure: the same arguments give the same
 // wait.
 func (b Backoff) Next(n int, prev time.Duration, u float64) time.Duration {
-	switch b.Shape {
-	case Constant:
-		return b.Base
-	case Exponential, Full, Equal:
-		f, _ := b.JitterShare()
-		return jittered(b.Ceiling(n), f, u)
-	case Decorrelated:
-		if prev <= 0 {
-			prev = b.Base
-		}
-		hi := 3 * float64(prev)
-		w := float64(b.Base) + u*(hi-float64(b.Base))
-		return min(b.Cap, time.Duration(w))
-	case GRPC:
-		return time.Duration((0.8 + 0.4*u) * float64(b.Ceiling(n-1)))
-	case Envoy:
-		m := b.Multiplier
-		if m == 0 {
-			m = 2
-		}
-		w := u * float64(b.Base) * (math.Pow(m, float64(n)) - 1)
-		switch {
-		case math.IsNaN(w): // u = 0 times an overflowed range
-			return 0
-		case w >= float64(b.Cap):
-			return b.Cap
-		}
-		return time.Duration(w)
-	default:
+	if int(b.Shape) >= len(shapes) {
 		return 0
 	}
+	return shapes[b.Shape].Next(b, n, prev, u)
+}
+
+// multiplier is the growth per failed attempt: Multiplier, 2 when zero.
+func (b Backoff) multiplier() float64 {
+	if b.Multiplier == 0 {
+		return 2
+	}
+	return b.Multiplier
 }

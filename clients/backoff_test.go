@@ -3,6 +3,10 @@ package clients
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -218,5 +222,53 @@ func BenchmarkNextFull(b *testing.B) {
 	var d time.Duration
 	for i := 0; b.Loop(); i++ {
 		d += bo.Next(1+i%12, d, r.Float64())
+	}
+}
+
+// TestShapeRegistry: every shape is a registered kind: its name parses
+// back to it, it has a summary, and the zero Shape is None (a zero
+// Backoff retries at once); a second kind of one name panics.
+func TestShapeRegistry(t *testing.T) {
+	if None != 0 || (Backoff{}).Next(3, time.Second, 0.5) != 0 {
+		t.Errorf("None = %d; the zero Backoff waits %s; want 0 and 0s", None, (Backoff{}).Next(3, time.Second, 0.5))
+	}
+	names := ShapeNames()
+	if len(names) < 8 || !slices.IsSorted(names) {
+		t.Errorf("ShapeNames() = %v, want the eight built-in shapes or more, sorted", names)
+	}
+	for _, name := range names {
+		s, ok := ParseShape(name)
+		if !ok || s.String() != name || ShapeSummary(s) == "" {
+			t.Errorf("%s: ParseShape = %v, %v; summary %q", name, s, ok, ShapeSummary(s))
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second shape named full did not panic")
+		}
+	}()
+	RegisterShape(ShapeKind{Name: "full", Next: func(Backoff, int, time.Duration, float64) time.Duration { return 0 }})
+}
+
+// TestShapesAreDocumented: docs/policies.md's table of backoff shapes has
+// a row for every registered shape and none for a shape that does not
+// exist.
+func TestShapesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/policies.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n### Backoff shapes\n")
+	if !ok {
+		t.Fatal("docs/policies.md has no ### Backoff shapes section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	var rows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([\\w-]+)` \\|").FindAllStringSubmatch(section, -1) {
+		rows = append(rows, m[1])
+	}
+	slices.Sort(rows)
+	if names := ShapeNames(); !slices.Equal(rows, names) {
+		t.Errorf("docs/policies.md's backoff shapes %v; the registered shapes are %v", rows, names)
 	}
 }

@@ -3,6 +3,8 @@ package clients
 //lint:file-ignore SA1019 golang.org/x/net/http2 marks its client and server deprecated in favour of net/http's own HTTP/2 (Go 1.26); herdbench's HTTP/2 is x/net's, by design: its per-server graceful GOAWAY (goAway) and its client connections used directly (no hidden re-send) are x/net's API.
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -48,9 +50,6 @@ func (e *endpoint) use(p wire.Protocol, roots *x509.CertPool) error {
 	}
 	if !p.HTTP2() {
 		return nil
-	}
-	if e.reqs != nil {
-		return fmt.Errorf("target %q: over HTTP/2 the swarm sends its probe only, not a request mix", e.url.Redacted())
 	}
 	return e.setupH2(e.url, p, e.auth)
 }
@@ -186,7 +185,7 @@ func (h *h2conn) abort() {
 
 // attemptH2 sends one attempt as a stream on l's HTTP/2 connection; see
 // Swarm.attempt for what it returns.
-func (s *Swarm) attemptH2(ctx context.Context, l *link) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration) {
+func (s *Swarm) attemptH2(ctx context.Context, l *link, req []byte) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration) {
 	now := time.Now()
 	sent = now.Sub(s.Origin)
 	if t := s.Strategy.Timeout; t > 0 {
@@ -194,7 +193,7 @@ func (s *Swarm) attemptH2(ctx context.Context, l *link) (sent, end time.Duration
 		ctx, cancel = context.WithDeadline(ctx, now.Add(t))
 		defer cancel()
 	}
-	status, pushback, err := l.exchangeH2(ctx)
+	status, pushback, err := l.exchangeH2(ctx, req)
 	end = time.Since(s.Origin)
 	if err != nil {
 		return sent, end, Classify(err), 0, 0
@@ -202,17 +201,22 @@ func (s *Swarm) attemptH2(ctx context.Context, l *link) (sent, end time.Duration
 	return sent, end, results.FromStatus(status), status, pushback
 }
 
-// exchangeH2 sends the endpoint's request on l's HTTP/2 connection and
-// reads the answer, its body up to maxBody.
-func (l *link) exchangeH2(ctx context.Context) (status int, pushback time.Duration, err error) {
+// exchangeH2 sends the request (req's, or the endpoint's probe for a nil
+// req: h2Request) on l's HTTP/2 connection and reads the answer, its body
+// up to maxBody.
+func (l *link) exchangeH2(ctx context.Context, req []byte) (status int, pushback time.Duration, err error) {
 	if l.ep.err != nil {
 		return 0, 0, l.ep.err
+	}
+	r, err := l.h2Request(ctx, req)
+	if err != nil {
+		return 0, 0, err
 	}
 	cc, err := l.h2.conn(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	resp, err := cc.RoundTrip(l.ep.h2req.WithContext(ctx))
+	resp, err := cc.RoundTrip(r)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -224,4 +228,24 @@ func (l *link) exchangeH2(ctx context.Context) (status int, pushback time.Durati
 	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
 	_ = resp.Body.Close()
 	return resp.StatusCode, pushback, err
+}
+
+// h2Request is the request to send on l's HTTP/2 connection: the probe
+// for a nil req, else the request of a strategy's mix whose bytes req are
+// (written as the HTTP/1.1 path sends them, its placeholders filled), read
+// back and pointed at the endpoint, so both protocols send the very same
+// requests.
+func (l *link) h2Request(ctx context.Context, req []byte) (*http.Request, error) {
+	base := l.ep.h2req
+	if req == nil {
+		return base.WithContext(ctx), nil
+	}
+	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(req)))
+	if err != nil {
+		return nil, err
+	}
+	r.RequestURI = ""
+	r.URL.Scheme, r.URL.Host, r.Host = base.URL.Scheme, base.URL.Host, base.Host
+	r.Proto, r.ProtoMajor, r.ProtoMinor = base.Proto, base.ProtoMajor, base.ProtoMinor
+	return r.WithContext(ctx), nil
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/wire"
+
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -136,10 +138,21 @@ func TestPlaceholdersFill(t *testing.T) {
 // TestSwarmSendsTheMix: the real swarm sends each request of a mix as
 // written, in the shares of its weights, and resends a retried request's
 // bytes unchanged.
+// The same mix over h2c, ten clients to a connection: HTTP/2 sends the
+// very requests HTTP/1.1 does (method, path, headers, body).
 func TestSwarmSendsTheMix(t *testing.T) {
+	for _, proto := range []wire.Protocol{wire.HTTP1, wire.H2C} {
+		t.Run(proto.String(), func(t *testing.T) { sendsTheMix(t, proto) })
+	}
+}
+
+func sendsTheMix(t *testing.T, proto wire.Protocol) {
 	var mu sync.Mutex
 	got := map[string][]string{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (r.ProtoMajor == 2) != proto.HTTP2() {
+			t.Errorf("%s request over %s", r.Proto, proto)
+		}
 		b, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		got[r.Method+" "+r.URL.Path] = append(got[r.Method+" "+r.URL.Path], r.Header.Get("X-Key")+"|"+string(b))
@@ -148,6 +161,10 @@ func TestSwarmSendsTheMix(t *testing.T) {
 			w.WriteHeader(503) // retried: PUT is idempotent
 		}
 	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
 	defer srv.Close()
 	mix := NewMix([]Request{
 		{Method: "GET", Path: "/a", Weight: 3, Retry: true},
@@ -159,7 +176,7 @@ func TestSwarmSendsTheMix(t *testing.T) {
 	s := &Strategy{Name: "x", Backoff: Backoff{Shape: Constant, Base: ms, Cap: ms}, MaxAttempts: 2, Requests: mix}
 	w := &Workload{Kind: OneShot, Clients: 200}
 	rec := results.NewRecorder(time.Minute, 1)
-	sw := &Swarm{URL: srv.URL + "/", Strategy: s, Workload: w, Seed: 5, Origin: time.Now(), Duration: time.Minute, Rec: rec}
+	sw := &Swarm{URL: srv.URL + "/", Strategy: s, Workload: w, Seed: 5, Origin: time.Now(), Duration: time.Minute, Rec: rec, Protocol: proto, Shared: 10}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sw.Run(ctx)

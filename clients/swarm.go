@@ -256,7 +256,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 		deadline = time.Now().Add(t)
 	}
 	if l.h2 != nil {
-		sent, end, o, status, pushback = s.attemptH2(ctx, l)
+		sent, end, o, status, pushback = s.attemptH2(ctx, l, req)
 		return sent, end, o, status, pushback, nil
 	}
 	at, err := l.begin(ctx, deadline)

@@ -133,16 +133,6 @@ func (c *Client) Inject(ctx context.Context, fault any) (*Status, error) {
 	return c.call(ctx, http.MethodPost, "/control/inject", body)
 }
 
-// Results has the server write the results of its recording so far (POST
-// /control/results) and returns where they are.
-func (c *Client) Results(ctx context.Context) (*ResultsAnswer, error) {
-	var a ResultsAnswer
-	if err := c.do(ctx, http.MethodPost, "/control/results", []byte("{}"), &a); err != nil {
-		return nil, err
-	}
-	return &a, nil
-}
-
 // maxAnswer bounds the answer read from a control API.
 const maxAnswer = 1 << 20
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
@@ -106,7 +107,7 @@ type Point struct {
 	// figures, with Stats over all repetitions when there were several.
 	// Its Cohorts are the first repetition's recorders when
 	// Options.Timelines is set.
-	Output results.Output
+	Output folder.Output
 	// Repetitions holds, with more than one repetition, each cohort's
 	// figures in every repetition that ran, in the order of Output's
 	// runs: what thresholds are checked against.

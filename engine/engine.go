@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/grpcswarm"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
@@ -380,7 +381,7 @@ func (r *Run) HerdSoFar() []float64 {
 
 // Wait waits for the run to end and returns its results, assembled as
 // Execute's are (assemble): one repetition, its recorders kept.
-func (r *Run) Wait() results.Output {
+func (r *Run) Wait() folder.Output {
 	<-r.done
 	oc := r.outcome()
 	u := unit{}

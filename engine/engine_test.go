@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
@@ -41,9 +42,9 @@ strategies:
 // runInBubble runs p through the real HTTP server and swarm over an
 // in-memory network inside a synctest bubble: virtual time, so the send
 // time of an attempt and its arrival at the target are the same instant.
-func runInBubble(t *testing.T, p *scenarios.Plan) results.Output {
+func runInBubble(t *testing.T, p *scenarios.Plan) folder.Output {
 	t.Helper()
-	var out results.Output
+	var out folder.Output
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		r, err := Start(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.Dial})

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -109,7 +109,7 @@ func fuzzScenario(t *testing.T, src string) {
 			t.Fatalf("Execute: %v", err)
 		}
 		out := points[0].Output
-		if _, err := results.EncodeSummary(out.Summary); err != nil {
+		if _, err := folder.EncodeSummary(out.Summary); err != nil {
 			t.Fatalf("summary.json cannot be written: %v", err)
 		}
 		runtime.ReadMemStats(&after)

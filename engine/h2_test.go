@@ -16,6 +16,7 @@ import (
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/target"
@@ -37,9 +38,9 @@ func (l countingListener) Accept() (net.Conn, error) {
 
 // runCounting runs p in a bubble over the in-memory network and returns
 // its output and how many connections its targets accepted.
-func runCounting(t *testing.T, p *scenarios.Plan) (results.Output, int64) {
+func runCounting(t *testing.T, p *scenarios.Plan) (folder.Output, int64) {
 	t.Helper()
-	var out results.Output
+	var out folder.Output
 	var conns atomic.Int64
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
@@ -60,7 +61,7 @@ func runCounting(t *testing.T, p *scenarios.Plan) (results.Output, int64) {
 }
 
 // attemptsBy returns the attempts of cohort i sent in [from, to), by outcome.
-func attemptsBy(out results.Output, i int, from, to time.Duration) map[results.Outcome]int64 {
+func attemptsBy(out folder.Output, i int, from, to time.Duration) map[results.Outcome]int64 {
 	m := map[results.Outcome]int64{}
 	tl := out.Cohorts[i].Rec.Timeline(results.Bucket)
 	for b, row := range tl.Rows {

@@ -2,20 +2,17 @@ package engine
 
 import (
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/internal/golden"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
 
 // TestSimOutputPinned: the simulator's results folder for the single-target
 // built-ins, byte for byte: summary.json as the golden file, and a SHA-256
@@ -30,7 +27,7 @@ func TestSimOutputPinned(t *testing.T) {
 			out.Summary.Started = time.Unix(0, 0).UTC()
 			out.Summary.Description = "" // prose, free to change
 			dir := t.TempDir()
-			if err := results.Write(dir, out); err != nil {
+			if err := folder.Write(dir, out); err != nil {
 				t.Fatal(err)
 			}
 			entries, err := os.ReadDir(dir)
@@ -52,30 +49,8 @@ func TestSimOutputPinned(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check(t, filepath.Join("testdata", name+".summary.json.golden"), summary)
-			check(t, filepath.Join("testdata", name+".sha256.golden"), []byte(got.String()))
+			golden.Check(t, filepath.Join("testdata", name+".summary.json.golden"), summary)
+			golden.Check(t, filepath.Join("testdata", name+".sha256.golden"), []byte(got.String()))
 		})
-	}
-}
-
-// check compares got with the golden file at path, or rewrites it with
-// -update.
-func check(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("%s moved (run with -update if on purpose, and read the new file by eye):\ngot:\n%.2000s", path, got)
 	}
 }

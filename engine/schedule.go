@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -252,7 +253,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 		check.limit = results.Limit(timescales(p)) // every cohort's strategy counts, not the first's alone
 		check.apply(s)
 	}
-	out := results.Output{Summary: s, Scenario: p.Resolved}
+	out := folder.Output{Summary: s, Scenario: p.Resolved}
 	// Every cohort whose figures the summary holds has its timeline, whole
 	// or cut where the interrupt found it; a cohort that never began has
 	// neither.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
@@ -207,7 +208,7 @@ func TestCohortsApart(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := results.Write(dir, apart); err != nil {
+	if err := folder.Write(dir, apart); err != nil {
 		t.Fatal(err)
 	}
 	hlog, err := os.ReadFile(filepath.Join(dir, "full.hlog"))

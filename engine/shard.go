@@ -7,6 +7,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -66,7 +67,7 @@ func Share(p *scenarios.Plan, part clients.Part) *scenarios.Plan {
 // shard's: its index, T0, its clients, when its first attempt went out,
 // its clock against the chaos controller's, and p's thresholds, which the
 // merge checks over every shard's figures.
-func markShard(out *results.Output, p *scenarios.Plan, part clients.Part, clock *results.ClockOffset) {
+func markShard(out *folder.Output, p *scenarios.Plan, part clients.Part, clock *results.ClockOffset) {
 	if part.Of == 0 {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/seeds"
@@ -43,9 +44,9 @@ strategies:
 // shardedRun runs p in real time over an in-memory network inside a
 // synctest bubble, as n shards started for one T0 against one standalone
 // target (its plan starting at T0), and returns each shard's output.
-func shardedRun(t *testing.T, p *scenarios.Plan, n int) []results.Output {
+func shardedRun(t *testing.T, p *scenarios.Plan, n int) []folder.Output {
 	t.Helper()
-	outs := make([]results.Output, n)
+	outs := make([]folder.Output, n)
 	synctest.Test(t, func(t *testing.T) {
 		net := &memnet.Network{}
 		t0 := time.Now().Add(2 * time.Second)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -81,11 +82,11 @@ func TestSimDeterministic(t *testing.T) {
 			t.Fatalf("mode %q, repetitions %d, seeds %v", s.Mode, s.Repetitions, s.Seeds)
 		}
 		s.Started, s.Version = time.Time{}, ""
-		b, err := results.EncodeSummary(&s)
+		b, err := folder.EncodeSummary(&s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tl, err := results.EncodeTimeline([]string{"x"}, []results.Timeline{points[0].Output.Cohorts[0].Rec.Timeline(results.Bucket)})
+		tl, err := folder.EncodeTimeline([]string{"x"}, []results.Timeline{points[0].Output.Cohorts[0].Rec.Timeline(results.Bucket)})
 		if err != nil {
 			t.Fatal(err)
 		}

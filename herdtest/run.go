@@ -16,7 +16,9 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
+	"github.com/herdbench/herdbench/results/terminal"
 )
 
 // Run runs the cohorts against the scenario's target and chaos plan and
@@ -37,7 +39,7 @@ func Run(t *testing.T, o Options, cohorts ...Cohort) *results.Summary {
 	}
 	if failed := results.ThresholdsFailed(s.Thresholds); failed > 0 {
 		var b bytes.Buffer
-		_ = results.RenderThresholds(&b, s.Thresholds)
+		_ = terminal.RenderThresholds(&b, s.Thresholds)
 		t.Errorf("herdtest: %d of %d thresholds failed:\n%s", failed, len(s.Thresholds), b.String())
 	}
 	return s
@@ -60,7 +62,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		d.grace = 10 * time.Second
 	}
 	eo := engine.Options{Version: "herdtest", Drive: d.drive}
-	var out results.Output
+	var out folder.Output
 	switch o.Mode {
 	case Real:
 		r, err := engine.Start(t.Context(), p, eo)
@@ -99,7 +101,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 	}
 	s := out.Summary
 	var table bytes.Buffer
-	if results.RenderTable(&table, s) == nil {
+	if terminal.RenderTable(&table, s) == nil {
 		t.Logf("herdtest: %s, %s, seed %d:\n%s", s.Scenario, o.Mode, s.Seed, table.String())
 	}
 	// s.Thresholds: engine's Wait checked them (as every run's summary).
@@ -120,7 +122,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 
 // write writes a run's results folder and its report into o.Out (or the
 // test's artifact folder) and returns its path.
-func write(t *testing.T, o Options, out results.Output) (string, error) {
+func write(t *testing.T, o Options, out folder.Output) (string, error) {
 	base := o.Out
 	if base == "" {
 		base = defaultOut(t)
@@ -128,11 +130,11 @@ func write(t *testing.T, o Options, out results.Output) (string, error) {
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", err
 	}
-	dir, err := results.FolderIn(base, out.Summary.Scenario, out.Summary.Started, "")
+	dir, err := folder.FolderIn(base, out.Summary.Scenario, out.Summary.Started, "")
 	if err != nil {
 		return "", err
 	}
-	if err := results.Write(dir, out); err != nil {
+	if err := folder.Write(dir, out); err != nil {
 		return "", err
 	}
 	if err := report.RenderDir(dir, report.Options{Version: "herdtest", NoPNG: true}); err != nil {

@@ -1,20 +1,16 @@
 package kube
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/golden"
 	"go.yaml.in/yaml/v3"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // example is the manifest of the golden files.
 func example(shards int, control string) Options {
@@ -40,19 +36,7 @@ func TestManifestGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", c.file)
-		if *update {
-			if err := os.WriteFile(path, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from the manifest printed (go test ./kube -update rewrites it):\n%s", path, got)
-		}
+		golden.Check(t, filepath.Join("testdata", c.file), got)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
@@ -108,7 +109,7 @@ func simulate(t *testing.T, p *scenarios.Plan, part clients.Part, dir string) st
 	if sh := out.Summary.Shard; sh != nil {
 		sh.StartAt = t0
 	}
-	if err := results.Write(dir, out); err != nil {
+	if err := folder.Write(dir, out); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -148,12 +149,12 @@ func TestMergeIsExact(t *testing.T) {
 					t.Errorf("warnings: %q", warnings)
 				}
 				merged := filepath.Join(root, fmt.Sprintf("merged-%d", n))
-				if err := results.Write(merged, m.Output); err != nil {
+				if err := folder.Write(merged, m.Output); err != nil {
 					t.Fatal(err)
 				}
 				sameFile(t, whole, merged, "timeline.csv")
 				sameFile(t, whole, merged, "timeline_1s.csv")
-				for _, log := range results.HlogNames(strategies(wantSum)) {
+				for _, log := range folder.HlogNames(strategies(wantSum)) {
 					sameFile(t, whole, merged, log)
 				}
 				got := readSummary(t, merged)
@@ -215,7 +216,7 @@ func readSummary(t *testing.T, dir string) *results.Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := results.DecodeSummary(b)
+	s, err := folder.DecodeSummary(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // The most Folders reads of each file of a shard's folder.
@@ -58,7 +59,7 @@ type Merged struct {
 	// Output is the merged run, to write as any run's results folder: its
 	// summary (marked Merged, the deferred thresholds checked), its
 	// cohorts' restored recorders and the scenario as run.
-	Output results.Output
+	Output folder.Output
 	// Thresholds are the thresholds the shards deferred, checked against
 	// Output's summary (its Thresholds).
 	Thresholds []results.Threshold
@@ -86,11 +87,11 @@ func Expand(args []string) ([]string, error) {
 				continue
 			}
 			dir := filepath.Join(a, e.Name())
-			raw, err := results.ReadRegular(filepath.Join(dir, "summary.json"), maxSummaryBytes)
+			raw, err := folder.ReadRegular(filepath.Join(dir, "summary.json"), maxSummaryBytes)
 			if err != nil {
 				continue
 			}
-			if s, err := results.DecodeSummary(raw); err == nil && s.Shard != nil {
+			if s, err := folder.DecodeSummary(raw); err == nil && s.Shard != nil {
 				out = append(out, dir)
 				found++
 			}
@@ -106,14 +107,14 @@ func Expand(args []string) ([]string, error) {
 func Read(dirs []string) ([]*Shard, error) {
 	var out []*Shard
 	for _, dir := range dirs {
-		raw, err := results.ReadRegular(filepath.Join(dir, "summary.json"), maxSummaryBytes)
+		raw, err := folder.ReadRegular(filepath.Join(dir, "summary.json"), maxSummaryBytes)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s: no summary.json here; is it a herdbench results folder?", dir)
 			}
 			return nil, err
 		}
-		s, err := results.DecodeSummary(raw)
+		s, err := folder.DecodeSummary(raw)
 		if err == nil {
 			// Its duration bounds every file read after it.
 			err = results.CheckSummary(s)
@@ -121,7 +122,7 @@ func Read(dirs []string) ([]*Shard, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 		}
-		sc, err := results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes)
+		sc, err := folder.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -142,7 +143,7 @@ func Check(shards []*Shard) (sorted []*Shard, warnings []string, err error) {
 			refuse("%s is not a shard's results folder (its summary.json has no \"shard\"): herdbench merge combines the folders that the shards of one run wrote (herdbench scenario --shard K/N)", s.Dir)
 			continue
 		}
-		if msg := results.NameProblem(s.Summary.Scenario); msg != "" {
+		if msg := folder.NameProblem(s.Summary.Scenario); msg != "" {
 			// The name starts the merged results folder's name.
 			refuse("%s: its summary.json's scenario name is %s", s.Dir, msg)
 			continue
@@ -270,10 +271,6 @@ func FoldersContext(ctx context.Context, dirs []string) (*Merged, []string, erro
 	return m, warnings, nil
 }
 
-// Combine merges checked shards (Check): their timelines and histogram
-// logs added up, every figure computed from the sums.
-func Combine(shards []*Shard) (*Merged, error) { return combine(context.Background(), shards) }
-
 func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	f := shards[0].Summary
 	duration := time.Duration(math.Round(f.DurationS * float64(time.Second)))
@@ -303,7 +300,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		if err := addTimelines(ctx, s, names, timelines); err != nil {
 			return nil, err
 		}
-		for i, log := range results.HlogNames(names) {
+		for i, log := range folder.HlogNames(names) {
 			var err error
 			if intervals[i], err = addLog(ctx, s, filepath.Join(s.Dir, log), start, intervals[i]); err != nil {
 				return nil, err
@@ -321,7 +318,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	sum.Partial, sum.EndedS = ended != nil, ended
 	sum.Started = start.UTC()
 	sum.Harness = mergeHarness(shards, lags)
-	out := results.Output{Summary: &sum, Scenario: shards[0].Scenario}
+	out := folder.Output{Summary: &sum, Scenario: shards[0].Scenario}
 	w := window(f)
 	for i, name := range names {
 		t := timelines[i]
@@ -398,13 +395,13 @@ func secs(s float64) time.Duration { return time.Duration(math.Round(s * float64
 // summary (its cohorts, the buckets of its duration) as it comes.
 func addTimelines(ctx context.Context, s *Shard, names []string, sums []results.Timeline) error {
 	path := filepath.Join(s.Dir, "timeline.csv")
-	f, err := results.OpenBounded(ctx, path, maxTimelineBytes)
+	f, err := folder.OpenBounded(ctx, path, maxTimelineBytes)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	d := s.Summary.DurationS
-	got, timelines, err := results.ReadTimeline(f, results.TimelineBounds{Keys: len(names), Rows: results.TimelineBuckets(d), DurationS: d})
+	got, timelines, err := folder.ReadTimeline(f, folder.TimelineBounds{Keys: len(names), Rows: folder.TimelineBuckets(d), DurationS: d})
 	if err != nil {
 		return wrapRead(ctx, path, err)
 	}
@@ -433,14 +430,14 @@ func addTimelines(ctx context.Context, s *Shard, names []string, sums []results.
 
 // addLog adds a cohort's histogram log, interval by interval.
 func addLog(ctx context.Context, s *Shard, path string, start time.Time, into []results.Interval) ([]results.Interval, error) {
-	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
+	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
 	if err != nil {
 		return into, err
 	}
 	defer f.Close()
 	last := results.LastInterval(s.Summary.DurationS)
-	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
-		into, err = results.AddInterval(into, li.Index, last, li.Tag, li.Hist)
+	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
+		into, err = folder.AddInterval(into, li.Index, last, li.Tag, li.Hist)
 		return err
 	})
 	if err != nil {
@@ -449,11 +446,11 @@ func addLog(ctx context.Context, s *Shard, path string, start time.Time, into []
 	return into, nil
 }
 
-// addLags adds a shard's send lags (results.SendLagLog) into lags; a
+// addLags adds a shard's send lags (folder.SendLagLog) into lags; a
 // folder without the file adds nothing.
 func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lags []*hdrhistogram.Histogram) error {
-	path := filepath.Join(s.Dir, results.SendLagLog)
-	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
+	path := filepath.Join(s.Dir, folder.SendLagLog)
+	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -461,11 +458,11 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 		return err
 	}
 	defer f.Close()
-	tags := results.HlogNames(names)
-	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
+	tags := folder.HlogNames(names)
+	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
 		i := slices.Index(tags, li.Tag+".hlog")
 		if i < 0 {
-			return fmt.Errorf("%w: an interval tagged %q, no cohort's", results.ErrHistogramLog, li.Tag)
+			return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
 		}
 		lags[i].Merge(li.Hist)
 		return nil
@@ -477,11 +474,11 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 }
 
 // addSplits adds a shard's latencies after its recorders' split
-// (results.SplitLog) to splits, per cohort: attempt and request. A shard
+// (folder.SplitLog) to splits, per cohort: attempt and request. A shard
 // without the file had no split.
 func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, splits [][][2]*hdrhistogram.Histogram) error {
-	path := filepath.Join(s.Dir, results.SplitLog)
-	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
+	path := filepath.Join(s.Dir, folder.SplitLog)
+	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -489,19 +486,19 @@ func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, s
 		return err
 	}
 	defer f.Close()
-	tags := results.HlogNames(names)
+	tags := folder.HlogNames(names)
 	got := make([][2]*hdrhistogram.Histogram, len(names))
-	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
+	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
 		for i, tag := range tags {
 			base := strings.TrimSuffix(tag, ".hlog")
-			for k, suffix := range []string{results.SplitAttempt, results.SplitRequest} {
+			for k, suffix := range []string{folder.SplitAttempt, folder.SplitRequest} {
 				if li.Tag == base+suffix {
 					got[i][k] = li.Hist
 					return nil
 				}
 			}
 		}
-		return fmt.Errorf("%w: an interval tagged %q, no cohort's", results.ErrHistogramLog, li.Tag)
+		return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
 	})
 	if err != nil {
 		return wrapRead(ctx, path, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
@@ -33,7 +34,7 @@ func edit(t *testing.T, dir string, change func(s *results.Summary)) {
 	t.Helper()
 	s := readSummary(t, dir)
 	change(s)
-	b, err := results.EncodeSummary(s)
+	b, err := folder.EncodeSummary(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestExpandFindsShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := results.Write(filepath.Join(parent, "merged"), m.Output); err != nil {
+	if err := folder.Write(filepath.Join(parent, "merged"), m.Output); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Expand([]string{parent})

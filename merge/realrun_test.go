@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // TestMergedMatchesSingle compares, on real sockets, a run merged from its
@@ -77,7 +78,7 @@ func seconds(t *testing.T, dir string) []results.Timeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tl, err := results.DecodeTimeline(b)
+	_, tl, err := folder.DecodeTimeline(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // Segment is a recording's results: what a results folder holds, with
 // every cohort's figures summarized as the swarm's are.
 type Segment struct {
-	Output results.Output
+	Output folder.Output
 }
 
 // unmeasuredAlways are the figures no recording can tell: which attempts
@@ -57,7 +58,7 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	if sum.Faults == nil {
 		sum.Faults = []results.FaultWindow{}
 	}
-	out := results.Output{Summary: sum, Scenario: r.o.ScenarioYAML}
+	out := folder.Output{Summary: sum, Scenario: r.o.ScenarioYAML}
 	var unnumbered int64
 	var capped []string
 	for i := range s.cells {

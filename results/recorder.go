@@ -759,3 +759,15 @@ func (r *Recorder) Upto(end time.Duration) *Recorder {
 	}
 	return c
 }
+
+// NewHistogram returns an empty latency histogram of the recorder's range and
+// precision (microseconds, 1 µs to 1 h, 3 significant figures): the one to
+// merge a histogram log's intervals into.
+func NewHistogram() *hdrhistogram.Histogram { return newHist() }
+
+// NewPackedHistogram returns an empty packed latency histogram of the
+// recorder's range and precision, the kind one second of an Interval
+// holds: the one to add a histogram log's interval into.
+func NewPackedHistogram() *hdrhistogram.PackedHistogram {
+	return hdrhistogram.NewPacked(histMin, histMax, histSigF)
+}

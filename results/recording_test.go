@@ -70,44 +70,6 @@ func TestUnnumberedAttempts(t *testing.T) {
 	}
 }
 
-// TestUpstreamLatency: upstream times have their own histogram, per
-// second in the .hlog (Tag=upstream) and as latency_ms.upstream; a
-// recorder that received none writes neither.
-func TestUpstreamLatency(t *testing.T) {
-	rec := NewRecorder(3*time.Second, 2)
-	for i := range 100 {
-		rec.Shard(i).Attempt(Attempt{Sent: time.Duration(i) * 20 * time.Millisecond, Latency: 30 * time.Millisecond, Number: 1, Outcome: OK, Upstream: 20 * time.Millisecond})
-	}
-	rec.Shard(0).Attempt(Attempt{Sent: 2500 * time.Millisecond, Latency: time.Millisecond, Number: 1, Outcome: HTTP5xx}) // answered by a fault: not forwarded
-	run := Summarize(Cohort{Strategy: "a", Rec: rec}, Window{})
-	if u := run.LatencyMS.Upstream; u == nil || u.P50 < 19.9 || u.P50 > 20.1 || run.LatencyMS.Attempt.P50 < 29.9 {
-		t.Fatalf("latency_ms: %+v upstream %+v", run.LatencyMS, run.LatencyMS.Upstream)
-	}
-	log, err := EncodeHistogramLog("a", time.Unix(1000, 0), rec.Intervals())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	err = ScanHistogramLog(bytes.NewReader(log), time.Unix(1000, 0), func(li LoggedInterval) error {
-		if li.Tag == TagUpstream {
-			n += li.Hist.TotalCount()
-		}
-		return nil
-	})
-	if err != nil || n != 100 {
-		t.Errorf("the log's upstream intervals hold %d values (err %v), want 100", n, err)
-	}
-	plain := NewRecorder(time.Second, 1)
-	plain.Shard(0).Attempt(Attempt{Sent: 0, Latency: time.Millisecond, Number: 1})
-	if r := Summarize(Cohort{Strategy: "b", Rec: plain}, Window{}); r.LatencyMS.Upstream != nil {
-		t.Errorf("a swarm's run has upstream latency %+v", r.LatencyMS.Upstream)
-	}
-	log, _ = EncodeHistogramLog("b", time.Unix(1000, 0), plain.Intervals())
-	if bytes.Contains(log, []byte("Tag="+TagUpstream)) {
-		t.Errorf("a swarm's .hlog has upstream intervals")
-	}
-}
-
 // TestUptoCopiesTheRecordingSoFar: Upto(end) gives the recorder of a run
 // of length end: the timeline to end, its totals, the seconds' latencies;
 // what the original records afterwards stays out of the copy.

@@ -436,7 +436,7 @@ var metricTable = sync.OnceValue(func() []Metric {
 		{Name: "completion_s", Unit: Seconds, Shards: ShardMax,
 			Shows:  InSim,
 			Help:   "for a oneshot workload, the time from the start until the last unit of work ended",
-			Column: &Column{At: 2, Head: "completion", Text: func(v float64) string { return msText(v * 1000) }}},
+			Column: &Column{At: 2, Head: "completion", Text: func(v float64) string { return MsText(v * 1000) }}},
 		{Name: "peak_calls_per_10ms", Unit: Count, Shards: ShardTimeline,
 			Help:   "the most writes an OCC target served in one 10 ms bucket from 1 s on: the height of the retry waves",
 			Column: &Column{At: 3, Head: "wave peak/10ms", Text: decimals(1)}},
@@ -470,11 +470,11 @@ var metricTable = sync.OnceValue(func() []Metric {
 				Help: what + ", " + q.text + ", from the HDR histogram"}
 			switch m.Name {
 			case "latency_ms.request.p50":
-				m.Column = &Column{At: 10, Head: "req p50", Text: msText}
-				m.Table = &Column{At: 10, Head: "req p50", Text: msText}
+				m.Column = &Column{At: 10, Head: "req p50", Text: MsText}
+				m.Table = &Column{At: 10, Head: "req p50", Text: MsText}
 			case "latency_ms.request.p99":
-				m.Column = &Column{At: 11, Head: "req p99", Text: msText}
-				m.Table = &Column{At: 11, Head: "req p99", Text: msText}
+				m.Column = &Column{At: 11, Head: "req p99", Text: MsText}
+				m.Table = &Column{At: 11, Head: "req p99", Text: MsText}
 				m.Sweep = Chart{Line: 8}
 			}
 			ms = append(ms, m)
@@ -666,4 +666,24 @@ func (f field) value(r *Run) (float64, bool) {
 		return float64(v.Uint()), true
 	}
 	return 0, false
+}
+func MsText(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2fs", ms/1000)
+	}
+	return fmt.Sprintf("%.1fms", ms)
+}
+
+// Metrics returns the metric table, in its order (that of sweep.csv's
+// columns), for the renderers outside this package; it is shared, so
+// read only.
+func Metrics() []Metric { return metricTable() }
+
+// RatioText writes a success ratio as a percentage, "–" when it is null
+// (no request ended).
+func RatioText(r *float64) string {
+	if r == nil {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100**r)
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -330,8 +331,6 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // success_ratio is over the requests that ended: requests still in a
 // backoff wait (or on the wire) when the run ended are unfinished, in
 // neither side, so a cohort with no failure has 100%, however many
@@ -343,13 +342,13 @@ func TestSuccessRatioOverEndedRequests(t *testing.T) {
 		wantRatio                  *float64
 		wantUnfinished             int64
 	}{
-		{"no failure, 141 asleep in a backoff", 4195, 4054, 0, ptr(1.0), 141},
-		{"every request ended", 1000, 940, 60, ptr(0.94), 0},
-		{"some failed, some unfinished", 1000, 600, 200, ptr(0.75), 200},
+		{"no failure, 141 asleep in a backoff", 4195, 4054, 0, new(1.0), 141},
+		{"every request ended", 1000, 940, 60, new(0.94), 0},
+		{"some failed, some unfinished", 1000, 600, 200, new(0.75), 200},
 		{"nothing ended", 50, 0, 0, nil, 50},
 		{"nothing started", 0, 0, 0, nil, 0},
-		{"every ended request failed", 10, 0, 4, ptr(0.0), 6},
-		{"rounded to 4 decimals", 3, 2, 1, ptr(0.6667), 0},
+		{"every ended request failed", 10, 0, 4, new(0.0), 6},
+		{"rounded to 4 decimals", 3, 2, 1, new(0.6667), 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := NewRecorder(time.Second, 1)
@@ -362,7 +361,7 @@ func TestSuccessRatioOverEndedRequests(t *testing.T) {
 			}
 			r := Summarize(Cohort{Strategy: "s", Rec: rec}, Window{})
 			if (r.SuccessRatio == nil) != (c.wantRatio == nil) || r.SuccessRatio != nil && *r.SuccessRatio != *c.wantRatio {
-				t.Errorf("success_ratio %s, want %s", ratioText(r.SuccessRatio), ratioText(c.wantRatio))
+				t.Errorf("success_ratio %s, want %s", ratioOf(r.SuccessRatio), ratioOf(c.wantRatio))
 			}
 			if r.Unfinished != c.wantUnfinished {
 				t.Errorf("unfinished %d, want %d", r.Unfinished, c.wantUnfinished)
@@ -379,4 +378,12 @@ func TestSuccessRatioOverEndedRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ratioOf writes a ratio that may be absent.
+func ratioOf(r *float64) string {
+	if r == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*r)
 }

@@ -363,5 +363,5 @@ func lagText(ms float64) string {
 	if ms < 1 {
 		return fmt.Sprintf("%.0fµs", ms*1000)
 	}
-	return msText(ms)
+	return MsText(ms)
 }

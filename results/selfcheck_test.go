@@ -315,28 +315,3 @@ func TestSimFigures(t *testing.T) {
 		t.Errorf("no repetition recovered: recovery_s %v, want missing", v)
 	}
 }
-
-// The table prints the simulator's figures on a row under the cohort's
-// own, "(sim mean)" when they are means over repetitions.
-func TestTableShowsTheSimulatorsRow(t *testing.T) {
-	rec := 3.91
-	s := &Summary{Faults: []FaultWindow{{Name: "crash", AtS: 1, ForS: 1}}, Runs: []Run{{
-		Strategy: "no-jitter", Requests: 4195, SuccessRatio: ptr(0.967), Attempts: 6356, Amplification: 1.515, HerdFactor: 50.9, FailedAfterFault: 403,
-		Sim: Values{"requests": 4086, "success_ratio": 0.959, "unfinished": 0, "attempts": 6263, "amplification": 1.533, "peak_attempts_per_s": 934, "herd_factor": 135.671, "failed_after_fault": 443, "recovery_s": rec},
-	}}}
-	var b strings.Builder
-	if err := RenderTable(&b, s); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(b.String(), "\n")
-	if len(lines) < 3 || !strings.Contains(lines[1], "no-jitter") ||
-		strings.Join(strings.Fields(lines[2]), " ") != "(sim) 4086 95.9% 0 6263 1.53 934 135.7 443 3.91s" {
-		t.Fatalf("table:\n%s", b.String())
-	}
-	s.Repetitions = 3
-	b.Reset()
-	_ = RenderTable(&b, s)
-	if !strings.Contains(b.String(), "(sim mean)") {
-		t.Errorf("with repetitions the row should say it holds means:\n%s", b.String())
-	}
-}

@@ -1,10 +1,7 @@
 package results
 
 import (
-	"bytes"
-	"encoding/csv"
 	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -101,56 +98,6 @@ type SweepRow struct {
 	Run     Run       // with Stats
 }
 
-// EncodeSweep returns sweep.csv: one row per point and strategy, with the
-// value of each swept field (a column each, named by its path), the
-// clients per cohort, the number of repetitions and, for every RepStats
-// metric in the table's order, its mean and standard deviation (empty
-// where the cohort has no such figure). Every row has the first row's
-// swept fields.
-func EncodeSweep(rows []SweepRow) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	var head []string
-	if len(rows) > 0 {
-		for _, st := range rows[0].Point {
-			head = append(head, st.Field)
-		}
-	}
-	head = append(head, "clients", "strategy", "runs")
-	for _, m := range statMetrics() {
-		head = append(head, m.Name+"_mean", m.Name+"_sd")
-	}
-	_ = w.Write(head)
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	for _, r := range rows {
-		n := 1
-		for _, st := range r.Run.Stats {
-			n = len(st.Values)
-			break
-		}
-		var rec []string
-		for _, st := range r.Point {
-			rec = append(rec, st.Value)
-		}
-		rec = append(rec, strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n))
-		for _, m := range statMetrics() {
-			st, ok := r.Run.Stats[m.Name]
-			if !ok {
-				if v, has := m.Value(&r.Run); has && r.Run.Stats == nil {
-					rec = append(rec, f(v), "0")
-				} else {
-					rec = append(rec, "", "")
-				}
-				continue
-			}
-			rec = append(rec, f(st.Mean), f(st.SD))
-		}
-		_ = w.Write(rec)
-	}
-	w.Flush()
-	return buf.Bytes(), w.Error()
-}
-
 // peakCalls returns the most calls in one Bucket from bucket from on.
 func (r *Recorder) peakCalls(from int) int64 {
 	var p int64
@@ -159,3 +106,7 @@ func (r *Recorder) peakCalls(from int) int64 {
 	}
 	return p
 }
+
+// StatMetrics returns the metrics over repetitions, in the metric table's
+// order: the columns of runs[].stats and of sweep.csv.
+func StatMetrics() []Metric { return statMetrics() }

@@ -2,7 +2,6 @@ package results
 
 import (
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,38 +26,6 @@ func TestStatOf(t *testing.T) {
 		c.want.SD = round(c.want.SD, 5)
 		if got.N != c.want.N || got.Mean != c.want.Mean || got.SD != c.want.SD || got.Min != c.want.Min || got.Max != c.want.Max {
 			t.Errorf("StatOf(%d values) = %+v, want %+v", len(c.values), got, c.want)
-		}
-	}
-}
-
-func TestAggregateAndSweep(t *testing.T) {
-	calls := func(n int64) *int64 { return &n }
-	reps := []Run{
-		{Strategy: "full", Requests: 10, Succeeded: 10, Attempts: 40, Calls: calls(40), CompletionS: f(0.5)},
-		{Strategy: "full", Requests: 10, Succeeded: 10, Attempts: 44, Calls: calls(44)},
-	}
-	a := Aggregate(reps)
-	if a.Attempts != 40 || a.Stats["calls"].Mean != 42 || a.Stats["completion_s"].N != 1 || a.Stats["recovery_s"].N != 0 {
-		t.Fatalf("%+v", a.Stats)
-	}
-	if _, ok := a.Stats["peak_calls_per_10ms"]; ok {
-		t.Fatal("a metric no repetition has should be absent")
-	}
-	b, err := EncodeSweep([]SweepRow{{Clients: 10, Run: a}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
-	if len(lines) != 2 || len(head) != len(row) || head[0] != "clients" || row[2] != "2" {
-		t.Fatalf("%q", b)
-	}
-	for i, h := range head {
-		want := map[string]string{"calls_mean": "42", "calls_sd": "2.828427", "attempts_mean": "42", "peak_calls_per_10ms_mean": ""}[h]
-		if want != "" || h == "peak_calls_per_10ms_mean" {
-			if row[i] != want {
-				t.Errorf("%s = %q, want %q", h, row[i], want)
-			}
 		}
 	}
 }

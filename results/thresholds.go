@@ -3,12 +3,10 @@ package results
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -364,58 +362,4 @@ func ThresholdsFailed(rs []ThresholdResult) int {
 		}
 	}
 	return n
-}
-
-// RenderThresholds writes the pass/fail table of the checks.
-func RenderThresholds(w io.Writer, rs []ThresholdResult) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	failed := ThresholdsFailed(rs)
-	head := fmt.Sprintf("thresholds: all %d passed", len(rs))
-	if failed > 0 {
-		head = fmt.Sprintf("thresholds: %d of %d FAILED", failed, len(rs))
-	}
-	if _, err := fmt.Fprintln(w, head); err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  cohort\tthreshold\tvalue\tresult")
-	for _, r := range rs {
-		result := "pass"
-		if !r.Pass {
-			result = "FAIL"
-		}
-		value := valueText(r.Metric, r.Value)
-		switch {
-		case r.Repetitions == 0:
-		case strings.HasPrefix(r.Expression, "mean("):
-			value += fmt.Sprintf(" (mean of %d)", r.Repetitions)
-		default:
-			value += fmt.Sprintf(" (worst of %d)", r.Repetitions)
-			if r.FailedRepetitions > 0 {
-				result += fmt.Sprintf(" in %d of %d", r.FailedRepetitions, r.Repetitions)
-			}
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, value, result)
-	}
-	return tw.Flush()
-}
-
-// valueText writes a figure in its metric's unit.
-func valueText(metric string, v *float64) string {
-	if v == nil {
-		if metric == "recovery_s" {
-			return "never"
-		}
-		return "null"
-	}
-	m, _ := LookupMetric(metric)
-	switch m.Unit {
-	case Millis:
-		return msText(*v)
-	case Seconds:
-		return strconv.FormatFloat(*v, 'f', -1, 64) + "s"
-	}
-	return strconv.FormatFloat(*v, 'f', -1, 64)
 }

@@ -1,57 +1,46 @@
-package results
+package results_test
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// updateGolden is the -update flag: rewrite golden files. Another test file
-// of this package may already define it.
-var updateGolden = func() func() bool {
-	if f := flag.Lookup("update"); f != nil {
-		return func() bool { return f.Value.String() == "true" }
-	}
-	b := flag.Bool("update", false, "rewrite the golden files in testdata")
-	return func() bool { return *b }
-}()
+	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/resultstest"
+)
 
 func TestParseThreshold(t *testing.T) {
 	for _, c := range []struct {
 		expr   string
 		metric string
-		op     Op
+		op     results.Op
 		limit  float64
 	}{
-		{"amplification <= 1.5", "amplification", LessEq, 1.5},
-		{"  amplification<=1.5 ", "amplification", LessEq, 1.5},
-		{"recovery_s <= 5", "recovery_s", LessEq, 5},
-		{"recovery_s < 1500ms", "recovery_s", Less, 1.5},
-		{"latency.request.p99 < 2s", "latency_ms.request.p99", Less, 2000},
-		{"latency.attempt.p50 <= 250ms", "latency_ms.attempt.p50", LessEq, 250},
-		{"latency_ms.request.p999 < 800", "latency_ms.request.p999", Less, 800},
-		{"latency_ms.request.max < 1m", "latency_ms.request.max", Less, 60000},
-		{"success_ratio >= 0.99", "success_ratio", GreaterEq, 0.99},
-		{"success_ratio >= 99.5%", "success_ratio", GreaterEq, 0.995},
-		{"herd_factor < 3", "herd_factor", Less, 3},
-		{"failed_after_fault == 0", "failed_after_fault", Equal, 0},
-		{"peak_attempts_per_s > 10", "peak_attempts_per_s", Greater, 10},
-		{"outcomes.reset <= 100", "outcomes.reset", LessEq, 100},
-		{"send_lag_ms.p99 <= 5", "send_lag_ms.p99", LessEq, 5},
-		{"send_lag_ms.p99 <= 2500us", "send_lag_ms.p99", LessEq, 2.5},
-		{"target_drift_ms.p50 < 1ms", "target_drift_ms.p50", Less, 1},
-		{"requests >= 1e3", "requests", GreaterEq, 1000},
-		{"mean(amplification) <= 1.5", "amplification", LessEq, 1.5},
-		{"mean( latency.request.p99 ) < 2s", "latency_ms.request.p99", Less, 2000},
-		{"mean(success_ratio) >= 99%", "success_ratio", GreaterEq, 0.99},
+		{"amplification <= 1.5", "amplification", results.LessEq, 1.5},
+		{"  amplification<=1.5 ", "amplification", results.LessEq, 1.5},
+		{"recovery_s <= 5", "recovery_s", results.LessEq, 5},
+		{"recovery_s < 1500ms", "recovery_s", results.Less, 1.5},
+		{"latency.request.p99 < 2s", "latency_ms.request.p99", results.Less, 2000},
+		{"latency.attempt.p50 <= 250ms", "latency_ms.attempt.p50", results.LessEq, 250},
+		{"latency_ms.request.p999 < 800", "latency_ms.request.p999", results.Less, 800},
+		{"latency_ms.request.max < 1m", "latency_ms.request.max", results.Less, 60000},
+		{"success_ratio >= 0.99", "success_ratio", results.GreaterEq, 0.99},
+		{"success_ratio >= 99.5%", "success_ratio", results.GreaterEq, 0.995},
+		{"herd_factor < 3", "herd_factor", results.Less, 3},
+		{"failed_after_fault == 0", "failed_after_fault", results.Equal, 0},
+		{"peak_attempts_per_s > 10", "peak_attempts_per_s", results.Greater, 10},
+		{"outcomes.reset <= 100", "outcomes.reset", results.LessEq, 100},
+		{"send_lag_ms.p99 <= 5", "send_lag_ms.p99", results.LessEq, 5},
+		{"send_lag_ms.p99 <= 2500us", "send_lag_ms.p99", results.LessEq, 2.5},
+		{"target_drift_ms.p50 < 1ms", "target_drift_ms.p50", results.Less, 1},
+		{"requests >= 1e3", "requests", results.GreaterEq, 1000},
+		{"mean(amplification) <= 1.5", "amplification", results.LessEq, 1.5},
+		{"mean( latency.request.p99 ) < 2s", "latency_ms.request.p99", results.Less, 2000},
+		{"mean(success_ratio) >= 99%", "success_ratio", results.GreaterEq, 0.99},
 	} {
-		th, err := ParseThreshold(c.expr)
+		th, err := results.ParseThreshold(c.expr)
 		if err != nil {
 			t.Errorf("ParseThreshold(%q): %v", c.expr, err)
 			continue
@@ -92,13 +81,13 @@ func TestParseThresholdErrors(t *testing.T) {
 		{"mean(amplificaton) <= 1.5", `unknown metric "amplificaton"`},
 		{"median(amplification) <= 1.5", "unknown metric"},
 	} {
-		_, err := ParseThreshold(c.expr)
-		if err == nil || !errors.Is(err, ErrThreshold) || !strings.Contains(err.Error(), c.want) {
+		_, err := results.ParseThreshold(c.expr)
+		if err == nil || !errors.Is(err, results.ErrThreshold) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseThreshold(%q): %v; want an ErrThreshold containing %q", c.expr, err, c.want)
 		}
 	}
-	var um *UnknownMetricError
-	if _, err := ParseThreshold("amplificaton < 1"); !errors.As(err, &um) || um.Metric != "amplificaton" {
+	var um *results.UnknownMetricError
+	if _, err := results.ParseThreshold("amplificaton < 1"); !errors.As(err, &um) || um.Metric != "amplificaton" {
 		t.Errorf("unknown metric: %v, want an *UnknownMetricError naming it", err)
 	}
 }
@@ -106,18 +95,18 @@ func TestParseThresholdErrors(t *testing.T) {
 func TestOpHolds(t *testing.T) {
 	nan := math.NaN()
 	for _, c := range []struct {
-		op       Op
+		op       results.Op
 		v, limit float64
 		want     bool
 	}{
-		{Less, 1, 2, true}, {Less, 2, 2, false},
-		{LessEq, 2, 2, true}, {LessEq, 2.001, 2, false},
-		{Greater, 3, 2, true}, {Greater, 2, 2, false},
-		{GreaterEq, 2, 2, true}, {GreaterEq, 1.999, 2, false},
-		{Equal, 0, 0, true}, {Equal, 1, 0, false},
+		{results.Less, 1, 2, true}, {results.Less, 2, 2, false},
+		{results.LessEq, 2, 2, true}, {results.LessEq, 2.001, 2, false},
+		{results.Greater, 3, 2, true}, {results.Greater, 2, 2, false},
+		{results.GreaterEq, 2, 2, true}, {results.GreaterEq, 1.999, 2, false},
+		{results.Equal, 0, 0, true}, {results.Equal, 1, 0, false},
 		// null (never recovered) is +∞
-		{Less, nan, 5, false}, {LessEq, nan, 1e300, false}, {Equal, nan, 0, false},
-		{Greater, nan, 5, true}, {GreaterEq, nan, 5, true},
+		{results.Less, nan, 5, false}, {results.LessEq, nan, 1e300, false}, {results.Equal, nan, 0, false},
+		{results.Greater, nan, 5, true}, {results.GreaterEq, nan, 5, true},
 	} {
 		if got := c.op.Holds(c.v, c.limit); got != c.want {
 			t.Errorf("%v %s %v = %v, want %v", c.v, c.op, c.limit, got, c.want)
@@ -125,36 +114,10 @@ func TestOpHolds(t *testing.T) {
 	}
 }
 
-func thresholdSummary() *Summary {
-	rec := 1.25
-	return &Summary{Runs: []Run{
-		{Strategy: "no-jitter", Requests: 1000, Succeeded: 940, SuccessRatio: ptr(0.94), Attempts: 2310, Amplification: 2.31,
-			HerdFactor: 14.2, FailedAfterFault: 410, RecoveryS: nil, Outcomes: map[string]int64{"reset": 512},
-			LatencyMS: Latencies{Request: Percentiles{P99: 5234.5}}},
-		{Strategy: "full-jitter", Requests: 1000, Succeeded: 999, SuccessRatio: ptr(0.999), Attempts: 1210, Amplification: 1.21,
-			HerdFactor: 1.4, FailedAfterFault: 12, RecoveryS: &rec, Outcomes: map[string]int64{"reset": 480},
-			LatencyMS: Latencies{Request: Percentiles{P99: 812.25}}},
-	}}
-}
-
-func mustThresholds(t *testing.T, cohort string, exprs ...string) []Threshold {
-	t.Helper()
-	var out []Threshold
-	for _, e := range exprs {
-		th, err := ParseThreshold(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		th.Cohort = cohort
-		out = append(out, th)
-	}
-	return out
-}
-
 func TestCheckThresholds(t *testing.T) {
-	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s"),
-		mustThresholds(t, "full-jitter", "herd_factor < 3", "outcomes.reset < 400")...)
-	got := CheckThresholds(thresholdSummary(), ths, nil)
+	ths := append(resultstest.Thresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s"),
+		resultstest.Thresholds(t, "full-jitter", "herd_factor < 3", "outcomes.reset < 400")...)
+	got := results.CheckThresholds(resultstest.ThresholdSummary(), ths, nil)
 	type row struct {
 		cohort, expr string
 		value        float64 // NaN for null
@@ -180,30 +143,8 @@ func TestCheckThresholds(t *testing.T) {
 			t.Errorf("result %d = %+v (value %v); want %+v", i, g, g.Value, w)
 		}
 	}
-	if n := ThresholdsFailed(got); n != 4 {
+	if n := results.ThresholdsFailed(got); n != 4 {
 		t.Errorf("ThresholdsFailed = %d, want 4", n)
-	}
-}
-
-func TestRenderThresholdsGolden(t *testing.T) {
-	ths := append(mustThresholds(t, "", "amplification <= 1.5", "recovery_s <= 5s", "latency.request.p99 < 2s", "success_ratio >= 99%"),
-		mustThresholds(t, "full-jitter", "herd_factor < 3")...)
-	var b bytes.Buffer
-	if err := RenderThresholds(&b, CheckThresholds(thresholdSummary(), ths, nil)); err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", "thresholds.golden")
-	if updateGolden() {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./results -run Golden -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("RenderThresholds:\n%s\nwant (%s):\n%s", b.String(), golden, want)
 	}
 }
 
@@ -212,14 +153,14 @@ func FuzzParseThreshold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		th, err := ParseThreshold(expr)
+		th, err := results.ParseThreshold(expr)
 		if err != nil {
-			if !errors.Is(err, ErrThreshold) {
+			if !errors.Is(err, results.ErrThreshold) {
 				t.Fatalf("ParseThreshold(%q): error %v does not match ErrThreshold", expr, err)
 			}
 			return
 		}
-		if _, ok := metricIndex()[th.Metric]; !ok || math.IsNaN(th.Limit) {
+		if _, ok := results.LookupMetric(th.Metric); !ok || math.IsNaN(th.Limit) {
 			t.Fatalf("ParseThreshold(%q) = %+v: unknown metric or NaN limit", expr, th)
 		}
 	})
@@ -229,15 +170,15 @@ func FuzzParseThreshold(f *testing.F) {
 // reports the worst; mean(...) compares the mean, null if any is null.
 func TestCheckThresholdsOverRepetitions(t *testing.T) {
 	rec := func(v float64) *float64 { return &v }
-	reps := [][]Run{{
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: ptr(0.999)},
-		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: ptr(0.97)}, // one bad repetition
-		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: ptr(0.999)},
+	reps := [][]results.Run{{
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(1), SuccessRatio: new(0.999)},
+		{Strategy: "a", Amplification: 1.9, RecoveryS: nil, SuccessRatio: new(0.97)}, // one bad repetition
+		{Strategy: "a", Amplification: 1.2, RecoveryS: rec(2), SuccessRatio: new(0.999)},
 	}}
-	s := &Summary{Runs: []Run{reps[0][0]}} // the first repetition's figures, as engine.Execute keeps them
-	ths := mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.5", "success_ratio >= 98%",
+	s := &results.Summary{Runs: []results.Run{reps[0][0]}} // the first repetition's figures, as engine.Execute keeps them
+	ths := resultstest.Thresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.5", "success_ratio >= 98%",
 		"mean(success_ratio) >= 98%", "recovery_s <= 5s", "mean(recovery_s) <= 5s", "amplification == 1.2")
-	got := CheckThresholds(s, ths, reps)
+	got := results.CheckThresholds(s, ths, reps)
 	type row struct {
 		value        float64 // NaN for null
 		pass         bool
@@ -264,23 +205,9 @@ func TestCheckThresholdsOverRepetitions(t *testing.T) {
 	}
 	// Without repetitions the run's own figures are checked, and the
 	// mean is the figure itself.
-	for _, r := range CheckThresholds(s, ths, nil) {
+	for _, r := range results.CheckThresholds(s, ths, nil) {
 		if !r.Pass || r.Repetitions != 0 {
 			t.Errorf("first repetition alone: %+v", r)
-		}
-	}
-}
-
-func TestRenderThresholdsOverRepetitions(t *testing.T) {
-	reps := [][]Run{{{Strategy: "a", Amplification: 1.2}, {Strategy: "a", Amplification: 1.9}}}
-	s := &Summary{Runs: []Run{reps[0][0]}}
-	var b bytes.Buffer
-	if err := RenderThresholds(&b, CheckThresholds(s, mustThresholds(t, "", "amplification <= 1.5", "mean(amplification) <= 1.6"), reps)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"thresholds: 1 of 2 FAILED", "1.9 (worst of 2)  FAIL in 1 of 2", "1.55 (mean of 2)  pass"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
 	}
 }
@@ -290,20 +217,20 @@ func TestRenderThresholdsOverRepetitions(t *testing.T) {
 // unfinished is a threshold's metric like any count; a null success_ratio
 // (no request ended) reads as +∞, so only unfinished catches that run.
 func TestThresholdsOnSuccessAndUnfinished(t *testing.T) {
-	rec := NewRecorder(time.Second, 1)
+	rec := results.NewRecorder(time.Second, 1)
 	for i := range 200 {
 		rec.Shard(0).Started(0)
 		if i < 59 {
-			rec.Shard(0).Request(Request{End: time.Millisecond, Succeeded: true})
+			rec.Shard(0).Request(results.Request{End: time.Millisecond, Succeeded: true})
 		}
 	}
-	stalled := Summarize(Cohort{Strategy: "stalled", Rec: rec}, Window{})
-	s := &Summary{Runs: []Run{
-		{Strategy: "asleep", Requests: 4195, Succeeded: 4054, Unfinished: 141, SuccessRatio: SuccessRatioOf(4054, 0)},
-		{Strategy: "nothing-ended", Requests: 50, Unfinished: 50, SuccessRatio: SuccessRatioOf(0, 0)},
+	stalled := results.Summarize(results.Cohort{Strategy: "stalled", Rec: rec}, results.Window{})
+	s := &results.Summary{Runs: []results.Run{
+		{Strategy: "asleep", Requests: 4195, Succeeded: 4054, Unfinished: 141, SuccessRatio: results.SuccessRatioOf(4054, 0)},
+		{Strategy: "nothing-ended", Requests: 50, Unfinished: 50, SuccessRatio: results.SuccessRatioOf(0, 0)},
 		stalled,
 	}}
-	got := CheckThresholds(s, mustThresholds(t, "", "success_ratio >= 99%", "unfinished < 100"), nil)
+	got := results.CheckThresholds(s, resultstest.Thresholds(t, "", "success_ratio >= 99%", "unfinished < 100"), nil)
 	want := []struct {
 		cohort, expr string
 		pass         bool

@@ -6,7 +6,7 @@ import (
 	"unicode"
 
 	"github.com/herdbench/herdbench/internal/dist"
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // The ranges validation enforces, beyond what each field means. They keep
@@ -21,7 +21,7 @@ const (
 	MaxDuration = dist.MaxDuration
 	// MaxNameBytes bounds a scenario's name (it names the results folder)
 	// and a strategy's (it names its cohort's files).
-	MaxNameBytes = results.MaxNameBytes
+	MaxNameBytes = folder.MaxNameBytes
 	// MaxClients bounds the clients of each cohort (closed and oneshot
 	// workloads), in the file and on the command line.
 	MaxClients = 10_000_000
@@ -54,8 +54,8 @@ const (
 )
 
 // nameProblem says what is wrong with a scenario's name, or "": the one
-// rule of every name that becomes a results folder's (results.NameProblem).
-func nameProblem(name string) string { return results.NameProblem(name) }
+// rule of every name that becomes a results folder's (folder.NameProblem).
+func nameProblem(name string) string { return folder.NameProblem(name) }
 
 // labelProblem says what is wrong with a strategy's name, or "". It labels
 // the cohort in tables, CSV files and file names: any printable text, at
@@ -73,7 +73,7 @@ func labelProblem(name string) string {
 }
 
 // describeRune names a character for a message.
-func describeRune(r rune) string { return results.DescribeRune(r) }
+func describeRune(r rune) string { return folder.DescribeRune(r) }
 
 // durationText writes a range's bound: "24h" rather than "24h0m0s".
 func durationText(d fmt.Stringer) string {

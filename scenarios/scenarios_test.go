@@ -307,7 +307,6 @@ var badFiles = map[string]struct {
 	"shared-open":                      {3, "connections.shared: an open workload's arrivals take connections from a pool"},
 	"h2-cleartext-url":                 {2, "protocol: protocol h2 speaks https, but the target is http://127.0.0.1:9000"},
 	"h2c-tiers":                        {2, "protocol: protocol h2c: the tiers of a chain call each other over HTTP/1.1 only"},
-	"h2c-requests":                     {2, "protocol: protocol h2c sends the probe (a bodiless POST) only"},
 	"h2c-occ":                          {2, "protocol: protocol h2c: the OCC target's read-then-write is sent over HTTP/1.1 only"},
 }
 
@@ -343,7 +342,7 @@ func TestBadScenarioFiles(t *testing.T) {
 
 // TestServerRefusesFolderNames: the scenario of herdbench target and proxy
 // names their recordings' results folders too, so compileServer refuses
-// the names the swarm's Compile refuses (one rule, results.NameProblem),
+// the names the swarm's Compile refuses (one rule, folder.NameProblem),
 // with the line and the field: a game day's file without strategies named
 // ../../herd-escape once wrote its recordings two levels above --out.
 func TestServerRefusesFolderNames(t *testing.T) {

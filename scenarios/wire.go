@@ -29,13 +29,6 @@ func (c *compiler) wire(f *File, p *Plan) {
 		if p.Target.Kind == target.OCC && p.TargetURL == "" {
 			c.fail([]step{key("protocol")}, "protocol %s: the OCC target's read-then-write is sent over HTTP/1.1 only; remove protocol, or use kind: plain", proto)
 		}
-		mixed := len(f.Requests) > 0 || f.Targets != ""
-		for _, sf := range f.Strategies {
-			mixed = mixed || len(sf.Requests) > 0
-		}
-		if mixed {
-			c.fail([]step{key("protocol")}, "protocol %s sends the probe (a bodiless POST) only: a requests: mix or a targets file goes over HTTP/1.1; remove protocol, or the requests", proto)
-		}
 		if len(p.Tiers) > 0 {
 			c.fail([]step{key("protocol")}, "protocol %s: the tiers of a chain call each other over HTTP/1.1 only; remove protocol, or drop tiers", proto)
 		}

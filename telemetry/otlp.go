@@ -135,10 +135,6 @@ func exponentialView() sdkmetric.View {
 	)
 }
 
-// Meter is the exporter's meter, for the instruments of NewSwarm and
-// NewServer.
-func (e *Exporter) Meter() metric.Meter { return e.meter }
-
 // Shutdown sends what was recorded since the last export and stops: the
 // end of a run, or Ctrl-C. It waits at most until ctx ends.
 func (e *Exporter) Shutdown(ctx context.Context) error {

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -214,13 +215,13 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 		o.err = fmt.Errorf("herdbench %s: %w", strings.Join(args, " "), err)
 		return o
 	}
-	folder := ""
+	dir := ""
 	for _, l := range strings.Split(string(text), "\n") {
 		if f, ok := strings.CutPrefix(l, "results: "); ok {
-			folder = strings.TrimSpace(f)
+			dir = strings.TrimSpace(f)
 		}
 	}
-	summaries, err := readSummaries(folder)
+	summaries, err := readSummaries(dir)
 	if err != nil {
 		o.err = err
 		return o
@@ -291,12 +292,12 @@ func reference(ctx context.Context, cfg config, name, out string) map[string]flo
 
 // readSummaries reads a results folder's summary: a run's summary.json, or
 // a sweep's summary of every point.
-func readSummaries(folder string) ([]*results.Summary, error) {
-	names := []string{filepath.Join(folder, "summary.json")}
-	if _, err := os.Stat(filepath.Join(folder, "sweep.csv")); err == nil {
-		names, _ = filepath.Glob(filepath.Join(folder, "summary-*.json"))
+func readSummaries(dir string) ([]*results.Summary, error) {
+	names := []string{filepath.Join(dir, "summary.json")}
+	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err == nil {
+		names, _ = filepath.Glob(filepath.Join(dir, "summary-*.json"))
 		if len(names) == 0 {
-			return nil, fmt.Errorf("%s: a sweep without summaries", folder)
+			return nil, fmt.Errorf("%s: a sweep without summaries", dir)
 		}
 	}
 	var out []*results.Summary
@@ -305,7 +306,7 @@ func readSummaries(folder string) ([]*results.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := results.DecodeSummary(data)
+		s, err := folder.DecodeSummary(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", n, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -81,7 +82,7 @@ func TestReadSummariesOfASweep(t *testing.T) {
 	for _, f := range []string{"0", "0.5", "1"} {
 		points = append(points, &results.Summary{Scenario: "jitter-range", Point: []results.Setting{{Field: "strategies[jittered].jitter", Value: f}}})
 	}
-	if err := results.WriteSweep(dir, points, []byte("name: jitter-range\n")); err != nil {
+	if err := folder.WriteSweep(dir, points, []byte("name: jitter-range\n")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readSummaries(dir)

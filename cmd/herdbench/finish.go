@@ -11,7 +11,9 @@ import (
 
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
+	"github.com/herdbench/herdbench/results/terminal"
 )
 
 // The end of a scenario command is one path, the same for one run and for
@@ -101,11 +103,11 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 	if sh := first.Shard; sh != nil {
 		suffix = sh.FolderSuffix() // every shard of a run may write into one folder
 	}
-	path, err := results.FolderIn(f.out, first.Scenario, first.Started, suffix)
+	path, err := folder.FolderIn(f.out, first.Scenario, first.Started, suffix)
 	if err != nil {
 		return "", err
 	}
-	st, err := results.Stage(path)
+	st, err := folder.Stage(path)
 	if err != nil {
 		return "", err
 	}
@@ -135,16 +137,16 @@ func (e *ending) rescue(f *scenarioFlags, stderr io.Writer) {
 	if e.sweep {
 		data, err = json.MarshalIndent(e.summaries(), "", "  ")
 	} else {
-		data, err = results.EncodeSummary(first)
+		data, err = folder.EncodeSummary(first)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "herdbench: the summary could not be encoded either:", err)
 		return
 	}
-	name := results.DirName(first.Scenario, first.Started) + ".summary.json"
+	name := folder.DirName(first.Scenario, first.Started) + ".summary.json"
 	for _, d := range rescueDirs(f.out) {
 		path := filepath.Join(d, name)
-		if err := results.WriteFileAtomic(path, data); err == nil {
+		if err := folder.WriteFileAtomic(path, data); err == nil {
 			fmt.Fprintf(stderr, "herdbench: the figures are saved in %s (the summary alone: the timelines, histograms and report were lost)\n", path)
 			return
 		}
@@ -161,9 +163,9 @@ func rescueDirs(out string) []string {
 // write writes the folder's data: a run's files, or a sweep's.
 func (e *ending) write(dir string) error {
 	if e.sweep {
-		return results.WriteSweep(dir, e.summaries(), e.points[0].Plan.Resolved)
+		return folder.WriteSweep(dir, e.summaries(), e.points[0].Plan.Resolved)
 	}
-	return results.Write(dir, e.points[0].Output)
+	return folder.Write(dir, e.points[0].Output)
 }
 
 // report draws report.html and the PNGs from the data in dir: a run's, or
@@ -187,13 +189,13 @@ func (e *ending) show(stdout io.Writer) {
 	summaries := e.summaries()
 	fmt.Fprintln(stdout)
 	for _, s := range summaries {
-		if n := results.PartialNotice(s); n != "" {
+		if n := terminal.PartialNotice(s); n != "" {
 			fmt.Fprintln(stdout, n)
 			break
 		}
 	}
 	if e.sweep {
-		_ = results.RenderStatsTable(stdout, summaries)
+		_ = terminal.RenderStatsTable(stdout, summaries)
 		fmt.Fprintln(stdout)
 	} else {
 		printRun(stdout, &e.points[0].Output)
@@ -205,7 +207,7 @@ func (e *ending) show(stdout io.Writer) {
 		if l := e.label(s); l != "" {
 			fmt.Fprint(stdout, l+": ")
 		}
-		_ = results.RenderThresholds(stdout, s.Thresholds)
+		_ = terminal.RenderThresholds(stdout, s.Thresholds)
 		fmt.Fprintln(stdout)
 	}
 }
@@ -256,27 +258,27 @@ func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
 // printRun prints a single run's figures: the comparison table, the
 // repetitions' table, the policies, the sparklines and the reading of
 // them.
-func printRun(stdout io.Writer, out *results.Output) {
+func printRun(stdout io.Writer, out *folder.Output) {
 	s := out.Summary
 	if s.Repetitions > 1 {
 		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
 	}
-	_ = results.RenderTable(stdout, s)
+	_ = terminal.RenderTable(stdout, s)
 	fmt.Fprintln(stdout)
 	if len(s.Runs) > 0 && len(s.Runs[0].Tiers) > 0 {
-		_ = results.RenderTiers(stdout, s)
+		_ = terminal.RenderTiers(stdout, s)
 		fmt.Fprintln(stdout)
 	}
 	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
-		_ = results.RenderStatsTable(stdout, []*results.Summary{s})
+		_ = terminal.RenderStatsTable(stdout, []*results.Summary{s})
 		fmt.Fprintln(stdout)
 	}
-	_ = results.RenderPolicies(stdout, s)
+	_ = terminal.RenderPolicies(stdout, s)
 	timelines := make([]results.Timeline, len(out.Cohorts))
 	for i, c := range out.Cohorts {
 		timelines[i] = c.Rec.Timeline(results.Bucket)
 	}
-	_ = results.RenderSparklines(stdout, s, timelines, 100)
+	_ = terminal.RenderSparklines(stdout, s, timelines, 100)
 	fmt.Fprintln(stdout)
 	for _, line := range results.Explain(s) {
 		fmt.Fprintln(stdout, "- "+line)

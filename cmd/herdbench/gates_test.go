@@ -13,6 +13,7 @@ import (
 
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -61,7 +62,7 @@ func TestSweepChecksThresholdsAtEveryPoint(t *testing.T) {
 		clients int
 		pass    bool
 	}{{1, true}, {200, false}} {
-		s := readJSON(t, filepath.Join(dirs[0], results.PointFileNames([][]results.Setting{{{Field: "workload.clients", Value: fmt.Sprint(c.clients)}}})[0]))
+		s := readJSON(t, filepath.Join(dirs[0], folder.PointFileNames([][]results.Setting{{{Field: "workload.clients", Value: fmt.Sprint(c.clients)}}})[0]))
 		if len(s.Thresholds) != 1 || s.Thresholds[0].Pass != c.pass || s.Thresholds[0].Value == nil {
 			t.Errorf("%d clients: thresholds %+v, want one that passes: %v", c.clients, s.Thresholds, c.pass)
 		}

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // endsAfter is a context that ends at its n-th check (Err): an interrupt
@@ -47,12 +47,12 @@ func longTimeline(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := results.DecodeSummary(raw)
+	s, err := folder.DecodeSummary(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.DurationS = 600
-	if raw, err = results.EncodeSummary(s); err != nil {
+	if raw, err = folder.EncodeSummary(s); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder

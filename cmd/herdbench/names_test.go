@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
 )
@@ -72,13 +72,13 @@ func TestFolderNamesRefusedByEveryCommand(t *testing.T) {
 // is written outside --out.
 func TestFolderPathStaysInOut(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
-	output := func() results.Output {
-		return results.Output{Summary: &results.Summary{Scenario: "../../herd-escape", Started: t0, DurationS: 1}}
+	output := func() folder.Output {
+		return folder.Output{Summary: &results.Summary{Scenario: "../../herd-escape", Started: t0, DurationS: 1}}
 	}
 	for _, sweep := range []bool{false, true} {
 		out, top := nested(t)
 		e := &ending{points: []engine.Point{{Plan: &scenarios.Plan{Name: "../../herd-escape"}, Output: output()}}, sweep: sweep}
-		if dir, err := e.save(&scenarioFlags{out: out, noPNG: true}); !errors.Is(err, results.ErrFolderName) {
+		if dir, err := e.save(&scenarioFlags{out: out, noPNG: true}); !errors.Is(err, folder.ErrFolderName) {
 			t.Errorf("sweep %v: saved into %q (%v); want ErrFolderName", sweep, dir, err)
 		}
 		wroteOutside(t, top)
@@ -89,20 +89,20 @@ func TestFolderPathStaysInOut(t *testing.T) {
 	out, top := nested(t)
 	f := &recordFlags{out: out, noPNG: true}
 	r := newRecorder("target", "", &scenarios.Plan{Name: "../../herd-escape"}, f, io.Discard, func(string, ...any) {})
-	if dir, _, err := r.write(recording.Segment{Output: output()}); !errors.Is(err, results.ErrFolderName) {
+	if dir, err := r.save(output()); !errors.Is(err, folder.ErrFolderName) {
 		t.Errorf("a recording: saved into %q (%v); want ErrFolderName", dir, err)
 	}
 	wroteOutside(t, top)
 
 	// An overlay's folder is named from its labels, which may be
 	// folder names: it stays one folder beside the first run's.
-	if name := overlayName([]string{"../..", "/etc"}); !strings.HasPrefix(name, "overlay-") || strings.ContainsRune(name, '/') || results.NameProblem(name) != "" {
+	if name := overlayName([]string{"../..", "/etc"}); !strings.HasPrefix(name, "overlay-") || strings.ContainsRune(name, '/') || folder.NameProblem(name) != "" {
 		t.Errorf("overlayName = %q", name)
 	}
-	if name := overlayName([]string{strings.Repeat("x", 300), "y"}); len(name) > results.MaxNameBytes {
-		t.Errorf("overlayName is %d bytes, more than %d", len(name), results.MaxNameBytes)
+	if name := overlayName([]string{strings.Repeat("x", 300), "y"}); len(name) > folder.MaxNameBytes {
+		t.Errorf("overlayName is %d bytes, more than %d", len(name), folder.MaxNameBytes)
 	}
-	if err := report.WriteFiles(out, []report.File{{Name: "../../escape.html", Data: []byte("x")}}); !errors.Is(err, results.ErrFolderName) {
+	if err := report.WriteFiles(out, []report.File{{Name: "../../escape.html", Data: []byte("x")}}); !errors.Is(err, folder.ErrFolderName) {
 		t.Errorf("report.WriteFiles of ../../escape.html: %v", err)
 	}
 	wroteOutside(t, top)

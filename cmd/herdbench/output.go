@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -49,7 +49,7 @@ func writeOutputs(f *scenarioFlags, e *ending, stdout io.Writer) error {
 	if f.junit != "" {
 		data, err := encodeJUnit(summaries, e.label)
 		if err == nil {
-			err = results.WriteFileAtomic(f.junit, data)
+			err = folder.WriteFileAtomic(f.junit, data)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("--junit %s: %w", f.junit, err))
@@ -61,7 +61,7 @@ func writeOutputs(f *scenarioFlags, e *ending, stdout io.Writer) error {
 			out.WriteString("[\n")
 		}
 		for i, s := range summaries {
-			data, err := results.EncodeSummary(s)
+			data, err := folder.EncodeSummary(s)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("--json: %w", err))
 				break

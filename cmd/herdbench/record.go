@@ -4,15 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
 	"github.com/spf13/pflag"
@@ -65,28 +63,22 @@ func (f *recordFlags) check(role string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench %s: --record-window %s: give from 1s to %s (a results folder holds at most a day)\n", role, f.window, recording.MaxWindow)
 		return exitUsage
 	}
-	if err := results.CheckWritable(f.out); err != nil {
+	if err := folder.CheckWritable(f.out); err != nil {
 		fmt.Fprintf(stderr, "herdbench %s: --out: %v\n", role, err)
 		return exitUsage
 	}
 	return exitOK
 }
 
-// recorder is a target's or proxy's recording of its traffic and the end
-// of its results: each results folder goes through the scenario command's
-// end of a run (thresholds, data, report, published whole).
+// recorder is a target's or proxy's recording of its traffic
+// (recording.Keeper), each results folder through the scenario command's
+// end of a run (thresholds, data, report, published whole); nil with
+// --no-record.
 type recorder struct {
-	rec     *recording.Recording
-	plan    *scenarios.Plan
-	flags   *recordFlags
-	role    string
-	srv     atomic.Pointer[target.Server] // set once listening
-	logf    func(format string, args ...any)
-	mu      sync.Mutex // one folder written at a time
-	failed  int        // threshold checks failed in the folders of ended windows
-	written int
-	werr    error
-	stderr  io.Writer
+	k     *recording.Keeper
+	plan  *scenarios.Plan
+	flags *recordFlags
+	role  string
 }
 
 // newRecorder returns the recording of a server (role "target" or "proxy"),
@@ -95,37 +87,39 @@ func newRecorder(role, upstream string, plan *scenarios.Plan, f *recordFlags, st
 	if f.noRecord {
 		return nil
 	}
-	r := &recorder{plan: plan, flags: f, role: role, logf: logf, stderr: stderr}
-	r.rec = recording.New(recording.Options{
-		By: role, Upstream: upstream, Scenario: plan.Name, Description: plan.Description, Seed: plan.Seed,
-		ScenarioYAML: plan.Resolved, Version: herdbenchVersion(),
-		CohortBy: f.by, MaxCohorts: f.maxCohorts, Attempts: f.attempts, Window: f.window,
-		Faults: func(from, to time.Time) []chaos.Timed {
-			if srv := r.srv.Load(); srv != nil {
-				return srv.FaultsBetween(from, to)
-			}
-			return nil
+	r := &recorder{flags: f, plan: plan, role: role}
+	r.k = recording.Keep(recording.KeepOptions{
+		Recording: recording.Options{
+			By: role, Upstream: upstream, Scenario: plan.Name, Description: plan.Description, Seed: plan.Seed,
+			ScenarioYAML: plan.Resolved, Version: herdbenchVersion(),
+			CohortBy: f.by, MaxCohorts: f.maxCohorts, Attempts: f.attempts, Window: f.window,
 		},
-		Done: r.windowDone,
+		Thresholds: plan.Thresholds, Save: r.save, Logf: logf,
+		Warnf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "herdbench %s: %s\n", role, fmt.Sprintf(format, args...))
+		},
 	})
 	return r
 }
 
-// observer is what the server tells of its traffic: nil without a
-// recording.
-func (r *recorder) observer() target.Observer {
+// save writes one folder of the recording through the scenario command's
+// end of a run.
+func (r *recorder) save(out folder.Output) (string, error) {
+	e := &ending{points: []engine.Point{{Plan: r.plan, Output: out}}}
+	return e.save(&scenarioFlags{out: r.flags.out, noPNG: r.flags.noPNG})
+}
+
+// keeper is the recording: nil without one.
+func (r *recorder) keeper() *recording.Keeper {
 	if r == nil {
 		return nil
 	}
-	return r.rec
+	return r.k
 }
 
-// listening gives the recording its server, once it listens.
-func (r *recorder) listening(srv *target.Server) {
-	if r != nil {
-		r.srv.Store(srv)
-	}
-}
+// observer is what the server tells of its traffic: nil without a
+// recording.
+func (r *recorder) observer() target.Observer { return r.keeper().Observer() }
 
 // describe says what is recorded, for the log.
 func (r *recorder) describe() string {
@@ -137,62 +131,19 @@ func (r *recorder) describe() string {
 		attempts = "attempt numbers from " + r.flags.attempts.Name
 	}
 	return fmt.Sprintf("recording the traffic on the plan's clock: cohorts by %s (at most %d), %s; results into %s on POST /control/results, at exit and on Ctrl-C, one folder per %s at most",
-		r.flags.by, r.flags.maxCohorts, attempts, r.flags.out, trimDuration(r.flags.window))
+		r.flags.by, r.flags.maxCohorts, attempts, r.flags.out, control.TrimDuration(r.flags.window))
 }
 
 // results serves POST /control/results: the recording so far.
 func (r *recorder) results() (control.ResultsAnswer, error) {
-	seg, err := r.rec.Snapshot()
+	dir, sum, err := r.k.Snapshot()
 	if errors.Is(err, recording.ErrNothingRecorded) {
 		return control.ResultsAnswer{}, control.ErrNothingRecorded
 	}
 	if err != nil {
-		return control.ResultsAnswer{}, err
-	}
-	dir, sum, err := r.write(seg)
-	if err != nil {
 		return control.ResultsAnswer{Dir: dir}, err
 	}
 	return control.ResultsAnswer{Dir: dir, Thresholds: sum.Thresholds, Failed: results.ThresholdsFailed(sum.Thresholds)}, nil
-}
-
-// windowDone writes a window that ended (full, or the plan restarted):
-// its thresholds count for the exit code.
-func (r *recorder) windowDone(seg recording.Segment) {
-	dir, sum, err := r.write(seg)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err != nil {
-		r.werr = err
-		fmt.Fprintf(r.stderr, "herdbench %s: writing the results of a recording window: %v\n", r.role, err)
-		return
-	}
-	r.written++
-	r.failed += results.ThresholdsFailed(sum.Thresholds)
-	r.logf("recording window %d ended: results %s%s", sum.Recorded.Segment, dir, thresholdsText(sum))
-}
-
-func thresholdsText(s *results.Summary) string {
-	if len(s.Thresholds) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (thresholds: %d of %d failed)", results.ThresholdsFailed(s.Thresholds), len(s.Thresholds))
-}
-
-// write ends one results folder as the scenario command ends a run:
-// thresholds checked, the data and report written into a hidden folder
-// and published whole.
-func (r *recorder) write(seg recording.Segment) (string, *results.Summary, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if srv := r.srv.Load(); srv != nil {
-		seg.Output.Summary.Recorded.Address = srv.Addr()
-	}
-	sum := seg.Output.Summary // a recording's, not a run's: its thresholds are checked here
-	sum.Thresholds = results.CheckThresholds(sum, r.plan.Thresholds, nil)
-	e := &ending{points: []engine.Point{{Plan: r.plan, Output: seg.Output}}}
-	dir, err := e.save(&scenarioFlags{out: r.flags.out, noPNG: r.flags.noPNG})
-	return dir, sum, err
 }
 
 // finish writes the recording's last results when the server stops: the
@@ -200,59 +151,20 @@ func (r *recorder) write(seg recording.Segment) (string, *results.Summary, error
 // code: 3 if a threshold failed in it or in an ended window, 1 if a
 // folder could not be written.
 func (r *recorder) finish(stdout, stderr io.Writer) int {
-	if r == nil {
-		return exitOK
-	}
-	r.rec.Wait() // the windows that ended are written
-	if n := r.rec.Late(); n > 0 {
-		fmt.Fprintf(stderr, "herdbench %s: %d answer(s) ended after the results of the window they arrived in were written: they are in no results\n", r.role, n)
-	}
-	seg, err := r.rec.Snapshot()
-	if errors.Is(err, recording.ErrNothingRecorded) {
-		// r.mu is held only to read written: code takes it again.
-		r.mu.Lock()
-		written := r.written
-		r.mu.Unlock()
-		if written == 0 && len(r.plan.Thresholds) > 0 {
-			fmt.Fprintf(stderr, "herdbench %s: nothing was recorded (no attempt arrived%s), so the scenario's %d threshold(s) checked nothing (exit code %d)\n", r.role, r.unstartedText(), len(r.plan.Thresholds), exitThresholds)
-			return exitThresholds
-		}
-		fmt.Fprintf(stderr, "herdbench %s: nothing recorded since the plan's clock last started%s; no results written\n", r.role, r.unstartedText())
-		return r.code()
-	}
-	dir, sum, err := r.write(seg)
-	e := &ending{points: []engine.Point{{Plan: r.plan, Output: seg.Output}}}
-	if dir != "" {
+	last, end := r.keeper().Finish()
+	if last.Dir != "" {
+		e := &ending{points: []engine.Point{{Plan: r.plan, Output: last.Output}}}
 		e.show(stdout)
-		fmt.Fprintln(stdout, results.ProvenanceLine(sum))
-		fmt.Fprintln(stdout, "results:", dir)
+		fmt.Fprintln(stdout, results.ProvenanceLine(last.Summary))
+		fmt.Fprintln(stdout, "results:", last.Dir)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "herdbench %s: writing the results: %v\n", r.role, err)
-		return exitFailed
-	}
-	r.mu.Lock()
-	r.failed += results.ThresholdsFailed(sum.Thresholds)
-	r.mu.Unlock()
-	return r.code()
-}
-
-func (r *recorder) unstartedText() string {
-	if n := r.rec.Unstarted(); n > 0 {
-		return fmt.Sprintf("; %d arrived before the plan's clock started, which --hold keeps until POST /control/start", n)
-	}
-	return ""
-}
-
-// code is the exit code of the recording's results so far.
-func (r *recorder) code() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch {
-	case r.werr != nil:
+	case end == recording.WriteFailed:
 		return exitFailed
-	case r.failed > 0:
-		fmt.Fprintf(r.stderr, "herdbench %s: %d threshold check(s) failed on the recorded traffic (exit code %d)\n", r.role, r.failed, exitThresholds)
+	case end == recording.ThresholdsFailed && last.Failed > 0:
+		fmt.Fprintf(stderr, "herdbench %s: %d threshold check(s) failed on the recorded traffic (exit code %d)\n", r.role, last.Failed, exitThresholds)
+		return exitThresholds
+	case end == recording.ThresholdsFailed: // nothing recorded: the recording said so
 		return exitThresholds
 	}
 	return exitOK

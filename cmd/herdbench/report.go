@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/spf13/pflag"
 )
@@ -104,7 +104,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		out = dirs[0]
 		if len(dirs) > 1 {
 			var err error
-			out, err = results.ChildIn(filepath.Dir(filepath.Clean(dirs[0])), overlayName(labels))
+			out, err = folder.ChildIn(filepath.Dir(filepath.Clean(dirs[0])), overlayName(labels))
 			if err != nil {
 				fmt.Fprintln(stderr, "herdbench report:", err)
 				return exitFailed
@@ -191,12 +191,12 @@ func labelsFrom(n int) []string {
 
 // overlayName is the name of an overlay's folder, from its labels:
 // "overlay-<first>-vs-<second>...", within the results folders' name rule
-// (results.NameProblem: letters, digits, '.', '-', '_', at most
-// results.MaxNameBytes).
+// (folder.NameProblem: letters, digits, '.', '-', '_', at most
+// folder.MaxNameBytes).
 func overlayName(labels []string) string {
 	name := safeName("overlay-" + strings.Join(labels, "-vs-"))
-	if len(name) > results.MaxNameBytes {
-		name = name[:results.MaxNameBytes] // safeName leaves ASCII only
+	if len(name) > folder.MaxNameBytes {
+		name = name[:folder.MaxNameBytes] // safeName leaves ASCII only
 	}
 	return name
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // savedRun writes a small results folder as a run would.
@@ -21,7 +22,7 @@ func savedRun(t *testing.T, dir string) string {
 	s := &results.Summary{Scenario: "tiny", Mode: "real", Seed: 1, Version: "test",
 		Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: dur.Seconds(), Workload: "closed",
 		Faults: []results.FaultWindow{{Name: "crash", Kind: "outage", AtS: 1, ForS: 0.5}}}
-	out := results.Output{Summary: s, Scenario: []byte("name: tiny\n")}
+	out := folder.Output{Summary: s, Scenario: []byte("name: tiny\n")}
 	for _, name := range []string{"no-jitter", "full-jitter"} {
 		rec := results.NewRecorder(dur, 1)
 		sh := rec.Shard(0)
@@ -35,7 +36,7 @@ func savedRun(t *testing.T, dir string) string {
 		s.Runs = append(s.Runs, results.Summarize(c, results.Window{FirstStart: time.Second, LastEnd: 1500 * time.Millisecond}))
 		out.Cohorts = append(out.Cohorts, c)
 	}
-	if err := results.Write(dir, out); err != nil {
+	if err := folder.Write(dir, out); err != nil {
 		t.Fatal(err)
 	}
 	return dir

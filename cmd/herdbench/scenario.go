@@ -17,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/sysmem"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
@@ -335,7 +336,7 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "herdbench scenario: %v\nNothing ran.\n", err)
 		return exitUsage
 	}
-	if err := results.CheckWritable(sr.f.out); err != nil {
+	if err := folder.CheckWritable(sr.f.out); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran; name a folder you can write in, e.g. --out /tmp/runs.\n", err)
 		return exitUsage
 	}
@@ -344,7 +345,7 @@ func (sr *scenarioRun) checkMachine(stderr io.Writer) int {
 		dpi = 0
 	}
 	need := engine.EstimateOutput(plans, sr.opts, dpi)
-	if err := results.CheckSpace(sr.f.out, need.Total, need.String(), results.FreeSpace); err != nil {
+	if err := folder.CheckSpace(sr.f.out, need.Total, need.String(), folder.FreeSpace); err != nil {
 		fmt.Fprintf(stderr, "herdbench scenario: --out: %v\nNothing ran.\n", err)
 		return exitUsage
 	}

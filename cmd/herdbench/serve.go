@@ -7,15 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/wire"
-	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/telemetry"
@@ -182,170 +179,63 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 	return op.Plans[0], nil
 }
 
-// describePlan writes a chaos plan's faults in one line.
-func describePlan(p *chaos.Plan) string {
-	if p == nil || len(p.Faults()) == 0 {
-		return "no faults"
-	}
-	var parts []string
-	for _, t := range p.Faults() {
-		parts = append(parts, fmt.Sprintf("%s (%s) %s–%s", t.Name, t.Kind, trimDuration(t.At), trimDuration(t.End())))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func trimDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	return s
-}
-
 // serve runs a started target or proxy with its control API until ctx
-// ends or --exit-after passes, logging the faults as they come and go;
-// then, with a recording, it writes its results and returns their exit
-// code.
+// ends or --exit-after passes (control.Serve); then, with a recording, it
+// writes its results and returns their exit code.
 func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, collectors []prometheus.Collector, exp *telemetry.Exporter, check func(chaos.Timed) error, closeServer func() error, rec *recorder, stdout, stderr io.Writer) int {
-	logf := f.logger(role, stderr)
-	rec.listening(srv)
 	defer shutdownOTLP(exp, role, stderr) // after the server closed: its last requests are in
-	ln, err := f.listenFunc()("tcp", f.controlAddr)
-	if err != nil {
-		_ = closeServer()
-		fmt.Fprintf(stderr, "herdbench %s: control API: listen on %s: %v\nChoose another address with --control-addr.\n", role, f.controlAddr, err)
-		return exitFailed
-	}
-	// The control API has its own connection cap, so that however many
-	// connections the traffic port holds, the controls still answer; and
-	// at that cap an idle or slow connection gives way to a new one, so
-	// that its own idle clients do not lock it out either.
-	limits := netguard.ControlLimits()
-	o := control.Options{
-		Server: srv, Metrics: telemetry.Handler(collectors...), Check: check,
-		Notify: func(msg string) { logf("%s", msg) },
-		Access: controlAccess(f.controlAddr, ln.Addr(), f.token),
+	rec.keeper().Listening(srv)
+	g := control.GameDay{
+		API:  control.Options{Server: srv, Metrics: telemetry.Handler(collectors...), Check: check},
+		Addr: f.controlAddr, Listen: f.listenFunc(),
+		Access:    func(bound net.Addr) control.Access { return controlAccess(f.controlAddr, bound, f.token) },
+		ExitAfter: f.exitAfter, Recording: rec.describe(), Close: closeServer, Logf: f.logger(role, stderr),
 	}
 	if rec != nil {
-		o.Results = rec.results
+		g.API.Results = rec.results
 	}
-	h := control.Handler(o)
-	cs := limits.Server(h)
-	served := make(chan error, 1)
-	go func() { served <- limits.Serve(cs, ln) }()
-
-	var ui *uiServer
 	if f.ui != "" {
-		var live *recording.Recording
-		var herd func() []float64
-		if rec != nil {
-			live, herd = rec.rec, rec.rec.HerdSoFar
-		}
-		ui, err = startUI(uiConfig{
-			addr: f.ui, allowRemote: f.allowRemote, token: f.token, role: role, title: srv.Addr(),
-			source: serverSource(srv, live), herd: herd, listen: f.listenFunc(),
-			control: func(a control.Access) http.Handler {
-				po := o
-				po.Access, po.Metrics = a, nil
-				return control.Handler(po)
-			},
-		}, stderr)
-		if err != nil {
-			_ = cs.Close()
-			_ = closeServer()
-			fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
-			return exitFailed
-		}
-	}
-
-	auth := ""
-	if f.token != "" {
-		auth = "; every call needs the control token"
-	}
-	logf("control API and metrics on http://%s (GET /control/status, POST /control/start|stop|inject|results with Content-Type: application/json, GET /metrics%s)", ln.Addr(), auth)
-	logf("%s", rec.describe())
-	if st := srv.Status(); st.PlanRunning {
-		logf("chaos plan: %s; started now", describePlan(srv.Plan()))
-	} else {
-		logf("chaos plan: %s; waiting for POST http://%s/control/start", describePlan(srv.Plan()), ln.Addr())
-	}
-	if f.exitAfter > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
-		defer cancel()
-	}
-
-	// Log the faults as they start and end (for the room at a game day).
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	var active []string
-	code := exitOK
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case err := <-served:
-			fmt.Fprintf(stderr, "herdbench %s: control API stopped: %v\n", role, err)
-			code = exitFailed
-			break loop
-		case <-tick.C:
-		}
-		st := srv.Status()
-		for _, n := range st.Active {
-			if !slices.Contains(active, n) {
-				logf("fault on: %s%s", n, faultTime(st, n, true))
+		g.UI = func(handler func(control.Access) http.Handler) (io.Closer, error) {
+			var herd func() []float64
+			if live := rec.keeper().Recording(); live != nil {
+				herd = live.HerdSoFar
 			}
-		}
-		for _, n := range active {
-			if !slices.Contains(st.Active, n) {
-				logf("fault off: %s%s", n, faultTime(st, n, false))
+			u, err := startUI(uiConfig{
+				addr: f.ui, allowRemote: f.allowRemote, token: f.token, role: role, title: srv.Addr(),
+				source: serverSource(srv, rec.keeper().Recording()), herd: herd, listen: f.listenFunc(), control: handler,
+			}, stderr)
+			if err != nil {
+				return nil, err
 			}
+			return closer(u.Close), nil
 		}
-		active = st.Active
 	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		logf("--exit-after %s passed; stopping", f.exitAfter)
-	}
-	ui.Close()
-	_ = cs.Close()
-	if err := closeServer(); err != nil && code == exitOK {
+	end, err := control.Serve(ctx, g)
+	switch {
+	case errors.Is(err, control.ErrControlListen):
+		fmt.Fprintf(stderr, "herdbench %s: %v\nChoose another address with --control-addr.\n", role, err)
+		return exitFailed
+	case err != nil:
 		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
+		return exitFailed
 	}
-	st := srv.Status()
-	logf("stopped; answered %s", answersText(st.Answers))
+	code := exitOK
+	if end.Stopped != nil {
+		fmt.Fprintf(stderr, "herdbench %s: control API stopped: %v\n", role, end.Stopped)
+		code = exitFailed
+	} else if end.CloseErr != nil {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, end.CloseErr)
+	}
 	if rc := rec.finish(stdout, stderr); code == exitOK {
 		code = rc
 	}
 	return code
 }
 
-// faultTime says when fault name started (or ended) on the plan's clock:
-// the scheduled instant, not when the log noticed.
-func faultTime(st target.Status, name string, start bool) string {
-	for _, f := range st.Faults {
-		if f.Name != name || f.Active != start {
-			continue
-		}
-		if f.Injected || !st.PlanRunning {
-			return " (injected)"
-		}
-		at := st.PlanElapsed + f.StartsIn
-		if !start {
-			at = st.PlanElapsed + f.EndsIn
-		}
-		return fmt.Sprintf(" (plan t=%s)", trimDuration(at.Round(time.Millisecond)))
-	}
-	return ""
-}
+// closer is a Close without an error as an io.Closer.
+type closer func()
 
-func answersText(a [target.NumAnswers]int64) string {
-	var parts []string
-	for i, n := range a {
-		parts = append(parts, fmt.Sprintf("%s %d", target.Answer(i), n))
-	}
-	return strings.Join(parts, ", ")
-}
+func (c closer) Close() error { c(); return nil }
 
 // protoText names a server's protocol after its URL: "" for HTTP/1.1.
 func protoText(p wire.Protocol) string {

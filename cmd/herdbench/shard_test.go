@@ -12,7 +12,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"go.yaml.in/yaml/v3"
@@ -71,7 +71,7 @@ func shardFolders(t *testing.T, yaml string, n int) string {
 		}
 		o := points[0].Output
 		o.Summary.Started, o.Summary.Shard.StartAt = t0, t0
-		if err := results.Write(filepath.Join(dir, results.DirName(p.Name, t0)+o.Summary.Shard.FolderSuffix()), o); err != nil {
+		if err := folder.Write(filepath.Join(dir, folder.DirName(p.Name, t0)+o.Summary.Shard.FolderSuffix()), o); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -114,3 +114,76 @@ func TestPackageTable(t *testing.T) {
 		}
 	}
 }
+
+// layers are the rules of the import graph docs/architecture.md states:
+// a package (or every package under a path ending in "/") never imports,
+// directly or through others, the packages listed. They keep the order of
+// a run's results visible: the recording and the figures (results) below
+// the folder that holds them on disk (results/folder), which is below the
+// readers of folders (results/report, merge) and the CLI; the terminal
+// renderer (results/terminal) draws figures in memory and reads no folder.
+var layers = []struct {
+	pkg   string
+	never []string
+}{
+	// The model imports no engine, scenario or CLI.
+	{"chaos", []string{"engine", "sim", "scenarios", "cmd/"}},
+	{"target", []string{"engine", "sim", "scenarios", "cmd/"}},
+	{"clients", []string{"engine", "sim", "scenarios", "cmd/"}},
+	{"seeds", []string{"engine", "sim", "scenarios", "cmd/"}},
+	{"results", []string{"engine", "sim", "scenarios", "cmd/", "results/"}},
+	{"results/folder", []string{"engine", "sim", "scenarios", "cmd/", "results/terminal", "results/report", "merge"}},
+	{"results/terminal", []string{"engine", "sim", "scenarios", "cmd/", "results/folder", "results/report"}},
+	{"results/report", []string{"engine", "sim", "scenarios", "cmd/", "results/terminal", "merge"}},
+	{"merge", []string{"engine", "sim", "scenarios", "cmd/", "results/terminal", "results/report"}},
+	{"internal/", []string{"engine", "sim", "scenarios", "cmd/", "results"}},
+}
+
+// matches says whether package p is the rule's path or, for a path ending
+// in "/", under it.
+func matches(p, rule string) bool {
+	if strings.HasSuffix(rule, "/") {
+		return strings.HasPrefix(p, rule)
+	}
+	return p == rule
+}
+
+// TestLayers: the import graph keeps the layers (layers), each package's
+// imports followed to the end.
+func TestLayers(t *testing.T) {
+	graph := packages(t)
+	reach := func(from string) map[string]string { // package -> the import that led to it
+		seen := map[string]string{}
+		next := []string{from}
+		for len(next) > 0 {
+			p := next[0]
+			next = next[1:]
+			for _, q := range graph[p] {
+				if _, ok := seen[q]; !ok {
+					seen[q] = p
+					next = append(next, q)
+				}
+			}
+		}
+		return seen
+	}
+	checked := 0
+	for p := range graph {
+		for _, l := range layers {
+			if !matches(p, l.pkg) {
+				continue
+			}
+			checked++
+			for q, via := range reach(p) {
+				for _, n := range l.never {
+					if matches(q, n) {
+						t.Errorf("%s imports %s (through %s); the layers forbid it", p, q, via)
+					}
+				}
+			}
+		}
+	}
+	if checked < len(layers) {
+		t.Errorf("the rules matched %d packages, fewer than the %d rules: a rule names a package that is gone", checked, len(layers))
+	}
+}

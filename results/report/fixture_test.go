@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // fixture writes a small results folder, as a run writes it, with two
@@ -35,7 +36,7 @@ func fixtureRun(t testing.TB, dir string, seed uint64, shift time.Duration, apar
 		Seed: seed, Version: "v0.0.0-test", Started: start, DurationS: dur.Seconds(),
 		Workload: "closed", Faults: []results.FaultWindow{{Name: "outage", Kind: "outage", AtS: faultAt.Seconds(), ForS: faultFor.Seconds()}},
 	}
-	out := results.Output{Summary: s, Scenario: []byte("name: fixture\nduration: 6s\n# made up for tests\n")}
+	out := folder.Output{Summary: s, Scenario: []byte("name: fixture\nduration: 6s\n# made up for tests\n")}
 	for _, name := range []string{"no-jitter", "full-jitter"} {
 		rec := results.NewRecorder(dur, 2)
 		for id := range clients {
@@ -79,7 +80,7 @@ func fixtureRun(t testing.TB, dir string, seed uint64, shift time.Duration, apar
 		s.Runs = append(s.Runs, run)
 		out.Cohorts = append(out.Cohorts, c)
 	}
-	if err := results.Write(dir, out); err != nil {
+	if err := folder.Write(dir, out); err != nil {
 		t.Fatal(err)
 	}
 	return dir

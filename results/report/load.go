@@ -11,6 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // Run is one results folder read back from disk: everything its report
@@ -81,7 +82,7 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 		return fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
 	}
 	read := func(name string, max int64) ([]byte, error) {
-		b, err := results.ReadRegular(filepath.Join(dir, name), max)
+		b, err := folder.ReadRegular(filepath.Join(dir, name), max)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(name)
 		}
@@ -91,8 +92,8 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Run{Dir: dir, Label: results.PublishedName(dir)} // a run draws its report in its staging folder
-	if r.Summary, err = results.DecodeSummary(raw); err != nil {
+	r := &Run{Dir: dir, Label: folder.PublishedName(dir)} // a run draws its report in its staging folder
+	if r.Summary, err = folder.DecodeSummary(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	if err := results.CheckSummary(r.Summary); err != nil {
@@ -101,16 +102,16 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	if r.Doc, err = parseDocument(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	bounds := results.TimelineBounds{Keys: len(r.Summary.Runs), Rows: results.TimelineBuckets(r.Summary.DurationS), DurationS: r.Summary.DurationS}
+	bounds := folder.TimelineBounds{Keys: len(r.Summary.Runs), Rows: folder.TimelineBuckets(r.Summary.DurationS), DurationS: r.Summary.DurationS}
 	path := filepath.Join(dir, "timeline.csv")
-	csv, err := results.OpenBounded(ctx, path, maxTimelineBytes)
+	csv, err := folder.OpenBounded(ctx, path, maxTimelineBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, notFound("timeline.csv")
 	}
 	if err != nil {
 		return nil, err
 	}
-	names, timelines, err := results.ReadTimeline(csv, bounds)
+	names, timelines, err := folder.ReadTimeline(csv, bounds)
 	csv.Close()
 	if err == nil {
 		err = checkTimelines(names, timelines, r.Summary)
@@ -126,7 +127,7 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	for i, s := range r.Summary.Runs {
 		strategies[i] = s.Strategy
 	}
-	for i, name := range results.HlogNames(strategies) {
+	for i, name := range folder.HlogNames(strategies) {
 		t, ok := byName[strategies[i]]
 		if !ok {
 			return nil, fmt.Errorf("%s: no rows for cohort %q of summary.json", filepath.Join(dir, "timeline.csv"), strategies[i])
@@ -147,7 +148,7 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	if err := r.readTiers(ctx); err != nil {
 		return nil, err
 	}
-	if r.Scenario, err = results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
+	if r.Scenario, err = folder.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -171,7 +172,7 @@ func wrapRead(ctx context.Context, path string, err error) error {
 // readLog merges the intervals of a cohort's histogram log, whose intervals
 // count from start, and keeps each second's figures.
 func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, durationS float64) error {
-	f, err := results.OpenBounded(ctx, path, maxHlogBytes)
+	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
 	if err != nil {
 		return err
 	}
@@ -179,9 +180,9 @@ func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, dura
 	last := results.LastInterval(durationS)
 	c.Attempt = results.NewHistogram()
 	c.Request = results.NewHistogram()
-	err = results.ScanHistogramLog(f, start, func(li results.LoggedInterval) error {
+	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
 		if li.Index > last {
-			return fmt.Errorf("%w: an interval at %d s, after the run's end at %g s", results.ErrHistogramLog, li.Index, durationS)
+			return fmt.Errorf("%w: an interval at %d s, after the run's end at %g s", folder.ErrHistogramLog, li.Index, durationS)
 		}
 		for len(c.Seconds) <= li.Index {
 			c.Seconds = append(c.Seconds, Second{})
@@ -189,15 +190,15 @@ func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, dura
 		sec := &c.Seconds[li.Index]
 		ms := func(q float64) float64 { return float64(li.Hist.ValueAtQuantile(q)) / 1000 }
 		switch li.Tag {
-		case results.TagAttempt:
+		case folder.TagAttempt:
 			c.Attempt.Merge(li.Hist)
 			sec.Attempts = li.Hist.TotalCount()
 			sec.AttemptP99 = ms(99)
-		case results.TagRequest:
+		case folder.TagRequest:
 			c.Request.Merge(li.Hist)
 			sec.Requests = li.Hist.TotalCount()
 			sec.RequestP50, sec.RequestP99 = ms(50), ms(99)
-		case results.TagUpstream:
+		case folder.TagUpstream:
 			if c.Upstream == nil {
 				c.Upstream = results.NewHistogram()
 			}
@@ -214,13 +215,13 @@ func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, dura
 // checkTimelines refuses timelines that are not the run's 10 ms ones: rows
 // apart by another step, or more rows than the run has buckets.
 func checkTimelines(names []string, timelines []results.Timeline, s *results.Summary) error {
-	buckets := results.TimelineBuckets(s.DurationS)
+	buckets := folder.TimelineBuckets(s.DurationS)
 	for i, t := range timelines {
 		if t.Resolution != results.Bucket {
-			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", results.ErrTimeline, names[i], t.Resolution, results.Bucket)
+			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", folder.ErrTimeline, names[i], t.Resolution, results.Bucket)
 		}
 		if len(t.Rows) > buckets {
-			return fmt.Errorf("%w: cohort %s: %d rows, more than the %d of a %g s run", results.ErrTimeline, names[i], len(t.Rows), buckets, s.DurationS)
+			return fmt.Errorf("%w: cohort %s: %d rows, more than the %d of a %g s run", folder.ErrTimeline, names[i], len(t.Rows), buckets, s.DurationS)
 		}
 	}
 	return nil

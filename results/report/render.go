@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -153,11 +153,11 @@ func WriteFiles(dir string, files []File) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	for _, f := range files {
-		path, err := results.ChildIn(dir, f.Name)
+		path, err := folder.ChildIn(dir, f.Name)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
-		if err := results.WriteFileAtomic(path, f.Data); err != nil {
+		if err := folder.WriteFileAtomic(path, f.Data); err != nil {
 			return fmt.Errorf("report: writing %s: %w", f.Name, err)
 		}
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"flag"
 	"html"
 	"image/png"
 	"math"
@@ -14,41 +13,11 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/charts"
+	"github.com/herdbench/herdbench/internal/golden"
 	"github.com/herdbench/herdbench/internal/uplot"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ with the current output")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run 'go test ./results/report -update' to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (%d bytes, want %d); look at the change, then run 'go test ./results/report -run %s -update'\nfirst difference at line %d",
-			name, len(got), len(want), t.Name(), firstDiffLine(got, want))
-	}
-}
-
-func firstDiffLine(a, b []byte) int {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return i + 1
-		}
-	}
-	return min(len(la), len(lb)) + 1
-}
 
 var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>\n?`)
 
@@ -122,10 +91,10 @@ func TestRenderGolden(t *testing.T) {
 	if len(inSVG)+len(data.Charts) != len(charts) {
 		t.Fatalf("report.html has %d inline SVG charts and %d uPlot charts, want %d in all", len(inSVG), len(data.Charts), len(charts))
 	}
-	golden(t, "report.html", page)
+	golden.Check(t, filepath.Join("testdata", "report.html"), page)
 	svgs := chartSVGs(t, charts)
 	for i, c := range charts {
-		golden(t, c.ID+".svg", svgs[i])
+		golden.Check(t, filepath.Join("testdata", c.ID+".svg"), svgs[i])
 		f := files[1+i]
 		if f.Name != c.ID+".png" {
 			t.Errorf("file %d is %s, want %s.png", 1+i, f.Name, c.ID)
@@ -167,9 +136,9 @@ func TestRenderOverlayGolden(t *testing.T) {
 	}
 	page, _ := splitHTML(t, files[0].Data)
 	svgs := chartSVGs(t, newView([]*Run{before, after}).charts())
-	golden(t, "overlay.html", page)
-	golden(t, "overlay-attempts_1s.svg", svgs[0])
-	golden(t, "overlay-attempts_100ms.svg", svgs[1])
+	golden.Check(t, filepath.Join("testdata", "overlay.html"), page)
+	golden.Check(t, filepath.Join("testdata", "overlay-attempts_1s.svg"), svgs[0])
+	golden.Check(t, filepath.Join("testdata", "overlay-attempts_100ms.svg"), svgs[1])
 	for _, want := range []string{
 		"<title>herdbench: fixture: before vs after</title>",
 		"<th scope=\"col\">no-jitter (before)</th><th scope=\"col\">no-jitter (after)</th><th scope=\"col\">full-jitter (before)</th>",
@@ -398,7 +367,7 @@ func TestPercentileTicks(t *testing.T) {
 // for the same seed in a column beside each cohort's own.
 func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 	html := renderEdited(t, func(data []byte) []byte {
-		s, err := results.DecodeSummary(data)
+		s, err := folder.DecodeSummary(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,7 +381,7 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		rec := 0.25
 		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}
-		if data, err = results.EncodeSummary(s); err != nil {
+		if data, err = folder.EncodeSummary(s); err != nil {
 			t.Fatal(err)
 		}
 		return data
@@ -507,7 +476,7 @@ func TestRecordingLatencyOverTime(t *testing.T) {
 // it: the page names the run by the folder it is published as, never by
 // the staging folder's ".<name>.partial-NNN".
 func TestReportNamesThePublishedFolder(t *testing.T) {
-	staged, err := results.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
+	staged, err := folder.Stage(filepath.Join(t.TempDir(), "fixture-20261201T200000Z"))
 	if err != nil {
 		t.Fatal(err)
 	}

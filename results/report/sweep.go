@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // Sweep is a sweep's results folder read back from disk: what its report
@@ -46,11 +47,11 @@ func IsSweep(dir string) bool {
 // LoadSweep reads the sweep's results folder dir.
 func LoadSweep(dir string) (*Sweep, error) {
 	sw := &Sweep{Dir: dir}
-	data, err := results.ReadRegular(filepath.Join(dir, "sweep.csv"), maxSweepBytes)
+	data, err := folder.ReadRegular(filepath.Join(dir, "sweep.csv"), maxSweepBytes)
 	if err != nil {
 		return nil, err
 	}
-	if sw.Fields, sw.Rows, err = results.DecodeSweep(data); err != nil {
+	if sw.Fields, sw.Rows, err = folder.DecodeSweep(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "sweep.csv"), err)
 	}
 	if len(sw.Fields) == 0 {
@@ -67,11 +68,11 @@ func LoadSweep(dir string) (*Sweep, error) {
 	names, _ := filepath.Glob(filepath.Join(dir, "summary-*.json"))
 	slices.Sort(names)
 	for _, n := range names {
-		raw, err := results.ReadRegular(n, maxSummaryBytes)
+		raw, err := folder.ReadRegular(n, maxSummaryBytes)
 		if err != nil {
 			continue
 		}
-		if s, err := results.DecodeSummary(raw); err == nil {
+		if s, err := folder.DecodeSummary(raw); err == nil {
 			sw.Summary = s
 			break
 		}
@@ -79,7 +80,7 @@ func LoadSweep(dir string) (*Sweep, error) {
 	if sw.Summary == nil {
 		sw.Notes = append(sw.Notes, "No point's summary (summary-*.json) reads: the scenario's name, mode and seed are unknown.")
 	}
-	if sw.Scenario, err = results.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
+	if sw.Scenario, err = folder.ReadRegular(filepath.Join(dir, "scenario.yaml"), maxScenarioBytes); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/golden"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // sweepFixture writes a sweep's results folder as a run writes it: every
@@ -81,7 +83,7 @@ func sweepFixture(t *testing.T, fields map[string][]string, order []string, skip
 		}
 		summaries = append(summaries, s)
 	}
-	if err := results.WriteSweep(dir, summaries, []byte("name: fixture\nsweep: {}\n# made up for tests\n")); err != nil {
+	if err := folder.WriteSweep(dir, summaries, []byte("name: fixture\nsweep: {}\n# made up for tests\n")); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -121,8 +123,8 @@ func TestSweepReportGolden(t *testing.T) {
 	if len(inSVG) != 0 || len(svgs) != 1 || len(files) != 2 || files[1].Name != "sweep_1.png" {
 		t.Fatalf("%d charts, files %d; want the chart against the one field and its PNG", len(svgs), len(files))
 	}
-	golden(t, "sweep.html", page)
-	golden(t, "sweep_1.svg", svgs[0])
+	golden.Check(t, filepath.Join("testdata", "sweep.html"), page)
+	golden.Check(t, filepath.Join("testdata", "sweep_1.svg"), svgs[0])
 	if _, err := png.Decode(bytes.NewReader(files[1].Data)); err != nil {
 		t.Error(err)
 	}
@@ -155,8 +157,8 @@ func TestSweepHeatMapGolden(t *testing.T) {
 	if len(svgs) != len(ids) || len(inSVG) != len(ids)-2 {
 		t.Fatalf("%d charts, %d of them SVG in the page; want %d, the two against a field drawn by uPlot", len(svgs), len(inSVG), len(ids))
 	}
-	golden(t, "sweep2.html", page)
-	golden(t, "sweep2-heatmap_recovery_s.svg", svgs[2])
+	golden.Check(t, filepath.Join("testdata", "sweep2.html"), page)
+	golden.Check(t, filepath.Join("testdata", "sweep2-heatmap_recovery_s.svg"), svgs[2])
 	for i, id := range ids {
 		if !bytes.Contains(page, []byte(`id="`+id+`"`)) {
 			t.Errorf("chart %d is not %s", i, id)

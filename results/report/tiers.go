@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
@@ -26,10 +27,10 @@ func (r *Run) readTiers(ctx context.Context) error {
 	if len(r.Summary.Runs) == 0 || len(r.Summary.Runs[0].Tiers) == 0 {
 		return nil
 	}
-	path := filepath.Join(r.Dir, results.TierTimelineName)
-	f, err := results.OpenBounded(ctx, path, maxTimelineBytes)
+	path := filepath.Join(r.Dir, folder.TierTimelineName)
+	f, err := folder.OpenBounded(ctx, path, maxTimelineBytes)
 	if err != nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("The folder has no readable %s: the chart of attempts per tier is left out.", results.TierTimelineName))
+		r.Notes = append(r.Notes, fmt.Sprintf("The folder has no readable %s: the chart of attempts per tier is left out.", folder.TierTimelineName))
 		return nil
 	}
 	defer f.Close()
@@ -38,8 +39,8 @@ func (r *Run) readTiers(ctx context.Context) error {
 	for _, run := range s.Runs {
 		keys += len(run.Tiers)
 	}
-	bounds := results.TimelineBounds{Keys: keys, Rows: results.TimelineBuckets(s.DurationS), DurationS: s.DurationS}
-	cohorts, tiers, timelines, err := results.ReadTierTimeline(f, bounds)
+	bounds := folder.TimelineBounds{Keys: keys, Rows: folder.TimelineBuckets(s.DurationS), DurationS: s.DurationS}
+	cohorts, tiers, timelines, err := folder.ReadTierTimeline(f, bounds)
 	if err != nil {
 		return wrapRead(ctx, path, err)
 	}
@@ -50,7 +51,7 @@ func (r *Run) readTiers(ctx context.Context) error {
 			}
 			for j, tl := range timelines[i] {
 				if err := checkTimelines([]string{name}, []results.Timeline{tl}, r.Summary); err != nil {
-					return fmt.Errorf("%s: %w", filepath.Join(r.Dir, results.TierTimelineName), err)
+					return fmt.Errorf("%s: %w", filepath.Join(r.Dir, folder.TierTimelineName), err)
 				}
 				r.Cohorts[k].Tiers = append(r.Cohorts[k].Tiers, Tier{Name: tiers[i][j], Timeline: tl})
 			}

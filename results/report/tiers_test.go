@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // chainFolder writes a results folder of a chain of two tiers: one cohort
@@ -35,7 +36,7 @@ func chainFolder(t *testing.T) string {
 	s := &results.Summary{Scenario: "chain", Mode: "sim", Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: dur.Seconds(),
 		Workload: "open", Faults: []results.FaultWindow{}, Runs: []results.Run{results.Summarize(c, results.Window{})}}
 	dir := filepath.Join(t.TempDir(), "chain")
-	if err := results.Write(dir, results.Output{Summary: s, Cohorts: []results.Cohort{c}, Scenario: []byte("name: chain\n")}); err != nil {
+	if err := folder.Write(dir, folder.Output{Summary: s, Cohorts: []results.Cohort{c}, Scenario: []byte("name: chain\n")}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -70,18 +71,18 @@ func TestReportOfAChain(t *testing.T) {
 
 	// A broken tier timeline is refused, naming its file; a missing one
 	// is a note.
-	if err := os.WriteFile(filepath.Join(dir, results.TierTimelineName), []byte("strategy,t_s,ok\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, folder.TierTimelineName), []byte("strategy,t_s,ok\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), results.TierTimelineName) {
-		t.Errorf("a broken %s: %v", results.TierTimelineName, err)
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), folder.TierTimelineName) {
+		t.Errorf("a broken %s: %v", folder.TierTimelineName, err)
 	}
-	if err := os.Remove(filepath.Join(dir, results.TierTimelineName)); err != nil {
+	if err := os.Remove(filepath.Join(dir, folder.TierTimelineName)); err != nil {
 		t.Fatal(err)
 	}
 	r, err = Load(dir)
-	if err != nil || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], results.TierTimelineName) {
-		t.Errorf("no %s: %v, notes %q", results.TierTimelineName, err, r.Notes)
+	if err != nil || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], folder.TierTimelineName) {
+		t.Errorf("no %s: %v, notes %q", folder.TierTimelineName, err, r.Notes)
 	}
 }
 

@@ -1,0 +1,106 @@
+package folder
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Staged is a results folder being written: its files go into a hidden
+// temporary folder beside the final one (".<name>.partial-*"), and Publish
+// renames it into place. A run killed while writing or drawing its report
+// leaves at most that hidden folder, never a visible results folder with
+// files missing or cut short.
+type Staged struct {
+	// Dir is the hidden folder to write into.
+	Dir   string
+	final string
+}
+
+// Stage creates the hidden folder for the results folder dir (and dir's
+// parent if needed).
+func Stage(dir string) (*Staged, error) {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".partial-*")
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return &Staged{Dir: tmp, final: dir}, nil
+}
+
+// PublishedName returns the name the results folder dir is known by: its
+// own name, or, for the hidden folder Stage writes into
+// (".<name>.partial-*", where a run draws its report), the <name> it is
+// published as (without the -2 Publish adds when the name is taken).
+func PublishedName(dir string) string {
+	base := filepath.Base(filepath.Clean(dir))
+	if i := strings.LastIndex(base, ".partial-"); strings.HasPrefix(base, ".") && i > 1 {
+		return base[1:i]
+	}
+	return base
+}
+
+// Discard removes the hidden folder and everything in it.
+func (s *Staged) Discard() { _ = os.RemoveAll(s.Dir) }
+
+// Publish renames the hidden folder to the results folder's name, with a
+// suffix (-2, -3, ...) when that name is taken, and returns the path it
+// took. On an error the hidden folder is removed.
+func (s *Staged) Publish() (string, error) {
+	if err := os.Chmod(s.Dir, 0o755); err != nil {
+		s.Discard()
+		return "", fmt.Errorf("results: %w", err)
+	}
+	for i := 1; ; i++ {
+		final := s.final
+		if i > 1 {
+			final = s.final + "-" + strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(final); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			s.Discard()
+			return "", fmt.Errorf("results: %w", err)
+		}
+		if err := os.Rename(s.Dir, final); err != nil {
+			if i < 100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
+				continue // another run took the name meanwhile
+			}
+			s.Discard()
+			return "", fmt.Errorf("results: %w", err)
+		}
+		return final, nil
+	}
+}
+
+// CheckWritable creates the folder dir if needed and checks that files
+// can be written in it, so that a run can be refused before it starts
+// rather than fail to save its results after it.
+func CheckWritable(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s is a file, not a folder; name a folder to write the results folders into", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".herdbench-write-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, err)
+	}
+	name := f.Name()
+	cerr := f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("cannot remove files in %s: %w", dir, err)
+	}
+	if cerr != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, cerr)
+	}
+	return nil
+}
