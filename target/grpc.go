@@ -39,17 +39,6 @@ func (p Protocol) String() string {
 	return "Protocol(?)"
 }
 
-// ParseProtocol reads a protocol's name: http (or "") and grpc.
-func ParseProtocol(s string) (Protocol, bool) {
-	switch s {
-	case "", "http", "http1":
-		return HTTP1, true
-	case "grpc":
-		return GRPC, true
-	}
-	return 0, false
-}
-
 // GRPCHandler takes a call the chaos plan let through, instead of the
 // capacity model: the chaos proxy forwards it upstream. It returns the
 // call's status as an error (nil for OK), and must give up when the
