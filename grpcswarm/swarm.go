@@ -241,7 +241,7 @@ func (k *caller) drive(ctx context.Context, c *clients.Client, a clients.Action,
 		sh.InFlight(1)
 		r := k.call(ctx, cc, a, sh)
 		sh.InFlight(-1)
-		if ctx.Err() != nil {
+		if s.cut(ctx, time.Now()) {
 			return // the run ended mid-call: not an outcome of the target
 		}
 		r.Lag = max(0, r.Sent-a.At)
@@ -393,7 +393,7 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		at.answered = true
 		cs.answered.Store(true)
 	case *stats.End:
-		if !h.s.grpcGoCohort() || at.number <= 0 || cs.run.Err() != nil {
+		if !h.s.grpcGoCohort() || at.number <= 0 || h.s.cut(cs.run, e.EndTime) {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
 		o, code := outcome(e.Error, at.left, at.answered)
@@ -417,6 +417,15 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		}
 		cs.shard.Attempt(results.Attempt{Sent: sent, Latency: e.EndTime.Sub(at.begin), Number: at.number, Outcome: o, Lag: lag, Status: code})
 	}
+}
+
+// cut reports whether a call or attempt that ended at end was cut by the
+// run's end: its context ended, or it ended at the run's deadline or
+// later. The second catches a call whose deadline is the run's: the
+// server's own timer, set from the grpc-timeout header, may answer
+// DEADLINE_EXCEEDED before the client's context sees its deadline.
+func (s *Swarm) cut(run context.Context, end time.Time) bool {
+	return run.Err() != nil || !end.Before(s.Origin.Add(s.Duration))
 }
 
 func (s *Swarm) grpcGoCohort() bool { return s.Strategy.GRPC != nil }
