@@ -148,9 +148,7 @@ strategies:
 // trickle) holds over h2c with 10 clients to a connection, in both
 // engines.
 func TestOutageHeadlineOverH2CShared(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real engine on 2,000 clients")
-	}
+	heavy(t, "the real engine on 2,000 clients")
 	data, err := os.ReadFile("../scenarios/builtin/outage.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -47,9 +47,7 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 // sweep) and long-lived runs, through the real HTTP server and swarm over
 // an in-memory network in virtual time, hold their headlines.
 func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real engine on 8,000 clients")
-	}
+	heavy(t, "the real engine on 8,000 clients")
 	for _, name := range []string{"outage", "metastable", "jitter-range", "long-lived"} {
 		began := time.Now()
 		op, err := scenarios.Open(name, scenarios.Overrides{})

@@ -90,9 +90,7 @@ strategies:
 // cross-checks' band, on the cohort's figures and on the attempts that
 // reached the bottom tier per user request.
 func TestChainCrossCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real engine")
-	}
+	heavy(t, "the real engine through a chain of tiers")
 	ps := []*scenarios.Plan{scenariotest.Plan(t, chainScenario, scenarios.Overrides{})}
 	crossCheck(t, ps, 4, "requests", "attempts", "amplification", "success_ratio")
 	sim := execute(t, ps, Options{Sim: true, Runs: 100})[0]
@@ -122,9 +120,7 @@ func bottomStat(p Point, i int) results.Stat {
 // the real HTTP servers, relays and swarm (over an in-memory network, in
 // virtual time), as in the simulator.
 func TestLayersInTheRealEngine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real engine through a collapse")
-	}
+	heavy(t, "the real engine through a collapse")
 	began := time.Now()
 	s := executeInBubble(t, plans(t, "layers", "", scenarios.Overrides{}), Options{NoSimReference: true})[0].Output.Summary
 	claims, _ := scenarios.Headline("layers", s)
