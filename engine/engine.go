@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/grpcswarm"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
@@ -210,14 +211,22 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			}()
 			continue
 		}
-		sw := &clients.Swarm{
+		hs := &clients.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 			Protocol: p.Protocol, Shared: p.Shared,
 		}
 		if r.cert != nil && p.TargetURL == "" {
-			sw.Roots = r.cert.Pool // the embedded targets' own certificate
+			hs.Roots = r.cert.Pool // the embedded targets' own certificate
+		}
+		var sw interface{ Run(context.Context) } = hs
+		if p.Target.Protocol == target.GRPC {
+			sw = &grpcswarm.Swarm{
+				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
+				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
+				Panicked: r.panicked, BeforeSend: o.BeforeSend,
+			}
 		}
 		wg.Add(1)
 		go func() {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -117,5 +118,118 @@ func TestGRPCPresetPartsFromGRPCGoOnDeadlines(t *testing.T) {
 	t.Logf("an 8 s stall: amplification preset %.3f, grpc-go %.3f", pre, g)
 	if !(pre > 1.05*g) {
 		t.Errorf("an 8 s stall: the preset's amplification %.3f is not above grpc-go's %.3f: does it no longer retry its timeouts?", pre, g)
+	}
+}
+
+// grpcScenario is answerScenario over gRPC: the embedded target speaks
+// gRPC and the swarm calls it on grpc-go channels.
+func grpcScenario(kind string) string {
+	return strings.Replace(answerScenario(kind, false), "target: {", "target: {protocol: grpc, ", 1)
+}
+
+// TestGRPCAnswerTable: every effect of the answer table, applied by the
+// target's gRPC wire (answerGRPC) to herdbench's swarm on grpc-go
+// channels, in a synctest bubble over the in-memory network, makes the
+// attempts and outcomes the HTTP/1.1 wire makes. A refuse outage is a
+// reset for gRPC in one respect: the channel's reconnection is grpc-go's,
+// which the row checks by outcome only.
+func TestGRPCAnswerTable(t *testing.T) {
+	for _, c := range answerCases {
+		t.Run(c.name, func(t *testing.T) {
+			hp := scenariotest.Plan(t, answerScenario("answer-"+c.name, false), scenarios.Overrides{})
+			gp := scenariotest.Plan(t, grpcScenario("answer-"+c.name), scenarios.Overrides{})
+			h := runInBubble(t, hp).Summary.Runs[0]
+			g := runInBubble(t, gp).Summary.Runs[0]
+			if g.Attempts != h.Attempts || !maps.Equal(g.Outcomes, h.Outcomes) {
+				t.Errorf("gRPC: %d attempts, outcomes %v; HTTP/1.1: %d, %v", g.Attempts, g.Outcomes, h.Attempts, h.Outcomes)
+			}
+			if g.CompletionS == nil || h.CompletionS == nil {
+				t.Fatalf("completion: gRPC %v, HTTP/1.1 %v", g.CompletionS, h.CompletionS)
+			}
+			if gd, hd := *g.CompletionS, *h.CompletionS; fmt.Sprintf("%.2f", gd) != fmt.Sprintf("%.2f", hd) {
+				t.Errorf("the work ended at %.3fs over gRPC, %.3fs over HTTP/1.1", gd, hd)
+			}
+		})
+	}
+}
+
+// grpcGoScenario: 20 one-shot clients of grpc-go's own retry (five
+// attempts, UNAVAILABLE retryable) and of herdbench's, 10 to a
+// channel, under a 503 outage for the first 1.5 s.
+const grpcGoScenario = `
+name: grpc-go
+duration: 8s
+seed: 7
+target: {protocol: grpc, method: /helloworld.Greeter/SayHello, concurrency: 40, queue: 40, queue_timeout: 2s, service_time: 10ms}
+connections: {shared: 10}
+chaos:
+  - {kind: outage, mode: "503", at: 0s, for: 1500ms}
+workload: {kind: oneshot, clients: 20}
+strategies:
+  - name: grpc-go
+    client: grpc-go
+    timeout: 5s
+    service_config: |
+      {"methodConfig": [{"name": [{"service": "helloworld.Greeter"}],
+        "retryPolicy": {"maxAttempts": 5, "initialBackoff": "0.4s", "maxBackoff": "2s",
+          "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}
+  - {name: herdbench, backoff: constant, base: 400ms, max_attempts: 5, timeout: 5s}
+`
+
+// TestGRPCGoCohort: grpc-go's own retry decides the attempts of a grpc-go
+// cohort, and herdbench records each of them (from the channel's stats
+// handler) with its number: under a 1.5 s outage with waits of
+// U(0.8, 1.2)·0.4·2^(n−1) s, every request fails its first attempts,
+// retries until after the outage (the third attempt at the earliest:
+// 0.32 + 0.64 s < 1.5 s) and succeeds, as herdbench's own loop with
+// 400 ms waits does.
+func TestGRPCGoCohort(t *testing.T) {
+	p := scenariotest.Plan(t, grpcGoScenario, scenarios.Overrides{})
+	if p.Shared != 10 || p.Method != "/helloworld.Greeter/SayHello" || p.Strategies[0].GRPC == nil {
+		t.Fatalf("plan: shared %d, method %q, service config %v", p.Shared, p.Method, p.Strategies[0].GRPC)
+	}
+	out := runInBubble(t, p)
+	for _, r := range out.Summary.Runs {
+		if r.Requests != 20 || r.Succeeded != 20 {
+			t.Errorf("%s: %d requests, %d succeeded; want 20, all", r.Strategy, r.Requests, r.Succeeded)
+		}
+		if r.Outcomes["ok"] != 20 || r.Outcomes["http_5xx"] < 40 || r.Attempts != 20+r.Outcomes["http_5xx"] {
+			t.Errorf("%s: %d attempts, outcomes %v; want 20 ok after at least two 503s each", r.Strategy, r.Attempts, r.Outcomes)
+		}
+	}
+	// The attempt numbers: grpc-go's are counted as the target counts them.
+	tl := out.Cohorts[0].Rec.Timeline(results.Bucket)
+	var byNumber [4]int64
+	for _, row := range tl.Rows {
+		for n := range 4 {
+			byNumber[n] += row[results.SeriesFirst+results.Series(n)]
+		}
+	}
+	if byNumber[0] != 20 || byNumber[1] != 20 || byNumber[2] != 20 {
+		t.Errorf("grpc-go: attempts by number (1, 2, 3, 4+) %v; want 20 of each of the first three", byNumber)
+	}
+}
+
+// TestGRPCGoCutByTheEnd: a grpc-go cohort's attempts that the run's end
+// cuts (held by a blackhole until then) are not recorded, as the HTTP
+// swarm's are not: they are no outcome of the target.
+func TestGRPCGoCutByTheEnd(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: cut
+duration: 2s
+seed: 7
+target: {protocol: grpc, concurrency: 10, queue: 10, service_time: 10ms}
+chaos:
+  - {kind: blip, mode: blackhole, at: 1s, for: 1s}
+workload: {clients: 5, think: 90ms}
+strategies:
+  - name: grpc-go
+    client: grpc-go
+    timeout: 10s
+    service_config: '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}'
+`, scenarios.Overrides{})
+	r := runInBubble(t, p).Summary.Runs[0]
+	if r.Attempts != r.Outcomes["ok"] || r.Attempts < 40 || r.Unfinished != 5 {
+		t.Errorf("%d attempts, outcomes %v, %d unfinished; want about 50 ok before the blackhole, nothing else recorded, 5 held", r.Attempts, r.Outcomes, r.Unfinished)
 	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
@@ -58,6 +61,13 @@ type Options struct {
 	// retrying proxy calls its upstream over HTTP/1.1 only.
 	Protocol         wire.Protocol
 	UpstreamProtocol wire.Protocol
+	// GRPC makes the proxy and its upstream speak gRPC (grpc.go: any
+	// method, forwarded transparently), each on grpc-go's own HTTP/2;
+	// Protocol and UpstreamProtocol then stay HTTP/1.1's zero value.
+	GRPC bool
+	// DialGRPC opens a gRPC proxy's connections to its upstream; the
+	// host's TCP stack when nil. Tests pass an in-memory network's.
+	DialGRPC func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // ErrHTTP1Only is the error of a retrying proxy asked to reach its
@@ -91,6 +101,7 @@ type Proxy struct {
 	limit          *inFlight
 	buffers        *bufferPool
 	retry          *retrier // nil: forward each request once
+	upstreamGRPC   *grpc.ClientConn
 }
 
 // ErrUnsupported is wrapped by the errors for faults the proxy cannot apply.
@@ -197,6 +208,12 @@ func Start(o Options) (*Proxy, error) {
 		}
 	}
 	p := &Proxy{upstream: o.Upstream, transport: o.Transport, buffers: newBufferPool()}
+	if o.GRPC {
+		if o.Protocol != wire.HTTP1 || o.UpstreamProtocol != wire.HTTP1 {
+			return nil, fmt.Errorf("proxy: a gRPC proxy speaks grpc-go's own HTTP/2 in cleartext to both sides; protocol %s, upstream protocol %s are for an HTTP proxy", o.Protocol, o.UpstreamProtocol)
+		}
+		return startGRPC(o, p)
+	}
 	if p.transport == nil && o.UpstreamProtocol.HTTP2() {
 		p.transport = h2Upstream(o.UpstreamProtocol)
 	}
@@ -245,7 +262,12 @@ func Start(o Options) (*Proxy, error) {
 
 // Overloaded returns the requests answered 503 because MaxInFlight requests
 // were being forwarded and as many were waiting.
-func (p *Proxy) Overloaded() int64 { return p.limit.refused.Load() }
+func (p *Proxy) Overloaded() int64 {
+	if p.limit == nil {
+		return 0 // a gRPC proxy forwards every call it admits
+	}
+	return p.limit.refused.Load()
+}
 
 // Retries returns, for a retrying proxy, its upstream attempts, those of
 // them that were retries, and the requests it gave up on (answered with the
@@ -265,6 +287,9 @@ func (p *Proxy) UpstreamErrors() int64 { return p.upstreamErrors.Load() }
 // Close stops the proxy and drops its idle upstream connections.
 func (p *Proxy) Close() error {
 	err := p.Server.Close()
+	if p.upstreamGRPC != nil {
+		_ = p.upstreamGRPC.Close()
+	}
 	if t, ok := p.transport.(interface{ CloseIdleConnections() }); ok {
 		t.CloseIdleConnections()
 	}

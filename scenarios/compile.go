@@ -93,7 +93,8 @@ type Plan struct {
 	// grpc.go).
 	GRPC bool
 	// Protocol is what the swarm and the embedded target speak; Shared,
-	// over HTTP/2, how many clients share a connection (0: each its own).
+	// over HTTP/2 or gRPC, how many clients share a connection or a
+	// channel (0: each its own; wire.go).
 	Protocol wire.Protocol
 	Shared   int
 	// Thresholds are the release gates, per cohort or ("" cohort) for all.
@@ -118,6 +119,10 @@ type Plan struct {
 	Tiers []Tier
 	// faultTiers names the tier of each of Chaos's faults, with tiers.
 	faultTiers []string
+
+	// Method is, for a gRPC target, the method the swarm calls
+	// (grpcwire.Method when empty; grpc.go).
+	Method string
 }
 
 // compiler accumulates problems while reading values.
@@ -223,7 +228,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		if p.TargetURL == "" {
 			c.routed = &p.Target
 		}
-		c.grpc = c.protocol(&f.Target, []step{key("target")})
+		c.grpc = c.protocol(&f.Target, &p.Target, []step{key("target")})
 		c.external = p.TargetURL != ""
 	}
 	p.GRPC = c.grpc
@@ -253,6 +258,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 	// A refused connection answers at once, network or not.
 	c.instant = p.Target.Network.IsZero() || p.Chaos != nil && p.Chaos.Ever(func(e *chaos.Effect) bool { return !e.Outage.Listening() })
 	p.Strategies = c.strategies(&f, o.Strategies)
+	c.grpcPlan(&f, p)
 	p.Thresholds = c.thresholds(&s.File, p.Strategies)
 	p.Runs = c.runs(&f, o)
 	p.Sweep, p.Point = s.axes, s.point

@@ -30,7 +30,9 @@ type File struct {
 	Requests []RequestFile `yaml:"requests,omitempty"`
 	Targets  string        `yaml:"targets,omitempty"`
 	// Protocol is how requests travel: http1 (the default), h2 or h2c;
-	// Connections how the clients hold them (wire.go).
+	// Connections how the clients hold them: shared K puts K clients on
+	// each HTTP/2 connection or, with target.protocol grpc, each channel
+	// (wire.go).
 	Protocol    string           `yaml:"protocol,omitempty"`
 	Connections *ConnectionsFile `yaml:"connections,omitempty"`
 	// Thresholds are release gates checked against every cohort.
@@ -59,6 +61,9 @@ type TargetFile struct {
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
 	// Routes give some requests their own service time.
 	Routes []RouteFile `yaml:"routes,omitempty"`
+	// Method is, with protocol grpc, the method the swarm calls,
+	// /package.Service/Method (the target serves any).
+	Method string `yaml:"method,omitempty"`
 }
 
 // TierFile is one server of a chain of tiers: its name, and its capacity

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/target"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,16 +24,49 @@ const (
 // ClientGRPCGo is the client: a strategy writes for grpc-go's own retries.
 const ClientGRPCGo = "grpc-go"
 
-// protocol checks a target's protocol and reports whether it is gRPC.
-func (c *compiler) protocol(t *TargetFile, base []step) bool {
+// protocol checks a target's protocol, with grpc its method, and reports
+// whether it is gRPC; it sets cfg.Protocol, the wire the embedded target
+// speaks.
+func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool {
+	at := func(k string) []step { return with(base, key(k)) }
+	grpc := false
 	switch t.Protocol {
 	case "", ProtocolHTTP:
-		return false
 	case ProtocolGRPC:
-		return true
+		grpc = true
+		cfg.Protocol = target.GRPC
+	default:
+		c.fail(at("protocol"), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
 	}
-	c.fail(with(base, key("protocol")), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
-	return false
+	if t.Method != "" {
+		if !grpc {
+			c.fail(at("method"), "a method is a gRPC target's; write protocol: grpc beside it, or leave method out")
+		} else if err := grpcwire.CheckMethod(t.Method); err != nil {
+			c.fail(at("method"), "%v", err)
+		}
+	}
+	if grpc && cfg.Kind == target.OCC {
+		c.fail(at("kind"), "an occ target reads and writes its row over HTTP paths; a grpc target is plain (leave kind out)")
+	}
+	return grpc
+}
+
+// grpcPlan reads a gRPC run's method into p, and refuses shared channels
+// (wire.go) to a grpc-go cohort whose throttler is each client's.
+func (c *compiler) grpcPlan(f *File, p *Plan) {
+	if c.grpc {
+		p.Method = f.Target.Method
+	}
+	if p.Shared > 1 {
+		for i := range f.Strategies {
+			sf := &f.Strategies[i]
+			for _, s := range p.Strategies {
+				if s.Name == sf.Name && s.GRPC != nil && s.GRPC.Throttling != nil && s.Budget != nil && !s.Budget.Scope.Shared() {
+					c.fail([]step{key("strategies"), index(i), key("channel")}, "client: each client its own grpc-go channel and retry throttler, and connections.shared puts %d clients on a channel, whose throttler they would share; write channel: cohort (one channel, one throttler), or remove connections", p.Shared)
+				}
+			}
+		}
+	}
 }
 
 // herdbenchLoopFields are a strategy's fields that configure herdbench's

@@ -40,6 +40,8 @@ type Options struct {
 	// upstream. Next should give up when the request's context ends, which
 	// happens when a crash resets the client's connection.
 	Next http.Handler
+	// NextGRPC is Next for a gRPC server (Config.Protocol GRPC).
+	NextGRPC GRPCHandler
 	// Call, when set, makes the server a middle tier of a chain of tiers:
 	// every request the capacity model serves then calls the next tier
 	// through Call, holding its slot until the call ends, and is answered
@@ -109,13 +111,21 @@ func Listen(o Options) (*Server, error) {
 	if limits == (netguard.Limits{}) {
 		limits = netguard.TrafficLimits(1)
 	}
+	if o.Config.Protocol == GRPC && o.Protocol != wire.HTTP1 {
+		_ = ln.Close()
+		return nil, fmt.Errorf("target: a gRPC server speaks grpc-go's own HTTP/2 in cleartext; protocol %s is for an HTTP server", o.Protocol)
+	}
 	s := newServer(o.Config, plan, rng, origin, listen, limits)
 	if s.tls, err = s.setupWire(o.Protocol, o.Cert); err != nil {
 		_ = ln.Close()
 		return nil, err
 	}
 	s.next, s.call = o.Next, o.Call
+	s.nextGRPC = o.NextGRPC
 	s.observer = o.Observer
+	if o.Config.Protocol == GRPC {
+		s.newGRPC()
+	}
 	if s.observer != nil {
 		s.srv.Handler = s.counters.wrap(s, s.observed)
 	} else {

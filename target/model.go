@@ -34,6 +34,9 @@ type Config struct {
 	// that matches a request (Route) serves it; the others take
 	// ServiceTime. They share the slots and the queue.
 	Routes []Route
+	// Protocol is the wire the server speaks (HTTP/1.1 or gRPC); the
+	// model is the same for every wire.
+	Protocol Protocol
 }
 
 // Route is requests of one method (any if "") and path that have their

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/wire"
@@ -33,10 +35,14 @@ type Server struct {
 	kind   Kind
 	addr   string
 	srv    *http.Server
-	proto  wire.Protocol
-	tls    *tls.Config  // the listener's TLS (h2), nil for cleartext
-	cert   *wire.Cert   // tls's certificate
-	h2     *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
+	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
+	// its connections, which a crash resets.
+	grpc      *grpc.Server
+	grpcConns connSet
+	proto     wire.Protocol
+	tls       *tls.Config  // the listener's TLS (h2), nil for cleartext
+	cert      *wire.Cert   // tls's certificate
+	h2        *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
 
 	mu      sync.Mutex
 	model   *Model
@@ -50,6 +56,8 @@ type Server struct {
 	// next, when set, takes admitted requests instead of the capacity model:
 	// the chaos proxy forwards them to its upstream.
 	next http.Handler
+	// nextGRPC is next for a gRPC server.
+	nextGRPC GRPCHandler
 	// call, when set, makes the server a middle tier of a chain: a request
 	// the model has served calls the next tier, holding its slot (tier.go).
 	call      Caller
@@ -130,8 +138,14 @@ func (s *Server) Close() error {
 	close(s.stop)
 	close(s.crashed) // wakes every waiting handler
 	s.crashed = make(chan struct{})
+	g := s.grpc
 	s.mu.Unlock()
-	err := s.srv.Close()
+	var err error
+	if g != nil {
+		g.Stop()
+	} else {
+		err = s.srv.Close()
+	}
 	s.wg.Wait()
 	return err
 }
@@ -140,11 +154,16 @@ func (s *Server) serve(ln net.Listener) {
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.served = done
+	g := s.grpc // replaced by goAwayGRPC
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		defer close(done)
+		if g != nil {
+			_ = g.Serve(ln)
+			return
+		}
 		_ = s.srv.Serve(ln)
 	}()
 }
@@ -315,6 +334,7 @@ func (s *Server) crash() {
 	s.crashed = make(chan struct{}) // requests from now on are after the crash
 	s.mu.Unlock()
 	resetAll(conns)
+	s.grpcConns.resetAll()
 	close(crashed) // wakes the handlers of the reset connections, which abort
 }
 
@@ -459,6 +479,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type exchange struct {
 	s       *Server
 	w       http.ResponseWriter
+	g       *grpcCall       // a gRPC call's side instead of w (grpc.go)
 	ctx     context.Context // ends when the client goes away
 	crashed <-chan struct{} // closed if a crash begins while the request is in
 }
@@ -481,6 +502,9 @@ func (x *exchange) hop() {
 // half-way and its connection closed. A recording classifies the request
 // from a, not from how it was written (noteAnswer).
 func (x *exchange) answer(a chaos.Answer, body []byte) bool {
+	if x.g != nil {
+		return x.answerGRPC(a)
+	}
 	s := x.s
 	switch a.Verdict {
 	case chaos.Admit:

@@ -93,9 +93,15 @@ func (s *Server) wrapTLS(ln net.Listener) net.Listener {
 // goAway begins a goaway outage: every connection with no request in
 // flight is closed (a FIN: idle, or opened and never used); HTTP/1.1
 // answers in flight carry Connection: close; every HTTP/2 connection with
-// streams in flight gets a GOAWAY, its streams finish and it closes.
+// streams in flight gets a GOAWAY, its streams finish and it closes. A
+// gRPC server sends grpc-go's GOAWAY on every connection (goAwayGRPC).
 func (s *Server) goAway() {
 	s.mu.Lock()
+	if s.grpc != nil {
+		s.mu.Unlock()
+		s.goAwayGRPC() // a gRPC server's own GOAWAY, as GracefulStop sends it
+		return
+	}
 	for c, ci := range s.conns {
 		if ci.inFlight.Load() == 0 {
 			_ = c.Close()

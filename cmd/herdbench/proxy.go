@@ -91,6 +91,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
 	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
+	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: the scenario's protocol, else http1)"
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -116,6 +117,19 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, "herdbench proxy: --upstream is required: the URL of the service to put the proxy in front of, e.g. --upstream http://127.0.0.1:9000")
 		return exitUsage
 	}
+	grpcProxy := f.protocol == "grpc"
+	if _, err := wire.Parse(f.protocol); err != nil && !grpcProxy {
+		fmt.Fprintf(stderr, "herdbench proxy: --protocol %q: write http1 (HTTP/1.1), h2c, h2 or grpc\n", f.protocol)
+		return exitUsage
+	}
+	if grpcProxy && retry != "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy forwards each call once (leave --retry out, or --protocol http1)")
+		return exitUsage
+	}
+	if grpcProxy && upstreamProto != "" {
+		fmt.Fprintln(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)")
+		return exitUsage
+	}
 	up, err := proxy.ParseUpstream(upstream)
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: --upstream: %v\n", err)
@@ -126,10 +140,12 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	proto, err := f.protocolOf("proxy", plan)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+	var proto wire.Protocol // HTTP/1.1's zero value for a gRPC proxy
+	if !grpcProxy {
+		if proto, err = f.protocolOf("proxy", plan); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		}
 	}
 	upProto, err := wire.Parse(upstreamProto)
 	if err != nil {
@@ -164,7 +180,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	p, err := proxy.Start(proxy.Options{
 		Addr: f.listen, Upstream: up, Plan: plan.Chaos, Hold: f.hold, Listen: f.listenFunc(), MaxInFlight: maxInFlight, MaxConns: f.maxConns,
 		RNG: seeds.Stream(plan.Seed, seeds.Target), Retry: strategy, Seed: plan.Seed, Observer: serverObserver(rec.observer(), lat),
-		Transport: f.upstreamTransport(), Protocol: proto, UpstreamProtocol: upProto,
+		Transport: f.upstreamTransport(), Protocol: proto, UpstreamProtocol: upProto, GRPC: grpcProxy,
 	})
 	if err != nil {
 		shutdownOTLP(exp, "proxy", stderr)
@@ -185,7 +201,11 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if strategy != nil {
 			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", p.URL(), protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		scheme := p.URL()
+		if grpcProxy {
+			scheme = "grpc://" + p.Addr()
+		}
+		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }

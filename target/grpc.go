@@ -1,0 +1,390 @@
+package target
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/grpcwire"
+)
+
+// Protocol is the wire a target (or the proxy) speaks.
+type Protocol uint8
+
+// Protocols.
+const (
+	HTTP1 Protocol = iota // HTTP/1.1 (the default)
+	GRPC                  // gRPC: any unary method, the raw codec (grpc.go)
+)
+
+var protocolNames = [...]string{HTTP1: "http", GRPC: "grpc"}
+
+// String returns the protocol's name as a scenario writes it.
+func (p Protocol) String() string {
+	if int(p) < len(protocolNames) {
+		return protocolNames[p]
+	}
+	return "Protocol(?)"
+}
+
+// GRPCHandler takes a call the chaos plan let through, instead of the
+// capacity model: the chaos proxy forwards it upstream. It returns the
+// call's status as an error (nil for OK), and must give up when the
+// stream's context ends.
+type GRPCHandler func(method string, stream grpc.ServerStream) error
+
+// newGRPC makes s serve gRPC: every method, any message (the raw codec),
+// each call through the same steps as an HTTP request (serveGRPC). The
+// connections are tracked by their handshake (connCreds), so a crash
+// resets them all, every stream on them failing at once.
+func (s *Server) newGRPC() {
+	s.grpc = grpc.NewServer(
+		grpc.Creds(connCreds{s: s}),
+		grpc.ForceServerCodec(grpcwire.Codec{}),
+		grpc.UnknownServiceHandler(s.serveGRPC),
+	)
+}
+
+// goAwayGRPC tells every connection of a gRPC server to go away, as a
+// gracefully stopping grpc-go server does: each gets a GOAWAY, the calls in
+// flight on it finish and are answered, and its clients open new
+// connections for their next calls. The server that serves from then on
+// (on the listener opened again when the outage ends, reopen) is a new
+// one: a grpc-go server stopped gracefully serves no more. It is the gRPC
+// side of a goaway outage.
+func (s *Server) goAwayGRPC() {
+	s.mu.Lock()
+	old := s.grpc
+	s.newGRPC()
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		old.GracefulStop() // closes its listener too; returns when its calls have ended
+	}()
+}
+
+// grpcCall is one call's side of an exchange: how it was answered, for the
+// counters and the recording, and the status it returns.
+type grpcCall struct {
+	stream   grpc.ServerStream
+	answered bool
+	answer   chaos.Answer
+	err      error         // the call's status; nil for OK
+	upstream time.Duration // the proxy's next took this long
+}
+
+// serveGRPC is the gRPC counterpart of ServeHTTP and the counters' wrap:
+// a call is counted in flight, goes through the network hop, the chaos
+// plan's decision and the capacity model (or the proxy's next), and is
+// counted and observed by its answer. A step that aborts (a crash, a
+// client gone) panics with http.ErrAbortHandler, as for HTTP; here the
+// panic ends the call, whose connection is already reset or whose client
+// has gone.
+func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
+	ctx := stream.Context()
+	method, _ := grpc.MethodFromServerStream(stream)
+	g := &grpcCall{stream: stream}
+	arrived := time.Now()
+	s.counters.inFlight.Add(1)
+	defer func() {
+		s.counters.inFlight.Add(-1)
+		p := recover()
+		if p != nil && p != http.ErrAbortHandler {
+			panic(p)
+		}
+		if p != nil {
+			err = status.Error(codes.Unavailable, "herdbench target: the call was dropped")
+		}
+		var a Answer
+		st := 0
+		switch {
+		case g.answered:
+			a, st = answerOf(g.answer), g.answer.Status
+		case p != nil, ctx.Err() != nil && err != nil:
+			a = AnswerAborted
+		default:
+			a, st = answerOfCode(status.Code(err))
+		}
+		s.counters.answers[a].Add(1)
+		if s.observer != nil {
+			o := Observation{Request: grpcRequest(ctx, method), Arrived: arrived, Ended: time.Now(), Answer: a, Status: st, Upstream: g.upstream}
+			if a == AnswerAborted {
+				o.Crashed = s.crashedSince(arrived)
+			}
+			s.observer.Observe(o)
+		}
+	}()
+	s.mu.Lock()
+	x := exchange{s: s, g: g, ctx: ctx, crashed: s.crashed}
+	s.mu.Unlock()
+	x.hop()
+	if !x.applyFaults() {
+		return g.err
+	}
+	if s.nextGRPC != nil {
+		return s.forwardGRPC(method, g, x.crashed)
+	}
+	var in []byte
+	if err := stream.RecvMsg(&in); err != nil {
+		return err
+	}
+	route := 0
+	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
+		route = cfg.Route("POST", method) // a gRPC call is a POST to /package.Service/Method
+	}
+	x.serve(OpPlain, 0, route)
+	return g.err
+}
+
+// answerGRPC is exchange.answer for a gRPC call: the one place the target
+// turns an Answer into gRPC. Admit waits its delay and goes on; a reset or
+// refuse resets the call's connection (every stream on it fails at once);
+// a hang holds the call until its deadline or its client's cancel; a 2xx
+// answer sends an empty message and OK; any other status is the gRPC
+// status a server shows for it (codeOf: 503 UNAVAILABLE, 429
+// RESOURCE_EXHAUSTED, ...), with the pushback, when the answer has one, in
+// the grpc-retry-pushback-ms trailer. A truncated answer resets the
+// connection mid-message.
+func (x *exchange) answerGRPC(a chaos.Answer) bool {
+	s, g := x.s, x.g
+	switch a.Verdict {
+	case chaos.Admit:
+		if a.Delay > 0 && !s.wait(x.ctx, x.crashed, a.Delay) {
+			panic(http.ErrAbortHandler)
+		}
+		return true
+	case chaos.ResetConn, chaos.RefuseConn:
+		g.answered, g.answer = true, a
+		resetStreamConn(x.ctx)
+		g.err = status.Error(codes.Unavailable, "herdbench target: connection reset")
+		return false
+	case chaos.Hang:
+		select {
+		case <-x.ctx.Done():
+			g.err = status.FromContextError(x.ctx.Err()).Err()
+			return false
+		case <-x.crashed:
+			panic(http.ErrAbortHandler)
+		}
+	}
+	x.hop()
+	g.answered, g.answer = true, a
+	if a.Truncate {
+		resetStreamConn(x.ctx)
+		g.err = status.Error(codes.Unavailable, "herdbench target: connection reset mid-answer")
+		return false
+	}
+	if a.Status >= 200 && a.Status < 400 {
+		g.err = g.stream.SendMsg([]byte{})
+		return false
+	}
+	if a.RetryAfter != 0 {
+		g.stream.SetTrailer(metadata.Pairs(grpcwire.Pushback, grpcwire.PushbackValue(a.RetryAfter)))
+	}
+	g.err = status.Error(codeOf(a.Status), http.StatusText(a.Status))
+	return false
+}
+
+// codeOf is the gRPC status a server shows for an HTTP status, as gRPC's
+// own mapping of HTTP statuses reads (doc/http-grpc-status-mapping.md),
+// with 409 (a stale OCC write) as ABORTED.
+func codeOf(st int) codes.Code {
+	switch st {
+	case http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return codes.Unavailable
+	case http.StatusConflict:
+		return codes.Aborted
+	case http.StatusBadRequest:
+		return codes.Internal
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.Unimplemented
+	}
+	if st >= 500 {
+		return codes.Internal
+	}
+	return codes.Unknown
+}
+
+// answerOfCode classifies a call's status as its client sees it, and the
+// HTTP status that stands for it in a recording: RESOURCE_EXHAUSTED is a
+// 429, the server's failures (UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED
+// and the like) 5xx, the caller's mistakes 4xx.
+func answerOfCode(c codes.Code) (Answer, int) {
+	switch c {
+	case codes.OK:
+		return AnswerOK, http.StatusOK
+	case codes.Canceled:
+		return AnswerAborted, 0
+	case codes.ResourceExhausted:
+		return Answer429, http.StatusTooManyRequests
+	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
+		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
+		return Answer4xx, http.StatusBadRequest
+	case codes.Unavailable:
+		return Answer5xx, http.StatusServiceUnavailable
+	case codes.DeadlineExceeded:
+		return Answer5xx, http.StatusGatewayTimeout
+	}
+	return Answer5xx, http.StatusInternalServerError
+}
+
+// grpcRequest is a call as a recording reads a request: its method as the
+// path, its metadata as headers (user-agent, grpc-previous-rpc-attempts,
+// any key a cohort is told by), its peer as the remote address.
+func grpcRequest(ctx context.Context, method string) *http.Request {
+	h := http.Header{}
+	md, _ := metadata.FromIncomingContext(ctx)
+	for k, v := range md {
+		if len(k) > 0 && k[0] == ':' {
+			continue
+		}
+		h[textproto.CanonicalMIMEHeaderKey(k)] = v
+	}
+	r := &http.Request{Method: http.MethodPost, URL: &url.URL{Path: method}, Proto: "HTTP/2.0", ProtoMajor: 2, Header: h, Host: ""}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		r.RemoteAddr = p.Addr.String()
+	}
+	return r.WithContext(ctx)
+}
+
+// forwardGRPC hands an admitted call to the proxy's next, cancelling it if
+// a crash begins meanwhile, and notes how long next took (the upstream's
+// time, for the recording).
+func (s *Server) forwardGRPC(method string, g *grpcCall, crashed <-chan struct{}) error {
+	stream := g.stream
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-crashed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	start := time.Now()
+	err := s.nextGRPC(method, &ctxStream{ServerStream: stream, ctx: ctx})
+	g.upstream = time.Since(start)
+	select {
+	case <-crashed:
+		panic(http.ErrAbortHandler)
+	default:
+	}
+	return err
+}
+
+// ctxStream is a server stream with another context.
+type ctxStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (c *ctxStream) Context() context.Context { return c.ctx }
+
+// resetStreamConn resets the connection of the call whose context is ctx:
+// its peer's AuthInfo holds it (connCreds).
+func resetStreamConn(ctx context.Context) {
+	if p, ok := peer.FromContext(ctx); ok {
+		if ci, ok := p.AuthInfo.(grpcAuthInfo); ok {
+			resetConn(ci.conn)
+		}
+	}
+}
+
+// connCreds are transport credentials with no security, as
+// insecure.NewCredentials(), whose server handshake registers each
+// connection with the server, so that a crash and a reset answer can
+// reach it, and hands it to the calls on it in their peer's AuthInfo.
+type connCreds struct{ s *Server }
+
+// grpcAuthInfo is a gRPC connection's AuthInfo: the tracked connection.
+type grpcAuthInfo struct {
+	credentials.CommonAuthInfo
+	conn net.Conn
+}
+
+func (grpcAuthInfo) AuthType() string { return "insecure" }
+
+func (c connCreds) ClientHandshake(_ context.Context, _ string, conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	return conn, grpcAuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}}, nil
+}
+
+func (c connCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	t := &trackedConn{Conn: conn, set: &c.s.grpcConns}
+	t.set.add(t)
+	return t, grpcAuthInfo{CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity}, conn: t}, nil
+}
+
+func (c connCreds) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "insecure"}
+}
+
+func (c connCreds) Clone() credentials.TransportCredentials { return c }
+
+// OverrideServerName is deprecated in grpc-go but still in the interface.
+func (c connCreds) OverrideServerName(string) error { return nil }
+
+// connSet is a gRPC server's open connections.
+type connSet struct {
+	mu sync.Mutex
+	m  map[*trackedConn]struct{}
+}
+
+func (c *connSet) add(t *trackedConn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[*trackedConn]struct{}{}
+	}
+	c.m[t] = struct{}{}
+}
+
+// resetAll resets every connection; they leave the set as they close.
+func (c *connSet) resetAll() {
+	c.mu.Lock()
+	all := make([]*trackedConn, 0, len(c.m))
+	for t := range c.m {
+		all = append(all, t)
+	}
+	c.mu.Unlock()
+	for _, t := range all {
+		resetConn(t)
+	}
+}
+
+// trackedConn leaves its set of connections when closed.
+type trackedConn struct {
+	net.Conn
+	set  *connSet
+	once sync.Once
+}
+
+func (t *trackedConn) Close() error {
+	t.once.Do(func() {
+		t.set.mu.Lock()
+		delete(t.set.m, t)
+		t.set.mu.Unlock()
+	})
+	return t.Conn.Close()
+}
+
+// NetConn lets netguard.Socket reach the socket, so a reset is an RST.
+func (t *trackedConn) NetConn() net.Conn { return t.Conn }
