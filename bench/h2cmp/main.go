@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdbench/herdbench/bench/internal/cli"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/wire"
@@ -138,21 +139,11 @@ func compare(rounds int, d time.Duration, conns, streams int) error {
 	if err != nil {
 		return err
 	}
-	target := exec.Command(self, "-serve", "127.0.0.1:0")
-	out, err := target.StdoutPipe()
+	addr, _, stop, err := cli.Serve("-serve", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	if err := target.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = target.Process.Kill(); _ = target.Wait() }()
-	line := make([]byte, 64)
-	n, err := out.Read(line)
-	if err != nil {
-		return fmt.Errorf("target did not start: %w", err)
-	}
-	addr := strings.TrimSpace(string(line[:n]))
+	defer stop()
 	url := "http://" + addr + "/"
 	tools := []string{"herdbench", "h2load"}
 	per := map[string][]float64{}

@@ -31,7 +31,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/herdbench/herdbench/bench/internal/stats"
 	"io"
 	"net"
 	"net/http"
@@ -45,6 +44,9 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/stats"
 )
 
 func main() {
@@ -142,21 +144,11 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	if err != nil {
 		return err
 	}
-	target := exec.Command(self, "-serve", "127.0.0.1:0")
-	out, err := target.StdoutPipe()
+	addr, targetPid, stop, err := cli.Serve("-serve", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	if err := target.Start(); err != nil {
-		return err
-	}
-	defer func() { _ = target.Process.Kill(); _ = target.Wait() }()
-	line := make([]byte, 64)
-	n, err := out.Read(line)
-	if err != nil {
-		return fmt.Errorf("target did not start: %w", err)
-	}
-	addr := strings.TrimSpace(string(line[:n]))
+	defer stop()
 	url := "http://" + addr + "/"
 
 	var avail []string
@@ -178,7 +170,7 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	for r := 0; r < rounds; r++ {
 		for i := range avail {
 			tool := avail[(i+r)%len(avail)]
-			m, err := runTool(self, tool, url, addr, target.Process.Pid, d, conns)
+			m, err := runTool(self, tool, url, addr, targetPid, d, conns)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", r+1, tool, err)
 			}

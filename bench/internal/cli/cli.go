@@ -1,6 +1,7 @@
 // Package cli gives the bench commands the herdbench command they measure:
 // the real CLI, built from this tree, or a binary the user names (another
-// build, to compare).
+// build, to compare), and a bench's own target run as a child process
+// (Serve).
 package cli
 
 import (
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Herdbench returns path if it is set; otherwise it builds ./cmd/herdbench
@@ -24,4 +26,32 @@ func Herdbench(path, dir string) (string, error) {
 		return "", fmt.Errorf("building herdbench (run from the repository's root, or pass -herdbench): %w", err)
 	}
 	return path, nil
+}
+
+// Serve starts this very command again as a child with args (its serving
+// mode, e.g. "-serve", "127.0.0.1:0"), which prints the address it
+// listens on as its first line, and returns that address, the child's
+// PID (for its CPU time) and what stops it (kill and wait): the target of
+// a bench in a process of its own.
+func Serve(args ...string) (addr string, pid int, stop func(), err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	child := exec.Command(self, args...)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	if err := child.Start(); err != nil {
+		return "", 0, nil, err
+	}
+	stop = func() { _ = child.Process.Kill(); _ = child.Wait() }
+	line := make([]byte, 64)
+	n, err := out.Read(line)
+	if err != nil {
+		stop()
+		return "", 0, nil, fmt.Errorf("target did not start: %w", err)
+	}
+	return strings.TrimSpace(string(line[:n])), child.Process.Pid, stop, nil
 }
