@@ -431,6 +431,20 @@ func TestBuiltinsAreValid(t *testing.T) {
 	}
 }
 
+// TestMisspeltBuiltinIsSuggested: a typo of a built-in's name (with or
+// without .yaml) is answered with the name it is near, and a name near none
+// with no guess.
+func TestMisspeltBuiltinIsSuggested(t *testing.T) {
+	for arg, want := range map[string]string{"outgae": `(did you mean "outage"?)`, "metastabel.yaml": `(did you mean "metastable"?)`, "grpc-outage2": `(did you mean "grpc-outage"?)`} {
+		if _, err := openFirst(arg, Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want ErrNotFound saying %s", arg, err, want)
+		}
+	}
+	if _, err := openFirst("frobnicate", Overrides{}); !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("frobnicate: %v; want ErrNotFound without a guess", err)
+	}
+}
+
 func TestOutageHasTheCohortsTheStoryNeeds(t *testing.T) {
 	p, err := openFirst("outage.yaml", Overrides{})
 	if err != nil {
