@@ -13,6 +13,8 @@ import (
 	"os"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/herdbench/herdbench/scenarios"
 )
 
 // Exit codes, documented in the README and in --help.
@@ -190,6 +192,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	if m, near := scenarios.Closest(args[0], names); near {
+		// A typo: name the command meant rather than bury it under the usage.
+		fmt.Fprintf(stderr, "herdbench: unknown command %q (did you mean %q?); run 'herdbench --help' for the commands\n", args[0], m)
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "herdbench: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
