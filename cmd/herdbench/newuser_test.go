@@ -19,3 +19,23 @@ func TestMisspeltCommandIsNamed(t *testing.T) {
 		t.Errorf("frobnicate: exit %d, stderr %q; want 2 and the usage", code, stderr)
 	}
 }
+
+// TestSimConflictNamesWhatToDrop: --sim with a real-time-only setting says
+// what to drop by name (it once ended "drop --sim, or drop it").
+func TestSimConflictNamesWhatToDrop(t *testing.T) {
+	dir := t.TempDir()
+	file := writeScenario(t, "name: ext\nduration: 5s\ntarget:\n  url: http://127.0.0.1:9/\nworkload: {kind: closed, clients: 2}\nstrategies:\n  - {name: a, backoff: full}\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scenario", file, "--sim", "--out", dir}, "drop --sim, or drop the external target (--target, or target.url from the file)"},
+		{[]string{"scenario", "outage", "--sim", "--out", dir, "--metrics-addr", "127.0.0.1:0", "--ui", "127.0.0.1:0"}, "--metrics-addr, --ui need a real-time run: drop --sim, or drop --metrics-addr and --ui"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
