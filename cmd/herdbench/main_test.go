@@ -204,11 +204,21 @@ func TestWarnHarness(t *testing.T) {
 	}
 	// A crash learned over longer than the limit: what would tighten it.
 	b.Reset()
+	s.Runs = []results.Run{{Strategy: "no-jitter"}, {Strategy: "full-jitter"}}
 	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
 	warnHarness(&b, s, "these figures")
 	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Cohorts that already ran apart (or a run of one) are not told to.
+	for _, s := range []*results.Summary{{CohortsApart: true, Runs: s.Runs}, {Runs: s.Runs[:1]}} {
+		b.Reset()
+		s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
+		warnHarness(&b, s, "these figures")
+		if !strings.Contains(b.String(), "--shard") || strings.Contains(b.String(), "--cohorts apart") {
+			t.Errorf("cohorts apart %v, %d runs: warned %q; want the crash advice without --cohorts apart", s.CohortsApart, len(s.Runs), b.String())
 		}
 	}
 }
