@@ -90,7 +90,7 @@ Exit code 0 when every file is valid, 2 otherwise.
 		if len(p.Sweep) > 0 {
 			sweep = fmt.Sprintf(", a sweep of %d points, each checked", len(plans))
 		}
-		fmt.Fprintf(stdout, "%s: ok: %d strategies, %d faults, %s, %s workload%s\n", arg, len(p.Strategies), faults, p.Duration, p.Workload.Kind, sweep)
+		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s workload%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, p.Workload.Kind, sweep)
 	}
 	return code
 }
@@ -142,4 +142,12 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) (code int, d
 		return exitUsage, true
 	}
 	return 0, false
+}
+
+// counted writes n and the noun, singular for one: "1 strategy", "2 faults".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -104,7 +104,7 @@ func TestValidate(t *testing.T) {
 	}
 	t.Chdir(dir)
 	code, out, _ = runCLI(t, "validate", "outage.yaml")
-	if code != exitOK || !strings.Contains(out, "1 strategies") {
+	if code != exitOK || !strings.Contains(out, "1 strategy,") {
 		t.Errorf("a local outage.yaml should win over the built-in: %d %q", code, out)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/herdbench/herdbench/scenarios"
 )
 
 // TestMisspeltCommandIsNamed: a typo of a command says which command was
@@ -37,5 +39,28 @@ func TestSimConflictNamesWhatToDrop(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestCountsAreWrittenAsSpoken: validate's summary line and the external
+// target's note count in words a reader would use ("1 strategy", "both
+// cohorts"), not "1 strategies" and "all 2 cohorts".
+func TestCountsAreWrittenAsSpoken(t *testing.T) {
+	one := writeScenario(t, "name: one\nduration: 5s\nchaos:\n  - {name: down, kind: outage, mode: \"503\", at: 1s, for: 1s}\nworkload: {kind: closed, clients: 2}\nstrategies:\n  - {name: a, backoff: full}\n")
+	if code, out, stderr := runCLI(t, "validate", one); code != exitOK || !strings.Contains(out, "ok: 1 strategy, 1 fault, 5s") {
+		t.Errorf("validate: exit %d, stdout %q, stderr %q; want \"ok: 1 strategy, 1 fault, 5s\"", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "validate", "outage"); code != exitOK || !strings.Contains(out, "ok: 4 strategies, 2 faults") {
+		t.Errorf("validate outage: exit %d, stdout %q; want \"4 strategies, 2 faults\"", code, out)
+	}
+	ext := writeScenario(t, "name: ext\nduration: 5s\ntarget:\n  url: http://127.0.0.1:9/\nworkload: {kind: closed, clients: 2}\nstrategies:\n  - {name: a, backoff: full}\n  - {name: b, backoff: none}\n")
+	op, err := scenarios.Open(ext, scenarios.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	externalNote(&b, op.Plans[0], &gameDayFlags{})
+	if !strings.Contains(b.String(), "note: both cohorts send to this one service") {
+		t.Errorf("external note: %q; want \"both cohorts\"", b.String())
 	}
 }
