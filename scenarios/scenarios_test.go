@@ -127,7 +127,7 @@ var badScenarios = []struct {
 }{
 	{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
 	{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
-	{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
+	{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 3, "YAML syntax"},
 	{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, `"many" is text, but this field takes a whole number`},
 	{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
 	{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
@@ -206,6 +206,8 @@ var badFiles = map[string]struct {
 	want string
 }{
 	"aws-huge":                         {4, "tokens: 2000000000000; write from 1 to 1000000000"},
+	"yaml-flow-braces":                 {6, `YAML syntax: did not find expected ',' or '}' (inside a { } or [ ] that starts on this line, a value holding braces, brackets, a comma or ": " needs quotes, e.g. {path: "/users/{client}"}`},
+	"yaml-key-dedented":                {6, "YAML syntax: did not find expected key (YAML nests by indentation: check this line and the ones below it"},
 	"binary":                           {2, "a NUL byte: this looks like a binary file"},
 	"breaker-nan":                      {4, "failure_rate: NaN"},
 	"brownout-nan":                     {3, "chaos[0].capacity: NaN is not a capacity cut"},
