@@ -283,7 +283,7 @@ var badFiles = map[string]struct {
 	"targets-not-a-file":               {2, "targets: the targets file /dev/zero is not a regular file"},
 	"requests-occ-target":              {3, "requests: an occ target serves its own read and write; requests are for a plain target or an external one"},
 	"idempotency-header-bad":           {5, `strategies[0].idempotency_header: header name "Idem Key" holds " "`},
-	"retry-on-unknown":                 {5, `strategies[0].retry_on[1]: unknown retry_on "resets"; write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
+	"retry-on-unknown":                 {5, `strategies[0].retry_on[1]: unknown retry_on "resets" (did you mean "reset"?); write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
 	"success-unknown":                  {5, `strategies[0].success[0]: "2xy" is not a status`},
 	"grpc-pushback-minus":              {4, "chaos[0].pushback_ms: -250: a negative pushback is the wire's \"do not retry\"; write pushback_ms: stop"},
 	"grpc-pushback-nan":                {4, `chaos[0].pushback_ms: ".nan" is not a whole number of milliseconds`},
