@@ -64,3 +64,31 @@ func TestCountsAreWrittenAsSpoken(t *testing.T) {
 		t.Errorf("external note: %q; want \"both cohorts\"", b.String())
 	}
 }
+
+// TestRecordingWarnsOfThresholdsItCannotJudge: a proxy or target recording
+// without --attempt-header cannot tell amplification (and none can tell
+// request latency), so a gate on them fails whatever the clients do; the
+// server says so when it starts, and not of the figures it can tell.
+func TestRecordingWarnsOfThresholdsItCannotJudge(t *testing.T) {
+	file := writeScenario(t, "name: gate\nduration: 10s\nthresholds:\n  - amplification <= 1.5\n  - latency.request.p99 < 2s\n  - herd_factor < 3\n")
+	op, err := scenarios.Open(file, scenarios.Overrides{Server: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	warnUnjudgeable(&b, "proxy", op.Plans[0].Thresholds, false)
+	for _, want := range []string{`threshold "amplification <= 1.5" cannot judge a recording: it needs each attempt's number, read with --attempt-header.`,
+		`threshold "latency.request.p99 < 2s" cannot judge a recording: no recording can tell it, it is not on the wire.`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("warnings lack %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "herd_factor") {
+		t.Errorf("a measurable threshold was warned of:\n%s", b.String())
+	}
+	b.Reset()
+	warnUnjudgeable(&b, "proxy", op.Plans[0].Thresholds, true)
+	if strings.Contains(b.String(), "amplification") || !strings.Contains(b.String(), "latency.request.p99") {
+		t.Errorf("with attempt numbers: %q; want only the request latency warned of", b.String())
+	}
+}
