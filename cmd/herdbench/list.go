@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -112,7 +113,14 @@ func validServerOnly(arg string) (string, bool) {
 	if err := proxy.CheckPlan(p.Chaos); err != nil {
 		servers = "herdbench target (not proxy: " + err.Error() + ")"
 	}
-	return fmt.Sprintf("%s: ok for %s: %d faults, %d thresholds, %s (no strategies: herdbench scenario needs at least one)", arg, servers, faults, len(p.Thresholds), p.Duration), true
+	msg := fmt.Sprintf("%s: ok for %s: %s, %s, %s (no strategies: herdbench scenario needs at least one)", arg, servers, counted(faults, "fault", "faults"), counted(len(p.Thresholds), "threshold", "thresholds"), p.Duration)
+	for _, th := range p.Thresholds {
+		// What a recording cannot judge, as the servers warn of it.
+		if why := recording.Unmeasurable(th.Metric, false); why != "" {
+			msg += fmt.Sprintf("\n  note: threshold %q cannot judge a recording: %s", th.Expr, why)
+		}
+	}
+	return msg, true
 }
 
 // parseFlags parses args; done is true when the command should return code

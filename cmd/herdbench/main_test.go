@@ -120,7 +120,7 @@ func TestValidateServerScenario(t *testing.T) {
 		code int
 		want string
 	}{
-		{"name: g\nchaos:\n  - {kind: outage, mode: \"503\", at: 2s, for: 3s}\nthresholds:\n  - herd_factor < 2\n", exitOK, "ok for herdbench target and proxy: 1 faults, 1 thresholds"},
+		{"name: g\nchaos:\n  - {kind: outage, mode: \"503\", at: 2s, for: 3s}\nthresholds:\n  - herd_factor < 2\n", exitOK, "ok for herdbench target and proxy: 1 fault, 1 threshold,"},
 		{"name: g\nchaos:\n  - {kind: brownout, capacity: 0.5, at: 2s, for: 3s}\n", exitOK, "ok for herdbench target (not proxy: "},
 		{"name: g\nchaos:\n  - {kind: outage, mode: down, at: 2s, for: 3s}\n", exitUsage, `unknown outage mode "down"`},
 	} {

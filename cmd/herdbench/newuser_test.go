@@ -53,6 +53,11 @@ func TestCountsAreWrittenAsSpoken(t *testing.T) {
 	if code, out, _ := runCLI(t, "validate", "outage"); code != exitOK || !strings.Contains(out, "ok: 4 strategies, 2 faults") {
 		t.Errorf("validate outage: exit %d, stdout %q; want \"4 strategies, 2 faults\"", code, out)
 	}
+	server := writeScenario(t, "name: gate\nduration: 30s\nchaos:\n  - {name: down, kind: outage, mode: reset, at: 3s, for: 1s}\nthresholds:\n  - amplification <= 1.5\n")
+	if code, out, _ := runCLI(t, "validate", server); code != exitOK || !strings.Contains(out, "ok for herdbench target and proxy: 1 fault, 1 threshold, 30s") ||
+		!strings.Contains(out, `note: threshold "amplification <= 1.5" cannot judge a recording: it needs each attempt's number`) {
+		t.Errorf("validate a server's scenario: exit %d, stdout %q; want \"1 fault, 1 threshold\" and the note on amplification", code, out)
+	}
 	ext := writeScenario(t, "name: ext\nduration: 5s\ntarget:\n  url: http://127.0.0.1:9/\nworkload: {kind: closed, clients: 2}\nstrategies:\n  - {name: a, backoff: full}\n  - {name: b, backoff: none}\n")
 	op, err := scenarios.Open(ext, scenarios.Overrides{})
 	if err != nil {
