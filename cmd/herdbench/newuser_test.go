@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/spf13/pflag"
 )
 
 // TestMisspeltCommandIsNamed: a typo of a command says which command was
@@ -95,5 +99,37 @@ func TestRecordingWarnsOfThresholdsItCannotJudge(t *testing.T) {
 	warnUnjudgeable(&b, "proxy", op.Plans[0].Thresholds, true)
 	if strings.Contains(b.String(), "amplification") || !strings.Contains(b.String(), "latency.request.p99") {
 		t.Errorf("with attempt numbers: %q; want only the request latency warned of", b.String())
+	}
+}
+
+// TestREADMECommandsNameEveryFlag: the README's synopsis of scenario,
+// target and proxy, where a new user looks first, names every flag those
+// commands take (it once left out --header, --hold and --protocol), but
+// the ones it steers away from.
+func TestREADMECommandsNameEveryFlag(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(readme), "\n## Commands\n")
+	_, block, _ = strings.Cut(block, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	// Each command's lines: its own, then the indented ones under it.
+	lines := map[string]string{}
+	var cmd string
+	for _, l := range strings.Split(block, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "herdbench" {
+			cmd = f[1]
+		}
+		lines[cmd] += l + "\n"
+	}
+	lines["target"] += lines["proxy"]                 // "# both:" lines sit under proxy
+	omitted := map[string]bool{"control-token": true} // visible in ps: the synopsis names --control-token-file
+	for _, name := range []string{"scenario", "target", "proxy"} {
+		flagsOf(name).VisitAll(func(f *pflag.Flag) {
+			if !omitted[f.Name] && !regexp.MustCompile(`--`+regexp.QuoteMeta(f.Name)+`\b[^-]`).MatchString(lines[name]) {
+				t.Errorf("README's Commands: herdbench %s lacks --%s", name, f.Name)
+			}
+		})
 	}
 }
