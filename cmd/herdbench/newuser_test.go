@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,5 +133,30 @@ func TestREADMECommandsNameEveryFlag(t *testing.T) {
 				t.Errorf("README's Commands: herdbench %s lacks --%s", name, f.Name)
 			}
 		})
+	}
+}
+
+// TestServerLogIsTimestamped: every line herdbench target and proxy log
+// while they serve carries the time, the first ("serving ...") too, so a
+// log on the big screen lines up with the faults.
+func TestServerLogIsTimestamped(t *testing.T) {
+	stamp := regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d\d\d herdbench (target|proxy): `)
+	for _, args := range [][]string{
+		{"target", "--scenario", "outage", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--no-record"},
+		{"proxy", "--upstream", "http://127.0.0.1:9", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--no-record"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stderr syncBuffer
+		done := make(chan int)
+		go func() { done <- run(ctx, args, io.Discard, &stderr) }()
+		stderr.waitFor(t, serveAddrRE)
+		stderr.waitFor(t, controlAddrRE)
+		cancel()
+		<-done
+		for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if strings.Contains(line, "herdbench "+args[0]+": ") && !stamp.MatchString(line) {
+				t.Errorf("%s: a line without its time: %q", args[0], line)
+			}
+		}
 	}
 }
