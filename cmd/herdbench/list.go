@@ -77,6 +77,9 @@ Exit code 0 when every file is valid, 2 otherwise.
 				fmt.Fprintln(stdout, line)
 				continue
 			}
+			if errors.Is(err, scenarios.ErrNotFound) {
+				fmt.Fprint(stderr, "herdbench validate: ")
+			}
 			fmt.Fprintln(stderr, err)
 			code = exitUsage
 			continue

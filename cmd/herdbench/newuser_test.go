@@ -160,3 +160,23 @@ func TestServerLogIsTimestamped(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioNotFoundSaysWhere: a scenario name that is neither a file nor
+// a built-in is reported with the command (and for a server, the flag) it
+// was given to, as every other message of those commands is.
+func TestScenarioNotFoundSaysWhere(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", "outgae"}, "herdbench validate: scenario not found"},
+		{[]string{"scenario", "outgae", "--sim"}, "herdbench scenario: scenario not found"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:9/", "--scenario", "outgae", "--exit-after", "1s"}, "herdbench proxy: --scenario: scenario not found"},
+		{[]string{"target", "--scenario", "outgae", "--exit-after", "1s"}, "herdbench target: --scenario: scenario not found"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.HasPrefix(stderr, c.want) || !strings.Contains(stderr, `did you mean "outage"`) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message starting %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -233,6 +233,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if note := builtinNote(fs.Arg(0), op); note != "" && !f.quiet {
 		fmt.Fprintln(stderr, note)
 	}
+	if errors.Is(err, scenarios.ErrNotFound) {
+		fmt.Fprint(stderr, "herdbench scenario: ")
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
