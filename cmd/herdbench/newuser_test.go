@@ -23,6 +23,12 @@ func TestMisspeltCommandIsNamed(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want 2, a did-you-mean of %s and no usage", arg, code, stderr, want)
 		}
 	}
+	if code, out, stderr := runCLI(t, "help", "scenarios"); code != exitUsage || out != "" || !strings.Contains(stderr, `herdbench help: no command "scenarios" (did you mean "scenario"?)`) {
+		t.Errorf("help scenarios: exit %d, stdout %q, stderr %q; want 2 and a did-you-mean", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "help", "help"); code != exitOK || !strings.Contains(out, "Usage:") {
+		t.Errorf("help help: exit %d, stdout %q; want the usage", code, out)
+	}
 	if code, _, stderr := runCLI(t, "frobnicate"); code != exitUsage || strings.Contains(stderr, "did you mean") || !strings.Contains(stderr, "Usage:") {
 		t.Errorf("frobnicate: exit %d, stderr %q; want 2 and the usage", code, stderr)
 	}
