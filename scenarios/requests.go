@@ -251,7 +251,11 @@ func (c *compiler) routes(rs []RouteFile, base []step) []target.Route {
 func (c *compiler) retryRules(sf *StrategyFile, s *clients.Strategy, at func(string) []step) {
 	for i, item := range sf.RetryOn {
 		if !s.RetryOn.Add(item) {
-			c.fail(with(at("retry_on"), index(i)), "unknown retry_on %q; write status codes (503), classes of them (5xx, 4xx) or failures: %s", item, validList(clients.RetryOnClasses))
+			hint := ""
+			if m, near := closest(strings.ToLower(item), clients.RetryOnClasses); near {
+				hint = fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			c.fail(with(at("retry_on"), index(i)), "unknown retry_on %q%s; write status codes (503), classes of them (5xx, 4xx) or failures: %s", item, hint, validList(clients.RetryOnClasses))
 		}
 	}
 	for i, item := range sf.Success {

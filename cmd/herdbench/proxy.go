@@ -205,7 +205,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if grpcProxy {
 			scheme = "grpc://" + p.Addr()
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		f.logger("proxy", stderr)("serving %s%s -> %s (scenario %s%s, seed %d%s)", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }
