@@ -37,6 +37,7 @@ func folderSize(t *testing.T, dir string) uint64 {
 // run refused for want of space would not have fitted, and one that fits
 // is not refused for far too little.
 func TestOutputEstimateIsHonest(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	if testing.Short() {
 		t.Skip("writes several results folders")
 	}
