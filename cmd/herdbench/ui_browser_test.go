@@ -66,7 +66,6 @@ func pollPage(t *testing.T, ctx context.Context, js, what string) {
 const attemptsJS = `Number((document.querySelector("#verdict tbody tr") || {dataset: {}}).dataset.attempts || 0)`
 
 func TestLivePageInChromium(t *testing.T) {
-	t.Parallel() // its own folders, ports and child processes
 	var seen chromiumtest.Log
 	bctx := browser(t, &seen)
 
