@@ -138,6 +138,7 @@ func TestValidateServerScenario(t *testing.T) {
 // A short real run end to end through the CLI: results folder, table,
 // exit 0.
 func TestScenarioRunWritesResults(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	if testing.Short() {
 		t.Skip("runs a 1.5 s scenario")
 	}
