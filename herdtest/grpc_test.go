@@ -3,6 +3,7 @@ package herdtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"os"
@@ -52,7 +53,7 @@ func grpcGo(serviceConfig string, deadline time.Duration) func(c *Client) Reques
 func swarmGRPCGo(t *testing.T, clients int) results.Run {
 	t.Helper()
 	op, err := scenarios.Open("grpc-outage", scenarios.Overrides{Strategies: []string{"grpc-go"},
-		Set: []scenarios.Axis{{Path: "workload.clients", Values: []string{"100"}, Origin: "test"}}})
+		Set: []scenarios.Axis{{Path: "workload.clients", Values: []string{fmt.Sprint(clients)}, Origin: "test"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
