@@ -8,14 +8,17 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
@@ -245,4 +248,42 @@ func TestHelperGRPCOutside(t *testing.T) {
 				return cc.Invoke(ctx, c.Method, &emptypb.Empty{}, &emptypb.Empty{}, grpc.WaitForReady(true))
 			}
 		}})
+}
+
+// grpc-go's own timers follow the bubble's clock: a channel's idle timer
+// (grpc.WithIdleTimeout) fires after 1 s of virtual time without a call,
+// and its keepalive pings (grpc.WithKeepaliveParams) run beside it,
+// without hanging the bubble or leaving a goroutine behind.
+func TestGRPCGoTimersRunOnTheBubblesClock(t *testing.T) {
+	yaml := []byte("name: quiet\nduration: 20s\nseed: 3\ntarget:\n  protocol: grpc\n  concurrency: 8\n  service_time: 2ms\nworkload:\n  clients: 4\n  think: exponential(100ms)\n")
+	var idle, ready atomic.Int64
+	began := time.Now()
+	s := Run(t, Options{Scenario: "quiet.yaml", YAML: yaml},
+		Cohort{Name: "idler", New: func(c *Client) RequestFunc {
+			cc, err := c.DialGRPC(grpc.WithIdleTimeout(time.Second),
+				grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: time.Second, PermitWithoutStream: true}))
+			if err != nil {
+				panic(err)
+			}
+			return func(ctx context.Context) error {
+				if err := cc.Invoke(ctx, c.Method, &emptypb.Empty{}, &emptypb.Empty{}); err != nil {
+					return err
+				}
+				if st := cc.GetState(); st == connectivity.Ready {
+					ready.Add(1)
+				}
+				if err := sleep(ctx, 3*time.Second); err != nil {
+					return err
+				}
+				if st := cc.GetState(); st == connectivity.Idle {
+					idle.Add(1)
+				}
+				return nil
+			}
+		}})
+	r := s.Runs[0]
+	t.Logf("wall %s for 20 s; %d requests, ready after a call %d times, idle after 3 s quiet %d times", time.Since(began).Round(time.Millisecond), r.Requests, ready.Load(), idle.Load())
+	if n := int64(r.Succeeded); n < 20 || idle.Load() < n || ready.Load() < n {
+		t.Errorf("%d requests succeeded, the channel ready after a call %d times and idle after 3 s without one %d times: want every request to see both (grpc-go's idle timer on the bubble's clock)", r.Succeeded, ready.Load(), idle.Load())
+	}
 }
