@@ -115,8 +115,10 @@ func TestGRPCCohortIsGRPCGoInTheStorm(t *testing.T) {
 		t.Errorf("amplification %.3f: grpc-go's retries after the crash are not counted", ours.Amplification)
 	}
 	// Without a retry policy grpc-go retries only transparently (attempts
-	// that never reached the server, not counted): one attempt a request.
-	if health.Amplification != 1 || health.Outcomes["ok"] == 0 {
+	// that never reached the server, not counted): one attempt a request
+	// (a request the run's end cut, counted but its attempt not, may
+	// leave it at 0.999).
+	if math.Abs(health.Amplification-1) > 0.002 || health.Outcomes["ok"] == 0 {
 		t.Errorf("c.GRPC without a retry policy: amplification %.3f, outcomes %v: want 1, and answers", health.Amplification, health.Outcomes)
 	}
 }
