@@ -190,6 +190,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 	var wake alarm
 	defer wake.stop()
 	var req, buf []byte // the current logical request's bytes (a mix's)
+	calm := false       // the last attempt succeeded
 	for a.Op == Send {
 		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
@@ -201,6 +202,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 			req, buf = s.request(c, buf)
 		}
 		l := src.get()
+		l.calm = calm && !wake.waited // the next request of a closed loop, sent at once
 		sh.InFlight(1)
 		sent, end, o, status, retryAfter, first := s.attempt(ctx, l, req)
 		sh.InFlight(-1)
@@ -216,6 +218,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 			c.Resent(*first)
 		}
 		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: lag, Status: status, Resend: first != nil})
+		calm = o == results.OK
 	}
 }
 
@@ -276,7 +279,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
 				sent = now.Sub(s.Origin)
 				if err = l.connect(ctx, deadline); err == nil {
-					if err = l.setDeadline(deadline); err == nil {
+					if err = l.setDeadline(deadline, now); err == nil {
 						a, err = l.exchange(ctx, req, deadline, false)
 					}
 				}
@@ -296,11 +299,15 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 
 // alarm is one goroutine's timer, reused from sleep to sleep so that a
 // client's waits allocate nothing.
-type alarm struct{ t *time.Timer }
+type alarm struct {
+	t      *time.Timer
+	waited bool // the last sleepUntil waited for its time
+}
 
 // sleepUntil waits until t; it reports false if ctx ended first.
 func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
 	d := time.Until(t)
+	a.waited = d > 0
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
