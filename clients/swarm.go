@@ -273,8 +273,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 				req = l.ep.plain
 			}
 			a, err = l.exchange(ctx, req, deadline, false)
-			var na *noAnswerError
-			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, l.ep.plain)) {
+			if err != nil && ctx.Err() == nil && s.resends(err, req, l.ep.plain) {
 				now := time.Now()
 				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
 				sent = now.Sub(s.Origin)
@@ -295,6 +294,14 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 		return sent, end, Classify(err), 0, 0, first
 	}
 	return sent, end, o, status, pushback, first
+}
+
+// resends reports whether the strategy's transport sends again at once
+// the request req whose exchange failed with err. Apart from attempt, so
+// that the error's variable, which escapes, is made only on failure.
+func (s *Swarm) resends(err error, req, plain []byte) bool {
+	var na *noAnswerError
+	return errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, plain))
 }
 
 // alarm is one goroutine's timer, reused from sleep to sleep so that a
