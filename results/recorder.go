@@ -106,13 +106,10 @@ type Recorder struct {
 	counts   []int64 // buckets*NumSeries, updated atomically
 	shards   []Shard
 
-	attempts, ok, requests, succeeded, failed atomic.Int64
-
 	imu       sync.Mutex // guards intervals
 	intervals []Interval // per second, packed (interval.go)
 	whole     bool       // no intervals: one histogram pair per shard for the whole run
 	calls     atomic.Int64
-	lastEnd   atomic.Int64 // latest request end, ns
 	used      atomic.Int64 // buckets the timelines cover; see SetEnd
 	touched   atomic.Int64 // 1 + the highest bucket written, for Reset
 
@@ -140,6 +137,10 @@ type Shard struct {
 	// any: how soon after t = 0 the swarm put its first attempt on the
 	// wire (FirstSent).
 	first time.Duration
+	// The run's totals (Live) and the latest request end in ns
+	// (LastEnd), per shard so that clients on different cores do not
+	// contend for one counter.
+	attempts, ok, requests, succeeded, failed, lastEnd atomic.Int64
 	// Live counters for dashboards, per shard so clients do not contend.
 	live       [NumOutcomes][AttemptGroups]atomic.Int64
 	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
@@ -247,6 +248,12 @@ func (r *Recorder) add(at time.Duration, s Series) {
 		r.addPlain(at, s)
 		return
 	}
+	atomic.AddInt64(&r.counts[r.sharedRow(at)+int(s)], 1)
+}
+
+// sharedRow returns the index of the first count of at's bucket, noting
+// atomically that the bucket is in use.
+func (r *Recorder) sharedRow(at time.Duration) int {
 	b := int(at / Bucket)
 	if b >= r.buckets {
 		b = r.buckets - 1
@@ -261,7 +268,7 @@ func (r *Recorder) add(at time.Duration, s Series) {
 			}
 		}
 	}
-	atomic.AddInt64(&r.counts[b*int(NumSeries)+int(s)], 1)
+	return b * int(NumSeries)
 }
 
 // Started records the intended start of a logical request.
@@ -270,7 +277,7 @@ func (s *Shard) Started(at time.Duration) {
 		s.startedPlain(at)
 		return
 	}
-	s.rec.requests.Add(1)
+	s.requests.Add(1)
 	s.rec.add(at, SeriesRequests)
 }
 
@@ -281,16 +288,17 @@ func (s *Shard) Attempt(a Attempt) {
 		s.attemptPlain(a)
 		return
 	}
-	r.attempts.Add(1)
+	s.attempts.Add(1)
 	if a.Outcome == OK {
-		r.ok.Add(1)
+		s.ok.Add(1)
 	}
-	r.add(a.Sent, Series(a.Outcome))
+	row := r.sharedRow(a.Sent)
+	atomic.AddInt64(&r.counts[row+int(a.Outcome)], 1)
 	if a.Resend {
-		r.add(a.Sent, SeriesTransportResends)
+		atomic.AddInt64(&r.counts[row+int(SeriesTransportResends)], 1)
 	}
 	if a.Number > 0 {
-		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
+		atomic.AddInt64(&r.counts[row+int(SeriesFirst)+min(a.Number, 4)-1], 1)
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
 	} else {
 		s.unnumbered[a.Outcome].Add(1)
@@ -319,19 +327,16 @@ func (s *Shard) Request(q Request) {
 		return
 	}
 	if q.Succeeded {
-		r.succeeded.Add(1)
+		s.succeeded.Add(1)
 		r.add(q.End, SeriesSucceeded)
 	} else {
-		r.failed.Add(1)
+		s.failed.Add(1)
 		r.add(q.End, SeriesFailed)
 	}
-	for end := int64(q.End); ; {
-		last := r.lastEnd.Load()
-		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
-			break
-		}
-	}
 	s.mu.Lock()
+	if end := int64(q.End); end > s.lastEnd.Load() {
+		s.lastEnd.Store(end) // under s.mu, as Ended's
+	}
 	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
 }
@@ -385,12 +390,14 @@ func (r *Recorder) Live() Live {
 	if r.unshared {
 		return r.livePlain()
 	}
-	l := Live{
-		Attempts: r.attempts.Load(), OK: r.ok.Load(), Requests: r.requests.Load(),
-		Succeeded: r.succeeded.Load(), Failed: r.failed.Load(),
-	}
+	var l Live
 	for i := range r.shards {
 		s := &r.shards[i]
+		l.Attempts += s.attempts.Load()
+		l.OK += s.ok.Load()
+		l.Requests += s.requests.Load()
+		l.Succeeded += s.succeeded.Load()
+		l.Failed += s.failed.Load()
 		l.InFlight += s.inFlight.Load()
 		for e := range s.policy {
 			l.Policy[e] += s.policy[e].Load()
@@ -441,7 +448,11 @@ func (r *Recorder) LastEnd() time.Duration {
 	if r.unshared {
 		return r.plain.lastEnd
 	}
-	return time.Duration(r.lastEnd.Load())
+	var last int64
+	for i := range r.shards {
+		last = max(last, r.shards[i].lastEnd.Load())
+	}
+	return time.Duration(last)
 }
 
 // SetEnd tells the recorder that its cohort stopped at elapsed time at,
@@ -461,9 +472,8 @@ func (r *Recorder) Reset() {
 	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
 	r.used.Store(int64(r.buckets))
 	r.plain = plainTotals{}
-	for _, c := range []*atomic.Int64{&r.attempts, &r.ok, &r.requests, &r.succeeded, &r.failed, &r.calls, &r.lastEnd, &r.touched} {
-		c.Store(0)
-	}
+	r.calls.Store(0)
+	r.touched.Store(0)
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
@@ -482,6 +492,9 @@ func (r *Recorder) Reset() {
 		s.first = 0
 		s.mu.Unlock()
 		s.inFlight.Store(0)
+		for _, c := range []*atomic.Int64{&s.attempts, &s.ok, &s.requests, &s.succeeded, &s.failed, &s.lastEnd} {
+			c.Store(0)
+		}
 		for e := range s.policy {
 			s.policy[e].Store(0)
 		}
@@ -661,17 +674,16 @@ func (s *Shard) Ended(at time.Duration, succeeded bool) {
 		return
 	}
 	if succeeded {
-		r.succeeded.Add(1)
+		s.succeeded.Add(1)
 	} else {
-		r.failed.Add(1)
+		s.failed.Add(1)
 	}
 	r.add(at, series)
-	for end := int64(at); ; {
-		last := r.lastEnd.Load()
-		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
-			break
-		}
+	s.mu.Lock()
+	if end := int64(at); end > s.lastEnd.Load() {
+		s.lastEnd.Store(end)
 	}
+	s.mu.Unlock()
 }
 
 // Upto returns a copy of what r recorded up to elapsed time end, as a
@@ -688,18 +700,19 @@ func (r *Recorder) Upto(end time.Duration) *Recorder {
 		c.counts[i] = atomic.LoadInt64(&r.counts[i])
 	}
 	c.touched.Store(int64(n))
+	t := &c.shards[0]
 	for b := range n {
 		row := c.counts[b*int(NumSeries) : (b+1)*int(NumSeries)]
 		for o := range NumOutcomes {
-			c.attempts.Add(row[o])
+			t.attempts.Add(row[o])
 		}
-		c.ok.Add(row[OK])
-		c.requests.Add(row[SeriesRequests])
-		c.succeeded.Add(row[SeriesSucceeded])
-		c.failed.Add(row[SeriesFailed])
+		t.ok.Add(row[OK])
+		t.requests.Add(row[SeriesRequests])
+		t.succeeded.Add(row[SeriesSucceeded])
+		t.failed.Add(row[SeriesFailed])
 		c.calls.Add(row[SeriesCalls])
 	}
-	c.lastEnd.Store(min(r.lastEnd.Load(), int64(end)))
+	t.lastEnd.Store(min(int64(r.LastEnd()), int64(end)))
 	if r.upstream.Load() {
 		c.upstream.Store(true)
 	}
