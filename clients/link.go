@@ -53,10 +53,15 @@ type endpoint struct {
 // wireRequest is one request of a mix on the wire: its whole bytes when
 // it holds no placeholder (the hot path: written as prepared), else its
 // head up to the Content-Length and its body, to fill per logical request.
+// A body without placeholders has a known length: its Content-Length and
+// the body are then rendered once into the head's last literal (sized),
+// and a fill only writes the literal runs and the placeholders between
+// them, in one pass.
 type wireRequest struct {
 	fixed []byte
 	head  []segment
 	body  []segment
+	sized bool // head holds the whole request, Content-Length and body included
 }
 
 // MaxBody is the largest request body herdbench sends.
@@ -94,16 +99,37 @@ func (e *endpoint) wire(host, auth, base, uri string, r *Request) (wireRequest, 
 		}
 	}
 	w := wireRequest{head: head, body: body}
-	if len(head) == 1 && head[0].ph.kind == 0 && len(body) <= 1 && (len(body) == 0 || body[0].ph.kind == 0) {
-		var f filler
-		w.fixed = w.fill(nil, &f)
+	if len(body) <= 1 && (len(body) == 0 || body[0].ph.kind == 0) {
+		// The body's length is known: render the rest once.
+		var lit []byte
+		if len(body) == 1 {
+			lit = body[0].lit
+		}
+		rest := append([]byte("Content-Length: "+strconv.Itoa(len(lit))+"\r\n\r\n"), lit...)
+		w = wireRequest{head: appendLiteral(head, rest), sized: true}
+		if len(w.head) == 1 {
+			w.fixed = w.head[0].lit
+		}
 	}
 	return w, nil
+}
+
+// appendLiteral appends the literal text lit to segs, joined to its last
+// segment when that is literal too.
+func appendLiteral(segs []segment, lit []byte) []segment {
+	if n := len(segs); n > 0 && segs[n-1].ph.kind == 0 {
+		segs[n-1].lit = append(segs[n-1].lit[:len(segs[n-1].lit):len(segs[n-1].lit)], lit...)
+		return segs
+	}
+	return append(segs, segment{lit: lit})
 }
 
 // fill appends the request's bytes, its placeholders filled by f.
 func (w *wireRequest) fill(b []byte, f *filler) []byte {
 	b = f.appendTo(b, w.head)
+	if w.sized {
+		return b
+	}
 	mark := len(b)
 	b = f.appendTo(b, w.body) // after the head: its draws come after the head's
 	n := len(b) - mark
