@@ -446,20 +446,23 @@ func (l *link) stale(now time.Time) bool {
 	return !l.live
 }
 
-// begin readies the link for an attempt whose timeout ends at deadline
-// (zero: none) and returns the attempt's send time: now, or for a link
-// without a connection the start of its dial (the SYN is its first packet
-// on the wire).
-func (l *link) begin(ctx context.Context, deadline time.Time) (time.Time, error) {
-	now := time.Now()
+// begin readies the link for an attempt with timeout (0: none) and
+// returns the attempt's send time: now, or for a link without a
+// connection the start of its dial (the SYN is its first packet on the
+// wire); and its deadline, timeout after the first of these (zero: none).
+func (l *link) begin(ctx context.Context, timeout time.Duration) (now, deadline time.Time, err error) {
+	now = time.Now()
+	if timeout > 0 {
+		deadline = now.Add(timeout)
+	}
 	if l.ep.err != nil {
-		return now, l.ep.err
+		return now, deadline, l.ep.err
 	}
 	if l.nc != nil {
 		if !l.stale(now) {
 			err := l.setDeadline(deadline, now)
 			if err == nil || err == errAborted {
-				return now, err
+				return now, deadline, err
 			}
 			// A connection that takes no deadline has gone (an in-memory
 			// pipe whose far end closed).
@@ -468,9 +471,9 @@ func (l *link) begin(ctx context.Context, deadline time.Time) (time.Time, error)
 		now = time.Now()
 	}
 	if err := l.connect(ctx, deadline); err != nil {
-		return now, err
+		return now, deadline, err
 	}
-	return now, l.setDeadline(deadline, now)
+	return now, deadline, l.setDeadline(deadline, now)
 }
 
 // exchange writes req on the link's connection and reads the answer, keeping

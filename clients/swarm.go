@@ -254,15 +254,11 @@ func (s *Swarm) request(c *Client, buf []byte) (req, out []byte) {
 // connection, within the same deadline: first is then the first try's
 // reply, and the figures returned are the re-send's.
 func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration, first *Reply) {
-	var deadline time.Time
-	if t := s.Strategy.Timeout; t > 0 {
-		deadline = time.Now().Add(t)
-	}
 	if l.h2 != nil {
 		sent, end, o, status, pushback = s.attemptH2(ctx, l, req)
 		return sent, end, o, status, pushback, nil
 	}
-	at, err := l.begin(ctx, deadline)
+	at, deadline, err := l.begin(ctx, s.Strategy.Timeout)
 	sent = at.Sub(s.Origin)
 	if err == nil {
 		if s.OCC {
