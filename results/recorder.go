@@ -137,6 +137,12 @@ type Shard struct {
 	// any: how soon after t = 0 the swarm put its first attempt on the
 	// wire (FirstSent).
 	first time.Duration
+	// tl holds the shard's counts of the timeline's hot series (pending)
+	// in the two buckets it last recorded in, under mu: they go to the
+	// shared timeline when a record moves on to another bucket, or when
+	// a reader flushes them, so that clients on different cores do not
+	// contend for the shared row of the current 10 ms.
+	tl [2]pendingRow
 	// The run's totals (Live) and the latest request end in ns
 	// (LastEnd), per shard so that clients on different cores do not
 	// contend for one counter.
@@ -251,6 +257,66 @@ func (r *Recorder) add(at time.Duration, s Series) {
 	atomic.AddInt64(&r.counts[r.sharedRow(at)+int(s)], 1)
 }
 
+// pending is how many of the first series a shard holds per bucket
+// (pendingRow): the outcomes, the attempt numbers, requests started,
+// succeeded and failed, which every request records.
+const pending = int(SeriesFailed) + 1
+
+// pendingRow is a shard's counts of the pending series in one bucket.
+type pendingRow struct {
+	bucket int // 1 + the bucket, 0 for none
+	n      [pending]int64
+}
+
+// count counts one in series s (< pending) at elapsed time at. The
+// caller holds s.mu.
+func (s *Shard) count(at time.Duration, series Series) {
+	r := s.rec
+	b := int(at / Bucket)
+	if b >= r.buckets {
+		b = r.buckets - 1
+	} else if b < 0 {
+		b = 0
+	}
+	p := &s.tl[b&1]
+	if p.bucket != b+1 {
+		s.flushRow(p)
+		p.bucket = b + 1
+	}
+	p.n[series]++
+}
+
+// flushRow adds p's counts to the shared timeline and empties it. The
+// caller holds s.mu.
+func (s *Shard) flushRow(p *pendingRow) {
+	if p.bucket == 0 {
+		return
+	}
+	r := s.rec
+	row := r.sharedRow(time.Duration(p.bucket-1) * Bucket)
+	for i, v := range p.n {
+		if v != 0 {
+			atomic.AddInt64(&r.counts[row+i], v)
+		}
+	}
+	*p = pendingRow{}
+}
+
+// flush adds every shard's pending counts to the shared timeline: what a
+// reader of the timeline calls first.
+func (r *Recorder) flush() {
+	if r.unshared {
+		return
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.flushRow(&s.tl[0])
+		s.flushRow(&s.tl[1])
+		s.mu.Unlock()
+	}
+}
+
 // sharedRow returns the index of the first count of at's bucket, noting
 // atomically that the bucket is in use.
 func (r *Recorder) sharedRow(at time.Duration) int {
@@ -278,7 +344,9 @@ func (s *Shard) Started(at time.Duration) {
 		return
 	}
 	s.requests.Add(1)
-	s.rec.add(at, SeriesRequests)
+	s.mu.Lock()
+	s.count(at, SeriesRequests)
+	s.mu.Unlock()
 }
 
 // Attempt records one attempt.
@@ -292,18 +360,19 @@ func (s *Shard) Attempt(a Attempt) {
 	if a.Outcome == OK {
 		s.ok.Add(1)
 	}
-	row := r.sharedRow(a.Sent)
-	atomic.AddInt64(&r.counts[row+int(a.Outcome)], 1)
 	if a.Resend {
-		atomic.AddInt64(&r.counts[row+int(SeriesTransportResends)], 1)
+		r.add(a.Sent, SeriesTransportResends)
 	}
 	if a.Number > 0 {
-		atomic.AddInt64(&r.counts[row+int(SeriesFirst)+min(a.Number, 4)-1], 1)
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
 	} else {
 		s.unnumbered[a.Outcome].Add(1)
 	}
 	s.mu.Lock()
+	s.count(a.Sent, Series(a.Outcome))
+	if a.Number > 0 {
+		s.count(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
+	}
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
 	if a.Upstream > 0 {
 		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
@@ -326,14 +395,15 @@ func (s *Shard) Request(q Request) {
 		s.requestPlain(q)
 		return
 	}
+	series := SeriesFailed
 	if q.Succeeded {
 		s.succeeded.Add(1)
-		r.add(q.End, SeriesSucceeded)
+		series = SeriesSucceeded
 	} else {
 		s.failed.Add(1)
-		r.add(q.End, SeriesFailed)
 	}
 	s.mu.Lock()
+	s.count(q.End, series)
 	if end := int64(q.End); end > s.lastEnd.Load() {
 		s.lastEnd.Store(end) // under s.mu, as Ended's
 	}
@@ -490,6 +560,7 @@ func (r *Recorder) Reset() {
 			s.lag.Reset()
 		}
 		s.first = 0
+		s.tl = [2]pendingRow{}
 		s.mu.Unlock()
 		s.inFlight.Store(0)
 		for _, c := range []*atomic.Int64{&s.attempts, &s.ok, &s.requests, &s.succeeded, &s.failed, &s.lastEnd} {
@@ -515,6 +586,7 @@ func (r *Recorder) Reset() {
 // Bucket): one row per bucket, one column per Series. Call it once the
 // cohort has stopped.
 func (r *Recorder) Timeline(res time.Duration) Timeline {
+	r.flush()
 	per := max(1, int(res/Bucket))
 	used := int(r.used.Load())
 	rows := (used + per - 1) / per
@@ -535,6 +607,7 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 // repetitions. The two columns share one buffer from a pool: give it back
 // with putColumns when done.
 func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
+	r.flush()
 	used := int(r.used.Load())
 	buf := getColumns(2 * used)
 	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
@@ -694,6 +767,7 @@ func (s *Shard) Ended(at time.Duration, succeeded bool) {
 // attempt sent before end that ended after it is in the copy's last
 // second.
 func (r *Recorder) Upto(end time.Duration) *Recorder {
+	r.flush()
 	c := NewRecorder(max(end, Bucket), 1)
 	n := min(c.buckets, r.buckets)
 	for i := range n * int(NumSeries) {
