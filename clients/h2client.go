@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,9 +39,11 @@ type h2client struct {
 	cond    sync.Cond // a stream slot, a send window or the connection's state changed
 	waiters int       // goroutines waiting on cond
 	wfr     *http2.Framer
-	out     []byte // frames written, to be sent (wfr writes here)
-	spare   []byte // the buffer being sent, reused for the next batch
-	writing bool   // a goroutine is sending; it sends out after it
+	out     []byte        // frames written, to be sent (wfr writes here)
+	spare   []byte        // the buffer being sent, reused for the next batch
+	kicked  bool          // the writer has been woken and has not taken out yet
+	kick    chan struct{} // wakes the writer
+	dead    chan struct{} // closed when the connection fails: the writer ends
 	henc    *hpack.Encoder
 	hbuf    bytes.Buffer
 
@@ -114,6 +117,7 @@ var errH2Preface = errors.New("clients: HTTP/2: the server's first frame was not
 func newH2Client(ctx context.Context, nc net.Conn) (*h2client, error) {
 	c := &h2client{nc: nc, streams: map[uint32]*h2stream{}, nextID: 1, maxStreams: math.MaxInt32, maxFrame: 16 << 10, initWin: 65535, sendWin: 65535}
 	c.cond.L = &c.mu
+	c.kick, c.dead = make(chan struct{}, 1), make(chan struct{})
 	c.free.New = newH2Stream
 	c.rfr = http2.NewFramer(nil, bufio.NewReaderSize(nc, 16<<10))
 	c.rfr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
@@ -156,6 +160,7 @@ func newH2Client(ctx context.Context, nc net.Conn) (*h2client, error) {
 		return nil, err
 	}
 	go c.readLoop()
+	go c.writeLoop()
 	return c, nil
 }
 
@@ -175,27 +180,43 @@ func (w h2out) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// flushLocked sends the frames written so far, unless another goroutine is
-// sending: it sends them when its write returns, with whatever else came
-// meanwhile. c.mu is held, and released during the write.
+// flushLocked has the frames written so far sent, by the connection's
+// writer (writeLoop), which sends them with every other stream's that
+// came meanwhile. c.mu is held.
 func (c *h2client) flushLocked() {
-	if c.writing {
-		return
+	if !c.kicked && len(c.out) > 0 && c.err == nil {
+		c.kicked = true
+		c.kick <- struct{}{}
 	}
-	c.writing = true
-	for len(c.out) > 0 && c.err == nil {
+}
+
+// writeLoop sends the frames the streams write, batched: woken by the first
+// stream with frames to send, it lets the goroutines already runnable
+// (the clients the read loop just answered, writing their next requests)
+// run first, then sends everything written by then in one write.
+func (c *h2client) writeLoop() {
+	for {
+		select {
+		case <-c.kick:
+		case <-c.dead:
+			return
+		}
+		runtime.Gosched()
+		c.mu.Lock()
 		b := c.out
-		c.out = c.spare[:0]
+		c.out, c.kicked = c.spare[:0], false
 		c.mu.Unlock()
+		if len(b) == 0 {
+			continue
+		}
 		_, err := c.nc.Write(b)
 		c.mu.Lock()
 		c.spare = b
 		if err != nil {
 			c.failLocked(err)
 		}
+		c.mu.Unlock()
 	}
-	c.out = c.out[:0]
-	c.writing = false
 }
 
 // canTake reports whether the connection can take a new stream.
@@ -242,6 +263,7 @@ func (c *h2client) failLocked(err error) {
 		}
 		c.err = err
 		_ = c.nc.Close()
+		close(c.dead)
 	}
 	for _, st := range c.streams {
 		c.endLocked(st, c.err)
@@ -266,8 +288,7 @@ func (c *h2client) endLocked(st *h2stream, err error) {
 	st.done <- struct{}{}
 	c.broadcastLocked()
 	if c.goAway != nil && len(c.streams) == 0 && c.err == nil {
-		c.err = c.goAway
-		_ = c.nc.Close()
+		c.failLocked(c.goAway)
 	}
 }
 
@@ -525,8 +546,7 @@ func (c *h2client) frameLocked(f http2.Frame) error {
 			}
 		}
 		if len(c.streams) == 0 && c.err == nil {
-			c.err = c.goAway
-			_ = c.nc.Close()
+			c.failLocked(c.goAway)
 		}
 		c.broadcastLocked()
 	case *http2.PushPromiseFrame:
