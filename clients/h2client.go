@@ -63,9 +63,11 @@ type h2client struct {
 // h2stream is one stream of an h2client, owned by the client waiting for
 // its answer; c.mu guards it while open.
 type h2stream struct {
+	c          *h2client // set once, when made
 	id         uint32
 	done       chan struct{} // one signal per stream, when it ends (h2client.endLocked)
-	timer      *time.Timer   // the attempt's deadline, reused
+	timer      *time.Timer   // runs expire at the deadline; reused
+	deadline   time.Time     // zero for none
 	ended      bool
 	status     int
 	retryAfter string
@@ -73,8 +75,6 @@ type h2stream struct {
 	sendWin    int64
 	err        error
 }
-
-func newH2Stream() any { return &h2stream{done: make(chan struct{}, 1)} }
 
 // h2message is an HTTP/2 request: its header fields (pseudo-headers first)
 // and its body.
@@ -118,7 +118,7 @@ func newH2Client(ctx context.Context, nc net.Conn) (*h2client, error) {
 	c := &h2client{nc: nc, streams: map[uint32]*h2stream{}, nextID: 1, maxStreams: math.MaxInt32, maxFrame: 16 << 10, initWin: 65535, sendWin: 65535}
 	c.cond.L = &c.mu
 	c.kick, c.dead = make(chan struct{}, 1), make(chan struct{})
-	c.free.New = newH2Stream
+	c.free.New = func() any { return &h2stream{c: c, done: make(chan struct{}, 1)} }
 	c.rfr = http2.NewFramer(nil, bufio.NewReaderSize(nc, 16<<10))
 	c.rfr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	c.rfr.MaxHeaderListSize = h2MaxHeaders
@@ -294,7 +294,7 @@ func (c *h2client) endLocked(st *h2stream, err error) {
 
 // waitLocked waits on c.cond until it is signalled, ctx ends or the
 // deadline (if not zero) passes. These waits are rare (a stream slot, a
-// send window); an answer is waited for on the stream's own timer.
+// send window); an answer's deadline is the stream's own timer's (expire).
 func (c *h2client) waitLocked(ctx context.Context, deadline time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -331,14 +331,6 @@ func (c *h2client) waitLocked(ctx context.Context, deadline time.Time) error {
 func (c *h2client) roundTrip(ctx context.Context, m *h2message, deadline time.Time) (status int, retryAfter string, err error) {
 	st := c.free.Get().(*h2stream)
 	defer c.free.Put(st)
-	if !deadline.IsZero() {
-		if st.timer == nil {
-			st.timer = time.NewTimer(time.Until(deadline))
-		} else {
-			st.timer.Reset(time.Until(deadline))
-		}
-		defer st.timer.Stop()
-	}
 	c.mu.Lock()
 	for c.unusableLocked() == nil && len(c.streams) >= c.maxStreams {
 		if err := c.waitLocked(ctx, deadline); err != nil {
@@ -350,9 +342,17 @@ func (c *h2client) roundTrip(ctx context.Context, m *h2message, deadline time.Ti
 		c.mu.Unlock()
 		return 0, "", err
 	}
-	*st = h2stream{id: c.nextID, done: st.done, timer: st.timer, sendWin: int64(c.initWin)}
+	st.id, st.deadline, st.sendWin = c.nextID, deadline, int64(c.initWin)
+	st.ended, st.status, st.retryAfter, st.read, st.err = false, 0, "", 0, nil
 	c.nextID += 2
 	c.streams[st.id] = st
+	if !deadline.IsZero() {
+		if st.timer == nil {
+			st.timer = time.AfterFunc(time.Until(deadline), st.expire)
+		} else {
+			st.timer.Reset(time.Until(deadline))
+		}
+	}
 	c.writeHeadersLocked(st.id, m.fields, len(m.body) == 0)
 	if err := c.writeBodyLocked(ctx, st, m.body, deadline); err != nil && !st.ended {
 		_ = c.wfr.WriteRSTStream(st.id, http2.ErrCodeCancel)
@@ -360,28 +360,28 @@ func (c *h2client) roundTrip(ctx context.Context, m *h2message, deadline time.Ti
 	}
 	c.flushLocked()
 	c.mu.Unlock()
-
-	var tc <-chan time.Time
-	if st.timer != nil && !deadline.IsZero() {
-		tc = st.timer.C
-	}
-	select {
-	case <-st.done:
-		return st.status, st.retryAfter, st.err
-	case <-tc:
-		err = context.DeadlineExceeded
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	c.mu.Lock()
-	if !st.ended {
-		_ = c.wfr.WriteRSTStream(st.id, http2.ErrCodeCancel)
-		c.endLocked(st, err)
-		c.flushLocked()
-	}
-	c.mu.Unlock()
+	// The answer, the deadline (expire) or the connection's end (the
+	// run's end closes it: h2conn.abort) ends the stream.
 	<-st.done
+	if !deadline.IsZero() {
+		st.timer.Stop()
+	}
 	return st.status, st.retryAfter, st.err
+}
+
+// expire ends the stream when its deadline has passed, telling the server
+// (RST_STREAM CANCEL). A timer that fired for an earlier stream of the
+// same h2stream finds a later deadline (or none) and does nothing.
+func (st *h2stream) expire() {
+	c := st.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st.ended || st.deadline.IsZero() || time.Now().Before(st.deadline) {
+		return
+	}
+	_ = c.wfr.WriteRSTStream(st.id, http2.ErrCodeCancel)
+	c.endLocked(st, context.DeadlineExceeded)
+	c.flushLocked()
 }
 
 // writeHeadersLocked writes a stream's HEADERS (and CONTINUATIONs).
