@@ -96,68 +96,89 @@ type h2conn struct {
 // h2dial is one dial that every client needing the connection waits for.
 type h2dial struct {
 	done chan struct{}
+	warm bool // warm's, ahead of the first attempt
 	cc   *h2client
 	err  error
 }
 
 // conn returns a connection that can take a new stream, dialling one
 // (or waiting for the dial under way, until deadline if not zero) when
-// there is none.
+// there is none. An attempt that waited for warm's dial and saw it fail
+// dials again itself: warm's deadline (the first send) is not the
+// attempt's, nor its failure an attempt's.
 func (h *h2conn) conn(ctx context.Context, deadline time.Time) (*h2client, error) {
-	h.mu.Lock()
-	switch {
-	case h.aborted:
-		h.mu.Unlock()
-		return nil, errAborted
-	case h.cc != nil && h.cc.canTake():
-		cc := h.cc
-		h.mu.Unlock()
-		return cc, nil
-	case h.dialing != nil:
-		d := h.dialing
-		h.mu.Unlock()
-		var tc <-chan time.Time
-		if !deadline.IsZero() {
-			t := time.NewTimer(time.Until(deadline))
-			defer t.Stop()
-			tc = t.C
-		}
-		select {
-		case <-d.done:
+	return h.connect(ctx, deadline, false)
+}
+
+func (h *h2conn) connect(ctx context.Context, deadline time.Time, warm bool) (*h2client, error) {
+	for {
+		h.mu.Lock()
+		switch {
+		case h.aborted:
+			h.mu.Unlock()
+			return nil, errAborted
+		case h.cc != nil && h.cc.canTake():
+			cc := h.cc
+			h.mu.Unlock()
+			return cc, nil
+		case h.dialing != nil:
+			d := h.dialing
+			h.mu.Unlock()
+			if err := waitDial(ctx, d, deadline); err != nil {
+				return nil, err
+			}
+			if d.err != nil && d.warm && !warm {
+				continue
+			}
 			return d.cc, d.err
-		case <-tc:
-			return nil, context.DeadlineExceeded
-		case <-ctx.Done():
-			return nil, ctx.Err()
 		}
+		// A connection told to go away finishes its streams and closes
+		// itself; a broken one is closed already.
+		if h.cc != nil {
+			h.retire(h.cc)
+		}
+		d := &h2dial{done: make(chan struct{}), warm: warm}
+		h.cc, h.dialing = nil, d
+		h.mu.Unlock()
+		dctx := ctx
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			dctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
+		d.cc, d.err = h.ep.dialH2(dctx)
+		h.mu.Lock()
+		h.dialing = nil
+		if d.err == nil {
+			if h.aborted {
+				d.cc.close()
+				d.cc, d.err = nil, errAborted
+			} else {
+				h.cc = d.cc
+			}
+		}
+		h.mu.Unlock()
+		close(d.done)
+		return d.cc, d.err
 	}
-	// A connection told to go away finishes its streams and closes itself;
-	// a broken one is closed already.
-	if h.cc != nil {
-		h.retire(h.cc)
-	}
-	d := &h2dial{done: make(chan struct{})}
-	h.cc, h.dialing = nil, d
-	h.mu.Unlock()
+}
+
+// waitDial waits for d, until deadline (if not zero) or ctx's end.
+func waitDial(ctx context.Context, d *h2dial, deadline time.Time) error {
+	var tc <-chan time.Time
 	if !deadline.IsZero() {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		tc = t.C
 	}
-	d.cc, d.err = h.ep.dialH2(ctx)
-	h.mu.Lock()
-	h.dialing = nil
-	if d.err == nil {
-		if h.aborted {
-			d.cc.close()
-			d.cc, d.err = nil, errAborted
-		} else {
-			h.cc = d.cc
-		}
+	select {
+	case <-d.done:
+		return nil
+	case <-tc:
+		return context.DeadlineExceeded
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	h.mu.Unlock()
-	close(d.done)
-	return d.cc, d.err
 }
 
 // retire keeps cc, replaced, for abort to close, dropping those that have
@@ -204,7 +225,7 @@ var errNoH2 = errors.New("clients: the target did not agree to HTTP/2 over ALPN"
 // warm opens the connection ahead of the first attempt, giving up at
 // deadline. A failure is not an attempt: the first attempt dials again.
 func (h *h2conn) warm(ctx context.Context, deadline time.Time) {
-	_, _ = h.conn(ctx, deadline)
+	_, _ = h.connect(ctx, deadline, true)
 }
 
 // abort ends the connection and every stream on it: the run has ended.

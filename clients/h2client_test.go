@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 
+	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -345,4 +346,71 @@ func TestH2ClientFlowControl(t *testing.T) {
 	if c.err != nil {
 		t.Errorf("the connection failed: %v", c.err)
 	}
+}
+
+// serveH2 is a scripted HTTP/2 server on nc answering every stream 200.
+func serveH2(nc net.Conn) {
+	defer nc.Close()
+	preface := make([]byte, len(http2.ClientPreface))
+	if _, err := io.ReadFull(nc, preface); err != nil {
+		return
+	}
+	fr := http2.NewFramer(nc, nc)
+	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	ids := make(chan uint32, 64)
+	go func() {
+		_ = fr.WriteSettings()
+		var buf bytes.Buffer
+		enc := hpack.NewEncoder(&buf)
+		for id := range ids {
+			buf.Reset()
+			_ = enc.WriteField(hpack.HeaderField{Name: ":status", Value: "200"})
+			if fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: buf.Bytes(), EndHeaders: true, EndStream: true}) != nil {
+				return
+			}
+		}
+	}()
+	defer close(ids)
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			return
+		}
+		if h, ok := f.(*http2.MetaHeadersFrame); ok {
+			ids <- h.StreamID
+		}
+	}
+}
+
+// An attempt that finds the connection being dialled by warm, which
+// gives up at the first send, does not fail with warm's deadline: it
+// dials again itself and is served.
+func TestH2AttemptDialsAgainAfterWarmGaveUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+			select {
+			case <-time.After(10 * time.Millisecond): // a slow connect
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			cn, sn := net.Pipe()
+			go serveH2(sn)
+			return cn, nil
+		}
+		ep, err := newEndpoint("http://t:80/", dial, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ep.use(wire.H2C, nil); err != nil {
+			t.Fatal(err)
+		}
+		h := &h2conn{ep: ep}
+		defer h.abort()
+		go h.warm(context.Background(), time.Now().Add(time.Millisecond))
+		synctest.Wait() // warm's dial is under way
+		l := &link{ep: ep, h2: h}
+		if status, _, err := l.exchangeH2(context.Background(), nil, time.Time{}); status != 200 || err != nil {
+			t.Errorf("the attempt: %d, %v; want 200", status, err)
+		}
+	})
 }
