@@ -56,12 +56,14 @@ func (e *endpoint) setupH2(u *url.URL, p wire.Protocol) error {
 	if e.h2req, err = h2Message(e.plain, u.Scheme); err != nil {
 		return err
 	}
+	e.h2req.stable = true
 	e.h2fixed = make([]h2message, len(e.reqs))
 	for i, w := range e.reqs {
 		if w.fixed != nil {
 			if e.h2fixed[i], err = h2Message(w.fixed, u.Scheme); err != nil {
 				return err
 			}
+			e.h2fixed[i].stable = true
 		}
 	}
 	return nil

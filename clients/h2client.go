@@ -46,6 +46,8 @@ type h2client struct {
 	dead    chan struct{} // closed when the connection fails: the writer ends
 	henc    *hpack.Encoder
 	hbuf    bytes.Buffer
+	hgen    uint64                 // bumped whenever the encoder's dynamic table may have changed
+	hkept   map[*h2message]h2block // stable messages' blocks that only index the table
 
 	streams    map[uint32]*h2stream
 	free       sync.Pool // *h2stream, ended, for the next streams (the connection's own: a test's synctest bubble owns its channels and timers)
@@ -81,6 +83,16 @@ type h2stream struct {
 type h2message struct {
 	fields []hpack.HeaderField
 	body   []byte
+	// stable: the endpoint's own (the probe, a fixed request of a mix),
+	// sent again and again, so its header block is worth keeping.
+	stable bool
+}
+
+// h2block is a stable message's header block as last encoded, valid while
+// the encoder's dynamic table is still at generation gen.
+type h2block struct {
+	gen   uint64
+	block []byte
 }
 
 // The connection's settings and windows. A response body is read up to
@@ -353,7 +365,7 @@ func (c *h2client) roundTrip(ctx context.Context, m *h2message, deadline time.Ti
 			st.timer.Reset(time.Until(deadline))
 		}
 	}
-	c.writeHeadersLocked(st.id, m.fields, len(m.body) == 0)
+	c.writeHeadersLocked(st.id, m)
 	if err := c.writeBodyLocked(ctx, st, m.body, deadline); err != nil && !st.ended {
 		_ = c.wfr.WriteRSTStream(st.id, http2.ErrCodeCancel)
 		c.endLocked(st, err)
@@ -384,13 +396,31 @@ func (st *h2stream) expire() {
 	c.flushLocked()
 }
 
-// writeHeadersLocked writes a stream's HEADERS (and CONTINUATIONs).
-func (c *h2client) writeHeadersLocked(id uint32, fields []hpack.HeaderField, endStream bool) {
-	c.hbuf.Reset()
-	for _, f := range fields {
-		_ = c.henc.WriteField(f)
+// writeHeadersLocked writes a stream's HEADERS (and CONTINUATIONs) for m.
+// A stable message whose every field is in the encoder's tables encodes
+// as indexes alone, which leave the tables as they are: that block is kept
+// and sent again as long as nothing else has changed the dynamic table.
+func (c *h2client) writeHeadersLocked(id uint32, m *h2message) {
+	var block []byte
+	if k, ok := c.hkept[m]; ok && k.gen == c.hgen {
+		block = k.block
+	} else {
+		c.hbuf.Reset()
+		for _, f := range m.fields {
+			_ = c.henc.WriteField(f)
+		}
+		block = c.hbuf.Bytes()
+		switch {
+		case !indexesOnly(block, len(m.fields)):
+			c.hgen++ // new entries, perhaps evictions
+		case m.stable:
+			if c.hkept == nil {
+				c.hkept = map[*h2message]h2block{}
+			}
+			c.hkept[m] = h2block{gen: c.hgen, block: bytes.Clone(block)}
+		}
 	}
-	block := c.hbuf.Bytes()
+	endStream := len(m.body) == 0
 	first := true
 	for first || len(block) > 0 {
 		chunk := block[:min(len(block), c.maxFrame)]
@@ -571,6 +601,7 @@ func (c *h2client) settingsLocked(f *http2.SettingsFrame) error {
 			c.initWin = int32(s.Val)
 		case http2.SettingHeaderTableSize:
 			c.henc.SetMaxDynamicTableSizeLimit(s.Val)
+			c.hgen++ // the next block carries the size update
 		}
 		return nil
 	})
@@ -581,6 +612,21 @@ func (c *h2client) settingsLocked(f *http2.SettingsFrame) error {
 	c.flushLocked()
 	c.broadcastLocked()
 	return nil
+}
+
+// indexesOnly reports whether an HPACK block of n fields is n one-byte
+// indexed fields (RFC 7541 §6.1: the high bit set, an index below 127),
+// which change nothing in the dynamic table.
+func indexesOnly(block []byte, n int) bool {
+	if len(block) != n {
+		return false
+	}
+	for _, b := range block {
+		if b&0x80 == 0 || b == 0xff {
+			return false
+		}
+	}
+	return true
 }
 
 // h2Message reads the bytes of a request as the HTTP/1.1 path writes them

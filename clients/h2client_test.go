@@ -128,7 +128,7 @@ type result struct {
 // send starts n round trips of the probe at once and returns where their
 // results arrive.
 func send(c *h2client, n int, deadline time.Time) <-chan result {
-	m := &h2message{fields: []hpack.HeaderField{{Name: ":method", Value: "POST"}, {Name: ":scheme", Value: "http"}, {Name: ":authority", Value: "t"}, {Name: ":path", Value: "/"}}}
+	m := &h2message{fields: []hpack.HeaderField{{Name: ":method", Value: "POST"}, {Name: ":scheme", Value: "http"}, {Name: ":authority", Value: "t"}, {Name: ":path", Value: "/"}, {Name: "user-agent", Value: "herdbench"}}, stable: true}
 	out := make(chan result, n)
 	for range n {
 		go func() {
@@ -137,6 +137,31 @@ func send(c *h2client, n int, deadline time.Time) <-chan result {
 		}()
 	}
 	return out
+}
+
+// indexesOnly tells a block of indexed fields alone from one that adds to
+// the dynamic table.
+func TestIndexesOnly(t *testing.T) {
+	var buf bytes.Buffer
+	enc := hpack.NewEncoder(&buf)
+	fields := []hpack.HeaderField{{Name: ":method", Value: "POST"}, {Name: "user-agent", Value: "herdbench"}}
+	for i, want := range []bool{false, true, true} {
+		buf.Reset()
+		for _, f := range fields {
+			_ = enc.WriteField(f)
+		}
+		if got := indexesOnly(buf.Bytes(), len(fields)); got != want {
+			t.Errorf("encoding %d (% x): indexes only %v, want %v", i, buf.Bytes(), got, want)
+		}
+	}
+	enc.SetMaxDynamicTableSizeLimit(0) // the next block begins with the size update
+	buf.Reset()
+	for _, f := range fields {
+		_ = enc.WriteField(f)
+	}
+	if indexesOnly(buf.Bytes(), len(fields)) {
+		t.Errorf("% x: a table size update taken for indexes", buf.Bytes())
+	}
 }
 
 // The streams ready at once go out in one write: eight clients starting
@@ -151,7 +176,13 @@ func TestH2ClientBatchesTheStreamsReady(t *testing.T) {
 		synctest.Wait() // all eight written into the batch; the pipe holds the write
 		ids := map[uint32]bool{}
 		for range 8 {
-			ids[p.headers().StreamID] = true
+			f := p.headers()
+			ids[f.StreamID] = true
+			// The first is encoded with new table entries, the second as
+			// indexes only, kept and sent again from then on.
+			if f.PseudoValue("method") != "POST" || f.PseudoValue("path") != "/" || f.PseudoValue("authority") != "t" || len(f.RegularFields()) != 1 || f.RegularFields()[0].Value != "herdbench" {
+				t.Errorf("stream %d's headers %v", f.StreamID, f.Fields)
+			}
 		}
 		if n := cc.writes.Load() - before; n > 2 {
 			t.Errorf("eight streams' HEADERS took %d writes; want them batched (at most 2)", n)
