@@ -339,7 +339,9 @@ func (c *h2client) waitLocked(ctx context.Context, deadline time.Time) error {
 
 // roundTrip sends m as a new stream and waits for its answer's status and
 // Retry-After, its body read (up to MaxResponseBody) and discarded, until
-// the deadline (if not zero) or ctx's end.
+// the deadline (if not zero) or the connection's end. ctx bounds only the
+// rare waits before the answer (a stream slot, a send window): the run's
+// end closes every connection (h2conn.abort), which ends its streams.
 func (c *h2client) roundTrip(ctx context.Context, m *h2message, deadline time.Time) (status int, retryAfter string, err error) {
 	st := c.free.Get().(*h2stream)
 	defer c.free.Put(st)
