@@ -37,9 +37,11 @@ type endpoint struct {
 	url  *url.URL
 	auth string // the Authorization header's value, "" for none
 
-	// HTTP/2 (h2.go): the protocol, and the request every attempt sends.
-	proto wire.Protocol
-	h2req *http.Request
+	// HTTP/2 (h2.go): the protocol, the probe's request and the mix's
+	// fixed ones.
+	proto   wire.Protocol
+	h2req   h2message
+	h2fixed []h2message
 
 	plain   []byte // a plain attempt's whole request
 	occRead []byte // an OCC attempt's read

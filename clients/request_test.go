@@ -182,7 +182,7 @@ func sendsTheMix(t *testing.T, proto wire.Protocol) {
 	sw.Run(ctx)
 	gets, puts := len(got["GET /a"]), len(got["PUT /b"])
 	if gets+puts/2 != 200 || puts%2 != 0 {
-		t.Fatalf("%d GETs and %d PUT attempts; want 200 requests, every PUT sent twice", gets, puts)
+		t.Fatalf("%d GETs and %d PUT attempts; want 200 requests, every PUT sent twice (attempts by outcome: %v)", gets, puts, rec.Live().ByAttempt)
 	}
 	if puts/2 < 25 || puts/2 > 75 {
 		t.Errorf("%d PUTs of 200 requests; weights 3:1 give about 50", puts/2)
