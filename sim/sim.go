@@ -411,7 +411,8 @@ func (s *Sim) dispatch(e event) {
 			if c := s.cl(w.client); c.job == w.idx {
 				c.job = -1
 				s.unref(w)
-				s.answer(w.client, now, s.lv[w.tier].m.Overloaded())
+				a := s.lv[w.tier].m.Overloaded()
+				s.answer(w.client, now, &a)
 			}
 		}
 		s.unref(w)
@@ -606,7 +607,8 @@ func (s *Sim) track(ci int32) {
 
 // arrive applies the chaos plan to a request that reached the target.
 func (s *Sim) arrive(ci int32, now time.Duration) {
-	s.answer(ci, now, s.lv[s.cl(ci).tier].m.Ingress(now))
+	a := s.lv[s.cl(ci).tier].m.Ingress(now)
+	s.answer(ci, now, &a)
 }
 
 // answer applies the model's answer a to client ci's request at now: the
@@ -618,7 +620,11 @@ func (s *Sim) arrive(ci int32, now time.Duration) {
 // one hop, as its status's outcome with its Retry-After, or as a reset if
 // its body is cut short. A served OCC read goes on, in the same attempt,
 // to its write.
-func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
+//
+// a is passed by pointer: a 48-byte answer passed by value goes through
+// the stack in 8-byte stores that the callee reads back in 16-byte loads,
+// a store-forwarding stall on every event.
+func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 	c := s.cl(ci)
 	switch a.Verdict {
 	case chaos.Admit:
@@ -684,7 +690,8 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	switch adm {
 	case target.Rejected:
 		m.Release(j)
-		s.answer(ci, now, m.Overloaded())
+		a := m.Overloaded()
+		s.answer(ci, now, &a)
 	case target.Started:
 		if j.Service == 0 {
 			if int(c.tier) < len(s.lv)-1 {
@@ -747,7 +754,8 @@ func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 	if c.op == target.OpRead {
 		s.cold(ci).version = j.Version
 	}
-	s.answer(ci, now, s.lv[c.tier].m.Served(now, j))
+	a := s.lv[c.tier].m.Served(now, j)
+	s.answer(ci, now, &a)
 }
 
 // reply sends an answer back over one hop.

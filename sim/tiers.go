@@ -75,7 +75,8 @@ func (s *Sim) callDone(ci int32, now time.Duration) {
 	if pc := s.cl(parent); pc.job == w.idx {
 		pc.job = -1
 		s.unref(w)
-		s.answer(parent, now, s.lv[w.tier].m.Relayed(now, ok))
+		a := s.lv[w.tier].m.Relayed(now, ok)
+		s.answer(parent, now, &a)
 	}
 	s.unref(w)
 }
