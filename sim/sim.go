@@ -205,7 +205,7 @@ type Sim struct {
 	arrivalAt    time.Duration
 	nextID       int
 	events       uint64
-	touch        uint64 // the sum of what prefetch loads: stored, so the compiler keeps the loads
+	touch        uint64 // the sum of what prefetch loads where it loads (prefetch_other.go): stored, so the compiler keeps the loads
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
@@ -454,9 +454,10 @@ func (s *Sim) dispatch(e event) {
 	}
 }
 
-// prefetch loads the state of the clients of the queue's imminent events
-// (queue.soon) into the cache, one independent load per cache line, so
-// that the misses overlap: the only reordering is the memory's.
+// prefetch brings the state of the clients of the queue's imminent events
+// (queue.soon) into the cache, every cache line of each at once
+// (prefetchClient), so that the misses overlap: the only reordering is the
+// memory's.
 func (s *Sim) prefetch() {
 	var x uint64
 	for _, arg := range s.q.soon {
