@@ -53,15 +53,17 @@
 // times and backoff, the target's for service times, hops and error rates.
 // The same cohort and seed give the same records, bit for bit.
 //
-// Cost: each client's whole state sits in one slot of a chunked slab; events
-// are 16-byte values in a radix heap (simulated time never goes back). With
-// a million clients each event's client is a cache miss, so the event loop
-// hides the misses: when the queue turns a small bucket into the next
-// events to come (queue.soon), the loop loads those events' clients into
-// the cache at once, and their misses overlap while it handles the events
-// before them; the order of events is untouched. The chunks of the slab
-// (16,384 clients, 3 MB) are advised onto huge pages (Linux), so that a
-// client at random costs no page walk either. The
+// Cost: what an event touches of a client sits in one 192-byte slot (three
+// cache lines) of a chunked slab, what only some runs use in cold chunks
+// beside it; events are 16-byte values in a radix heap (simulated time
+// never goes back). With a million clients each event's client is a cache
+// miss, so the event loop hides the misses: when the queue turns a small
+// bucket into the next events to come (queue.soon), the loop prefetches
+// those events' clients into the cache at once (prefetchClient), and their
+// misses overlap while it handles the events before them; the order of
+// events is untouched. The chunks of the slab (16,384 clients, 3 MB) are
+// advised onto huge pages (Linux), so that a client at random costs no
+// page walk either. The
 // target's jobs are recycled through Model.Release, so the event loop
 // allocates nothing per event. A Sim keeps its buffers between runs: a
 // worker reuses one Sim for many repetitions.

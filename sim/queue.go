@@ -48,8 +48,9 @@ func pack(k kind, gen uint32, index uint32) uint64 {
 // bucket, pushes append, and spreading a bucket keeps its order.
 type queue struct {
 	b    [65][]event
-	head int    // next event to pop in b[0]
-	full uint64 // bit i set: b[i] is non-empty (i ≥ 1)
+	min  [65]time.Duration // b[i]'s earliest time, kept as events go in (i ≥ 1)
+	head int               // next event to pop in b[0]
+	full uint64            // bit i set: b[i] is non-empty (i ≥ 1)
 	last time.Duration
 	n    int
 	// soon holds the args of the events that became imminent in the last
@@ -83,6 +84,9 @@ func (q *queue) push(at time.Duration, arg uint64) {
 		panic("sim: event scheduled in the past")
 	}
 	i := bits.Len64(uint64(at ^ q.last))
+	if q.full&(1<<i) == 0 || at < q.min[i] {
+		q.min[i] = at
+	}
 	q.b[i] = append(q.b[i], event{at: at, arg: arg})
 	q.full |= 1 << i
 	q.n++
@@ -93,10 +97,7 @@ func (q *queue) pop() event {
 		q.b[0], q.head = q.b[0][:0], 0
 		i := bits.TrailingZeros64(q.full &^ 1)
 		src := q.b[i]
-		m := src[0].at
-		for _, e := range src[1:] {
-			m = min(m, e.at)
-		}
+		m := q.min[i]
 		q.last = m
 		q.soon = q.soon[:0]
 		if q.ahead && len(src) <= soonMax {
@@ -107,13 +108,16 @@ func (q *queue) pop() event {
 				}
 			}
 		}
+		q.full &^= 1 << i
 		for _, e := range src {
 			j := bits.Len64(uint64(e.at ^ m))
+			if q.full&(1<<j) == 0 || e.at < q.min[j] {
+				q.min[j] = e.at
+			}
 			q.b[j] = append(q.b[j], e)
 			q.full |= 1 << j
 		}
 		q.b[i] = src[:0]
-		q.full &^= 1 << i
 	}
 	e := q.b[0][q.head]
 	e.arg &^= soonMark

@@ -90,32 +90,41 @@ const (
 	evArrival             // the open workload's next arrival
 )
 
-// client is one client's whole state in one place: its step function,
-// its random stream and the attempt in flight. With a million clients,
-// each event touches one client at random; keeping its state together
-// (rather than a Client, a rand.Rand and a PCG each on the heap) turns
-// four cache misses into one or two.
+// client is what an event touches of one client, in one place: its step
+// function, its random stream and the attempt in flight. With a million
+// clients, each event touches one client at random; keeping its state
+// together (rather than a Client, a rand.Rand and a PCG each on the heap)
+// turns four cache misses into one or two, and keeping it to 192 bytes,
+// three cache lines on a line's boundary (TestClientSlotLines), makes
+// each event's misses three rather than four. What only some runs use is
+// beside the slab, in cold.
 //
 // A tier's call to the next tier (tiers.go) is a client too, in the same
-// slab: its parent is the client (or call) whose attempt it serves, and
-// pjob that attempt's job at the calling tier.
+// slab, marked callFlag: its cold part names its caller.
 type client struct {
-	cl      clients.Client
-	rng     rand.Rand
-	pcg     rand.PCG
-	sent    time.Duration // when the current attempt was sent
+	cl     clients.Client
+	rng    rand.Rand
+	pcg    rand.PCG
+	sent   time.Duration // when the current attempt was sent
+	gen    uint32        // attempt generation: events of an older attempt are stale
+	job    int32         // the attempt's job inside the target (registry index), -1 if none
+	slot   int32         // index in Sim.inflight, -1 when not in flight
+	status uint16        // the answer's status (HTTP, or a gRPC code), 0 if none
+	tier   uint8         // the tier its attempts go to (0: the first, or the single target)
+	flags  uint8         // okFlag, reusedFlag, resendFlag, callFlag, raFlag
+	op     target.Op     // what the request in flight asks
+	out    results.Outcome
+}
+
+// cold is the part of a client's state that only some runs touch: an OCC
+// row's, an answer's Retry-After, a tier's call. It lives in chunks beside
+// the slab's (Sim.cold), made the first time a client of theirs needs it,
+// so a million clients against a plain target never load it.
+type cold struct {
 	version uint64        // OCC: the version this attempt read
-	gen     uint32        // attempt generation: events of an older attempt are stale
-	job     int32         // the attempt's job inside the target (registry index), -1 if none
-	slot    int32         // index in Sim.inflight, -1 when not in flight
-	parent  int32         // a call's caller (client slot); -1 for the workload's clients
-	pjob    int32         // a call's job at the calling tier; -1 for the workload's clients
-	tier    uint8         // the tier its attempts go to (0: the first, or the single target)
-	flags   uint8         // okFlag, reusedFlag, resendFlag
-	op      target.Op     // what the request in flight asks
-	out     results.Outcome
-	status  uint16        // the answer's status (HTTP, or a gRPC code), 0 if none
-	ra      time.Duration // the answer's Retry-After (pushback), 0 if none
+	ra      time.Duration // the answer's Retry-After (pushback), with raFlag
+	parent  int32         // a call's caller (client slot), with callFlag
+	pjob    int32         // a call's job at the calling tier, with callFlag
 }
 
 // Client flags, in one byte (a million clients' slab has no room to spare).
@@ -125,6 +134,8 @@ const (
 	// is what lets a net/http client re-send (Strategy.Transport).
 	reusedFlag
 	resendFlag // the attempt in flight is such a re-send
+	callFlag   // a tier's call to the next tier: cold's parent and pjob name its caller
+	raFlag     // the answer in hand has a Retry-After (pushback): cold's ra
 )
 
 // set sets or clears flag f.
@@ -168,6 +179,7 @@ type level struct {
 type Sim struct {
 	q        queue
 	chunks   []*[chunkSize]client // the clients, in chunks that never move
+	colds    []*[chunkSize]cold   // their cold parts, chunk by chunk, each made when first needed
 	nclients int32
 	freeCS   []int32
 	jobs     []*job
@@ -193,7 +205,7 @@ type Sim struct {
 	arrivalAt    time.Duration
 	nextID       int
 	events       uint64
-	touch        uint64 // the sum of what prefetch loads: stored, so the compiler keeps the loads
+	touch        uint64 // the sum of what prefetch loads where it loads (prefetch_other.go): stored, so the compiler keeps the loads
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
@@ -399,7 +411,8 @@ func (s *Sim) dispatch(e event) {
 			if c := s.cl(w.client); c.job == w.idx {
 				c.job = -1
 				s.unref(w)
-				s.answer(w.client, now, s.lv[w.tier].m.Overloaded())
+				a := s.lv[w.tier].m.Overloaded()
+				s.answer(w.client, now, &a)
 			}
 		}
 		s.unref(w)
@@ -424,7 +437,7 @@ func (s *Sim) dispatch(e event) {
 			// The crash closed every connection, idle ones too: the next
 			// attempts dial new ones (a re-send just made is on one).
 			for i := int32(0); i < s.nclients; i++ {
-				if c := s.cl(i); c.parent < 0 {
+				if c := s.cl(i); !c.has(callFlag) {
 					c.set(reusedFlag, false)
 				}
 			}
@@ -441,9 +454,10 @@ func (s *Sim) dispatch(e event) {
 	}
 }
 
-// prefetch loads the state of the clients of the queue's imminent events
-// (queue.soon) into the cache, one independent load per cache line, so
-// that the misses overlap: the only reordering is the memory's.
+// prefetch brings the state of the clients of the queue's imminent events
+// (queue.soon) into the cache, every cache line of each at once
+// (prefetchClient), so that the misses overlap: the only reordering is the
+// memory's.
 func (s *Sim) prefetch() {
 	var x uint64
 	for _, arg := range s.q.soon {
@@ -456,11 +470,7 @@ func (s *Sim) prefetch() {
 		default:
 			continue
 		}
-		p := unsafe.Pointer(s.cl(ci))
-		for off := uintptr(0); off < clientSize; off += 64 {
-			x += uint64(*(*byte)(unsafe.Add(p, off)))
-		}
-		x += uint64(*(*byte)(unsafe.Add(p, clientSize-1)))
+		x += uint64(prefetchClient(unsafe.Pointer(s.cl(ci))))
 	}
 	s.touch += x
 }
@@ -481,7 +491,10 @@ func (s *Sim) newClient(id int) int32 {
 	ci := s.slot()
 	c := s.cl(ci)
 	gen := c.gen // generations run on through reuse, so old events stay stale
-	*c = client{gen: gen + 1, job: -1, slot: -1, parent: -1, pjob: -1}
+	*c = client{gen: gen + 1, job: -1, slot: -1}
+	if s.occ {
+		s.cold(ci).version = 0
+	}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
 	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
@@ -532,7 +545,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 		s.q.push(a.At, pack(evSend, c.gen, uint32(ci)))
 		return
 	}
-	if c.parent >= 0 {
+	if c.has(callFlag) {
 		s.callDone(ci, now)
 		return
 	}
@@ -551,7 +564,7 @@ func (s *Sim) depart(ci int32, at time.Duration) {
 	if s.occ {
 		c.op = target.OpRead
 	}
-	if s.pool && c.parent < 0 {
+	if s.pool && !c.has(callFlag) {
 		c.set(reusedFlag, s.pooled)
 	}
 }
@@ -595,7 +608,8 @@ func (s *Sim) track(ci int32) {
 
 // arrive applies the chaos plan to a request that reached the target.
 func (s *Sim) arrive(ci int32, now time.Duration) {
-	s.answer(ci, now, s.lv[s.cl(ci).tier].m.Ingress(now))
+	a := s.lv[s.cl(ci).tier].m.Ingress(now)
+	s.answer(ci, now, &a)
 }
 
 // answer applies the model's answer a to client ci's request at now: the
@@ -607,7 +621,11 @@ func (s *Sim) arrive(ci int32, now time.Duration) {
 // one hop, as its status's outcome with its Retry-After, or as a reset if
 // its body is cut short. A served OCC read goes on, in the same attempt,
 // to its write.
-func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
+//
+// a is passed by pointer: a 48-byte answer passed by value goes through
+// the stack in 8-byte stores that the callee reads back in 16-byte loads,
+// a store-forwarding stall on every event.
+func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 	c := s.cl(ci)
 	switch a.Verdict {
 	case chaos.Admit:
@@ -637,16 +655,20 @@ func (s *Sim) answer(ci int32, now time.Duration, a chaos.Answer) {
 			s.arrive(ci, now)
 			return
 		}
-		c.ra = a.RetryAfter
+		ra := a.RetryAfter
 		if !a.Truncate {
 			c.status = uint16(a.Status)
 		}
 		switch {
 		case a.Pushback == 0 || !s.co.GRPC:
 		case a.Pushback == chaos.PushbackStop:
-			c.ra = clients.GRPCPushbackStop
+			ra = clients.GRPCPushbackStop
 		default:
-			c.ra = a.Pushback // a gRPC answer's pushback: its milliseconds
+			ra = a.Pushback // a gRPC answer's pushback: its milliseconds
+		}
+		c.set(raFlag, ra != 0)
+		if ra != 0 {
+			s.cold(ci).ra = ra
 		}
 		s.reply(ci, now, out)
 	}
@@ -657,16 +679,20 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
 	route := 0
-	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && c.parent < 0 {
+	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && !c.has(callFlag) {
 		i, _ := c.cl.Current()
 		route = mix.Requests[i].Route
 	}
 	j, adm := m.ArriveOn(now, route)
-	j.Op, j.Version = c.op, c.version
+	j.Op, j.Version = c.op, 0
+	if s.occ {
+		j.Version = s.cold(ci).version
+	}
 	switch adm {
 	case target.Rejected:
 		m.Release(j)
-		s.answer(ci, now, m.Overloaded())
+		a := m.Overloaded()
+		s.answer(ci, now, &a)
 	case target.Started:
 		if j.Service == 0 {
 			if int(c.tier) < len(s.lv)-1 {
@@ -727,9 +753,10 @@ func (s *Sim) unref(w *job) {
 func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
 	c := s.cl(ci)
 	if c.op == target.OpRead {
-		c.version = j.Version
+		s.cold(ci).version = j.Version
 	}
-	s.answer(ci, now, s.lv[c.tier].m.Served(now, j))
+	a := s.lv[c.tier].m.Served(now, j)
+	s.answer(ci, now, &a)
 }
 
 // reply sends an answer back over one hop.
@@ -741,7 +768,7 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; c.parent < 0 && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
+	if at := now + d; !c.has(callFlag) && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
 		// now, as of its landing time: one event less per attempt. Not
@@ -771,12 +798,17 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	resend := c.has(resendFlag)
 	c.set(okFlag, out == results.OK)
 	c.set(reusedFlag, out.Answered()) // any other end leaves the connection closed
-	if s.pool && c.parent < 0 && out.Answered() {
+	if s.pool && !c.has(callFlag) && out.Answered() {
 		s.pooled = true
 	}
 	c.set(resendFlag, false)
-	ra, status := c.ra, int(c.status)
-	c.ra, c.status = 0, 0
+	var ra time.Duration
+	if c.has(raFlag) {
+		ra = s.cold(ci).ra
+		c.set(raFlag, false)
+	}
+	status := int(c.status)
+	c.status = 0
 	if out == results.Reset || out == results.Timeout {
 		status = 0 // the answer never arrived
 	}
@@ -792,7 +824,7 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 // hears of it. Otherwise the attempt ends as a reset.
 func (s *Sim) reset(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if c.parent >= 0 || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
+	if c.has(callFlag) || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
 		s.end(ci, now, results.Reset)
 		return
 	}
@@ -805,7 +837,7 @@ func (s *Sim) reset(ci int32, now time.Duration) {
 	c.gen++
 	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
 	deadline := c.sent + s.lv[c.tier].timeout
-	c.ra = 0
+	c.set(raFlag, false)
 	gen := c.gen
 	s.depart(ci, now)
 	c.set(reusedFlag, false) // on a new connection: never re-sent again
@@ -825,6 +857,19 @@ const (
 
 // cl returns client ci.
 func (s *Sim) cl(ci int32) *client { return &s.chunks[ci>>chunkBits][ci&(chunkSize-1)] }
+
+// cold returns client ci's cold part, making its chunk if it is the first
+// one needed there.
+func (s *Sim) cold(ci int32) *cold {
+	k := int(ci >> chunkBits)
+	if k >= len(s.colds) {
+		s.colds = append(s.colds, make([]*[chunkSize]cold, k+1-len(s.colds))...)
+	}
+	if s.colds[k] == nil {
+		s.colds[k] = new([chunkSize]cold)
+	}
+	return &s.colds[k][ci&(chunkSize-1)]
+}
 
 // untrack takes client ci out of the in-flight list.
 func (s *Sim) untrack(ci int32) {

@@ -46,7 +46,9 @@ func (s *Sim) newCall(t int, parent, pjob int32) int32 {
 	ci := s.slot()
 	c := s.cl(ci)
 	gen := c.gen
-	*c = client{gen: gen + 1, job: -1, slot: -1, parent: parent, pjob: pjob, tier: uint8(t)}
+	*c = client{gen: gen + 1, job: -1, slot: -1, tier: uint8(t), flags: callFlag}
+	k := s.cold(ci)
+	k.parent, k.pjob = parent, pjob
 	lv := &s.lv[t]
 	n := lv.calls
 	lv.calls++
@@ -64,15 +66,17 @@ func (s *Sim) callDone(ci int32, now time.Duration) {
 		// the end, as the real tier does, unless its caller goes first.
 		return
 	}
-	w := s.jobs[c.pjob]
-	parent, ok := c.parent, c.has(okFlag)
+	k := s.cold(ci)
+	w := s.jobs[k.pjob]
+	parent, ok := k.parent, c.has(okFlag)
 	s.free(ci)
 	w.call = -1
 	s.finishJob(w, now)
 	if pc := s.cl(parent); pc.job == w.idx {
 		pc.job = -1
 		s.unref(w)
-		s.answer(parent, now, s.lv[w.tier].m.Relayed(now, ok))
+		a := s.lv[w.tier].m.Relayed(now, ok)
+		s.answer(parent, now, &a)
 	}
 	s.unref(w)
 }
@@ -107,7 +111,7 @@ func (s *Sim) cancelCall(w *job, now time.Duration) {
 func (s *Sim) free(ci int32) {
 	c := s.cl(ci)
 	c.gen++
-	c.parent, c.pjob = -1, -1
+	c.set(callFlag, false)
 	s.freeCS = append(s.freeCS, ci)
 }
 
