@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/herdbench/herdbench/engine"
@@ -328,5 +330,22 @@ func warnHarness(w io.Writer, s *results.Summary, what string) {
 	if sp := h.SpreadMS; sp != nil && h.LimitMS > 0 && sp.P99 > h.LimitMS {
 		// The crash's spread has a floor of its own: the sockets.
 		fmt.Fprintln(w, "  A crash's clients learn of it one after the other, as fast as this machine's cores take the resets and reconnects (go run ./bench/stampede -crash 1000 measures that floor): more cores, fewer clients per machine (split the run: --shard), or --cohorts apart tighten it.")
+		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores))
 	}
 }
+
+// spreadNeeds says what a run whose clients learned of a crash over p99
+// ms (its spread) needs for its waves to hold within limit ms: the spread
+// grows with the clients each core wakes and reconnects, so about p99 /
+// limit times this machine's cores, or as many shards of this machine.
+func spreadNeeds(p99, limit float64, cores int) string {
+	k := int(math.Ceil(p99 / limit))
+	c := "its cores"
+	if cores > 0 {
+		c = fmt.Sprintf("%d cores", k*cores)
+	}
+	return fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here: about %s (%d× this machine's) for these clients, or the clients split into %d shards on machines like this one (--shard 0/%d ... %d/%d), or a %d× smaller crowd.",
+		trimMS(limit), k, c, k, k, k, k-1, k, k)
+}
+
+func trimMS(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + "ms" }

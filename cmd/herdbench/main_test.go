@@ -204,9 +204,11 @@ func TestWarnHarness(t *testing.T) {
 	}
 	// A crash learned over longer than the limit: what would tighten it.
 	b.Reset()
-	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
+	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}, CPU: results.CPU{Cores: 2}}
 	warnHarness(&b, s, "these figures")
-	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart"} {
+	// 18.5 ms against 10: twice as tight, so twice the cores or two shards.
+	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart",
+		"within 10ms, 2× tighter than here: about 4 cores (2× this machine's)", "2 shards on machines like this one (--shard 0/2 ... 1/2), or a 2× smaller crowd"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
 		}
