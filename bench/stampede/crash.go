@@ -410,6 +410,17 @@ func runCrash(n, rounds int) error {
 	floor := med["floor, own schedule"]
 	ratio := med["swarm"] / max(floor, 0.001)
 	fmt.Printf("\nswarm / floor (own schedule): retry wave width %.2f×, CPU per client %.2f× (the steadier figure on a busy machine)\n", ratio, cpu["swarm"]/max(cpu["floor, own schedule"], 0.001))
+	within, bucket := 0, 0
+	for r := range res["swarm"] {
+		sw := ms(width(res["swarm"][r].writes, 1))
+		if sw <= 1.2*ms(width(res["floor, own schedule"][r].writes, 1)) {
+			within++
+		}
+		if sw <= 10 {
+			bucket++
+		}
+	}
+	fmt.Printf("rounds whose swarm wave was within 1.2× of the same round's floor: %d of %d; within 10 ms: %d of %d\n", within, rounds, bucket, rounds)
 	switch {
 	case worst["swarm"] <= 10:
 		fmt.Printf("verdict: every round's first-retry wave within 10 ms (one bucket): as tight as the model's\n")
