@@ -507,9 +507,14 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 		runtime.Gosched()
 	}
 	if _, err := l.br.Peek(1); err != nil {
+		failed := time.Now()
+		// A crash wakes every client at once: let the others note when
+		// they learned of it before this one closes and records (a
+		// client's retry is scheduled from when it learned).
+		runtime.Gosched()
 		answered := l.answered
 		l.close()
-		return answer{}, &noAnswerError{err: err, reused: answered}
+		return answer{}, &noAnswerError{err: err, reused: answered, at: failed}
 	}
 	a, closing, err := l.read(keepBody, string(req[:min(5, len(req))]) == "HEAD ")
 	if err != nil || closing {
@@ -527,6 +532,7 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 type noAnswerError struct {
 	err    error
 	reused bool
+	at     time.Time // when the failure was read
 }
 
 func (e *noAnswerError) Error() string { return e.err.Error() }

@@ -578,3 +578,60 @@ func TestLinkPoolFullClosesAndDrops(t *testing.T) {
 		t.Error("its connection still writes")
 	}
 }
+
+// An attempt that fails ends when its client reads the failure, not after
+// the work that follows (closing the connection, which on a real socket a
+// reading goroutine of its own may make wait, and the other clients woken
+// by the same crash): a crash's clients then schedule their retries from
+// when each learned of it, and the spread measures that alone.
+func TestAttemptEndsWhenTheFailureIsRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		ln, err := n.Listen("tcp", "target:80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		origin := time.Now().Add(100 * time.Millisecond)
+		const crash = 200 * time.Millisecond
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(time.Until(origin.Add(crash)))
+			c, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = c.Close()
+			}
+		})}
+		go func() { _ = srv.Serve(ln) }()
+		defer func() { _ = srv.Close() }()
+		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := n.Dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return slowClose{c}, nil
+		}
+		rec := results.NewRecorder(time.Second, 1)
+		rec.SetEdges([]time.Duration{crash})
+		sw := &Swarm{
+			URL:      "http://target:80/",
+			Strategy: &Strategy{Name: "s", Backoff: Backoff{Shape: None}, MaxAttempts: 1},
+			Workload: &Workload{Kind: OneShot, Clients: 1},
+			Seed:     1, Origin: origin, Duration: time.Second, Rec: rec, Dial: dial,
+		}
+		sw.Run(context.Background())
+		sp := rec.Spread()
+		if len(sp) != 1 || sp[0].H.TotalCount() != 1 {
+			t.Fatalf("spread %v, want one attempt across the crash", sp)
+		}
+		if got := sp[0].H.Max(); got != 0 {
+			t.Errorf("the attempt ended %d µs after the crash, want 0 (when its failure was read, not after its close)", got)
+		}
+	})
+}
+
+// slowClose is a connection whose Close takes 5 ms.
+type slowClose struct{ net.Conn }
+
+func (c slowClose) Close() error {
+	time.Sleep(5 * time.Millisecond)
+	return c.Conn.Close()
+}

@@ -287,6 +287,9 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 	}
 	end = time.Since(s.Origin)
 	if err != nil {
+		if na := (*noAnswerError)(nil); errors.As(err, &na) && !na.at.IsZero() {
+			end = na.at.Sub(s.Origin) // when the failure was read, before the work after it
+		}
 		return sent, end, Classify(err), 0, 0, first
 	}
 	return sent, end, o, status, pushback, first

@@ -205,3 +205,105 @@ func TestOutageFromTheStartAcceptsNoConnection(t *testing.T) {
 		}
 	}
 }
+
+// A crash's sweep puts every connection's RST on the wire before it
+// closes any of them: closing a socket that a goroutine is reading (a
+// handler's, net/http's background read) waits for that goroutine to
+// run, so a sweep of closes tells the peers one goroutine switch apart,
+// on a busy 2-core machine tens of milliseconds for a thousand. By the
+// first close, every peer must already read a reset.
+func TestResetAllResetsEveryPeerBeforeClosingAny(t *testing.T) {
+	if !abortSocket(nil) && !canAbort(t) {
+		t.Skip("this system resets a connection only by closing it")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const n = 50
+	var far []net.Conn
+	var near []net.Conn
+	var wg sync.WaitGroup
+	checked := false
+	for range n {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		far = append(far, c)
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() { // a handler's read, as net/http's on every connection
+			defer wg.Done()
+			_, _ = s.Read(make([]byte, 1))
+		}()
+		near = append(near, &closeHook{Conn: s, before: func() {
+			if checked {
+				return
+			}
+			checked = true
+			for i, c := range far {
+				if !resetPending(t, c) {
+					t.Errorf("at the sweep's first close, connection %d of %d had no reset yet", i, n)
+				}
+			}
+		}})
+	}
+	resetAll(near)
+	wg.Wait()
+	if !checked {
+		t.Fatal("the sweep closed no connection")
+	}
+	for _, c := range far {
+		_ = c.Close()
+	}
+}
+
+// closeHook calls before when closed.
+type closeHook struct {
+	net.Conn
+	before func()
+}
+
+func (c *closeHook) Close() error { c.before(); return c.Conn.Close() }
+
+func (c *closeHook) NetConn() net.Conn { return c.Conn }
+
+// canAbort reports whether abortSocket works on this system's TCP.
+func canAbort(t *testing.T) bool {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	return abortSocket(s)
+}
+
+// resetPending reports whether c's socket holds a reset, without waiting
+// (and takes it: a later read sees the end of the stream).
+func resetPending(t *testing.T, c net.Conn) bool {
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rerr error
+	_ = rc.Read(func(fd uintptr) bool {
+		_, _, rerr = syscall.Recvfrom(int(fd), make([]byte, 1), syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		return true
+	})
+	return errors.Is(rerr, syscall.ECONNRESET)
+}

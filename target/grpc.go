@@ -360,14 +360,12 @@ func (c *connSet) add(t *trackedConn) {
 // resetAll resets every connection; they leave the set as they close.
 func (c *connSet) resetAll() {
 	c.mu.Lock()
-	all := make([]*trackedConn, 0, len(c.m))
+	all := make([]net.Conn, 0, len(c.m))
 	for t := range c.m {
 		all = append(all, t)
 	}
 	c.mu.Unlock()
-	for _, t := range all {
-		resetConn(t)
-	}
+	resetAll(all)
 }
 
 // trackedConn leaves its set of connections when closed.

@@ -350,10 +350,30 @@ func (s *Server) crash() {
 	close(crashed) // wakes the handlers of the reset connections, which abort
 }
 
-// resetAll resets every connection of cs, split among the process's cores
-// when there are many: a reset costs a system call or two, in which the
-// kernel delivers the RST to the peer (on loopback, wakes it).
+// resetAll resets every connection of cs. TCP connections first get their
+// RST in one tight loop of system calls (abortSocket), so that the peers
+// learn of the crash as close together as the kernel can tell them, and
+// are closed after; others are closed with SO_LINGER 0, split among the
+// process's cores when there are many: such a close costs a system call
+// or two, and waits for the goroutine reading the connection to run.
 func resetAll(cs []net.Conn) {
+	rest := cs[:0:0]
+	var aborted []net.Conn
+	for _, c := range cs {
+		if abortSocket(c) {
+			aborted = append(aborted, c)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	closeAll(rest)
+	for _, c := range aborted {
+		_ = c.Close()
+	}
+}
+
+// closeAll resets every connection of cs by closing it with SO_LINGER 0.
+func closeAll(cs []net.Conn) {
 	const perWorker = 128 // below this a goroutine costs more than it saves
 	workers := min(runtime.GOMAXPROCS(0), (len(cs)+perWorker-1)/perWorker)
 	if workers <= 1 {

@@ -5,11 +5,15 @@ package main
 // resetting every connection at once, and each client retries once,
 // backoff later, on a new connection (a cold reconnect: dial, then
 // write). What the round measures is the width of that first-retry wave
-// on the wire, and beside it, in the same run against the same target
-// process, the floor: a minimal program of N goroutines that only hold
-// a socket each, learn of the reset, and reconnect and write the same
-// request backoff later (floor, own schedule), or all at one instant
-// (floor, one instant: the cost of N dials and writes alone).
+// on the wire, and beside it, in the same run, the floor: a minimal
+// target (floor.go: it holds each connection without reading it and
+// resets them all in one loop of closes) and a minimal program of N
+// goroutines that only hold a socket each, learn of the reset, and
+// reconnect and write the same request backoff later (floor, own
+// schedule), or all at one instant (floor, one instant: the cost of N
+// dials and writes alone). The same minimal clients against herdbench's
+// target (floor clients, herdbench target) tell the target's share of
+// the swarm's wave from the clients'.
 
 import (
 	"bufio"
@@ -114,12 +118,18 @@ type crashTarget struct {
 	url string
 }
 
-func startCrashTarget() (*crashTarget, error) {
+// startCrashTarget starts herdbench's target in a second process, or the
+// minimal one (floor).
+func startCrashTarget(floor bool) (*crashTarget, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "-serve-crash", "127.0.0.1:0")
+	mode := "-serve-crash"
+	if floor {
+		mode = "-serve-floor"
+	}
+	cmd := exec.Command(self, mode, "127.0.0.1:0")
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -342,14 +352,14 @@ func floorCrash(t *crashTarget, n int, oneInstant bool) (wave, error) {
 // both floors, interleaved, against one target process, and prints the
 // table and the verdict.
 func runCrash(n, rounds int) error {
-	kinds := []string{"swarm", "floor, own schedule", "floor, one instant"}
+	kinds := []string{"swarm", "floor, own schedule", "floor, one instant", "floor clients, herdbench target"}
 	res := map[string][]wave{}
 	for r := 0; r < rounds; r++ {
 		for i := range kinds {
 			k := kinds[(i+r)%len(kinds)]
 			// A target process of its own for each measurement: its plan
 			// starts once, and no connection of the one before is left in it.
-			t, err := startCrashTarget()
+			t, err := startCrashTarget(strings.HasPrefix(k, "floor, "))
 			if err != nil {
 				return err
 			}
@@ -358,7 +368,7 @@ func runCrash(n, rounds int) error {
 			switch k {
 			case "swarm":
 				w, err = swarmCrash(t, n)
-			case "floor, own schedule":
+			case "floor, own schedule", "floor clients, herdbench target":
 				w, err = floorCrash(t, n, false)
 			default:
 				w, err = floorCrash(t, n, true)
@@ -368,7 +378,7 @@ func runCrash(n, rounds int) error {
 			if err != nil {
 				return fmt.Errorf("crash round %d, %s: %w", r+1, k, err)
 			}
-			fmt.Fprintf(os.Stderr, "crash round %d %-20s %d clients: learned over %6.2f ms (p99 %6.2f), retry writes over %6.2f ms (p99 %6.2f), first retry write at %6.2f ms after the crash; %5.1f µs CPU per client; load %s\n",
+			fmt.Fprintf(os.Stderr, "crash round %d %-31s %d clients: learned over %6.2f ms (p99 %6.2f), retry writes over %6.2f ms (p99 %6.2f), first retry write at %6.2f ms after the crash; %5.1f µs CPU per client; load %s\n",
 				r+1, k, n, ms(width(w.learned, 1)), ms(width(w.learned, 0.99)), ms(width(w.writes, 1)), ms(width(w.writes, 0.99)), ms(first(w.writes)), perClient(w.cpu, n), loadAverage())
 			res[k] = append(res[k], w)
 		}
@@ -400,6 +410,17 @@ func runCrash(n, rounds int) error {
 	floor := med["floor, own schedule"]
 	ratio := med["swarm"] / max(floor, 0.001)
 	fmt.Printf("\nswarm / floor (own schedule): retry wave width %.2f×, CPU per client %.2f× (the steadier figure on a busy machine)\n", ratio, cpu["swarm"]/max(cpu["floor, own schedule"], 0.001))
+	within, bucket := 0, 0
+	for r := range res["swarm"] {
+		sw := ms(width(res["swarm"][r].writes, 1))
+		if sw <= 1.2*ms(width(res["floor, own schedule"][r].writes, 1)) {
+			within++
+		}
+		if sw <= 10 {
+			bucket++
+		}
+	}
+	fmt.Printf("rounds whose swarm wave was within 1.2× of the same round's floor: %d of %d; within 10 ms: %d of %d\n", within, rounds, bucket, rounds)
 	switch {
 	case worst["swarm"] <= 10:
 		fmt.Printf("verdict: every round's first-retry wave within 10 ms (one bucket): as tight as the model's\n")

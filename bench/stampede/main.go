@@ -72,6 +72,7 @@ strategies:
 func main() {
 	serve := flag.String("serve", "", "internal: run the target on this address until stdin closes")
 	serveCrash := flag.String("serve-crash", "", "internal: run the crash round's target on this address until stdin closes")
+	serveFloor := flag.String("serve-floor", "", "internal: run the crash round's minimal target on this address until stdin closes")
 	crash := flag.Int("crash", 0, "clients of the crash-then-retry round (0: no such round), run after the stampedes")
 	counts := flag.String("clients", "100,1000,5000", "client counts, comma-separated")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every client count and target placement once")
@@ -86,6 +87,13 @@ func main() {
 		}
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if *serveFloor != "" {
+		if err := runFloorTarget(*serveFloor); err != nil {
+			fmt.Fprintln(os.Stderr, "stampede:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *serveCrash != "" {
 		if err := runCrashTarget(*serveCrash); err != nil {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/herdbench/herdbench/engine"
@@ -325,6 +327,9 @@ func warnHarness(w io.Writer, s *results.Summary, what string) {
 		fmt.Fprintln(w, "  - "+line)
 	}
 	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
+	if on, nice := autogroup(); on && nice >= 0 {
+		fmt.Fprintf(w, "  This machine shares its cores between sessions first (kernel.sched_autogroup_enabled = 1; this session's autogroup nice %d), so nice alone does not lift herdbench above other sessions' work: run it in a session of its own at a lower autogroup nice (setsid sh -c 'echo -10 > /proc/self/autogroup && exec herdbench ...', as root), or stop the other work.\n", nice)
+	}
 	if sp := h.SpreadMS; sp != nil && h.LimitMS > 0 && sp.P99 > h.LimitMS {
 		// The crash's spread has a floor of its own: the sockets. --cohorts
 		// apart is advice only where the cohorts shared the machine.
@@ -333,5 +338,46 @@ func warnHarness(w io.Writer, s *results.Summary, what string) {
 			apart = ", or --cohorts apart"
 		}
 		fmt.Fprintf(w, "  A crash's clients learn of it one after the other, as fast as this machine's cores take the resets and reconnects (go run ./bench/stampede -crash 1000 measures that floor): more cores or fewer clients per machine (split the run: --shard)%s tighten it.\n", apart)
+		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores))
 	}
 }
+
+// autogroup reports whether the kernel shares the cores between sessions
+// (autogroups) before processes, and this process's autogroup's nice: a
+// process's own nice then counts only against its own session. Tests
+// replace it.
+var autogroup = func() (on bool, nice int) {
+	b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+	if err != nil || strings.TrimSpace(string(b)) != "1" {
+		return false, 0
+	}
+	g, err := os.ReadFile("/proc/self/autogroup") // "/autogroup-793 nice 0"
+	if err != nil {
+		return false, 0
+	}
+	f := strings.Fields(string(g))
+	if len(f) != 3 || f[1] != "nice" {
+		return false, 0
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		return false, 0
+	}
+	return true, n
+}
+
+// spreadNeeds says what a run whose clients learned of a crash over p99
+// ms (its spread) needs for its waves to hold within limit ms: the spread
+// grows with the clients each core wakes and reconnects, so about p99 /
+// limit times this machine's cores, or as many shards of this machine.
+func spreadNeeds(p99, limit float64, cores int) string {
+	k := int(math.Ceil(p99 / limit))
+	c := "its cores"
+	if cores > 0 {
+		c = fmt.Sprintf("%d cores", k*cores)
+	}
+	return fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here: about %s (%d× this machine's) for these clients, or the clients split into %d shards on machines like this one (--shard 0/%d ... %d/%d), or a %d× smaller crowd.",
+		trimMS(limit), k, c, k, k, k, k-1, k, k)
+}
+
+func trimMS(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + "ms" }

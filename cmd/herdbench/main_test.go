@@ -203,12 +203,29 @@ func TestWarnHarness(t *testing.T) {
 	if strings.Contains(b.String(), "crash") {
 		t.Errorf("a run late in its sends, not in its crash, was told about crashes:\n%s", b.String())
 	}
+	// On a kernel that shares the cores by session first, nice does not
+	// lift a run above other sessions' work: the warning says how to.
+	defer func(f func() (bool, int)) { autogroup = f }(autogroup)
+	for _, c := range []struct {
+		on   bool
+		nice int
+		want bool
+	}{{false, 0, false}, {true, 0, true}, {true, 5, true}, {true, -10, false}} {
+		autogroup = func() (bool, int) { return c.on, c.nice }
+		b.Reset()
+		warnHarness(&b, s, "these figures")
+		if got := strings.Contains(b.String(), "echo -10 > /proc/self/autogroup"); got != c.want {
+			t.Errorf("autogroups %v, this one's nice %d: told how to run in a session of its own %v, want %v:\n%s", c.on, c.nice, got, c.want, b.String())
+		}
+	}
 	// A crash learned over longer than the limit: what would tighten it.
 	b.Reset()
 	s.Runs = []results.Run{{Strategy: "no-jitter"}, {Strategy: "full-jitter"}}
-	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
+	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}, CPU: results.CPU{Cores: 2}}
 	warnHarness(&b, s, "these figures")
-	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart"} {
+	// 18.5 ms against 10: twice as tight, so twice the cores or two shards.
+	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart",
+		"within 10ms, 2× tighter than here: about 4 cores (2× this machine's)", "2 shards on machines like this one (--shard 0/2 ... 1/2), or a 2× smaller crowd"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
 		}
