@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"math"
 	"testing"
 	"time"
@@ -76,5 +77,40 @@ func TestGRPCChannelReconnectsOnItsBackoff(t *testing.T) {
 	}
 	if math.Abs(float64(failed[0]-failed[1])) > 0.25*float64(failed[0]) {
 		t.Errorf("failed after the fault: real %d, sim %d: more than 25%% apart", failed[0], failed[1])
+	}
+}
+
+// TestGRPCGoawayChannelAgrees: after a GOAWAY, real grpc-go channels (in a
+// synctest bubble) and the simulator's model of them (sim's
+// TestGRPCChannelAfterGoaway says why) make the same attempts with the
+// same outcomes: the attempt the GOAWAY met resets, three picks fail
+// while the channel backs off, and the first success after it is at
+// 3.05 s in both, although the outage ended at 2.3 s.
+func TestGRPCGoawayChannelAgrees(t *testing.T) {
+	p := scenariotest.Plan(t, `
+name: goaway
+duration: 6s
+seed: 1
+network: {delay: 50ms}
+target: {protocol: grpc, service_time: "0s"}
+workload: {kind: closed, clients: 1, think: 0s}
+chaos:
+  - {kind: outage, mode: goaway, at: 1030ms, for: 1270ms}
+strategies:
+  - {name: s, backoff: constant, base: 500ms, max_attempts: 20, timeout: 2s}
+`, scenarios.Overrides{})
+	real := runInBubble(t, p)
+	simulated := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Timelines: true})[0].Output
+	r, s := real.Summary.Runs[0], simulated.Summary.Runs[0]
+	if !maps.Equal(r.Outcomes, s.Outcomes) || r.Outcomes["refused"] != 3 || r.Outcomes["reset"] != 1 {
+		t.Errorf("outcomes: real %v, sim %v; want the same, with 3 refused and 1 reset", r.Outcomes, s.Outcomes)
+	}
+	for _, c := range []struct {
+		name string
+		rec  *results.Recorder
+	}{{"real", real.Cohorts[0].Rec}, {"sim", simulated.Cohorts[0].Rec}} {
+		if first, _ := firstOKAfter(c.rec, 1030*time.Millisecond); first != 3050*time.Millisecond {
+			t.Errorf("%s: the first success after the goaway at %s; want 3.05 s", c.name, first)
+		}
 	}
 }

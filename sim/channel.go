@@ -132,6 +132,9 @@ func (s *Sim) pick(ch *channel, at time.Duration) bool {
 	for {
 		switch {
 		case ch.up:
+			if at < ch.at {
+				return false // still connecting, in TRANSIENT_FAILURE: see below
+			}
 			if !crashIn(s.drops, ch.at, at) {
 				return true
 			}
@@ -141,7 +144,13 @@ func (s *Sim) pick(ch *channel, at time.Duration) bool {
 		case ch.at > at:
 			return false // TRANSIENT_FAILURE: fail fast
 		default:
-			s.connect(ch, ch.at) // its own next attempt, then on from there
+			// Its own next attempt, then on from there. The channel stays
+			// in TRANSIENT_FAILURE while it connects (pick_first's sticky
+			// TRANSIENT_FAILURE) and is READY only after the handshake:
+			// a pick at the attempt's very instant fails fast.
+			if s.connect(ch, ch.at) {
+				ch.at++
+			}
 		}
 	}
 }
