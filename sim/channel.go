@@ -7,6 +7,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/seeds"
+	"github.com/herdbench/herdbench/target"
 )
 
 // A gRPC target's clients call it on grpc-go channels, and a channel's
@@ -116,13 +117,16 @@ func (s *Sim) channelOf(ci int32) *channel {
 	return &s.chans[i]
 }
 
-// listening reports whether client ci's attempt at at reaches the target:
-// the target listens, and, over a channel, the channel's pick gives a
+// listening reports whether client ci's attempt at at reaches the target
+// m: m listens, and, over a channel, the channel's pick gives a
 // connection.
-func (s *Sim) listening(ci int32, at time.Duration) bool {
+func (s *Sim) listening(ci int32, m *target.Model, at time.Duration) bool {
+	if s.perChan == 0 {
+		return m.Listening(at) // no channels: the HTTP path pays one branch
+	}
 	ch := s.channelOf(ci)
 	if ch == nil {
-		return s.lv[s.cl(ci).tier].m.Listening(at)
+		return m.Listening(at)
 	}
 	return s.pick(ch, at)
 }

@@ -527,7 +527,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	if a.Op == clients.Send {
 		// A pick on a shared channel is made in its turn (evSend), as
 		// other clients' picks before it move the channel.
-		if (s.perChan <= 1 || c.parent >= 0) && s.listening(ci, a.At) {
+		if (s.perChan <= 1 || c.parent >= 0) && s.listening(ci, lv.m, a.At) {
 			if d := lv.m.Hop(); d > 0 {
 				// Nothing happens at the send itself but the request's
 				// departure, so it is scheduled straight to its arrival:
@@ -586,7 +586,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 func (s *Sim) request(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
-	if !s.listening(ci, now) {
+	if !s.listening(ci, m, now) {
 		s.end(ci, now, results.Refused)
 		return
 	}
