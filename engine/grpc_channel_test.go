@@ -85,7 +85,9 @@ func TestGRPCChannelReconnectsOnItsBackoff(t *testing.T) {
 // TestGRPCChannelAfterGoaway says why) make the same attempts with the
 // same outcomes: the attempt the GOAWAY met resets, three picks fail
 // while the channel backs off, and the first success after it is at
-// 3.05 s in both, although the outage ended at 2.3 s.
+// 2.65 s in both, although the outage ended at 2 s. (No send falls on
+// the channel's reconnection at 2.45 s: in a bubble the order of
+// goroutines at one instant is random, and memnet connects in no time.)
 func TestGRPCGoawayChannelAgrees(t *testing.T) {
 	p := scenariotest.Plan(t, `
 name: goaway
@@ -95,9 +97,9 @@ network: {delay: 50ms}
 target: {protocol: grpc, service_time: "0s"}
 workload: {kind: closed, clients: 1, think: 0s}
 chaos:
-  - {kind: outage, mode: goaway, at: 1030ms, for: 1270ms}
+  - {kind: outage, mode: goaway, at: 1030ms, for: 970ms}
 strategies:
-  - {name: s, backoff: constant, base: 500ms, max_attempts: 20, timeout: 2s}
+  - {name: s, backoff: constant, base: 400ms, max_attempts: 20, timeout: 2s}
 `, scenarios.Overrides{})
 	real := runInBubble(t, p)
 	simulated := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Timelines: true})[0].Output
@@ -109,8 +111,8 @@ strategies:
 		name string
 		rec  *results.Recorder
 	}{{"real", real.Cohorts[0].Rec}, {"sim", simulated.Cohorts[0].Rec}} {
-		if first, _ := firstOKAfter(c.rec, 1030*time.Millisecond); first != 3050*time.Millisecond {
-			t.Errorf("%s: the first success after the goaway at %s; want 3.05 s", c.name, first)
+		if first, _ := firstOKAfter(c.rec, 1030*time.Millisecond); first != 2650*time.Millisecond {
+			t.Errorf("%s: the first success after the goaway at %s; want 2.65 s", c.name, first)
 		}
 	}
 }
