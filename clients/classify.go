@@ -16,12 +16,13 @@ import (
 // (errors.Is and errors.As), never by its text.
 func Classify(err error) results.Outcome {
 	var ne net.Error
-	var ga http2.GoAwayError //lint:ignore SA1019 x/net's client, which herdbench uses, returns it for the streams a GOAWAY refused
+	var ga http2.GoAwayError //lint:ignore SA1019 x/net's transport, which the proxy forwards HTTP/2 with, returns it for the streams a GOAWAY refused
+	var sga *h2GoAwayError
 	var se http2.StreamError
 	switch {
 	case err == nil:
 		return results.OK
-	case errors.As(err, &ga):
+	case errors.As(err, &sga), errors.As(err, &ga):
 		// A stream the server had not taken when it sent GOAWAY: not
 		// processed, as a refused connection's request.
 		return results.Refused

@@ -52,8 +52,14 @@ type Client struct {
 	// current request's index in Strategy.Requests.
 	traffic uint64
 	mixed   bool
+	once    bool // the current request may not be retried (Once)
 	req     int32
 }
+
+// Once makes the client's current request one its strategy may not
+// retry, whatever its mix says: a retrying proxy's forwarded request that
+// Strategy.MayRetry refuses. Its first failed attempt ends it.
+func (c *Client) Once() { c.once = true }
 
 // Traffic makes the client draw its requests from the strategy's mix,
 // each logical request from its own stream under seed (the run's), the
@@ -119,7 +125,7 @@ func (c *Client) next(t time.Duration) Action {
 		if t >= c.end {
 			return Action{Op: Stop}
 		}
-		c.start, c.attempt, c.paid, c.open = t, 1, 0, true
+		c.start, c.attempt, c.paid, c.open, c.once = t, 1, 0, true, false
 		if c.strategy.Reset == PerRequest {
 			c.failures, c.prevWait = 0, 0
 		}
@@ -217,6 +223,9 @@ func (c *Client) Resent(r Reply) {
 // its failure is one it retries, and the request is one it may retry.
 func (c *Client) retries(r Reply) bool {
 	s := c.strategy
+	if c.once {
+		return false
+	}
 	if m := s.Requests; m != nil && !m.Requests[c.req].Retry {
 		return false
 	}

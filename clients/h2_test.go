@@ -2,16 +2,17 @@ package clients
 
 import (
 	"fmt"
-	"net/http"
+	"slices"
 	"testing"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 )
 
-//lint:file-ignore SA1019 x/net's HTTP/2 errors, as its client returns them
+//lint:file-ignore SA1019 x/net's GoAwayError, as its transport (the proxy's upstream) returns it
 
 // h2 needs an https target and h2c an http one; the HTTP/2 request is the
 // HTTP/1.1 one's: POST, no body, herdbench's User-Agent, the URL's
@@ -42,20 +43,25 @@ func TestEndpointOverHTTP2(t *testing.T) {
 	if err := ep.use(wire.H2, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := ep.h2req
-	if r.Method != http.MethodPost || r.Body != nil || r.URL.User != nil || r.URL.RequestURI() != "/base/x?q=1" ||
-		r.Header.Get("User-Agent") != "herdbench" || r.Header.Get("Authorization") != "Basic dXNlcjpwdw==" {
-		t.Errorf("request %s %s, headers %v", r.Method, r.URL, r.Header)
+	want := []hpack.HeaderField{
+		{Name: ":method", Value: "POST"}, {Name: ":scheme", Value: "https"}, {Name: ":authority", Value: "127.0.0.1:1"},
+		{Name: ":path", Value: "/base/x?q=1"}, {Name: "user-agent", Value: "herdbench"},
+		{Name: "authorization", Value: "Basic dXNlcjpwdw=="}, {Name: "content-length", Value: "0"},
+	}
+	if r := ep.h2req; !slices.Equal(r.fields, want) || len(r.body) != 0 {
+		t.Errorf("request %v, body %q; want %v, no body", r.fields, r.body, want)
 	}
 	if got := ep.tls.NextProtos; len(got) != 1 || got[0] != "h2" {
 		t.Errorf("ALPN offers %v; want h2 only", got)
 	}
 }
 
-// x/net's errors for a stream: one a GOAWAY refused, or the server
-// refused, is refused (not processed); one the server reset is a reset.
+// HTTP/2's errors for a stream: one a GOAWAY refused (the swarm's, or
+// x/net's transport's for the proxy), or the server refused, is refused
+// (not processed); one the server reset is a reset.
 func TestClassifyHTTP2(t *testing.T) {
 	for err, want := range map[error]results.Outcome{
+		&h2GoAwayError{LastStreamID: 1, Code: http2.ErrCodeNo}:                            results.Refused,
 		http2.GoAwayError{LastStreamID: 1, ErrCode: http2.ErrCodeNo}:                      results.Refused,
 		fmt.Errorf("round trip: %w", http2.StreamError{Code: http2.ErrCodeRefusedStream}): results.Refused,
 		http2.StreamError{StreamID: 3, Code: http2.ErrCodeInternal}:                       results.Reset,

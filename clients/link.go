@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,9 +37,11 @@ type endpoint struct {
 	url  *url.URL
 	auth string // the Authorization header's value, "" for none
 
-	// HTTP/2 (h2.go): the protocol, and the request every attempt sends.
-	proto wire.Protocol
-	h2req *http.Request
+	// HTTP/2 (h2.go): the protocol, the probe's request and the mix's
+	// fixed ones.
+	proto   wire.Protocol
+	h2req   h2message
+	h2fixed []h2message
 
 	plain   []byte // a plain attempt's whole request
 	occRead []byte // an OCC attempt's read
@@ -51,10 +55,15 @@ type endpoint struct {
 // wireRequest is one request of a mix on the wire: its whole bytes when
 // it holds no placeholder (the hot path: written as prepared), else its
 // head up to the Content-Length and its body, to fill per logical request.
+// A body without placeholders has a known length: its Content-Length and
+// the body are then rendered once into the head's last literal (sized),
+// and a fill only writes the literal runs and the placeholders between
+// them, in one pass.
 type wireRequest struct {
 	fixed []byte
 	head  []segment
 	body  []segment
+	sized bool // head holds the whole request, Content-Length and body included
 }
 
 // MaxBody is the largest request body herdbench sends.
@@ -92,16 +101,37 @@ func (e *endpoint) wire(host, auth, base, uri string, r *Request) (wireRequest, 
 		}
 	}
 	w := wireRequest{head: head, body: body}
-	if len(head) == 1 && head[0].ph.kind == 0 && len(body) <= 1 && (len(body) == 0 || body[0].ph.kind == 0) {
-		var f filler
-		w.fixed = w.fill(nil, &f)
+	if len(body) <= 1 && (len(body) == 0 || body[0].ph.kind == 0) {
+		// The body's length is known: render the rest once.
+		var lit []byte
+		if len(body) == 1 {
+			lit = body[0].lit
+		}
+		rest := append([]byte("Content-Length: "+strconv.Itoa(len(lit))+"\r\n\r\n"), lit...)
+		w = wireRequest{head: appendLiteral(head, rest), sized: true}
+		if len(w.head) == 1 {
+			w.fixed = w.head[0].lit
+		}
 	}
 	return w, nil
+}
+
+// appendLiteral appends the literal text lit to segs, joined to its last
+// segment when that is literal too.
+func appendLiteral(segs []segment, lit []byte) []segment {
+	if n := len(segs); n > 0 && segs[n-1].ph.kind == 0 {
+		segs[n-1].lit = append(segs[n-1].lit[:len(segs[n-1].lit):len(segs[n-1].lit)], lit...)
+		return segs
+	}
+	return append(segs, segment{lit: lit})
 }
 
 // fill appends the request's bytes, its placeholders filled by f.
 func (w *wireRequest) fill(b []byte, f *filler) []byte {
 	b = f.appendTo(b, w.head)
+	if w.sized {
+		return b
+	}
 	mark := len(b)
 	b = f.appendTo(b, w.body) // after the head: its draws come after the head's
 	n := len(b) - mark
@@ -193,9 +223,18 @@ type link struct {
 	// net/http calls reused (its persistConn.markReused).
 	answered bool
 
-	mu       sync.Mutex // guards nc's deadline against abort
-	aborted  bool
-	deadline bool // nc has a deadline set
+	mu sync.Mutex // guards nc's deadline against abort
+	// aborted is set (under mu) when the run has ended; read without mu
+	// where no deadline is set.
+	aborted atomic.Bool
+	// rd is the read deadline set on nc (zero: none), want the current
+	// exchange's own: rd may come earlier (setDeadline keeps it), and a
+	// read that times out on it before want is resumed (linkReader).
+	rd, want time.Time
+	// calm says the attempt follows its client's previous success at
+	// once, without a wait: nothing lines it up with other clients, so
+	// exchange does not yield between its write and its read.
+	calm bool
 
 	buf  []byte // an OCC write's request
 	body [64]byte
@@ -232,7 +271,7 @@ func newLink(ep *endpoint) *link {
 func (l *link) abort() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.aborted = true
+	l.aborted.Store(true)
 	if l.nc != nil {
 		_ = l.nc.SetDeadline(aLongTimeAgo)
 	}
@@ -252,7 +291,7 @@ func (l *link) close() {
 	defer l.mu.Unlock()
 	if l.nc != nil {
 		_ = l.nc.Close()
-		l.nc, l.raw, l.deadline = nil, nil, false
+		l.nc, l.raw, l.rd = nil, nil, time.Time{}
 	}
 }
 
@@ -280,19 +319,50 @@ func (l *link) connect(ctx context.Context, deadline time.Time) error {
 		nc = tc
 	}
 	l.mu.Lock()
-	if l.aborted {
+	if l.aborted.Load() {
 		l.mu.Unlock()
 		_ = nc.Close()
 		return errAborted
 	}
-	l.nc, l.raw, l.deadline, l.idle, l.answered = nc, raw, false, time.Time{}, false
+	l.nc, l.raw, l.rd, l.idle, l.answered = nc, raw, time.Time{}, time.Time{}, false
 	l.mu.Unlock()
 	if l.br == nil {
-		l.br = bufio.NewReaderSize(nc, 4096)
+		l.br = bufio.NewReaderSize(linkReader{l}, 4096)
 	} else {
-		l.br.Reset(nc)
+		l.br.Reset(linkReader{l})
 	}
 	return nil
+}
+
+// linkReader reads a link's connection for its buffer. A read that times
+// out on a deadline set before the exchange's own (setDeadline keeps one)
+// is resumed with the exchange's: every read still ends at its exchange's
+// deadline, exactly, and no earlier.
+type linkReader struct{ l *link }
+
+func (r linkReader) Read(p []byte) (int, error) {
+	l := r.l
+	for {
+		n, err := l.nc.Read(p)
+		if n > 0 || err == nil || !l.early(err) {
+			return n, err
+		}
+	}
+}
+
+// early reports whether err is a read's timeout on a deadline before the
+// exchange's own, and if so sets the exchange's: the read is to go on.
+func (l *link) early(err error) bool {
+	if l.want.IsZero() || !l.rd.Before(l.want) || !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(l.want) {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.aborted.Load() {
+		return false // the run's end: its deadline, not a kept one
+	}
+	l.rd = l.want
+	return l.nc.SetReadDeadline(l.want) == nil
 }
 
 // warm opens the connection ahead of the first attempt, giving up at
@@ -307,22 +377,39 @@ func (l *link) warm(ctx context.Context, deadline time.Time) {
 	}
 }
 
-// setDeadline sets the deadline of the exchange's reads; the zero time
-// means none. Writes need none: a request is a few dozen bytes, written
-// into an empty socket buffer (one request at a time), so a write never
-// waits for the server; the run's end (abort) cuts writes too.
-func (l *link) setDeadline(t time.Time) error {
+// setDeadline sets the deadline of the exchange's reads, at now; the zero
+// time means none. Writes need none: a request is a few dozen bytes,
+// written into an empty socket buffer (one request at a time), so a write
+// never waits for the server; the run's end (abort) cuts writes too.
+//
+// A deadline already set that has not passed and comes no later than t is
+// kept: a read that times out on it is resumed with t (linkReader). So a
+// closed loop sets one deadline per timeout's length on each connection,
+// not one per attempt: setting a deadline costs a lock and a runtime timer
+// change, often a wake-up of the network poller too.
+func (l *link) setDeadline(t, now time.Time) error {
+	l.want = t
+	switch {
+	case t.IsZero():
+		if l.rd.IsZero() {
+			return l.abortedErr()
+		}
+	case !l.rd.IsZero() && !l.rd.After(t) && l.rd.After(now):
+		return l.abortedErr()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case l.aborted:
+	if l.aborted.Load() {
 		return errAborted
-	case !t.IsZero():
-		l.deadline = true
-		return l.nc.SetReadDeadline(t)
-	case l.deadline:
-		l.deadline = false
-		return l.nc.SetReadDeadline(time.Time{})
+	}
+	l.rd = t
+	return l.nc.SetReadDeadline(t)
+}
+
+// abortedErr returns errAborted once the run has ended.
+func (l *link) abortedErr() error {
+	if l.aborted.Load() {
+		return errAborted
 	}
 	return nil
 }
@@ -352,7 +439,7 @@ func (l *link) stale(now time.Time) bool {
 	}
 	// The last exchange's deadline has likely passed: lift it, or the peek
 	// would fail on it rather than look at the socket.
-	if l.setDeadline(time.Time{}) != nil {
+	if l.setDeadline(time.Time{}, now) != nil {
 		return false // the run has ended; begin says so
 	}
 	if err := l.raw.Read(l.peek); err != nil {
@@ -361,20 +448,23 @@ func (l *link) stale(now time.Time) bool {
 	return !l.live
 }
 
-// begin readies the link for an attempt whose timeout ends at deadline
-// (zero: none) and returns the attempt's send time: now, or for a link
-// without a connection the start of its dial (the SYN is its first packet
-// on the wire).
-func (l *link) begin(ctx context.Context, deadline time.Time) (time.Time, error) {
-	now := time.Now()
+// begin readies the link for an attempt with timeout (0: none) and
+// returns the attempt's send time: now, or for a link without a
+// connection the start of its dial (the SYN is its first packet on the
+// wire); and its deadline, timeout after the first of these (zero: none).
+func (l *link) begin(ctx context.Context, timeout time.Duration) (now, deadline time.Time, err error) {
+	now = time.Now()
+	if timeout > 0 {
+		deadline = now.Add(timeout)
+	}
 	if l.ep.err != nil {
-		return now, l.ep.err
+		return now, deadline, l.ep.err
 	}
 	if l.nc != nil {
 		if !l.stale(now) {
-			err := l.setDeadline(deadline)
+			err := l.setDeadline(deadline, now)
 			if err == nil || err == errAborted {
-				return now, err
+				return now, deadline, err
 			}
 			// A connection that takes no deadline has gone (an in-memory
 			// pipe whose far end closed).
@@ -383,9 +473,9 @@ func (l *link) begin(ctx context.Context, deadline time.Time) (time.Time, error)
 		now = time.Now()
 	}
 	if err := l.connect(ctx, deadline); err != nil {
-		return now, err
+		return now, deadline, err
 	}
-	return now, l.setDeadline(deadline)
+	return now, deadline, l.setDeadline(deadline, now)
 }
 
 // exchange writes req on the link's connection and reads the answer, keeping
@@ -398,7 +488,7 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 		// The connection died while idle: nothing reached the target.
 		l.close()
 		if err = l.connect(ctx, deadline); err == nil {
-			if err = l.setDeadline(deadline); err == nil {
+			if err = l.setDeadline(deadline, time.Now()); err == nil {
 				_, err = l.nc.Write(req)
 			}
 		}
@@ -410,8 +500,12 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 	// Let the other runnable clients send before this one reads: in a
 	// wave, clients woken for the same instant then all write before any
 	// of them handles an answer (which would delay the later writes), and
-	// the answer is often there by the time this one reads.
-	runtime.Gosched()
+	// the answer is often there by the time this one reads. A calm attempt
+	// (a closed loop's next request right after a success) is in no wave:
+	// it goes on to its read, which parks it if the answer is not there.
+	if !l.calm {
+		runtime.Gosched()
+	}
 	if _, err := l.br.Peek(1); err != nil {
 		answered := l.answered
 		l.close()

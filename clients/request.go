@@ -79,6 +79,21 @@ func Idempotent(method string) bool {
 	return false
 }
 
+// MayRetry reports whether the strategy may retry a request of method
+// that carries the headers has says it does (has is given a name in any
+// case): its method is idempotent, the strategy retries non-idempotent
+// requests, or the request carries the strategy's idempotency-key header.
+func (s *Strategy) MayRetry(method string, has func(name string) bool) bool {
+	if Idempotent(method) || s.RetryNonIdempotent {
+		return true
+	}
+	name := s.IdempotencyHeader
+	if name == "" {
+		name = DefaultIdempotencyHeader
+	}
+	return has(name)
+}
+
 // Methods are the methods a request may have.
 var Methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodTrace}
 

@@ -182,7 +182,7 @@ func sendsTheMix(t *testing.T, proto wire.Protocol) {
 	sw.Run(ctx)
 	gets, puts := len(got["GET /a"]), len(got["PUT /b"])
 	if gets+puts/2 != 200 || puts%2 != 0 {
-		t.Fatalf("%d GETs and %d PUT attempts; want 200 requests, every PUT sent twice", gets, puts)
+		t.Fatalf("%d GETs and %d PUT attempts; want 200 requests, every PUT sent twice (attempts by outcome: %v)", gets, puts, rec.Live().ByAttempt)
 	}
 	if puts/2 < 25 || puts/2 > 75 {
 		t.Errorf("%d PUTs of 200 requests; weights 3:1 give about 50", puts/2)
@@ -231,6 +231,59 @@ func BenchmarkFill(b *testing.B) {
 		Method: "POST", Path: "/orders/{client}", Weight: 1,
 		Header: []Header{{Name: "Idempotency-Key", Value: "{uuid}"}, {Name: "Content-Type", Value: "application/json"}},
 		Body:   []byte(`{"item": {rand:1:1000}, "note": "a body of some length, as an API's would be"}`), FillBody: true,
+	}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f := filler{client: 7, n: i}
+		requestStream(&f.src, 1, 7, i)
+		buf = ep.reqs[0].fill(buf[:0], &f)
+	}
+}
+
+// A request whose body has no placeholders is rendered once, Content-Length
+// and body included, into literal runs around its placeholders: a fill
+// writes them in one pass, and sends the same bytes as ever.
+func TestFillPrerendersKnownLengths(t *testing.T) {
+	ep, err := newEndpoint("http://h:1/base/", nil, NewMix([]Request{
+		{Method: "PUT", Path: "/users/{client}/{request}", Weight: 1, Header: []Header{{Name: "X", Value: "y"}}, Body: []byte("hello {client}")},
+		{Method: "DELETE", Path: "/items/{request}", Weight: 1},
+		{Method: "POST", Path: "/orders", Weight: 1, Body: []byte(`{"c": {client}}`), FillBody: true},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		bytes    string
+		sized    bool
+		segments int
+	}{
+		{"PUT /base/users/7/3 HTTP/1.1\r\nHost: h:1\r\nUser-Agent: herdbench\r\nX: y\r\nContent-Length: 14\r\n\r\nhello {client}", true, 5},
+		{"DELETE /base/items/3 HTTP/1.1\r\nHost: h:1\r\nUser-Agent: herdbench\r\nContent-Length: 0\r\n\r\n", true, 3},
+		{"POST /base/orders HTTP/1.1\r\nHost: h:1\r\nUser-Agent: herdbench\r\nContent-Length: 8\r\n\r\n{\"c\": 7}", false, 1},
+	} {
+		w := &ep.reqs[i]
+		f := filler{client: 7, n: 3}
+		if got := string(w.fill(nil, &f)); got != want.bytes {
+			t.Errorf("request %d: %q, want %q", i, got, want.bytes)
+		}
+		if w.sized != want.sized || len(w.head) != want.segments {
+			t.Errorf("request %d: sized %v with %d head segments, want %v with %d", i, w.sized, len(w.head), want.sized, want.segments)
+		}
+	}
+}
+
+// BenchmarkFillSized fills a request whose body has a known length (a
+// file's, or an inline body without placeholders): one pass over its
+// pre-rendered runs.
+func BenchmarkFillSized(b *testing.B) {
+	ep, err := newEndpoint("http://127.0.0.1:1/", nil, NewMix([]Request{{
+		Method: "PUT", Path: "/items/{rand:1:1000}", Weight: 1,
+		Header: []Header{{Name: "Content-Type", Value: "application/json"}},
+		Body:   []byte(`{"name": "widget", "quantity": 3, "tags": ["ci", "nginx"]}` + "\n"),
 	}}))
 	if err != nil {
 		b.Fatal(err)

@@ -35,6 +35,14 @@ type Strategy struct {
 	// succeed. Their zero values retry every failure of a non-2xx.
 	RetryOn RetryOn
 	Success Success
+	// RetryNonIdempotent and IdempotencyHeader are the rule for requests
+	// whose method is not idempotent (POST, PATCH): such a request is
+	// retried only if RetryNonIdempotent is set, or it carries the header
+	// IdempotencyHeader names ("": DefaultIdempotencyHeader). The swarm
+	// applies it to its mix as it is compiled (Request.Retry); a retrying
+	// proxy to every request it forwards (MayRetry).
+	RetryNonIdempotent bool
+	IdempotencyHeader  string
 
 	// GRPC, when set, makes the cohort's retries grpc-go's own, from its
 	// service config (grpc.go): the client then follows grpc-go's

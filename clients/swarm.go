@@ -190,6 +190,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 	var wake alarm
 	defer wake.stop()
 	var req, buf []byte // the current logical request's bytes (a mix's)
+	calm := false       // the last attempt succeeded
 	for a.Op == Send {
 		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
@@ -201,6 +202,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 			req, buf = s.request(c, buf)
 		}
 		l := src.get()
+		l.calm = calm && !wake.waited // the next request of a closed loop, sent at once
 		sh.InFlight(1)
 		sent, end, o, status, retryAfter, first := s.attempt(ctx, l, req)
 		sh.InFlight(-1)
@@ -216,6 +218,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 			c.Resent(*first)
 		}
 		a = c.Result(Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: lag, Status: status, Resend: first != nil})
+		calm = o == results.OK
 	}
 }
 
@@ -251,15 +254,11 @@ func (s *Swarm) request(c *Client, buf []byte) (req, out []byte) {
 // connection, within the same deadline: first is then the first try's
 // reply, and the figures returned are the re-send's.
 func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration, first *Reply) {
-	var deadline time.Time
-	if t := s.Strategy.Timeout; t > 0 {
-		deadline = time.Now().Add(t)
-	}
 	if l.h2 != nil {
 		sent, end, o, status, pushback = s.attemptH2(ctx, l, req)
 		return sent, end, o, status, pushback, nil
 	}
-	at, err := l.begin(ctx, deadline)
+	at, deadline, err := l.begin(ctx, s.Strategy.Timeout)
 	sent = at.Sub(s.Origin)
 	if err == nil {
 		if s.OCC {
@@ -270,13 +269,12 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 				req = l.ep.plain
 			}
 			a, err = l.exchange(ctx, req, deadline, false)
-			var na *noAnswerError
-			if err != nil && ctx.Err() == nil && errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, l.ep.plain)) {
+			if err != nil && ctx.Err() == nil && s.resends(err, req, l.ep.plain) {
 				now := time.Now()
 				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
 				sent = now.Sub(s.Origin)
 				if err = l.connect(ctx, deadline); err == nil {
-					if err = l.setDeadline(deadline); err == nil {
+					if err = l.setDeadline(deadline, now); err == nil {
 						a, err = l.exchange(ctx, req, deadline, false)
 					}
 				}
@@ -294,13 +292,25 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 	return sent, end, o, status, pushback, first
 }
 
+// resends reports whether the strategy's transport sends again at once
+// the request req whose exchange failed with err. Apart from attempt, so
+// that the error's variable, which escapes, is made only on failure.
+func (s *Swarm) resends(err error, req, plain []byte) bool {
+	var na *noAnswerError
+	return errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, plain))
+}
+
 // alarm is one goroutine's timer, reused from sleep to sleep so that a
 // client's waits allocate nothing.
-type alarm struct{ t *time.Timer }
+type alarm struct {
+	t      *time.Timer
+	waited bool // the last sleepUntil waited for its time
+}
 
 // sleepUntil waits until t; it reports false if ctx ended first.
 func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
 	d := time.Until(t)
+	a.waited = d > 0
 	if d <= 0 {
 		return ctx.Err() == nil
 	}

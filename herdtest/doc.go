@@ -18,6 +18,19 @@
 // logical request. A request is one call of the cohort's function: nil
 // means it succeeded, an error that it gave up.
 //
+// # Over gRPC
+//
+// When the scenario's target speaks gRPC (target.protocol: grpc, as in
+// the grpc-outage built-in, or Options.Set "target.protocol=grpc" for an
+// HTTP scenario's storm), a request is one logical RPC with your grpc-go
+// code: Client.GRPC is a ready *grpc.ClientConn to the target, and
+// Client.DialGRPC makes one with your dial options (a service config with
+// grpc.WithDefaultServiceConfig: grpc-go's own retries and throttling
+// decide). Every attempt a channel sends, grpc-go's retries included, is
+// recorded from a stats handler on it; a transparent retry, which never
+// reached the server, is not. Channels made in New are connected before
+// t = 0; herdtest closes them at the end.
+//
 // # Two modes
 //
 // Virtual (the default) runs everything inside a testing/synctest bubble
@@ -35,4 +48,16 @@
 // herdtest watches the bubble from outside: when virtual time stands still
 // for Options.Stall of wall time while the run is unfinished, it stops the
 // test and says why, instead of hanging.
+//
+// Of grpc-go, everything a channel made by DialGRPC (or GRPC) runs is
+// inside the bubble: its resolver (passthrough), balancer and transport
+// goroutines, its retry backoff and throttling, its reconnect backoff,
+// keepalive pings and idle timer all follow the bubble's clock, over the
+// in-memory network. A channel made outside the test (a package's, in
+// TestMain) is refused by the Go runtime on its first call from inside
+// (fatal error: send on synctest channel from outside bubble, in
+// grpc-go's resolver_wrapper.go); one made inside with grpc.NewClient and
+// not DialGRPC reaches the host's network (a dns:/// target resolves
+// there) and is reported when its requests end without one recorded
+// attempt.
 package herdtest

@@ -8,11 +8,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
@@ -64,6 +68,27 @@ type Client struct {
 	// Rand is the client's own random stream, from the run's seed: the
 	// same numbers in every cohort and every run of that seed.
 	Rand *rand.Rand
+
+	// When the scenario's target speaks gRPC (target.protocol: grpc), URL,
+	// HTTP and Transport are empty and these are set instead.
+
+	// GRPC is a ready channel to the target, this client's alone, made
+	// with DialGRPC and no options of yours (grpc-go's defaults: no retry
+	// policy, so only its transparent retries), connected before the run's
+	// t = 0. Every attempt it sends is recorded. Hand it to your generated
+	// client (pb.NewGreeterClient(c.GRPC)); for a retry policy of your
+	// own, make a channel with DialGRPC.
+	GRPC *grpc.ClientConn
+	// GRPCTarget is the target's address, 127.0.0.1:PORT. In real time any
+	// grpc-go client reaches it over loopback, but only channels made by
+	// DialGRPC (and GRPC) are recorded; in virtual time only they reach it.
+	GRPCTarget string
+	// Method is the scenario's target.method (/herdbench.Target/Call by
+	// default). The target answers any method with an empty message, which
+	// every protobuf client reads as its message with default values.
+	Method string
+
+	grpc *grpcClient // nil for an HTTP target
 }
 
 // RequestFunc performs one logical request: nil when it succeeded, an
@@ -100,6 +125,10 @@ type Options struct {
 	// Duration and Clients replace the scenario's when not 0.
 	Duration time.Duration
 	Clients  int
+	// Set changes fields of the scenario, each PATH=VALUE as herdbench's
+	// --set takes it, one value each: "target.protocol=grpc" runs an HTTP
+	// scenario's storm over gRPC.
+	Set []string
 	// Thresholds are gates for every cohort, besides the scenario's.
 	Thresholds []string
 	// Out is where a failing run's results folder goes. When "": the
@@ -140,6 +169,17 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 	ov := scenarios.Overrides{Duration: o.Duration, Seed: nilIfZero(o.Seed), Cohorts: true}
 	if o.Clients > 0 {
 		ov.Set = []scenarios.Axis{{Path: "workload.clients", Values: []string{fmt.Sprint(o.Clients)}, Origin: "herdtest.Options.Clients"}}
+	}
+	for _, arg := range o.Set {
+		a, err := scenarios.ParseSet(arg)
+		if err != nil {
+			return nil, fmt.Errorf("herdtest: Options.Set: %w", err)
+		}
+		if len(a.Values) != 1 {
+			return nil, fmt.Errorf("herdtest: Options.Set %q gives %d values; herdtest runs one point, give one", arg, len(a.Values))
+		}
+		a.Origin = "herdtest.Options.Set"
+		ov.Set = append(ov.Set, a)
 	}
 	var op *scenarios.Opened
 	var err error
@@ -197,7 +237,15 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 	return p, nil
 }
 
-// hasKey reports whether the YAML document has a top-level key.
+// hostPort is the host:port of a target's URL.
+func hostPort(u string) string {
+	if p, err := url.Parse(u); err == nil && p.Host != "" {
+		return p.Host
+	}
+	return strings.TrimSuffix(u, "/")
+}
+
+// nilIfZero is a pointer to v, or nil when v is 0.
 func nilIfZero(v uint64) *uint64 {
 	if v == 0 {
 		return nil
@@ -254,6 +302,10 @@ type driver struct {
 	grace   time.Duration
 	probs   *problems
 	virtual bool // in a synctest bubble
+	// grpc says the target speaks gRPC, with the scenario's method: the
+	// clients get channels instead of an HTTP client.
+	grpc   bool
+	method string
 	// progress is the latest instant of the run's clock a client saw, in
 	// ns since t = 0: what the virtual-time watchdog reads.
 	progress *atomic.Int64
@@ -268,34 +320,60 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	var transports []*http.Transport
+	var grpcs []*grpcClient
 	tally := &tally{}
 	n := c.Workload.Clients
 	if c.Workload.Kind == clients.Open {
 		n = 1 // one process serves the arrivals: its policies see them all
 	}
+	var fns []func()
 	for i := range n {
 		dial := c.Dial
 		if dial == nil {
 			dial = (&net.Dialer{}).DialContext
 		}
-		base := &http.Transport{DialContext: counting(dial), MaxIdleConnsPerHost: 16, DisableCompression: true}
-		transports = append(transports, base)
 		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end, tally: tally}
-		rt := &recordingTransport{base: base, cl: cl}
-		env := &Client{Cohort: co.Name, Index: i, URL: c.URL + "/", HTTP: &http.Client{Transport: rt}, Transport: rt,
-			Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
+		env := &Client{Cohort: co.Name, Index: i, Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
+		if d.grpc {
+			g := &grpcClient{cl: cl, addr: hostPort(c.URL), dialer: dial}
+			grpcs = append(grpcs, g)
+			env.grpc, env.GRPCTarget, env.Method = g, g.addr, d.method
+			cc, err := g.dial(nil)
+			if err != nil {
+				d.probs.add(co.Name, "no channel", fmt.Sprintf("cohort %s: client %d: %v", co.Name, i, err))
+				continue
+			}
+			env.GRPC = cc
+		} else {
+			base := &http.Transport{DialContext: counting(dial), MaxIdleConnsPerHost: 16, DisableCompression: true}
+			transports = append(transports, base)
+			rt := &recordingTransport{base: base, cl: cl}
+			env.URL, env.HTTP, env.Transport = c.URL+"/", &http.Client{Transport: rt}, rt
+		}
 		fn, ok := cl.build(co, env)
 		if !ok {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		fns = append(fns, func() {
 			if c.Workload.Kind == clients.Open {
 				cl.arrivals(ctx, co.Name, fn)
 				return
 			}
 			cl.loop(ctx, co.Name, fn)
+		})
+	}
+	if len(grpcs) > 0 && time.Now().Before(c.Origin) {
+		var chans []*grpc.ClientConn
+		for _, g := range grpcs {
+			chans = append(chans, g.toWarm()...)
+		}
+		warm(chans, c.Origin)
+	}
+	for _, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn()
 		}()
 	}
 	go func() {
@@ -318,7 +396,17 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	for _, t := range transports {
 		t.CloseIdleConnections()
 	}
+	for _, g := range grpcs {
+		g.close()
+	}
 	if ended := tally.ended.Load(); ended > 0 && tally.trips.Load() == 0 && !d.probs.has(co.Name, kindPanic) {
+		if d.grpc {
+			d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
+				"cohort %s: its %d requests ended without one attempt on a channel herdtest made (c.GRPC, c.DialGRPC): the code calls on a channel of its own "+
+					"(grpc.NewClient, a channel made outside the test), which herdtest neither sees nor counts, and which in virtual time dials the host's "+
+					"real network (a dns:/// target resolves there too); make the library's channel with c.DialGRPC, or hand it c.GRPC", co.Name, ended))
+			return
+		}
 		d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
 			"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
 				"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
@@ -387,7 +475,7 @@ func (cl *client) now() time.Duration {
 func (cl *client) build(co Cohort, env *Client) (fn RequestFunc, ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			cl.d.probs.add(co.Name, "a panic in New", fmt.Sprintf("cohort %s: New panicked for client %d: %v\n%s", co.Name, cl.id, v, debug.Stack()))
+			cl.d.probs.add(co.Name, "a panic in New", fmt.Sprintf("cohort %s: New panicked for client %d: %v%s\n%s", co.Name, cl.id, v, cl.d.nilHint(v), debug.Stack()))
 			ok = false
 		}
 	}()
@@ -397,6 +485,19 @@ func (cl *client) build(co Cohort, env *Client) (fn RequestFunc, ok bool) {
 		return nil, false
 	}
 	return fn, true
+}
+
+// nilHint says, for a panic that is a runtime error (a nil pointer or
+// func among them), which of the Client's fields are nil for this
+// target's protocol.
+func (d *driver) nilHint(v any) string {
+	if _, ok := v.(runtime.Error); !ok {
+		return ""
+	}
+	if d.grpc {
+		return " (the target speaks gRPC: c.URL, c.HTTP and c.Transport are empty; call it with c.GRPC or a channel from c.DialGRPC)"
+	}
+	return " (the target speaks HTTP: c.GRPC is nil; call it with c.HTTP, or set target.protocol: grpc)"
 }
 
 // loop runs the client's requests, as the scenario's workload says: one
@@ -481,7 +582,7 @@ func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
 func (cl *client) call(ctx context.Context, cohort string, fn RequestFunc) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			cl.d.probs.add(cohort, kindPanic, fmt.Sprintf("cohort %s: client %d's request panicked: %v\n%s", cohort, cl.id, v, debug.Stack()))
+			cl.d.probs.add(cohort, kindPanic, fmt.Sprintf("cohort %s: client %d's request panicked: %v%s\n%s", cohort, cl.id, v, cl.d.nilHint(v), debug.Stack()))
 			err = fmt.Errorf("panic: %v", v)
 		}
 	}()

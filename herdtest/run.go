@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/results/terminal"
+	"github.com/herdbench/herdbench/target"
 )
 
 // Run runs the cohorts against the scenario's target and chaos plan and
@@ -57,7 +59,11 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{cohorts: cohorts, grace: o.Grace, probs: &problems{}, virtual: o.Mode != Real}
+	d := &driver{cohorts: cohorts, grace: o.Grace, probs: &problems{}, virtual: o.Mode != Real,
+		grpc: p.Target.Protocol == target.GRPC, method: p.Method}
+	if d.grpc && d.method == "" {
+		d.method = grpcwire.Method
+	}
 	if d.grace <= 0 {
 		d.grace = 10 * time.Second
 	}
@@ -178,7 +184,9 @@ func watch(progress *atomic.Int64, finished <-chan struct{}, stall, duration tim
 			panic(fmt.Sprintf("herdtest: virtual time has stood still at %s of the run's %s for %s of wall time: "+
 				"some code in the test waits on something outside its synctest bubble (a real socket such as http.DefaultClient's, "+
 				"a DNS lookup, a timer, channel or lock made outside the test), which virtual time cannot run. "+
-				"Use the *http.Client, Transport or Dial herdtest hands each client, or run it with Mode: herdtest.Real",
+				"Over gRPC: a grpc.ClientConn made outside the test, or not by c.DialGRPC (a dns:/// target resolves on the host's network; "+
+				"a call that waits for ready on such a channel never ends). "+
+				"Use the *http.Client, Transport or Dial herdtest hands each client (over gRPC, c.GRPC or c.DialGRPC), or run it with Mode: herdtest.Real",
 				time.Duration(last).Round(time.Millisecond), duration, stall))
 		}
 	}

@@ -3,7 +3,9 @@
 // pins: hashicorp/go-retryablehttp, cenkalti/backoff v4 and v5, the AWS
 // SDK for Go v2's retry.NewStandard and retry.NewAdaptiveMode,
 // failsafe-go's RetryPolicy (its defaults, and with the backoff and jitter
-// its docs show), and avast/retry-go v4.
+// its docs show), avast/retry-go v4, and grpc-go's service-config retries
+// (examples/features/retry's policy, and gRFC A6's with throttling, the
+// grpc preset's design), whose cohorts run the storms over gRPC.
 //
 // Each library is one file with its cohort constructor. Every constructor
 // takes the per-attempt timeout, the one setting every user of these
@@ -16,6 +18,8 @@
 //
 // It is a module of its own, so herdbench does not depend on these
 // libraries. TestLibraryTable prints their figures under the built-in
-// outage and metastable scenarios; TestPresetsMatchTheirLibraries keeps
-// herdbench's aws-standard-v2 preset within bands of the SDK it models.
+// outage and metastable scenarios (over gRPC for grpc-go: grpc-outage and
+// metastable with target.protocol grpc); TestPresetsMatchTheirLibraries
+// keeps herdbench's aws-standard-v2 preset within bands of the SDK it
+// models, and the grpc preset within bands of grpc-go.
 package libraries

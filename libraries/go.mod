@@ -11,6 +11,8 @@ require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/herdbench/herdbench v0.0.0
+	google.golang.org/grpc v1.84.0
+	google.golang.org/grpc/examples v0.0.0-20260825154716-030ee8becb20
 )
 
 require (
@@ -32,7 +34,6 @@ require (
 	golang.org/x/text v0.42.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/grpc v1.84.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 

@@ -17,21 +17,26 @@ type Library struct {
 	Module string // the Go module and the version go.mod pins
 	Config string // what is configured, in a few words
 	// New returns the cohort's constructor, each attempt bounded by
-	// timeout.
+	// timeout (for grpc-go, the RPC: its deadline covers every attempt).
 	New func(timeout time.Duration) func(c *herdtest.Client) herdtest.RequestFunc
+	// GRPC says the library calls a gRPC target: it runs the storms over
+	// gRPC.
+	GRPC bool
 }
 
 // All lists the libraries, in the order of the published table.
 func All() []Library {
 	return []Library{
-		{"go-retryablehttp", "github.com/hashicorp/go-retryablehttp v0.7.8", "NewClient(): 1 s to 30 s, 4 retries, DefaultBackoff (no jitter)", RetryableHTTP},
-		{"backoff-v4", "github.com/cenkalti/backoff/v4 v4.3.0", "Retry with NewExponentialBackOff(): 500 ms × 1.5^n ± 50%, up to 60 s, for 15 min", BackoffV4},
-		{"backoff-v5", "github.com/cenkalti/backoff/v5 v5.0.3", "Retry(ctx, op, WithBackOff(NewExponentialBackOff())): the same, for 15 min", BackoffV5},
-		{"aws-standard", "github.com/aws/aws-sdk-go-v2 v1.48.0", "retry.NewStandard(): 3 attempts, U(0,1) × min(50 ms × 2^i, 20 s), 500-token quota, 14 a retry", AWSStandard},
-		{"aws-adaptive", "github.com/aws/aws-sdk-go-v2 v1.48.0", "retry.NewAdaptiveMode(): standard + a client-side rate limiter fed by throttling errors", AWSAdaptive},
-		{"failsafe-default", "github.com/failsafe-go/failsafe-go v0.9.8", "failsafehttp.NewRetryPolicyBuilder(): 3 attempts, no delay", FailsafeDefault},
-		{"failsafe-jitter", "github.com/failsafe-go/failsafe-go v0.9.8", "the same WithBackoff(1 s, 30 s).WithJitterFactor(0.1)", FailsafeJitter},
-		{"retry-go", "github.com/avast/retry-go/v4 v4.7.0", "Do(...): 10 attempts, 100 ms × 2^n + U(0, 100 ms)", RetryGo},
+		{"go-retryablehttp", "github.com/hashicorp/go-retryablehttp v0.7.8", "NewClient(): 1 s to 30 s, 4 retries, DefaultBackoff (no jitter)", RetryableHTTP, false},
+		{"backoff-v4", "github.com/cenkalti/backoff/v4 v4.3.0", "Retry with NewExponentialBackOff(): 500 ms × 1.5^n ± 50%, up to 60 s, for 15 min", BackoffV4, false},
+		{"backoff-v5", "github.com/cenkalti/backoff/v5 v5.0.3", "Retry(ctx, op, WithBackOff(NewExponentialBackOff())): the same, for 15 min", BackoffV5, false},
+		{"aws-standard", "github.com/aws/aws-sdk-go-v2 v1.48.0", "retry.NewStandard(): 3 attempts, U(0,1) × min(50 ms × 2^i, 20 s), 500-token quota, 14 a retry", AWSStandard, false},
+		{"aws-adaptive", "github.com/aws/aws-sdk-go-v2 v1.48.0", "retry.NewAdaptiveMode(): standard + a client-side rate limiter fed by throttling errors", AWSAdaptive, false},
+		{"failsafe-default", "github.com/failsafe-go/failsafe-go v0.9.8", "failsafehttp.NewRetryPolicyBuilder(): 3 attempts, no delay", FailsafeDefault, false},
+		{"failsafe-jitter", "github.com/failsafe-go/failsafe-go v0.9.8", "the same WithBackoff(1 s, 30 s).WithJitterFactor(0.1)", FailsafeJitter, false},
+		{"retry-go", "github.com/avast/retry-go/v4 v4.7.0", "Do(...): 10 attempts, 100 ms × 2^n + U(0, 100 ms)", RetryGo, false},
+		{"grpc-go-example", "google.golang.org/grpc v1.84.0 (examples v0.0.0-20260825154716-030ee8becb20)", "examples/features/retry's service config: 4 attempts, 10 ms apart, on UNAVAILABLE", GRPCGoExample, true},
+		{"grpc-go-a6", "google.golang.org/grpc v1.84.0", "gRFC A6's example policy (4 attempts, 0.1 s × 2^n to 1 s, ±20%) and retry throttling (10, 0.1), a channel per client: the grpc preset's design", GRPCGoA6, true},
 	}
 }
 

@@ -248,6 +248,7 @@
     $("state").textContent = s;
     document.body.dataset.running = String(meta.running);
     document.body.dataset.frames = String(data.t.length);
+    document.body.dataset.done = String(!!meta.done);
   }
 
   function render() {

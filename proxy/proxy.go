@@ -170,6 +170,10 @@ func CheckPlan(p *chaos.Plan) error {
 // ParseUpstream reads the upstream's URL: http or https, a host, an
 // optional base path; no query or fragment.
 func ParseUpstream(raw string) (*url.URL, error) {
+	if !strings.Contains(raw, "://") && raw != "" {
+		// "127.0.0.1:9000" or "staging.internal": the scheme left out.
+		return nil, fmt.Errorf("upstream %q is not a URL; write the scheme too: http://%s (or https://%s)", raw, raw, raw)
+	}
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:

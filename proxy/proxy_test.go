@@ -268,6 +268,20 @@ func TestParseUpstream(t *testing.T) {
 	}
 }
 
+// TestUpstreamWithoutSchemeSaysHowToWriteIt: the commonest slip, a host and
+// port without http://, is answered with the URL to write.
+func TestUpstreamWithoutSchemeSaysHowToWriteIt(t *testing.T) {
+	for raw, want := range map[string]string{
+		"127.0.0.1:9000":   "write the scheme too: http://127.0.0.1:9000 (or https://127.0.0.1:9000)",
+		"localhost:9000":   "write the scheme too: http://localhost:9000",
+		"staging.internal": "write the scheme too: http://staging.internal",
+	} {
+		if _, err := ParseUpstream(raw); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseUpstream(%q): %v; want an error saying %q", raw, err, want)
+		}
+	}
+}
+
 func TestBrownoutIsRefused(t *testing.T) {
 	p := mustPlan(t, chaos.Timed{Name: "cut", Kind: "brownout", At: time.Second, For: time.Second, Fault: chaos.Brownout{Capacity: 0.5}})
 	if err := CheckPlan(p); err == nil || !strings.Contains(err.Error(), "brownout") {

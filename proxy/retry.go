@@ -71,7 +71,11 @@ const forever = time.Duration(math.MaxInt64 / 2)
 // the first answer that is not a failure, or the last one when the
 // strategy gives up, goes back to the client. A 4xx answer other than 429
 // goes back at once: the request itself is wrong, and sending it again
-// would not help. The body is kept (up to MaxRetryBody) to be sent again.
+// would not help. A request whose method is not idempotent (POST, PATCH)
+// is sent once, as the swarm sends it, unless the strategy retries such
+// requests (retry_non_idempotent) or it carries the strategy's
+// idempotency-key header (Strategy.MayRetry). The body is kept (up to
+// MaxRetryBody) to be sent again.
 func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRetryBody))
 	if err != nil {
@@ -85,6 +89,9 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := int(t.n.Add(1) - 1)
 	c := t.cohort.NewClient(n, &t.work, forever, seeds.Stream(t.seed, seeds.Call(0, n)), &t.counts)
 	a := c.BeginAt(time.Since(t.origin))
+	if !t.strategy.MayRetry(r.Method, func(name string) bool { return r.Header.Get(name) != "" }) {
+		c.Once() // a POST or PATCH without the idempotency key: sent once
+	}
 	ctx := r.Context()
 	var wait *time.Timer
 	defer func() {

@@ -79,10 +79,25 @@ func retryFixture(t *testing.T, s *clients.Strategy, script []int, fn func(clien
 	})
 }
 
-func post(t *testing.T, c *http.Client, body string) (int, string, time.Duration) {
+// put sends a PUT (idempotent: the strategy may retry it) through the
+// proxy and returns the answer's status, its body and how long it took.
+func put(t *testing.T, c *http.Client, body string) (int, string, time.Duration) {
+	t.Helper()
+	return send(t, c, http.MethodPut, body, nil)
+}
+
+// send sends a request of method with body and headers through the proxy.
+func send(t *testing.T, c *http.Client, method, body string, header http.Header) (int, string, time.Duration) {
 	t.Helper()
 	start := time.Now()
-	resp, err := c.Post("http://proxy:80/call?x=1", "text/plain", strings.NewReader(body))
+	req, err := http.NewRequest(method, "http://proxy:80/call?x=1", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +114,7 @@ var constant = clients.Backoff{Shape: clients.Constant, Base: 100 * time.Millise
 func TestRetryingProxyRetriesUntilSuccess(t *testing.T) {
 	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
 	retryFixture(t, s, []int{503, 503, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
-		status, body, took := post(t, c, "payload")
+		status, body, took := put(t, c, "payload")
 		if status != 200 || body != "answer OK" || took != 200*time.Millisecond {
 			t.Errorf("got %d %q after %s, want 200 after 200ms", status, body, took)
 		}
@@ -117,7 +132,7 @@ func TestRetryingProxyRetriesUntilSuccess(t *testing.T) {
 func TestRetryingProxyGivesUp(t *testing.T) {
 	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 3}
 	retryFixture(t, s, []int{500}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
-		status, body, _ := post(t, c, "")
+		status, body, _ := put(t, c, "")
 		if status != 500 || body != "answer Internal Server Error" || len(up.bodies) != 3 {
 			t.Errorf("got %d %q after %d upstream attempts; want the upstream's 500 after 3", status, body, len(up.bodies))
 		}
@@ -132,11 +147,50 @@ func TestRetryingProxyGivesUp(t *testing.T) {
 func TestRetryingProxyPassesClientErrors(t *testing.T) {
 	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
 	retryFixture(t, s, []int{404, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
-		status, _, took := post(t, c, "")
+		status, _, took := put(t, c, "")
 		if status != 404 || len(up.bodies) != 1 || took != 0 {
 			t.Errorf("got %d after %s and %d upstream attempts; want 404 at once, one attempt", status, took, len(up.bodies))
 		}
 	})
+}
+
+// TestRetryingProxyRetriesNonIdempotentOnlyWhenSafe: a retrying proxy
+// follows the swarm's rule for a method that is not idempotent (POST,
+// PATCH): sent once, its failure passed back, unless the strategy says
+// retry_non_idempotent or the request carries the strategy's
+// idempotency-key header; an idempotent method is retried.
+func TestRetryingProxyRetriesNonIdempotentOnlyWhenSafe(t *testing.T) {
+	key := http.Header{"Idempotency-Key": {"k-1"}}
+	for _, c := range []struct {
+		name      string
+		method    string
+		header    http.Header
+		retryNonI bool
+		idemName  string
+		attempts  int
+	}{
+		{"POST", http.MethodPost, nil, false, "", 1},
+		{"PATCH", http.MethodPatch, nil, false, "", 1},
+		{"POST with Idempotency-Key", http.MethodPost, key, false, "", 3},
+		{"POST, retry_non_idempotent", http.MethodPost, nil, true, "", 3},
+		{"POST with another header than the strategy's", http.MethodPost, key, false, "X-Request-Id", 1},
+		{"POST with the strategy's header", http.MethodPost, http.Header{"X-Request-Id": {"r-1"}}, false, "X-Request-Id", 3},
+		{"PUT", http.MethodPut, nil, false, "", 3},
+		{"DELETE", http.MethodDelete, nil, false, "", 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 3, RetryNonIdempotent: c.retryNonI, IdempotencyHeader: c.idemName}
+			retryFixture(t, s, []int{503}, func(client *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
+				status, _, _ := send(t, client, c.method, "order", c.header)
+				if status != http.StatusServiceUnavailable || len(up.bodies) != c.attempts {
+					t.Errorf("got %d after %d upstream attempts; want the upstream's 503 after %d", status, len(up.bodies), c.attempts)
+				}
+				if a, r, g := p.Retries(); a != int64(c.attempts) || r != int64(c.attempts-1) || g != 1 {
+					t.Errorf("Retries() = %d, %d, %d; want %d attempts, %d retries, 1 given up", a, r, g, c.attempts, c.attempts-1)
+				}
+			})
+		})
+	}
 }
 
 // TestRetryingProxyTimeoutAndPushback: the first attempt hangs and is cut
@@ -145,7 +199,7 @@ func TestRetryingProxyPassesClientErrors(t *testing.T) {
 func TestRetryingProxyTimeoutAndPushback(t *testing.T) {
 	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4, Timeout: 300 * time.Millisecond, RetryAfter: clients.RetryAfter{Honor: true}}
 	retryFixture(t, s, []int{0, 429, 200}, func(c *http.Client, up *flaky, p *Proxy, _ *memnet.Network) {
-		status, _, took := post(t, c, "")
+		status, _, took := put(t, c, "")
 		// 300 ms timeout, 100 ms backoff, the 429 at once, 2 s pushback.
 		if status != 200 || took != 2400*time.Millisecond {
 			t.Errorf("got %d after %s; want 200 after 2.4s", status, took)
@@ -161,7 +215,9 @@ func TestRetryingProxyTimeoutAndPushback(t *testing.T) {
 // -> service: with 4 attempts at each of 5 clients and 4 at the proxy, a
 // service that fails every attempt sees 16 per request, 80 in all.
 func TestRetryingProxyPlaysAMiddleTier(t *testing.T) {
-	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4}
+	// The swarm's probe is a bodiless POST: a tier retries it (the
+	// compiled strategy of a tier has RetryNonIdempotent set).
+	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4, RetryNonIdempotent: true}
 	retryFixture(t, s, []int{503}, func(_ *http.Client, up *flaky, p *Proxy, n *memnet.Network) {
 		rec := results.NewRecorder(10*time.Second, 1)
 		sw := &clients.Swarm{

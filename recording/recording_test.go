@@ -374,3 +374,27 @@ func TestRecordingCapsSuccess(t *testing.T) {
 		}
 	})
 }
+
+// TestUnmeasurable: the figures a recording writes as null (always, or
+// without attempt numbers), matched as a threshold names them: a
+// percentile below its figure, not a name that merely starts alike.
+func TestUnmeasurable(t *testing.T) {
+	for _, c := range []struct {
+		metric   string
+		numbered bool
+		want     bool
+	}{
+		{"latency_ms.request.p99", true, true},
+		{"latency_ms.attempt.p99", false, false},
+		{"wasted_work", true, true},
+		{"amplification", false, true},
+		{"amplification", true, false},
+		{"success_ratio", false, true},
+		{"herd_factor", false, false},
+		{"requests_x", false, false},
+	} {
+		if got := Unmeasurable(c.metric, c.numbered) != ""; got != c.want {
+			t.Errorf("Unmeasurable(%q, numbered %v) = %v, want %v", c.metric, c.numbered, got, c.want)
+		}
+	}
+}

@@ -20,6 +20,32 @@ type Segment struct {
 // the wire; a proxy sees no service's queue.
 var unmeasuredAlways = []string{"latency_ms.request", "budget_denied", "breaker_rejected", "throttled", "max_open_breakers", "wasted_work"}
 
+// unmeasuredUnnumbered are the figures a recording tells only from its
+// attempts' numbers (--attempt-header).
+var unmeasuredUnnumbered = []string{"requests", "success_ratio", "amplification", "unfinished"}
+
+// Unmeasurable says why a recording writes metric (a threshold's, e.g.
+// "latency_ms.request.p99") as null, so that a gate on it can never judge
+// the traffic: "" when it can be measured. numbered is whether the
+// recording reads attempt numbers.
+func Unmeasurable(metric string, numbered bool) string {
+	in := func(list []string) bool {
+		for _, u := range list {
+			if metric == u || strings.HasPrefix(metric, u+".") {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case in(unmeasuredAlways):
+		return "no recording can tell it, it is not on the wire"
+	case !numbered && in(unmeasuredUnnumbered):
+		return "it needs each attempt's number, read with --attempt-header"
+	}
+	return ""
+}
+
 // Snapshot returns the results of the current recording so far, up to
 // now, while it goes on; ErrNothingRecorded when it has no attempt yet.
 func (r *Recording) Snapshot() (Segment, error) {
@@ -74,7 +100,7 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		run := results.Summarize(results.Cohort{Strategy: name, Rec: rec}, w)
 		run.Unmeasured = append([]string(nil), unmeasuredAlways...)
 		if c.unnumbered.Load() > 0 {
-			run.Unmeasured = append(run.Unmeasured, "requests", "success_ratio", "amplification", "unfinished")
+			run.Unmeasured = append(run.Unmeasured, unmeasuredUnnumbered...)
 		}
 		if c.unnumbered.Load() > 0 || c.unidentified.Load() > 0 {
 			run.Unmeasured = append(run.Unmeasured, "transport_resends") // which attempt repeats which is not on the wire

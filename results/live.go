@@ -35,6 +35,7 @@ func (r *Recorder) HerdSoFar(upto time.Duration) float64 {
 	if used < WindowBuckets {
 		return 0
 	}
+	r.flush()
 	attempts := getColumns(used)
 	defer putColumns(attempts)
 	for b := 0; b < used; b++ {

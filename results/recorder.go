@@ -106,13 +106,10 @@ type Recorder struct {
 	counts   []int64 // buckets*NumSeries, updated atomically
 	shards   []Shard
 
-	attempts, ok, requests, succeeded, failed atomic.Int64
-
 	imu       sync.Mutex // guards intervals
 	intervals []Interval // per second, packed (interval.go)
 	whole     bool       // no intervals: one histogram pair per shard for the whole run
 	calls     atomic.Int64
-	lastEnd   atomic.Int64 // latest request end, ns
 	used      atomic.Int64 // buckets the timelines cover; see SetEnd
 	touched   atomic.Int64 // 1 + the highest bucket written, for Reset
 
@@ -140,6 +137,16 @@ type Shard struct {
 	// any: how soon after t = 0 the swarm put its first attempt on the
 	// wire (FirstSent).
 	first time.Duration
+	// tl holds the shard's counts of the timeline's hot series (pending)
+	// in the two buckets it last recorded in, under mu: they go to the
+	// shared timeline when a record moves on to another bucket, or when
+	// a reader flushes them, so that clients on different cores do not
+	// contend for the shared row of the current 10 ms.
+	tl [2]pendingRow
+	// The run's totals (Live) and the latest request end in ns
+	// (LastEnd), per shard so that clients on different cores do not
+	// contend for one counter.
+	attempts, ok, requests, succeeded, failed, lastEnd atomic.Int64
 	// Live counters for dashboards, per shard so clients do not contend.
 	live       [NumOutcomes][AttemptGroups]atomic.Int64
 	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
@@ -247,6 +254,72 @@ func (r *Recorder) add(at time.Duration, s Series) {
 		r.addPlain(at, s)
 		return
 	}
+	atomic.AddInt64(&r.counts[r.sharedRow(at)+int(s)], 1)
+}
+
+// pending is how many of the first series a shard holds per bucket
+// (pendingRow): the outcomes, the attempt numbers, requests started,
+// succeeded and failed, which every request records.
+const pending = int(SeriesFailed) + 1
+
+// pendingRow is a shard's counts of the pending series in one bucket.
+type pendingRow struct {
+	bucket int // 1 + the bucket, 0 for none
+	n      [pending]int64
+}
+
+// count counts one in series s (< pending) at elapsed time at. The
+// caller holds s.mu.
+func (s *Shard) count(at time.Duration, series Series) {
+	r := s.rec
+	b := int(at / Bucket)
+	if b >= r.buckets {
+		b = r.buckets - 1
+	} else if b < 0 {
+		b = 0
+	}
+	p := &s.tl[b&1]
+	if p.bucket != b+1 {
+		s.flushRow(p)
+		p.bucket = b + 1
+	}
+	p.n[series]++
+}
+
+// flushRow adds p's counts to the shared timeline and empties it. The
+// caller holds s.mu.
+func (s *Shard) flushRow(p *pendingRow) {
+	if p.bucket == 0 {
+		return
+	}
+	r := s.rec
+	row := r.sharedRow(time.Duration(p.bucket-1) * Bucket)
+	for i, v := range p.n {
+		if v != 0 {
+			atomic.AddInt64(&r.counts[row+i], v)
+		}
+	}
+	*p = pendingRow{}
+}
+
+// flush adds every shard's pending counts to the shared timeline: what a
+// reader of the timeline calls first.
+func (r *Recorder) flush() {
+	if r.unshared {
+		return
+	}
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.flushRow(&s.tl[0])
+		s.flushRow(&s.tl[1])
+		s.mu.Unlock()
+	}
+}
+
+// sharedRow returns the index of the first count of at's bucket, noting
+// atomically that the bucket is in use.
+func (r *Recorder) sharedRow(at time.Duration) int {
 	b := int(at / Bucket)
 	if b >= r.buckets {
 		b = r.buckets - 1
@@ -261,7 +334,7 @@ func (r *Recorder) add(at time.Duration, s Series) {
 			}
 		}
 	}
-	atomic.AddInt64(&r.counts[b*int(NumSeries)+int(s)], 1)
+	return b * int(NumSeries)
 }
 
 // Started records the intended start of a logical request.
@@ -270,8 +343,10 @@ func (s *Shard) Started(at time.Duration) {
 		s.startedPlain(at)
 		return
 	}
-	s.rec.requests.Add(1)
-	s.rec.add(at, SeriesRequests)
+	s.requests.Add(1)
+	s.mu.Lock()
+	s.count(at, SeriesRequests)
+	s.mu.Unlock()
 }
 
 // Attempt records one attempt.
@@ -281,21 +356,23 @@ func (s *Shard) Attempt(a Attempt) {
 		s.attemptPlain(a)
 		return
 	}
-	r.attempts.Add(1)
+	s.attempts.Add(1)
 	if a.Outcome == OK {
-		r.ok.Add(1)
+		s.ok.Add(1)
 	}
-	r.add(a.Sent, Series(a.Outcome))
 	if a.Resend {
 		r.add(a.Sent, SeriesTransportResends)
 	}
 	if a.Number > 0 {
-		r.add(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
 	} else {
 		s.unnumbered[a.Outcome].Add(1)
 	}
 	s.mu.Lock()
+	s.count(a.Sent, Series(a.Outcome))
+	if a.Number > 0 {
+		s.count(a.Sent, SeriesFirst+Series(min(a.Number, 4)-1))
+	}
 	s.recordInterval(a.Sent+a.Latency, micros(a.Latency), false)
 	if a.Upstream > 0 {
 		s.recordUpstream(a.Sent+a.Latency, micros(a.Upstream))
@@ -318,20 +395,18 @@ func (s *Shard) Request(q Request) {
 		s.requestPlain(q)
 		return
 	}
+	series := SeriesFailed
 	if q.Succeeded {
-		r.succeeded.Add(1)
-		r.add(q.End, SeriesSucceeded)
+		s.succeeded.Add(1)
+		series = SeriesSucceeded
 	} else {
-		r.failed.Add(1)
-		r.add(q.End, SeriesFailed)
-	}
-	for end := int64(q.End); ; {
-		last := r.lastEnd.Load()
-		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
-			break
-		}
+		s.failed.Add(1)
 	}
 	s.mu.Lock()
+	s.count(q.End, series)
+	if end := int64(q.End); end > s.lastEnd.Load() {
+		s.lastEnd.Store(end) // under s.mu, as Ended's
+	}
 	s.recordInterval(q.End, micros(q.End-q.Start), true)
 	s.mu.Unlock()
 }
@@ -385,12 +460,14 @@ func (r *Recorder) Live() Live {
 	if r.unshared {
 		return r.livePlain()
 	}
-	l := Live{
-		Attempts: r.attempts.Load(), OK: r.ok.Load(), Requests: r.requests.Load(),
-		Succeeded: r.succeeded.Load(), Failed: r.failed.Load(),
-	}
+	var l Live
 	for i := range r.shards {
 		s := &r.shards[i]
+		l.Attempts += s.attempts.Load()
+		l.OK += s.ok.Load()
+		l.Requests += s.requests.Load()
+		l.Succeeded += s.succeeded.Load()
+		l.Failed += s.failed.Load()
 		l.InFlight += s.inFlight.Load()
 		for e := range s.policy {
 			l.Policy[e] += s.policy[e].Load()
@@ -441,7 +518,11 @@ func (r *Recorder) LastEnd() time.Duration {
 	if r.unshared {
 		return r.plain.lastEnd
 	}
-	return time.Duration(r.lastEnd.Load())
+	var last int64
+	for i := range r.shards {
+		last = max(last, r.shards[i].lastEnd.Load())
+	}
+	return time.Duration(last)
 }
 
 // SetEnd tells the recorder that its cohort stopped at elapsed time at,
@@ -461,9 +542,8 @@ func (r *Recorder) Reset() {
 	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
 	r.used.Store(int64(r.buckets))
 	r.plain = plainTotals{}
-	for _, c := range []*atomic.Int64{&r.attempts, &r.ok, &r.requests, &r.succeeded, &r.failed, &r.calls, &r.lastEnd, &r.touched} {
-		c.Store(0)
-	}
+	r.calls.Store(0)
+	r.touched.Store(0)
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
@@ -480,8 +560,12 @@ func (r *Recorder) Reset() {
 			s.lag.Reset()
 		}
 		s.first = 0
+		s.tl = [2]pendingRow{}
 		s.mu.Unlock()
 		s.inFlight.Store(0)
+		for _, c := range []*atomic.Int64{&s.attempts, &s.ok, &s.requests, &s.succeeded, &s.failed, &s.lastEnd} {
+			c.Store(0)
+		}
 		for e := range s.policy {
 			s.policy[e].Store(0)
 		}
@@ -502,6 +586,7 @@ func (r *Recorder) Reset() {
 // Bucket): one row per bucket, one column per Series. Call it once the
 // cohort has stopped.
 func (r *Recorder) Timeline(res time.Duration) Timeline {
+	r.flush()
 	per := max(1, int(res/Bucket))
 	used := int(r.used.Load())
 	rows := (used + per - 1) / per
@@ -522,6 +607,7 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 // repetitions. The two columns share one buffer from a pool: give it back
 // with putColumns when done.
 func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
+	r.flush()
 	used := int(r.used.Load())
 	buf := getColumns(2 * used)
 	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
@@ -661,17 +747,16 @@ func (s *Shard) Ended(at time.Duration, succeeded bool) {
 		return
 	}
 	if succeeded {
-		r.succeeded.Add(1)
+		s.succeeded.Add(1)
 	} else {
-		r.failed.Add(1)
+		s.failed.Add(1)
 	}
 	r.add(at, series)
-	for end := int64(at); ; {
-		last := r.lastEnd.Load()
-		if end <= last || r.lastEnd.CompareAndSwap(last, end) {
-			break
-		}
+	s.mu.Lock()
+	if end := int64(at); end > s.lastEnd.Load() {
+		s.lastEnd.Store(end)
 	}
+	s.mu.Unlock()
 }
 
 // Upto returns a copy of what r recorded up to elapsed time end, as a
@@ -682,24 +767,26 @@ func (s *Shard) Ended(at time.Duration, succeeded bool) {
 // attempt sent before end that ended after it is in the copy's last
 // second.
 func (r *Recorder) Upto(end time.Duration) *Recorder {
+	r.flush()
 	c := NewRecorder(max(end, Bucket), 1)
 	n := min(c.buckets, r.buckets)
 	for i := range n * int(NumSeries) {
 		c.counts[i] = atomic.LoadInt64(&r.counts[i])
 	}
 	c.touched.Store(int64(n))
+	t := &c.shards[0]
 	for b := range n {
 		row := c.counts[b*int(NumSeries) : (b+1)*int(NumSeries)]
 		for o := range NumOutcomes {
-			c.attempts.Add(row[o])
+			t.attempts.Add(row[o])
 		}
-		c.ok.Add(row[OK])
-		c.requests.Add(row[SeriesRequests])
-		c.succeeded.Add(row[SeriesSucceeded])
-		c.failed.Add(row[SeriesFailed])
+		t.ok.Add(row[OK])
+		t.requests.Add(row[SeriesRequests])
+		t.succeeded.Add(row[SeriesSucceeded])
+		t.failed.Add(row[SeriesFailed])
 		c.calls.Add(row[SeriesCalls])
 	}
-	c.lastEnd.Store(min(r.lastEnd.Load(), int64(end)))
+	t.lastEnd.Store(min(int64(r.LastEnd()), int64(end)))
 	if r.upstream.Load() {
 		c.upstream.Store(true)
 	}

@@ -76,7 +76,11 @@ func find(arg string) (string, []byte, error) {
 			names = append(names, b.Name)
 		}
 	}
-	return "", nil, fmt.Errorf("%w: no file %q and no built-in scenario of that name; built-in scenarios: %s (herdbench list describes them)", ErrNotFound, arg, strings.Join(names, ", "))
+	hint := ""
+	if m, near := closest(name, names); near {
+		hint = fmt.Sprintf(" (did you mean %q?)", m)
+	}
+	return "", nil, fmt.Errorf("%w: no file %q and no built-in scenario of that name%s; built-in scenarios: %s (herdbench list describes them)", ErrNotFound, arg, hint, strings.Join(names, ", "))
 }
 
 // readFile reads a scenario file, or its first MaxFileBytes + 1 bytes (Parse

@@ -561,6 +561,10 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 	c.policies(sf, &s, at)
 	if c.atTier {
 		c.retryRules(sf, &s, at) // a tier's calls are the probe
+		// and the probe is retried whatever its method, unless the tier
+		// says otherwise (a retrying proxy playing the tier follows it).
+		s.RetryNonIdempotent = sf.RetryNonIdempotent == nil || *sf.RetryNonIdempotent
+		s.IdempotencyHeader = sf.IdempotencyHeader
 	} else {
 		c.traffic(sf, &s, at)
 	}

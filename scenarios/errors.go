@@ -15,4 +15,9 @@ type Error = decode.Error
 // closest returns the candidate nearest to s if it is a plausible typo.
 func closest(s string, candidates []string) (string, bool) { return decode.Closest(s, candidates) }
 
+// Closest returns the candidate nearest to s if it is a plausible typo: the
+// did-you-mean of the scenario's messages, for the CLI's own (a command's
+// name).
+func Closest(s string, candidates []string) (string, bool) { return decode.Closest(s, candidates) }
+
 func validList(names []string) string { return decode.ValidList(names) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/herdbench/herdbench/scenarios/decode"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -346,5 +347,15 @@ func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
 	if sf.MaxAttempts == nil && p.MaxAttempts > 0 {
 		l := Limit(p.MaxAttempts)
 		sf.MaxAttempts = &l
+	}
+	// What the design retries: its failures, and (at the edge, where the
+	// requests are the scenario's) whether a POST or PATCH without an
+	// idempotency key is retried. A tier's calls are the probe.
+	if sf.RetryOn == nil && p.RetryOn != nil {
+		sf.RetryOn = slices.Clone(p.RetryOn)
+	}
+	if sf.RetryNonIdempotent == nil && !c.atTier {
+		v := p.RetryNonIdempotent
+		sf.RetryNonIdempotent = &v
 	}
 }

@@ -50,10 +50,10 @@ func (c *compiler) dir() string {
 }
 
 // mix compiles a list of requests (the scenario's, or a strategy's, at
-// base), the headers of the command line appended to each, for a strategy
-// whose idempotency rules are retryNonIdem and idemHeader. It returns nil
+// base), the headers of the command line appended to each, for strategy
+// st, whose idempotency rule says which it may retry. It returns nil
 // for no requests and no headers: the probe.
-func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, retryNonIdem bool, idemHeader string, tc *target.Config) *clients.Mix {
+func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *target.Config) *clients.Mix {
 	if len(reqs) == 0 && len(extra) == 0 {
 		return nil
 	}
@@ -69,8 +69,8 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 	for i := range reqs {
 		r := c.request(&reqs[i], with(base, index(i)), c.dir())
 		r.Header = append(r.Header, extra...)
-		r.Retry = clients.Idempotent(r.Method) || retryNonIdem || slices.ContainsFunc(r.Header, func(h clients.Header) bool {
-			return strings.EqualFold(h.Name, idemHeader)
+		r.Retry = st.MayRetry(r.Method, func(name string) bool {
+			return slices.ContainsFunc(r.Header, func(h clients.Header) bool { return strings.EqualFold(h.Name, name) })
 		})
 		if tc != nil {
 			r.Route = tc.Route(r.Method, r.Path)
@@ -251,7 +251,11 @@ func (c *compiler) routes(rs []RouteFile, base []step) []target.Route {
 func (c *compiler) retryRules(sf *StrategyFile, s *clients.Strategy, at func(string) []step) {
 	for i, item := range sf.RetryOn {
 		if !s.RetryOn.Add(item) {
-			c.fail(with(at("retry_on"), index(i)), "unknown retry_on %q; write status codes (503), classes of them (5xx, 4xx) or failures: %s", item, validList(clients.RetryOnClasses))
+			hint := ""
+			if m, near := closest(strings.ToLower(item), clients.RetryOnClasses); near {
+				hint = fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			c.fail(with(at("retry_on"), index(i)), "unknown retry_on %q%s; write status codes (503), classes of them (5xx, 4xx) or failures: %s", item, hint, validList(clients.RetryOnClasses))
 		}
 	}
 	for i, item := range sf.Success {
@@ -280,14 +284,11 @@ func (c *compiler) traffic(sf *StrategyFile, s *clients.Strategy, at func(string
 		rules.RetryOn = p.RetryOn
 	}
 	c.retryRules(&rules, s, at)
-	retryNonIdem := p.RetryNonIdempotent
+	s.RetryNonIdempotent = p.RetryNonIdempotent
 	if sf.RetryNonIdempotent != nil {
-		retryNonIdem = *sf.RetryNonIdempotent
+		s.RetryNonIdempotent = *sf.RetryNonIdempotent
 	}
-	idem := sf.IdempotencyHeader
-	if idem == "" {
-		idem = clients.DefaultIdempotencyHeader
-	}
+	s.IdempotencyHeader = sf.IdempotencyHeader
 	reqs, base := c.requests, []step{key("requests")}
 	if c.s.File.Targets != "" {
 		base = []step{key("targets")}
@@ -299,7 +300,7 @@ func (c *compiler) traffic(sf *StrategyFile, s *clients.Strategy, at func(string
 		c.fail(base, "an occ target serves its own read and write; requests are for a plain target or an external one")
 		return
 	}
-	s.Requests = c.mix(reqs, base, c.headers, retryNonIdem, idem, c.routed)
+	s.Requests = c.mix(reqs, base, c.headers, s, c.routed)
 }
 
 // sceneRequests returns the scenario's requests: its own, or a vegeta

@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -165,4 +167,65 @@ func TestBodyAbove16MiBRefused(t *testing.T) {
 	}
 	_, err = Open(p, Overrides{})
 	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin has 16777217 bytes; herdbench sends at most 16777216 (16 MiB)")
+}
+
+// TestResolvedScenarioShowsPresetRetryRules: a preset's retry_on and its
+// rule for non-idempotent requests are written into the resolved
+// scenario, so the results folder says what ran, and the resolved file
+// compiles to the same rules; what the strategy says itself wins.
+func TestResolvedScenarioShowsPresetRetryRules(t *testing.T) {
+	p, err := compile(t, `name: presets
+requests:
+  - {method: GET, path: /a}
+  - {method: POST, path: /b}
+strategies:
+  - {name: envoy, preset: envoy}
+  - {name: finagle, preset: finagle}
+  - {name: aws, preset: aws-standard-v2}
+  - {name: sre, preset: sre}
+  - {name: mine, preset: envoy, retry_on: [503], retry_non_idempotent: false}
+  - {name: plain, backoff: full}
+`, Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	yes := true
+	want := []struct {
+		retryOn []string
+		nonIdem *bool
+	}{
+		{[]string{"5xx", "reset", "refused", "timeout"}, &yes},
+		{[]string{"5xx", "refused", "reset"}, &no},
+		{[]string{"500", "502", "503", "504", "429", "reset", "refused", "timeout"}, &yes},
+		{nil, &no}, // sre retries every failure
+		{[]string{"503"}, &no},
+		{nil, nil}, // no preset: the defaults, unwritten as before
+	}
+	again, err := Parse("resolved.yaml", p.Resolved)
+	if err != nil {
+		t.Fatalf("the resolved scenario does not parse: %v\n%s", err, p.Resolved)
+	}
+	p2, err := again.Compile(Overrides{})
+	if err != nil {
+		t.Fatalf("the resolved scenario does not compile: %v\n%s", err, p.Resolved)
+	}
+	for i, w := range want {
+		sf := again.File.Strategies[i]
+		if !reflect.DeepEqual(sf.RetryOn, w.retryOn) || (sf.RetryNonIdempotent == nil) != (w.nonIdem == nil) ||
+			sf.RetryNonIdempotent != nil && *sf.RetryNonIdempotent != *w.nonIdem {
+			t.Errorf("%s in the resolved scenario: retry_on %v, retry_non_idempotent %v; want %v, %v", sf.Name, sf.RetryOn, fmtBool(sf.RetryNonIdempotent), w.retryOn, fmtBool(w.nonIdem))
+		}
+		a, b := p.Strategies[i], p2.Strategies[i]
+		if a.RetryOn != b.RetryOn || a.RetryNonIdempotent != b.RetryNonIdempotent || a.Requests.Requests[1].Retry != b.Requests.Requests[1].Retry {
+			t.Errorf("%s differs after a round trip: retry_on %+v, non-idempotent %v; then %+v, %v", a.Name, a.RetryOn, a.RetryNonIdempotent, b.RetryOn, b.RetryNonIdempotent)
+		}
+	}
+}
+
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return strconv.FormatBool(*b)
 }

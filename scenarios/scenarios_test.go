@@ -127,7 +127,7 @@ var badScenarios = []struct {
 }{
 	{"unknown field", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    retries: 3\n", 5, `unknown field "retries"`},
 	{"typo with suggestion", "name: x\nduraton: 5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, `did you mean "duration"`},
-	{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 2, "YAML syntax"},
+	{"bad YAML syntax", "name: x\nstrategies:\n  - name: a\n   backoff: full\n", 3, "YAML syntax"},
 	{"wrong type", "name: x\nworkload:\n  clients: many\nstrategies:\n  - {name: a, backoff: full}\n", 3, `"many" is text, but this field takes a whole number`},
 	{"negative duration", "name: x\nduration: -5s\nstrategies:\n  - {name: a, backoff: full}\n", 2, "negative"},
 	{"not a duration", "name: x\nstrategies:\n  - name: a\n    backoff: full\n    base: fast\n", 5, "not a duration"},
@@ -206,6 +206,8 @@ var badFiles = map[string]struct {
 	want string
 }{
 	"aws-huge":                         {4, "tokens: 2000000000000; write from 1 to 1000000000"},
+	"yaml-flow-braces":                 {6, `YAML syntax: did not find expected ',' or '}' (inside a { } or [ ] that starts on this line, a value holding braces, brackets, a comma or ": " needs quotes, e.g. {path: "/users/{client}"}`},
+	"yaml-key-dedented":                {6, "YAML syntax: did not find expected key (YAML nests by indentation: check this line and the ones below it"},
 	"binary":                           {2, "a NUL byte: this looks like a binary file"},
 	"breaker-nan":                      {4, "failure_rate: NaN"},
 	"brownout-nan":                     {3, "chaos[0].capacity: NaN is not a capacity cut"},
@@ -281,7 +283,7 @@ var badFiles = map[string]struct {
 	"targets-not-a-file":               {2, "targets: the targets file /dev/zero is not a regular file"},
 	"requests-occ-target":              {3, "requests: an occ target serves its own read and write; requests are for a plain target or an external one"},
 	"idempotency-header-bad":           {5, `strategies[0].idempotency_header: header name "Idem Key" holds " "`},
-	"retry-on-unknown":                 {5, `strategies[0].retry_on[1]: unknown retry_on "resets"; write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
+	"retry-on-unknown":                 {5, `strategies[0].retry_on[1]: unknown retry_on "resets" (did you mean "reset"?); write status codes (503), classes of them (5xx, 4xx) or failures: 5xx, 4xx`},
 	"success-unknown":                  {5, `strategies[0].success[0]: "2xy" is not a status`},
 	"grpc-pushback-minus":              {4, "chaos[0].pushback_ms: -250: a negative pushback is the wire's \"do not retry\"; write pushback_ms: stop"},
 	"grpc-pushback-nan":                {4, `chaos[0].pushback_ms: ".nan" is not a whole number of milliseconds`},
@@ -429,6 +431,20 @@ func TestBuiltinsAreValid(t *testing.T) {
 	}
 	if _, err := openFirst("no-such-scenario", Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "outage") {
 		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestMisspeltBuiltinIsSuggested: a typo of a built-in's name (with or
+// without .yaml) is answered with the name it is near, and a name near none
+// with no guess.
+func TestMisspeltBuiltinIsSuggested(t *testing.T) {
+	for arg, want := range map[string]string{"outgae": `(did you mean "outage"?)`, "metastabel.yaml": `(did you mean "metastable"?)`, "grpc-outage2": `(did you mean "grpc-outage"?)`} {
+		if _, err := openFirst(arg, Overrides{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want ErrNotFound saying %s", arg, err, want)
+		}
+	}
+	if _, err := openFirst("frobnicate", Overrides{}); !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("frobnicate: %v; want ErrNotFound without a guess", err)
 	}
 }
 

@@ -338,9 +338,11 @@ func (s *Scenario) RetryStrategy(name, tier string, o Overrides) (*clients.Strat
 		shareAll(&st)
 		return &st, nil
 	}
-	if _, ok := clients.FindPreset(name); ok {
+	if p, ok := clients.FindPreset(name); ok {
 		c := &compiler{s: &Scenario{Filename: "--retry"}, errs: &Error{File: "--retry"}, atTier: true}
-		sf := StrategyFile{Name: name, Preset: name}
+		// A preset retries a POST or PATCH without an idempotency key as
+		// its design does, as in the swarm.
+		sf := StrategyFile{Name: name, Preset: name, RetryNonIdempotent: &p.RetryNonIdempotent}
 		st := c.strategy(&sf, func(k string) []step { return []step{key(k)} })
 		if len(c.errs.Problems) > 0 { // a preset is valid by construction: unreachable
 			return nil, c.errs

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/results"
 )
 
 const chainScenario = `name: chain
@@ -77,10 +78,11 @@ func TestChainCompiles(t *testing.T) {
 			t.Fatalf("%s: %d tier strategies, want one per tier that calls another (2)", st.Name, len(st.Tiers))
 		}
 	}
-	// A tier left out retries as the edge does.
+	// A tier left out retries as the edge does, its calls (the probe, a
+	// POST) whatever their method.
 	for i, ts := range every.Tiers {
 		want := every
-		want.Tiers, want.Name = nil, ts.Name
+		want.Tiers, want.Name, want.RetryNonIdempotent = nil, ts.Name, true
 		if !reflect.DeepEqual(ts, want) {
 			t.Errorf("every-tier at tier %d: %+v, want the edge's %+v", i, ts, want)
 		}
@@ -316,5 +318,69 @@ func TestRetryStrategy(t *testing.T) {
 	preset, _ := clients.FindPreset("grpc")
 	if err != nil || st.Budget == nil || st.Budget.Kind != "grpc" || st.Budget.Scope != clients.PerCohort || st.MaxAttempts != preset.MaxAttempts {
 		t.Errorf("preset grpc: %+v, %v", st, err)
+	}
+}
+
+// TestRetryStrategyIdempotency: the strategy a retrying proxy runs says
+// whether it retries a POST or PATCH without an idempotency key, as the
+// swarm's would: a scenario's strategy as written (no, by default), a
+// preset as its design does, a tier as the engine's tiers retry their
+// calls (yes, unless the tier says otherwise); and which failures it
+// retries, a preset's included.
+func TestRetryStrategyIdempotency(t *testing.T) {
+	s, err := Parse("p.yaml", []byte(`name: p
+strategies:
+  - {name: plain, backoff: full}
+  - {name: keyed, backoff: full, idempotency_header: X-Request-Id}
+  - {name: any, backoff: full, retry_non_idempotent: true}
+  - {name: finagle, preset: finagle}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chain, err := Parse("chain.yaml", []byte(chainScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(st *clients.Strategy, header string) bool {
+		return st.MayRetry("POST", func(name string) bool { return strings.EqualFold(name, header) })
+	}
+	for _, c := range []struct {
+		s           *Scenario
+		name, tier  string
+		bare, keyed bool   // a POST without a key, and with the strategy's
+		header      string // the strategy's idempotency-key header
+	}{
+		{s, "plain", "", false, true, "Idempotency-Key"},
+		{s, "keyed", "", false, true, "X-Request-Id"},
+		{s, "any", "", true, true, "Idempotency-Key"},
+		{s, "finagle", "", false, true, "Idempotency-Key"},
+		{s, "envoy", "", true, true, "Idempotency-Key"},
+		{s, "aws-standard", "", true, true, "Idempotency-Key"},
+		{s, "sre", "", false, true, "Idempotency-Key"},
+		{chain, "every-tier", "api", true, true, "Idempotency-Key"},
+	} {
+		st, err := c.s.RetryStrategy(c.name, c.tier, Overrides{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := post(st, "none"); got != c.bare {
+			t.Errorf("%s: retries a POST without a key: %v, want %v", c.name, got, c.bare)
+		}
+		if got := post(st, c.header); got != c.keyed {
+			t.Errorf("%s: retries a POST with %s: %v, want %v", c.name, c.header, got, c.keyed)
+		}
+		if !st.MayRetry("PUT", func(string) bool { return false }) {
+			t.Errorf("%s: does not retry a PUT", c.name)
+		}
+	}
+	// A preset's retry_on holds at the proxy too: finagle retries a 5xx,
+	// not a timeout.
+	st, err := s.RetryStrategy("finagle", "", Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.RetryOn.Retries(results.HTTP5xx, 503) || st.RetryOn.Retries(results.Timeout, 0) {
+		t.Errorf("finagle at the proxy retries a 503: %v, a timeout: %v; want true, false", st.RetryOn.Retries(results.HTTP5xx, 503), st.RetryOn.Retries(results.Timeout, 0))
 	}
 }

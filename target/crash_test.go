@@ -1,6 +1,7 @@
 package target
 
 import (
+	"context"
 	"errors"
 	"net"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/memnet"
 )
 
 // A crash is a transition into a reset or refuse outage. The plan loop
@@ -148,4 +151,57 @@ func TestRefuseEndsBeforeTheWaveAtItsEdge(t *testing.T) {
 			t.Errorf("%d of %d clients that dialled as the outage ended were refused; want none", refused, wave)
 		}
 	})
+}
+
+// A plan that begins with a refuse (or goaway) outage lets no client
+// connect: clients that dial ahead of t = 0, as the swarm opens its
+// connections in its lead, are all refused, as the model refuses them,
+// whatever the order of the goroutines at that instant, and the listener
+// opens when the outage ends. (When the plan loop's first look closed
+// the listener, the clients raced it: in a synctest bubble a client that
+// connected first was reset where the model refuses it, about one run in
+// a hundred.)
+func TestOutageFromTheStartAcceptsNoConnection(t *testing.T) {
+	for _, mode := range []chaos.OutageMode{chaos.Refuse, chaos.Goaway} {
+		connected := 0
+		for range 200 {
+			synctest.Test(t, func(t *testing.T) {
+				n := &memnet.Network{}
+				down := chaos.Timed{Name: "down", Kind: "outage", At: 0, For: time.Second, Fault: chaos.Outage{Mode: mode}}
+				start := time.Now().Add(200 * time.Millisecond) // t = 0, after the clients' lead
+				srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Origin: start, Plan: plan(t, down),
+					Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				var mu sync.Mutex
+				var wg sync.WaitGroup
+				for range 4 {
+					wg.Go(func() {
+						c, err := n.Dial(context.Background(), "tcp", "target:80")
+						if err == nil {
+							mu.Lock()
+							connected++
+							mu.Unlock()
+							_ = c.Close()
+						} else if !errors.Is(err, syscall.ECONNREFUSED) {
+							t.Errorf("dial during the outage: %v, want refused", err)
+						}
+					})
+				}
+				wg.Wait()
+				time.Sleep(time.Until(start.Add(time.Second))) // the outage is over
+				synctest.Wait()
+				c, err := n.Dial(context.Background(), "tcp", "target:80")
+				if err != nil {
+					t.Fatalf("after the outage: %v, want the listener open again", err)
+				}
+				_ = c.Close()
+			})
+		}
+		if connected > 0 {
+			t.Errorf("%s from t = 0: %d of 800 connections made ahead of t = 0 were accepted; want none", mode, connected)
+		}
+	}
 }

@@ -102,14 +102,26 @@ func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, l
 	return s
 }
 
-// run serves on ln and starts applying the plan.
+// run serves on ln and starts applying the plan. A plan that begins in
+// an outage without a listener (refuse, goaway) starts with ln closed, so
+// that no client connects at all, as the model refuses every one: left to
+// the plan loop's first look, clients that open their connections ahead
+// of t = 0 (the swarm's, in its lead) raced it, and in a synctest bubble,
+// where they run at one instant in a random order, some of them connected
+// before the listener closed and were reset instead.
 func (s *Server) run(ln net.Listener) {
 	s.addr = ln.Addr().String()
 	ln = s.limits.Listener(ln)
 	s.ln = ln
-	s.serve(s.wrapTLS(ln))
+	start := chaos.NoOutage
+	if o := s.plan.ActiveAt(s.elapsed()).Outage; !o.Listening() {
+		_ = ln.Close()
+		start = o
+	} else {
+		s.serve(s.wrapTLS(ln))
+	}
 	s.wg.Add(1)
-	go s.runPlan()
+	go s.runPlan(start)
 }
 
 // URL returns the server's base URL: https for h2, else http.
@@ -183,16 +195,16 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 
 func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
 
-// runPlan applies the plan's connection-level transitions on the wall clock:
+// runPlan applies the plan's connection-level transitions on the wall clock,
+// from outage mode cur (the one run started in):
 // a crash when a reset or refuse outage begins, every connection told to
 // go away when a goaway outage begins, the listener closed while refusing
 // or going away and opened again after. It wakes at every segment edge, and when
 // the plan is replaced (a standalone target's control calls).
-func (s *Server) runPlan() {
+func (s *Server) runPlan(cur chaos.OutageMode) {
 	defer s.wg.Done()
 	t := time.NewTimer(0)
 	defer t.Stop()
-	cur := chaos.NoOutage
 	last := time.Duration(-1) // when the loop last looked; -1: segments at 0 are ahead
 	for {
 		replanned := false

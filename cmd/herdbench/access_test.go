@@ -178,7 +178,7 @@ func startServer(t *testing.T, args ...string) (traffic, control string, stop fu
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr syncBuffer
 	done := make(chan int)
-	args = append(args, "--out", t.TempDir())
+	args = append(args, "--out", t.TempDir(), "--no-png") // the report's PNGs are the report tests'
 	go func() { done <- run(ctx, args, io.Discard, &stderr) }()
 	control = stderr.waitFor(t, controlAddrRE)
 	traffic = stderr.waitFor(t, serveAddrRE)

@@ -326,7 +326,12 @@ func warnHarness(w io.Writer, s *results.Summary, what string) {
 	}
 	fmt.Fprintln(w, "  Run it on a quieter machine, with fewer clients or cohorts (--strategies), or in virtual time (--sim), which is never late.")
 	if sp := h.SpreadMS; sp != nil && h.LimitMS > 0 && sp.P99 > h.LimitMS {
-		// The crash's spread has a floor of its own: the sockets.
-		fmt.Fprintln(w, "  A crash's clients learn of it one after the other, as fast as this machine's cores take the resets and reconnects (go run ./bench/stampede -crash 1000 measures that floor): more cores, fewer clients per machine (split the run: --shard), or --cohorts apart tighten it.")
+		// The crash's spread has a floor of its own: the sockets. --cohorts
+		// apart is advice only where the cohorts shared the machine.
+		apart := ""
+		if !s.CohortsApart && len(s.Runs) > 1 {
+			apart = ", or --cohorts apart"
+		}
+		fmt.Fprintf(w, "  A crash's clients learn of it one after the other, as fast as this machine's cores take the resets and reconnects (go run ./bench/stampede -crash 1000 measures that floor): more cores or fewer clients per machine (split the run: --shard)%s tighten it.\n", apart)
 	}
 }

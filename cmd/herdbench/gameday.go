@@ -257,7 +257,11 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 		fmt.Fprintln(w, "; the scenario's faults are recorded as the expected times only. To apply them, put 'herdbench proxy --scenario FILE --hold' in front of the service and pass --chaos-control.")
 	}
 	if n := len(plan.Strategies); n > 1 {
-		fmt.Fprintf(w, "herdbench: note: all %d cohorts send to this one service at once and share its capacity; for a fair comparison run one at a time (--strategies NAME).\n", n)
+		all := fmt.Sprintf("all %d", n)
+		if n == 2 {
+			all = "both"
+		}
+		fmt.Fprintf(w, "herdbench: note: %s cohorts send to this one service at once and share its capacity; for a fair comparison run one at a time (--strategies NAME).\n", all)
 	}
 }
 

@@ -115,6 +115,7 @@ func TestThresholdsSeeEveryRepetition(t *testing.T) {
 // A sweep's scenario.yaml records the sweep and the repetitions: rerunning
 // it repeats the sweep, figure for figure.
 func TestSweepScenarioReruns(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	file := writeScenario(t, gateScenario)
 	out := t.TempDir()
 	if code, _, stderr := runCLI(t, "scenario", file, "--sim", "--clients", "5,10", "--runs", "2", "--out", out, "-q"); code != exitOK {
@@ -290,6 +291,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 // cut) marked partial and left out of sweep.csv, none for the third, a
 // report of what finished, and exit 130.
 func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	file := writeScenario(t, gateScenario)

@@ -21,6 +21,7 @@ import (
 // reached, far before two hours; both timelines; a .hlog per cohort;
 // report.html), and nothing hidden left behind.
 func TestSIGTERMStopsSimulatedRun(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/herdbench/herdbench/proxy"
+	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -76,6 +77,9 @@ Exit code 0 when every file is valid, 2 otherwise.
 				fmt.Fprintln(stdout, line)
 				continue
 			}
+			if errors.Is(err, scenarios.ErrNotFound) {
+				fmt.Fprint(stderr, "herdbench validate: ")
+			}
 			fmt.Fprintln(stderr, err)
 			code = exitUsage
 			continue
@@ -90,7 +94,7 @@ Exit code 0 when every file is valid, 2 otherwise.
 		if len(p.Sweep) > 0 {
 			sweep = fmt.Sprintf(", a sweep of %d points, each checked", len(plans))
 		}
-		fmt.Fprintf(stdout, "%s: ok: %d strategies, %d faults, %s, %s workload%s\n", arg, len(p.Strategies), faults, p.Duration, p.Workload.Kind, sweep)
+		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s workload%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, p.Workload.Kind, sweep)
 	}
 	return code
 }
@@ -112,7 +116,14 @@ func validServerOnly(arg string) (string, bool) {
 	if err := proxy.CheckPlan(p.Chaos); err != nil {
 		servers = "herdbench target (not proxy: " + err.Error() + ")"
 	}
-	return fmt.Sprintf("%s: ok for %s: %d faults, %d thresholds, %s (no strategies: herdbench scenario needs at least one)", arg, servers, faults, len(p.Thresholds), p.Duration), true
+	msg := fmt.Sprintf("%s: ok for %s: %s, %s, %s (no strategies: herdbench scenario needs at least one)", arg, servers, counted(faults, "fault", "faults"), counted(len(p.Thresholds), "threshold", "thresholds"), p.Duration)
+	for _, th := range p.Thresholds {
+		// What a recording cannot judge, as the servers warn of it.
+		if why := recording.Unmeasurable(th.Metric, false); why != "" {
+			msg += fmt.Sprintf("\n  note: threshold %q cannot judge a recording: %s", th.Expr, why)
+		}
+	}
+	return msg, true
 }
 
 // parseFlags parses args; done is true when the command should return code
@@ -142,4 +153,12 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) (code int, d
 		return exitUsage, true
 	}
 	return 0, false
+}
+
+// counted writes n and the noun, singular for one: "1 strategy", "2 faults".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -13,6 +13,8 @@ import (
 	"os"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/herdbench/herdbench/scenarios"
 )
 
 // Exit codes, documented in the README and in --help.
@@ -186,10 +188,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 			switch args[1] {
 			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "completion", "version":
 				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+			case "help", "--help", "-h":
+			default:
+				hint := ""
+				if m, near := scenarios.Closest(args[1], commandNames()); near {
+					hint = fmt.Sprintf(" (did you mean %q?)", m)
+				}
+				fmt.Fprintf(stderr, "herdbench help: no command %q%s; run 'herdbench --help' for the commands\n", args[1], hint)
+				return exitUsage
 			}
 		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	}
+	if m, near := scenarios.Closest(args[0], commandNames()); near {
+		// A typo: name the command meant rather than bury it under the usage.
+		fmt.Fprintf(stderr, "herdbench: unknown command %q (did you mean %q?); run 'herdbench --help' for the commands\n", args[0], m)
+		return exitUsage
 	}
 	fmt.Fprintf(stderr, "herdbench: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage

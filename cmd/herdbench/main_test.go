@@ -104,7 +104,7 @@ func TestValidate(t *testing.T) {
 	}
 	t.Chdir(dir)
 	code, out, _ = runCLI(t, "validate", "outage.yaml")
-	if code != exitOK || !strings.Contains(out, "1 strategies") {
+	if code != exitOK || !strings.Contains(out, "1 strategy,") {
 		t.Errorf("a local outage.yaml should win over the built-in: %d %q", code, out)
 	}
 }
@@ -120,7 +120,7 @@ func TestValidateServerScenario(t *testing.T) {
 		code int
 		want string
 	}{
-		{"name: g\nchaos:\n  - {kind: outage, mode: \"503\", at: 2s, for: 3s}\nthresholds:\n  - herd_factor < 2\n", exitOK, "ok for herdbench target and proxy: 1 faults, 1 thresholds"},
+		{"name: g\nchaos:\n  - {kind: outage, mode: \"503\", at: 2s, for: 3s}\nthresholds:\n  - herd_factor < 2\n", exitOK, "ok for herdbench target and proxy: 1 fault, 1 threshold,"},
 		{"name: g\nchaos:\n  - {kind: brownout, capacity: 0.5, at: 2s, for: 3s}\n", exitOK, "ok for herdbench target (not proxy: "},
 		{"name: g\nchaos:\n  - {kind: outage, mode: down, at: 2s, for: 3s}\n", exitUsage, `unknown outage mode "down"`},
 	} {
@@ -138,6 +138,7 @@ func TestValidateServerScenario(t *testing.T) {
 // A short real run end to end through the CLI: results folder, table,
 // exit 0.
 func TestScenarioRunWritesResults(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	if testing.Short() {
 		t.Skip("runs a 1.5 s scenario")
 	}
@@ -204,11 +205,21 @@ func TestWarnHarness(t *testing.T) {
 	}
 	// A crash learned over longer than the limit: what would tighten it.
 	b.Reset()
+	s.Runs = []results.Run{{Strategy: "no-jitter"}, {Strategy: "full-jitter"}}
 	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
 	warnHarness(&b, s, "these figures")
 	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Cohorts that already ran apart (or a run of one) are not told to.
+	for _, s := range []*results.Summary{{CohortsApart: true, Runs: s.Runs}, {Runs: s.Runs[:1]}} {
+		b.Reset()
+		s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
+		warnHarness(&b, s, "these figures")
+		if !strings.Contains(b.String(), "--shard") || strings.Contains(b.String(), "--cohorts apart") {
+			t.Errorf("cohorts apart %v, %d runs: warned %q; want the crash advice without --cohorts apart", s.CohortsApart, len(s.Runs), b.String())
 		}
 	}
 }

@@ -40,8 +40,12 @@ per-attempt timeout) is retried after the strategy's backoff, within its
 budget, breaker and throttle, which every forwarded request shares; the
 first success, or the last failure, goes back to the client. A 4xx other
 than 429 goes back at once. Bodies up to 1 MiB are kept to be sent again.
+A POST or PATCH is sent once, as the swarm sends it, unless the strategy
+says retry_non_idempotent (envoy, grpc and the aws presets do) or the
+request carries its idempotency_header (Idempotency-Key by default).
 In a scenario that chains tiers, --tier names the tier the proxy plays:
-its faults, and the strategy as that tier retries it.
+its faults, and the strategy as that tier retries it (every method, as a
+tier retries herdbench's calls, unless the tier says otherwise).
   herdbench proxy --upstream http://127.0.0.1:9000 --retry grpc
   herdbench proxy --upstream http://127.0.0.1:9000 --scenario layers --tier api --retry every-tier
 
@@ -207,7 +211,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		if grpcProxy {
 			scheme = "grpc://" + p.Addr()
 		}
-		fmt.Fprintf(stderr, "herdbench proxy: serving %s%s -> %s (scenario %s%s, seed %d%s)\n", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		f.logger("proxy", stderr)("serving %s%s -> %s (scenario %s%s, seed %d%s)", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
 }

@@ -88,6 +88,7 @@ func newRecorder(role, upstream string, plan *scenarios.Plan, f *recordFlags, st
 		return nil
 	}
 	r := &recorder{flags: f, plan: plan, role: role}
+	warnUnjudgeable(stderr, role, plan.Thresholds, f.attempts.Name != "")
 	r.k = recording.Keep(recording.KeepOptions{
 		Recording: recording.Options{
 			By: role, Upstream: upstream, Scenario: plan.Name, Description: plan.Description, Seed: plan.Seed,
@@ -100,6 +101,17 @@ func newRecorder(role, upstream string, plan *scenarios.Plan, f *recordFlags, st
 		},
 	})
 	return r
+}
+
+// warnUnjudgeable says, before any traffic, which of the scenario's
+// thresholds a recording cannot judge: their figure is null in it, so an
+// upper bound fails and a lower bound passes whatever the clients do.
+func warnUnjudgeable(w io.Writer, role string, ths []results.Threshold, numbered bool) {
+	for _, th := range ths {
+		if why := recording.Unmeasurable(th.Metric, numbered); why != "" {
+			fmt.Fprintf(w, "herdbench %s: warning: threshold %q cannot judge a recording: %s. Its figure is null, so it fails as an upper bound and holds as a lower one, whatever the clients do; drop it from the scenario or give what it needs\n", role, th.Expr, why)
+		}
+	}
 }
 
 // save writes one folder of the recording through the scenario command's

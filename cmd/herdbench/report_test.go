@@ -102,7 +102,8 @@ func TestReportUsage(t *testing.T) {
 		{[]string{"report", dir, dir, "--label", "only-one"}, exitUsage, "--label has 1 names for 2 folders"},
 		{[]string{"report", "--bogus", dir}, exitUsage, "unknown flag: --bogus"},
 		{[]string{"report", "--dpi", "0", dir}, exitUsage, "--dpi 0: give a resolution between 10 and 1200"},
-		{[]string{"report", filepath.Join(dir, "missing")}, exitFailed, "no summary.json here"},
+		{[]string{"report", filepath.Join(dir, "missing")}, exitFailed, "missing: no such folder; name a results folder"},
+		{[]string{"report", t.TempDir()}, exitFailed, "no summary.json here"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

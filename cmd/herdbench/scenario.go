@@ -233,6 +233,9 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	if note := builtinNote(fs.Arg(0), op); note != "" && !f.quiet {
 		fmt.Fprintln(stderr, note)
 	}
+	if errors.Is(err, scenarios.ErrNotFound) {
+		fmt.Fprint(stderr, "herdbench scenario: ")
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return nil, exitUsage, true
@@ -244,22 +247,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		return nil, exitUsage, true
 	}
 	if f.sim {
-		var real []string
-		for _, x := range []struct {
-			set  bool
-			name string
-		}{{plan.TargetURL != "", "an external target (--target, target.url)"}, {f.game.chaosControl != "", "--chaos-control"},
-			{f.game.metricsAddr != "", "--metrics-addr"}, {f.game.otlp.url != "", "--otlp"}, {f.game.ui != "", "--ui"}} {
-			if x.set {
-				real = append(real, x.name)
-			}
-		}
-		if len(real) > 0 {
-			verb, them := "needs", "it"
-			if len(real) > 1 {
-				verb, them = "need", "them"
-			}
-			fmt.Fprintf(stderr, "herdbench scenario: --sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s\n", strings.Join(real, ", "), verb, them)
+		if msg := simConflict(plan.TargetURL != "", f.game.chaosControl != "", f.game.metricsAddr != "", f.game.otlp.url != "", f.game.ui != ""); msg != "" {
+			fmt.Fprintln(stderr, "herdbench scenario: "+msg)
 			return nil, exitUsage, true
 		}
 	}
@@ -546,4 +535,28 @@ func (f *scenarioFlags) axes() ([]scenarios.Axis, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// simConflict says what of a real-time run --sim was given with, and how to
+// fix it: each thing named as the user would remove it ("" when none).
+func simConflict(external, chaosControl, metricsAddr, otlp, ui bool) string {
+	var real, drop []string
+	for _, x := range []struct {
+		set        bool
+		name, drop string
+	}{{external, "an external target (--target, target.url)", "the external target (--target, or target.url from the file)"},
+		{chaosControl, "--chaos-control", "--chaos-control"}, {metricsAddr, "--metrics-addr", "--metrics-addr"},
+		{otlp, "--otlp", "--otlp"}, {ui, "--ui", "--ui"}} {
+		if x.set {
+			real, drop = append(real, x.name), append(drop, x.drop)
+		}
+	}
+	if len(real) == 0 {
+		return ""
+	}
+	verb := "needs"
+	if len(real) > 1 {
+		verb = "need"
+	}
+	return fmt.Sprintf("--sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s", strings.Join(real, ", "), verb, strings.Join(drop, " and "))
 }

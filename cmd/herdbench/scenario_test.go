@@ -54,6 +54,7 @@ func TestScenarioSim(t *testing.T) {
 // command, the same for every point of a sweep, recorded in every summary
 // and in scenario.yaml; two such runs draw different seeds.
 func TestSeedResolvedOnce(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	scenario := writeScenario(t, "name: s\nduration: 1s\nworkload:\n  clients: 2\nstrategies:\n  - name: a\n    backoff: full\n")
 	var drawn []uint64
 	for range 2 {

@@ -172,6 +172,9 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		o.Seed = &f.seed
 	}
 	op, err := scenarios.Open(f.scenario, o)
+	if errors.Is(err, scenarios.ErrNotFound) {
+		return nil, fmt.Errorf("herdbench %s: --scenario: %w", fs.Name(), err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if c.Protocol == target.GRPC {
 			url = "grpc://" + srv.Addr()
 		}
-		fmt.Fprintf(stderr, "herdbench target: serving %s%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)\n",
+		f.logger("target", stderr)("serving %s%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)",
 			url, protoText(proto), plan.Name, tierText(plan, f.tier), c.Concurrency, c.Queue, c.QueueTimeout, c.ServiceTime, cold, plan.Seed)
 	}
 	return serve(ctx, "target", &f, srv, []prometheus.Collector{collector, lat.Collector()}, exp, nil, srv.Close, rec, stdout, stderr)

@@ -14,6 +14,7 @@ import (
 // table of tiers on the terminal, each cohort's tiers in summary.json,
 // timeline_tiers.csv and the chart of tiers beside the report.
 func TestLayersInVirtualTime(t *testing.T) {
+	t.Parallel() // its own folders, ports and child processes
 	dir := t.TempDir()
 	code, out, errs := runCLI(t, "scenario", "layers", "--sim", "--out", dir, "-q")
 	if code != exitOK {
@@ -84,7 +85,13 @@ chaos: [{name: down, kind: outage, mode: "503", at: 0s, for: 1h}]
 	proxyURL, proxyControl, stopProxy := startServer(t, "proxy", "--upstream", targetURL, "--scenario", retries, "--retry", "three",
 		"--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0")
 	defer stopProxy()
-	resp, err := http.Post(proxyURL+"/work", "text/plain", strings.NewReader("x"))
+	// A PUT: idempotent, so the strategy retries it (a POST without an
+	// idempotency key it would send once, as the swarm does).
+	req, err := http.NewRequest(http.MethodPut, proxyURL+"/work", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

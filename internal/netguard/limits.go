@@ -196,7 +196,13 @@ func (l *limitListener) connState(nc net.Conn, st http.ConnState) {
 				}
 			}
 			if idle > l.maxIdle {
+				// Out of the count at once: its Closed state comes when
+				// net/http's goroutine for it runs, and a second
+				// connection falling idle before that must not pick it
+				// again (in one instant every since is equal) and keep
+				// one idle connection too many.
 				victim = oldest
+				delete(l.conns, victim)
 			}
 		}
 	case http.StateHijacked, http.StateClosed:

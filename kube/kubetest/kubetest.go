@@ -34,13 +34,13 @@ func Manifests() (map[string][]byte, error) {
 			out[fmt.Sprintf("%d shards, control %q, existing claim %v", n, control, o.Existing)] = b
 		}
 	}
-	_, here, _, ok := runtime.Caller(0)
-	if !ok {
-		return nil, fmt.Errorf("kubetest: cannot find the golden files")
+	dir, err := goldenDir()
+	if err != nil {
+		return nil, err
 	}
-	golden, err := filepath.Glob(filepath.Join(filepath.Dir(here), "..", "testdata", "*.yaml"))
+	golden, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(golden) == 0 {
-		return nil, fmt.Errorf("kubetest: no golden files beside %s (%v)", here, err)
+		return nil, fmt.Errorf("kubetest: no golden files in %s (%v)", dir, err)
 	}
 	for _, g := range golden {
 		b, err := os.ReadFile(g)
@@ -50,4 +50,27 @@ func Manifests() (map[string][]byte, error) {
 		out[filepath.Base(g)] = b
 	}
 	return out, nil
+}
+
+// goldenDir returns the kube package's testdata folder: beside this
+// file's source, or, in a build with -trimpath (whose source paths are
+// import paths), found from the working directory up (a checker's test
+// runs in its module's folder, within the repository).
+func goldenDir() (string, error) {
+	if _, here, _, ok := runtime.Caller(0); ok && filepath.IsAbs(here) {
+		return filepath.Join(filepath.Dir(here), "..", "testdata"), nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("kubetest: cannot find the golden files: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		dir := filepath.Join(d, "kube", "testdata")
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			return dir, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("kubetest: no kube/testdata in %s or a folder above it", wd)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -64,6 +65,32 @@ const (
 	maxScenarioBytes = 1 << 20
 )
 
+// notAFolder says what dir is when it is not a results folder a user may
+// have meant to name: nothing at all, a file of one (report.html), or the
+// --out folder that holds them; "" otherwise.
+func notAFolder(dir string) string {
+	const which = "name a results folder: the one 'herdbench scenario' printed after \"results:\""
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s: no such folder; %s", dir, which)
+	case err != nil:
+		return ""
+	case !fi.IsDir():
+		return fmt.Sprintf("%s is a file, not a folder; %s (here %s)", dir, which, filepath.Dir(dir))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "summary.json")); err == nil && e.IsDir() {
+			return fmt.Sprintf("%s holds results folders rather than being one; name one of them, e.g. %s", dir, filepath.Join(dir, e.Name()))
+		}
+	}
+	return ""
+}
+
 // Load reads the results folder dir. It reads only regular files (never
 // blocking on a FIFO or reading a device, also through a link), each up to
 // its bound, and refuses figures no run can have (a time past the run's
@@ -76,6 +103,9 @@ func Load(dir string) (*Run, error) { return LoadContext(context.Background(), d
 // file with more than its run has is refused before it fills memory.
 func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	notFound := func(name string) error {
+		if msg := notAFolder(dir); msg != "" {
+			return errors.New(msg)
+		}
 		if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
 			return fmt.Errorf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir)
 		}
@@ -83,7 +113,7 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	}
 	read := func(name string, max int64) ([]byte, error) {
 		b, err := folder.ReadRegular(filepath.Join(dir, name), max)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, notFound(name)
 		}
 		return b, err

@@ -191,6 +191,31 @@ func TestTableShowsNewSummaryFields(t *testing.T) {
 	}
 }
 
+// TestLoadNamesWhatWasNamed: a path that is not a results folder gets a
+// message saying what it is instead: nothing, a file of a folder, or the
+// folder that holds the results folders.
+func TestLoadNamesWhatWasNamed(t *testing.T) {
+	out := t.TempDir()
+	dir := fixture(t, filepath.Join(out, "outage-20260301T120000Z"), 1, 0)
+	for path, want := range map[string]string{
+		filepath.Join(out, "nope"):        "nope: no such folder; name a results folder",
+		filepath.Join(dir, "report.html"): "report.html is a file, not a folder; name a results folder: the one 'herdbench scenario' printed after \"results:\" (here " + dir + ")",
+		out:                               "holds results folders rather than being one; name one of them, e.g. " + dir,
+	} {
+		if path == filepath.Join(dir, "report.html") {
+			if err := os.WriteFile(path, []byte("<html>"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Load(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s): %v; want an error saying %q", path, err, want)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no summary.json here") {
+		t.Errorf("an empty folder: got %v, want an error naming summary.json", err)
+	}
+}
+
 func TestLoadProblems(t *testing.T) {
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no summary.json here") {
 		t.Errorf("an empty folder: got %v, want an error naming summary.json", err)

@@ -73,6 +73,9 @@ func RenderStatsTable(w io.Writer, summaries []*results.Summary) error {
 				switch {
 				case v.N == 0:
 					fmt.Fprint(tw, "-\t")
+				case v.N == 1 && c.Unit == results.Count:
+					// One run's count is a whole number, not a mean.
+					fmt.Fprintf(tw, "%.0f\t", v.Mean)
 				case v.N == 1:
 					fmt.Fprint(tw, text(v.Mean)+"\t")
 				default:

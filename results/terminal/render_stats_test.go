@@ -35,7 +35,22 @@ func TestStatsTableOfASweep(t *testing.T) {
 	if err := RenderStatsTable(&buf, []*results.Summary{faulty("0.1", 216), faulty("1", 0)}); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(buf.String(), "\n"); !strings.Contains(lines[0], "failed after fault") || !strings.Contains(lines[1], "216.0") {
+	if lines := strings.Split(buf.String(), "\n"); !strings.Contains(lines[0], "failed after fault") || !strings.Contains(lines[1], " 216 ") || strings.Contains(lines[1], "216.0") {
 		t.Errorf("table with faults:\n%s", buf.String())
+	}
+	// A point of one run shows its counts as counts ("12", not "12.0");
+	// of several, means and deviations.
+	if lines := strings.Split(buf.String(), "\n"); !strings.Contains(lines[1], " 12 ") || strings.Contains(lines[1], "12.0") {
+		t.Errorf("a point of one run:\n%s", buf.String())
+	}
+	buf.Reset()
+	two := faulty("1", 3)
+	two.Repetitions = 2
+	two.Runs[0].Stats = map[string]results.Stat{"attempts": {N: 2, Mean: 12.5, SD: 0.7}}
+	if err := RenderStatsTable(&buf, []*results.Summary{two}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "12.5 ± 0.7") {
+		t.Errorf("a point of two runs:\n%s", buf.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,11 +145,36 @@ func SyntaxProblem(err error, data []byte) Problem {
 			return p
 		}
 	}
-	p.Msg = "YAML syntax: " + p.Msg
-	if p.Line > 0 {
+	parserErr := slices.Contains(parserProblems, p.Msg)
+	if parserErr && p.Line > 0 {
+		// The YAML library counts a parser error's line from 0 (its
+		// scanner errors from 1): it names the line before the block,
+		// list or {…} whose parse failed.
+		p.Line++
+	}
+	msg := p.Msg
+	p.Msg = "YAML syntax: " + msg
+	switch {
+	case p.Line == 0:
+	case msg == "did not find expected ',' or '}'" || msg == "did not find expected ',' or ']'":
+		p.Msg += " (inside a { } or [ ] that starts on this line, a value holding braces, brackets, a comma or \": \" needs quotes, e.g. {path: \"/users/{client}\"}; or write the item as indented lines)"
+	case parserErr:
+		p.Msg += " (YAML nests by indentation: check this line and the ones below it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
+	default:
 		p.Msg += " (YAML nests by indentation: check this line and the lines just above it, e.g. a key indented differently from its siblings, or a missing space after a colon)"
 	}
 	return p
+}
+
+// parserProblems are the YAML library's parser errors (as opposed to its
+// scanner's), whose line it counts from 0.
+var parserProblems = []string{
+	"did not find expected ',' or '}'",
+	"did not find expected ',' or ']'",
+	"did not find expected '-' indicator",
+	"did not find expected key",
+	"did not find expected node content",
+	"did not find expected <document start>",
 }
 
 // tabIndentedLine is the number of the first line at or after from whose

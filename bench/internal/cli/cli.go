@@ -39,6 +39,7 @@ func Serve(args ...string) (addr string, pid int, stop func(), err error) {
 		return "", 0, nil, err
 	}
 	child := exec.Command(self, args...)
+	dieWithParent(child)
 	out, err := child.StdoutPipe()
 	if err != nil {
 		return "", 0, nil, err
