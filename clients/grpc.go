@@ -194,13 +194,17 @@ func (e *GRPCConfigError) Error() string {
 func (e *GRPCConfigError) Unwrap() error { return ErrGRPCServiceConfig }
 
 // ParseGRPCServiceConfig reads a grpc-go service config (JSON, as grpc-go's
-// documentation writes it) into the model of the method a cohort calls. It
-// refuses what grpc-go refuses, with grpc-go's own message (it runs
-// grpc-go's parser, as grpc.NewClient does with WithDefaultServiceConfig,
-// and dials nothing), and what the simulator cannot model: several
-// different retry policies (it cannot tell which method the cohort calls)
-// and waitForReady (RPCs held on the client while the channel is down).
-func ParseGRPCServiceConfig(js string) (*GRPCServiceConfig, error) {
+// documentation writes it) into the model of method, the method a cohort
+// calls (/package.Service/Method): its method config is the one grpc-go
+// applies to that method (clientconn.go getMethodConfig: the method's
+// name, else its service's, else the one for every method). It refuses
+// what grpc-go refuses, with grpc-go's own message (it runs grpc-go's
+// parser, as grpc.NewClient does with WithDefaultServiceConfig, and dials
+// nothing), method configs none of which applies to method (grpc-go would
+// never retry: a config written for another service), and what the
+// simulator cannot model: waitForReady (RPCs held on the client while the
+// channel is down).
+func ParseGRPCServiceConfig(js, method string) (*GRPCServiceConfig, error) {
 	if strings.TrimSpace(js) == "" {
 		return nil, &GRPCConfigError{Msg: `empty; write the JSON grpc-go takes, e.g. {"methodConfig": [{"name": [{}], "retryPolicy": {...}}]}`}
 	}
@@ -231,25 +235,12 @@ func ParseGRPCServiceConfig(js string) (*GRPCServiceConfig, error) {
 		}
 		sc.Throttling = &GRPCThrottling{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
 	}
-	var picked *jsonMethodConfig
-	pickedAt := -1
-	if raw.MethodConfig != nil {
-		for i := range *raw.MethodConfig {
-			mc := &(*raw.MethodConfig)[i]
-			if mc.Name == nil {
-				continue // grpc-go ignores a method config without a name
-			}
-			at := fmt.Sprintf("methodConfig[%d]", i)
-			if mc.WaitForReady != nil && *mc.WaitForReady {
-				return nil, &GRPCConfigError{Path: at + ".waitForReady", Msg: "true holds RPCs on the client while the channel is down and sends them all when it reconnects, which herdbench's model does not simulate; leave it out (grpc-go's default, fail fast)"}
-			}
-			if picked != nil && !sameMethodConfig(picked, mc) {
-				return nil, &GRPCConfigError{Path: at, Msg: fmt.Sprintf("a second method config, with another retry policy or timeout than methodConfig[%d]; a cohort calls one method, so write one method config (name: [{}] applies to every method)", pickedAt)}
-			}
-			if picked == nil {
-				picked, pickedAt = mc, i
-			}
-		}
+	picked, pickedAt := pickMethodConfig(raw.MethodConfig, method)
+	if picked == nil && raw.MethodConfig != nil && len(*raw.MethodConfig) > 0 {
+		return nil, &GRPCConfigError{Path: "methodConfig", Msg: fmt.Sprintf("none applies to %s, the method the cohort calls (%s), so grpc-go would never retry it; name its service (\"name\": [{\"service\": %q}]) or every method (\"name\": [{}]), or set target.method to a method they name", method, namesOf(raw.MethodConfig), serviceOf(method))}
+	}
+	if picked != nil && picked.WaitForReady != nil && *picked.WaitForReady {
+		return nil, &GRPCConfigError{Path: fmt.Sprintf("methodConfig[%d].waitForReady", pickedAt), Msg: "true holds RPCs on the client while the channel is down and sends them all when it reconnects, which herdbench's model does not simulate; leave it out (grpc-go's default, fail fast)"}
 	}
 	if picked != nil {
 		if picked.Timeout != nil {
@@ -296,11 +287,73 @@ func locate(raw *jsonServiceConfig) string {
 	return ""
 }
 
-// sameMethodConfig reports whether two method configs model alike.
-func sameMethodConfig(a, b *jsonMethodConfig) bool {
-	x, _ := json.Marshal(struct{ T, R any }{a.Timeout, a.RetryPolicy})
-	y, _ := json.Marshal(struct{ T, R any }{b.Timeout, b.RetryPolicy})
-	return string(x) == string(y)
+// pickMethodConfig returns the method config grpc-go applies to method
+// and its index, as clientconn.go getMethodConfig looks it up: the one
+// that names the method ({"service": S, "method": M}), else the one that
+// names its service ({"service": S}), else the one for every method
+// ({}); nil and -1 if none. A method config without a name applies to
+// nothing (grpc-go skips it).
+func pickMethodConfig(mcs *[]jsonMethodConfig, method string) (*jsonMethodConfig, int) {
+	if mcs == nil {
+		return nil, -1
+	}
+	service := method[:strings.LastIndex(method, "/")+1] // "/pkg.Service/"
+	best, at, rank := (*jsonMethodConfig)(nil), -1, 0
+	for i := range *mcs {
+		mc := &(*mcs)[i]
+		if mc.Name == nil {
+			continue
+		}
+		for _, n := range *mc.Name {
+			path := ""
+			if n.Service != "" {
+				path = "/" + n.Service + "/" + n.Method
+			}
+			r := 0
+			switch path {
+			case method:
+				r = 3
+			case service:
+				r = 2
+			case "":
+				r = 1
+			}
+			if r > rank {
+				best, at, rank = mc, i, r
+			}
+		}
+	}
+	return best, at
+}
+
+// namesOf lists the services and methods the method configs name.
+func namesOf(mcs *[]jsonMethodConfig) string {
+	var names []string
+	for _, mc := range *mcs {
+		if mc.Name == nil {
+			continue
+		}
+		for _, n := range *mc.Name {
+			if n.Method != "" {
+				names = append(names, n.Service+"/"+n.Method)
+			} else {
+				names = append(names, n.Service)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "they name nothing"
+	}
+	return "they name " + strings.Join(names, ", ")
+}
+
+// serviceOf returns the service of method /pkg.Service/Method.
+func serviceOf(method string) string {
+	s := strings.TrimPrefix(method, "/")
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // grpcGoAccepts runs grpc-go's own service config parser over js and

@@ -3,6 +3,7 @@ package clients
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ const exampleRetry = `{
 	}]}`
 
 func TestParseGRPCServiceConfig(t *testing.T) {
-	sc, err := ParseGRPCServiceConfig(exampleRetry)
+	sc, err := ParseGRPCServiceConfig(exampleRetry, echoMethod)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestParseGRPCServiceConfig(t *testing.T) {
 
 	sc, err = ParseGRPCServiceConfig(`{"methodConfig": [{"name": [{}], "timeout": "1.5s", "retryPolicy": {"maxAttempts": 9,
 		"initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE", 8]}}],
-		"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`)
+		"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`, callMethod)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +49,50 @@ func TestParseGRPCServiceConfig(t *testing.T) {
 	}
 	if sc.Timeout != 1500*ms || *sc.Throttling != (GRPCThrottling{MaxTokens: 10, TokenRatio: 0.1}) {
 		t.Errorf("timeout %s, throttling %+v", sc.Timeout, sc.Throttling)
+	}
+}
+
+// The methods the tests' cohorts call.
+const (
+	callMethod = "/herdbench.Target/Call"
+	echoMethod = "/grpc.examples.echo.Echo/UnaryEcho"
+)
+
+// TestGRPCMethodConfigLookup holds the method config a cohort's model
+// takes to grpc-go's own lookup (clientconn.go getMethodConfig): the
+// method's, else its service's, else every method's; one that names
+// another service applies to nothing. The real side is grpc-go itself:
+// its channel picks the config by the same rule.
+func TestGRPCMethodConfigLookup(t *testing.T) {
+	mc := func(name string, attempts int) string {
+		return `{"name": [` + name + `], "retryPolicy": {"maxAttempts": ` + strconv.Itoa(attempts) +
+			`, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}`
+	}
+	js := `{"methodConfig": [` + mc(`{}`, 2) + `, ` + mc(`{"service": "grpc.examples.echo.Echo"}`, 3) + `, ` +
+		mc(`{"service": "grpc.examples.echo.Echo", "method": "UnaryEcho"}`, 4) + `, ` + mc(`{"service": "other.S"}`, 5) + `]}`
+	for _, tc := range []struct {
+		method string
+		want   int
+	}{
+		{echoMethod, 4}, {"/grpc.examples.echo.Echo/ServerStreamingEcho", 3}, {callMethod, 2}, {"/other.S/M", 5}, {"/other.T/M", 2},
+	} {
+		sc, err := ParseGRPCServiceConfig(js, tc.method)
+		if err != nil || sc.Retry == nil || sc.Retry.MaxAttempts != tc.want {
+			t.Errorf("%s: %+v, %v; want the method config with maxAttempts %d", tc.method, sc, err, tc.want)
+		}
+	}
+	// Without a default, a method of another service gets no method config.
+	js = `{"methodConfig": [` + mc(`{"service": "grpc.examples.echo.Echo"}`, 3) + `]}`
+	if sc, err := ParseGRPCServiceConfig(js, echoMethod); err != nil || sc.Retry.MaxAttempts != 3 {
+		t.Errorf("the service's config: %+v, %v", sc, err)
+	}
+	if _, err := ParseGRPCServiceConfig(js, callMethod); err == nil {
+		t.Errorf("a config for grpc.examples.echo.Echo accepted for %s, which grpc-go would never retry", callMethod)
+	}
+	// waitForReady on a method config the cohort does not call is no matter.
+	js = `{"methodConfig": [` + mc(`{}`, 2) + `, {"name": [{"service": "x.Y"}], "waitForReady": true}]}`
+	if _, err := ParseGRPCServiceConfig(js, callMethod); err != nil {
+		t.Errorf("waitForReady on another service's config: %v", err)
 	}
 }
 
@@ -72,10 +117,11 @@ func TestParseGRPCServiceConfigRefuses(t *testing.T) {
 		{`{"retryThrottling": {"maxTokens": 1001, "tokenRatio": 0.1}}`, "retryThrottling.maxTokens: 1001"},
 		{`{"retryThrottling": {"maxTokens": 10}}`, "retryThrottling.tokenRatio: 0"},
 		{`{"methodConfig": [{"name": [{}], "waitForReady": true}]}`, "methodConfig[0].waitForReady: true holds RPCs"},
-		{`{"methodConfig": [{"name": [{"service": "a"}], "retryPolicy": {"maxAttempts": 3, ` + good + `}},
-		  {"name": [{"service": "b"}], "retryPolicy": {"maxAttempts": 4, ` + good + `}}]}`, "methodConfig[1]: a second method config"},
+		// grpc.examples.echo.Echo's config, and the cohort calls herdbench.Target: grpc-go would never retry.
+		{exampleRetry, "methodConfig: none applies to /herdbench.Target/Call, the method the cohort calls (they name grpc.examples.echo.Echo)"},
+		{`{"methodConfig": [{"name": [{"service": "herdbench.Target", "method": "Other"}], "retryPolicy": {"maxAttempts": 3, ` + good + `}}]}`, "they name herdbench.Target/Other"},
 	} {
-		_, err := ParseGRPCServiceConfig(tc.js)
+		_, err := ParseGRPCServiceConfig(tc.js, callMethod)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrGRPCServiceConfig) {
 			t.Errorf("ParseGRPCServiceConfig(%s) = %v; want an ErrGRPCServiceConfig saying %q", tc.js, err, tc.want)
 		}
@@ -96,7 +142,7 @@ func TestParseGRPCDurationAgreesWithGRPCGo(t *testing.T) {
 	} {
 		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "` + tc.s +
 			`", "maxBackoff": "` + tc.s + `", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
-		sc, err := ParseGRPCServiceConfig(js)
+		sc, err := ParseGRPCServiceConfig(js, callMethod)
 		if err != nil || sc.Retry.InitialBackoff != tc.want {
 			t.Errorf("%q: %v, %+v; want %s", tc.s, err, sc, tc.want)
 		}
@@ -158,7 +204,7 @@ func TestGRPCThrottler(t *testing.T) {
 
 func grpcClient(t *testing.T, js string, deadline time.Duration, sink results.Sink) *Client {
 	t.Helper()
-	sc, err := ParseGRPCServiceConfig(js)
+	sc, err := ParseGRPCServiceConfig(js, echoMethod) // the example's method; {} configs apply to it too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +343,7 @@ func FuzzGRPCDurationAgreesWithGRPCGo(f *testing.F) {
 		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": ` + string(b) +
 			`, "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
 		grpcErr := grpcGoAccepts(js)
-		_, err := ParseGRPCServiceConfig(js)
+		_, err := ParseGRPCServiceConfig(js, callMethod)
 		if (grpcErr == nil) != (err == nil) {
 			t.Errorf("initialBackoff %q: grpc-go says %v, herdbench %v", s, grpcErr, err)
 		}

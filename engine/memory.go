@@ -36,9 +36,23 @@ const (
 	// memPerRealClient is a real-time client: its goroutine, its
 	// connection's buffers, and the embedded target's side of it.
 	memPerRealClient = 36 << 10
+	// memPerGRPCCaller is a real-time client of a gRPC target beside its
+	// channel: its goroutine and its calls' state, and the embedded
+	// target's side of its calls. Measured (docs/limits.md): a cohort of
+	// 500 and of 1,500 clients on one channel, 34 KB a client between
+	// the two peaks.
+	memPerGRPCCaller = 34 << 10
+	// memPerGRPCChannel is a grpc-go channel (a ClientConn connected to
+	// the embedded target: its goroutines, its HTTP/2 transport's
+	// buffers) and the target's side of its connection. Measured: the
+	// same cohorts with a channel per client, 149 KB a client, less the
+	// caller's.
+	memPerGRPCChannel = 115 << 10
 	// memPerSimClient is a simulated client: its slot in the slab, its
 	// random stream and its policies' state.
 	memPerSimClient = 600
+	// memPerSimChannel is a simulated grpc-go channel's state.
+	memPerSimChannel = 64
 	// memPerCohortRun is the figures of one cohort run kept until the
 	// end, for repetitions and sweeps.
 	memPerCohortRun = 2 << 10
@@ -76,7 +90,7 @@ func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
 		for _, p := range plans {
 			secs := sat(seconds(p.Duration), tiersOf(p)) // a recorder per tier
 			scratch = max(scratch, sat(secs, memPerRecorderSecond))
-			slab = max(slab, sat(add(inFlight(p), tierCalls(p)), memPerSimClient))
+			slab = max(slab, add(sat(add(inFlight(p), tierCalls(p)), memPerSimClient), sat(mostChannels(p), memPerSimChannel)))
 			if o.Timelines {
 				kept = add(kept, sat(sat(secs, uint64(len(p.Strategies))), memPerWrittenSecond))
 			}
@@ -97,7 +111,7 @@ func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
 				perSecond = memPerWrittenSecond
 			}
 			peakTimelines = max(peakTimelines, add(sat(cohorts, memPerRealCohort), sat(sat(cohorts, secs), perSecond)))
-			peakClients = max(peakClients, sat(sat(cohorts, add(inFlight(p), tierCalls(p))), memPerRealClient))
+			peakClients = max(peakClients, realClients(p))
 		}
 		e.Timelines, e.Clients = peakTimelines, peakClients
 	}
@@ -117,6 +131,13 @@ func CheckMemory(plans []*scenarios.Plan, o Options, limit uint64, what string) 
 	clientsText := fmt.Sprintf("%d clients", p.Workload.Clients)
 	if p.Workload.Kind == clients.Open {
 		clientsText = fmt.Sprintf("up to %d arrivals in flight", inFlight(p))
+	}
+	if p.GRPC {
+		var chans uint64
+		for i := range p.Strategies {
+			chans = add(chans, grpcChannels(p, &p.Strategies[i]))
+		}
+		clientsText += fmt.Sprintf(" on %d grpc-go channel(s) (connections: {shared: K} puts K clients on one)", chans)
 	}
 	return fmt.Errorf("%w: about %s (timelines %s for %d cohort(s) over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
 		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points, "+
@@ -148,6 +169,50 @@ func inFlight(p *scenarios.Plan) uint64 {
 		return 1 << 53
 	}
 	return uint64(n)
+}
+
+// realClients is what the clients of every cohort of p take at once in
+// real time: over HTTP, a connection per client; over gRPC, a caller per
+// client and the channels they share (grpcChannels).
+func realClients(p *scenarios.Plan) uint64 {
+	cohorts := uint64(len(p.Strategies))
+	if !p.GRPC {
+		return sat(sat(cohorts, add(inFlight(p), tierCalls(p))), memPerRealClient)
+	}
+	n := sat(sat(cohorts, inFlight(p)), memPerGRPCCaller)
+	for i := range p.Strategies {
+		n = add(n, sat(grpcChannels(p, &p.Strategies[i]), memPerGRPCChannel))
+	}
+	return n
+}
+
+// grpcChannels is how many grpc-go channels the cohort of strategy s of p
+// opens, as grpcswarm's Run opens them: one per connections.shared
+// clients (one per client by default), one for the whole cohort when a
+// grpc-go cohort's throttler is the cohort's (channel: cohort), one for
+// an open workload's arrivals; none over HTTP.
+func grpcChannels(p *scenarios.Plan, s *clients.Strategy) uint64 {
+	if !p.GRPC {
+		return 0
+	}
+	if p.Workload.Kind == clients.Open {
+		return 1
+	}
+	n := max(0, p.Workload.Clients)
+	per := max(1, p.Shared)
+	if s.GRPC != nil && s.Budget != nil && s.Budget.Scope.Shared() {
+		per = max(1, n)
+	}
+	return uint64(max(1, (n+per-1)/per))
+}
+
+// mostChannels is the most grpc-go channels one cohort of p opens.
+func mostChannels(p *scenarios.Plan) uint64 {
+	var most uint64
+	for i := range p.Strategies {
+		most = max(most, grpcChannels(p, &p.Strategies[i]))
+	}
+	return most
 }
 
 // tiersOf is how many tiers each cohort of p has: 1 for a single target.

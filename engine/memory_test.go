@@ -129,3 +129,45 @@ strategies:
 		t.Errorf("a 1 s run refused: %v", err)
 	}
 }
+
+// Over gRPC, a real-time client is a caller on a grpc-go channel, and the
+// channels count apart: one per client by default, one per
+// connections.shared clients, one for a cohort whose grpc-go throttler is
+// the cohort's (channel: cohort), as grpcswarm opens them.
+func TestEstimateMemoryCountsGRPCChannels(t *testing.T) {
+	const src = `
+name: grpc
+duration: 30s
+target: {protocol: grpc}
+workload: {kind: closed, clients: 100}
+strategies:
+  - {name: own, backoff: full}
+  - name: throttled
+    client: grpc-go
+    channel: cohort
+    service_config: '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}], "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}'
+`
+	for _, c := range []struct {
+		name     string
+		src      string
+		channels uint64
+	}{
+		{"a channel per client", src, 100 + 1},
+		{"ten clients to a channel", strings.Replace(src, "workload:", "connections: {shared: 10}\nworkload:", 1), 10 + 1},
+	} {
+		p := scenariotest.Plan(t, c.src, scenarios.Overrides{})
+		e := EstimateMemory([]*scenarios.Plan{p}, Options{})
+		if want := uint64(2*100*memPerGRPCCaller) + c.channels*memPerGRPCChannel; e.Clients != want {
+			t.Errorf("%s: clients %d, want %d (200 callers and %d channels)", c.name, e.Clients, want, c.channels)
+		}
+		e = EstimateMemory([]*scenarios.Plan{p}, Options{Sim: true, Workers: 1})
+		if want := uint64(100*memPerSimClient) + 100*memPerSimChannel; c.channels == 101 && e.Clients != want {
+			t.Errorf("%s, simulated: clients %d, want %d (the slab of 100 clients and their 100 channels)", c.name, e.Clients, want)
+		}
+	}
+	// An HTTP target has no channels: the same plan over HTTP costs a connection per client.
+	p := scenariotest.Plan(t, "name: h\nduration: 30s\nworkload: {kind: closed, clients: 100}\nstrategies:\n  - {name: own, backoff: full}\n", scenarios.Overrides{})
+	if e := EstimateMemory([]*scenarios.Plan{p}, Options{}); e.Clients != 100*memPerRealClient {
+		t.Errorf("HTTP: clients %d, want %d", e.Clients, 100*memPerRealClient)
+	}
+}

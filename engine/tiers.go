@@ -52,7 +52,7 @@ func simCohort(p *scenarios.Plan, ci int, seed uint64, below []*results.Recorder
 	co := &sim.Cohort{
 		Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
 		Strategy: &p.Strategies[ci], Duration: p.Duration, Seed: seed,
-		GRPC: p.GRPC,
+		GRPC: p.GRPC, Shared: p.Shared,
 	}
 	if len(p.Tiers) > 0 {
 		for _, t := range p.Tiers {

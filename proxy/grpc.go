@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/target"
@@ -41,6 +43,7 @@ func startGRPC(o Options, p *Proxy) (*Proxy, error) {
 		return nil, fmt.Errorf("proxy: upstream %s: %w", o.Upstream.Host, err)
 	}
 	p.upstreamGRPC = cc
+	p.limit = newInFlight(nil, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
 		Config:   target.Config{Concurrency: 1, Protocol: target.GRPC},
@@ -56,12 +59,28 @@ func startGRPC(o Options, p *Proxy) (*Proxy, error) {
 	return p, nil
 }
 
+// overloadedKey marks the proxy's own UNAVAILABLE, as X-Herdbench-Proxy
+// marks the HTTP proxy's 503.
+const overloadedKey = "x-herdbench-proxy"
+
 // bidi is the stream every forwarded call is opened as: a unary call is
 // one message each way on it.
 var bidi = &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}
 
-// forwardGRPC forwards one call upstream and its answer back.
+// forwardGRPC forwards one call upstream and its answer back, once it has
+// a place among the calls forwarded at once (--max-in-flight, as the HTTP
+// proxy's requests): a call past them and as many waiting is answered
+// UNAVAILABLE at once, marked x-herdbench-proxy: overloaded in its header.
 func (p *Proxy) forwardGRPC(method string, ss grpc.ServerStream) error {
+	ok, refused := p.limit.acquire(ss.Context())
+	if refused {
+		_ = ss.SetHeader(metadata.Pairs(overloadedKey, "overloaded"))
+		return status.Error(codes.Unavailable, p.limit.overloaded("calls"))
+	}
+	if !ok {
+		return status.FromContextError(ss.Context().Err()).Err()
+	}
+	defer p.limit.release()
 	ctx, cancel := context.WithCancel(ss.Context())
 	defer cancel()
 	md, _ := metadata.FromIncomingContext(ctx)

@@ -2,9 +2,12 @@ package proxy
 
 import (
 	"context"
+	"maps"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -127,6 +130,81 @@ func TestGRPCProxy(t *testing.T) {
 		defer upMu.Unlock()
 		if len(upAttempts) != 1 || upAttempts[0] != attempts[last-1] {
 			t.Errorf("the upstream saw grpc-previous-rpc-attempts %q; want the forwarded attempt's %q", upAttempts, attempts[last-1])
+		}
+	})
+}
+
+// TestGRPCProxyMaxInFlight: the gRPC proxy bounds the calls it forwards
+// at once as the HTTP proxy bounds its requests (TestMaxInFlight): past
+// MaxInFlight calls forwarded and as many waiting, a call is answered
+// UNAVAILABLE at once, marked x-herdbench-proxy: overloaded and counted
+// in Overloaded; the waiting ones are forwarded as places free up.
+func TestGRPCProxyMaxInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		var hits atomic.Int64
+		up := grpc.NewServer(grpc.ForceServerCodec(grpcwire.Codec{}), grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+			hits.Add(1)
+			var in []byte
+			if err := ss.RecvMsg(&in); err != nil {
+				return err
+			}
+			time.Sleep(time.Second)
+			return ss.SendMsg([]byte("ok"))
+		}))
+		uln, err := n.Listen("tcp", "upstream:50051")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = up.Serve(uln) }()
+		defer up.Stop()
+		p, err := Start(Options{Addr: "proxy:8090", Upstream: &url.URL{Scheme: "http", Host: "upstream:50051"},
+			Listen: n.Listen, DialGRPC: n.Dial, GRPC: true, MaxInFlight: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = p.Close() }()
+		cc, err := grpc.NewClient("passthrough:///proxy:8090", grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) { return n.Dial(ctx, "tcp", addr) }),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})), grpc.WithDisableRetry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cc.Close() }()
+		cc.Connect()
+		time.Sleep(time.Millisecond) // connected before the calls
+		start := time.Now()
+		type answer struct {
+			code   codes.Code
+			at     time.Duration
+			header string
+		}
+		answers := make(chan answer, 5)
+		for i := range 5 {
+			go func() {
+				time.Sleep(time.Duration(i) * time.Millisecond) // in this order
+				var out []byte
+				var h metadata.MD
+				err := cc.Invoke(context.Background(), "/helloworld.Greeter/SayHello", []byte("herd"), &out, grpc.Header(&h))
+				answers <- answer{status.Code(err), time.Since(start), strings.Join(h.Get("x-herdbench-proxy"), ",")}
+			}()
+		}
+		got := map[answer]int{}
+		for range 5 {
+			got[<-answers]++
+		}
+		want := map[answer]int{
+			{codes.Unavailable, 4 * time.Millisecond, "overloaded"}: 1,
+			{codes.OK, time.Second, ""}:                             1,
+			{codes.OK, time.Second + time.Millisecond, ""}:          1,
+			{codes.OK, 2 * time.Second, ""}:                         1, // waited for the first place
+			{codes.OK, 2*time.Second + time.Millisecond, ""}:        1,
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("answers %v, want %v", got, want)
+		}
+		if p.Overloaded() != 1 || hits.Load() != 4 {
+			t.Errorf("overloaded %d, upstream hits %d; want 1 and 4", p.Overloaded(), hits.Load())
 		}
 	})
 }

@@ -36,8 +36,9 @@ type Options struct {
 	Transport http.RoundTripper
 	// Listen opens the listener; net.Listen("tcp", addr) when nil.
 	Listen target.ListenFunc
-	// MaxInFlight is how many requests are forwarded at once; as many
-	// again wait, and the rest are answered 503 at once.
+	// MaxInFlight is how many requests (or gRPC calls) are forwarded at
+	// once; as many again wait, and the rest are answered 503 (a call:
+	// UNAVAILABLE) at once.
 	// DefaultMaxInFlight when 0.
 	MaxInFlight int
 	// Observer, when set, records the traffic: every request the proxy
@@ -268,7 +269,7 @@ func Start(o Options) (*Proxy, error) {
 // were being forwarded and as many were waiting.
 func (p *Proxy) Overloaded() int64 {
 	if p.limit == nil {
-		return 0 // a gRPC proxy forwards every call it admits
+		return 0
 	}
 	return p.limit.refused.Load()
 }

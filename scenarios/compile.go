@@ -153,6 +153,9 @@ type compiler struct {
 	// external when it is not embedded (a URL), tiered with a chain of
 	// tiers.
 	grpc, external, tiered bool
+	// method is the gRPC method the swarm calls, as written ("" for
+	// grpcwire.Method): a grpc-go cohort's service config applies to it.
+	method string
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {

@@ -38,6 +38,7 @@ func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool
 	default:
 		c.fail(at("protocol"), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
 	}
+	c.method = t.Method
 	if t.Method != "" {
 		if !grpc {
 			c.fail(at("method"), "a method is a gRPC target's; write protocol: grpc beside it, or leave method out")
@@ -125,7 +126,11 @@ func (c *compiler) grpcStrategy(sf *StrategyFile, at func(string) []step) client
         "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`)
 		return s
 	}
-	sc, err := clients.ParseGRPCServiceConfig(sf.ServiceConfig)
+	method := c.method
+	if method == "" {
+		method = grpcwire.Method
+	}
+	sc, err := clients.ParseGRPCServiceConfig(sf.ServiceConfig, method)
 	if err != nil {
 		var ce *clients.GRPCConfigError
 		line := c.s.lineOf(at("service_config"))

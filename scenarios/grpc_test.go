@@ -9,7 +9,7 @@ import (
 )
 
 const grpcScenario = `name: g
-target: {protocol: grpc}
+target: {protocol: grpc, method: /echo.Echo/Call}
 workload: {kind: closed, clients: 10}
 strategies:
   - name: grpc-go

@@ -295,6 +295,7 @@ var badFiles = map[string]struct {
 	"grpc-with-backoff":                {6, "strategies[0].backoff: backoff configures herdbench's own retry loop"},
 	"grpc-service-config-rejected":     {6, "strategies[0].service_config: methodConfig[0].retryPolicy.maxAttempts: grpc-go refuses it: invalid retry policy"},
 	"grpc-service-config-json":         {4, "strategies[0].service_config: not JSON (line 1 of the service config): unexpected end of JSON input"},
+	"grpc-config-other-service":        {6, "strategies[0].service_config: methodConfig: none applies to /helloworld.Greeter/SayHello, the method the cohort calls (they name grpc.examples.echo.Echo), so grpc-go would never retry it"},
 	"grpc-method":                      {4, `target.method: "SayHello" is not a gRPC method name; write /package.Service/Method`},
 	"grpc-client-http":                 {4, "strategies[0].client: grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc"},
 	"grpc-pushback-negative":           {4, "chaos[0].retry_after: -1s"},

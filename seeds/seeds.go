@@ -27,6 +27,11 @@ func Call(k, n int) uint64 { return 1<<61 + uint64(k)<<40 + uint64(n) }
 // Arrivals.
 func User(id int) uint64 { return 1<<61 + 1<<60 + uint64(id) }
 
+// Channel returns the stream id of the grpc-go channel whose first client
+// is id, which draws its reconnection backoff's jitter (the simulator's
+// model of a channel). The ids lie between the calls' and the users'.
+func Channel(id int) uint64 { return 1<<61 + 1<<59 + uint64(id) }
+
 // Client returns the stream id of client id of a cohort. Client i draws the
 // same numbers in every cohort of a run, so cohorts differ only by strategy.
 func Client(id int) uint64 { return uint64(id) }

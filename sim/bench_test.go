@@ -22,7 +22,7 @@ func cohortOf(p *scenarios.Plan, strategy string, seed uint64) *sim.Cohort {
 	for i := range p.Strategies {
 		if p.Strategies[i].Name == strategy {
 			return &sim.Cohort{Target: p.Target, Chaos: p.Chaos, Workload: &p.Workload,
-				Strategy: &p.Strategies[i], Duration: p.Duration, Seed: seed, GRPC: p.GRPC}
+				Strategy: &p.Strategies[i], Duration: p.Duration, Seed: seed, GRPC: p.GRPC, Shared: p.Shared}
 		}
 	}
 	panic("no strategy " + strategy)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
+
+	"github.com/herdbench/herdbench/results"
 )
 
 // grpcOne is one grpc-go client sending one RPC into a fault that lasts
@@ -74,5 +77,46 @@ func TestGRPCOutageWaits(t *testing.T) {
 		if got := run.LatencyMS.Request.P50; got < 560*0.99 || got > 840*1.01 {
 			t.Errorf("seed %d: the RPC's three waits took %v ms, want 560-840", seed, got)
 		}
+	}
+}
+
+// goawayHop: one client over a 50 ms network whose attempt sent at 1 s
+// comes in at 1.05 s, after a GOAWAY at 1.03 s, and whose strategy
+// retries 400 ms after a failure; the goaway ends at 2 s.
+const goawayHop = `
+name: t
+duration: 6s
+seed: 1
+network: {delay: 50ms}
+target: {protocol: grpc, service_time: "0s"}
+workload: {kind: closed, clients: 1, think: 0s}
+chaos:
+  - {kind: outage, mode: goaway, at: 1030ms, for: 970ms}
+strategies:
+  - {name: s, backoff: constant, base: 400ms, max_attempts: 20, timeout: 2s}
+`
+
+// TestGRPCChannelAfterGoaway: the GOAWAY at 1.03 s drops the channel's
+// connection; the attempt it met fails (a reset), the strategy's retry at
+// 1.45 s connects, refused (a goaway refuses new connections), so the
+// channel stays in TRANSIENT_FAILURE and tries again on its own 1 s
+// later, at 2.45 s: the strategy's pick at 2.25 s fails although the
+// goaway ended at 2 s, and the next, at 2.65 s, succeeds. engine's
+// TestGRPCGoawayChannelAgrees runs the same over real grpc-go channels.
+func TestGRPCChannelAfterGoaway(t *testing.T) {
+	_, rec, run := simulate(t, goawayHop)
+	tl := rec.Timeline(results.Bucket)
+	first := time.Duration(-1)
+	for i, row := range tl.Rows {
+		if at := time.Duration(i) * results.Bucket; at >= 1030*time.Millisecond && row[results.OK] > 0 {
+			first = at
+			break
+		}
+	}
+	if first != 2650*time.Millisecond {
+		t.Errorf("the first success after the goaway at %s; want 2.65 s", first)
+	}
+	if o := outcomes(run); o["reset"] != 1 || o["refused"] != 3 {
+		t.Errorf("outcomes %v; want one reset (the attempt the GOAWAY met) and three picks refused (1.45, 1.85, 2.25 s)", o)
 	}
 }

@@ -42,6 +42,9 @@ type Cohort struct {
 	// (through the target's capacity, its random draws or a shared
 	// policy) record, added up, exactly what the whole cohort records.
 	Part clients.Part
+	// Shared is, for a gRPC target, how many clients share one grpc-go
+	// channel (connections.shared; channel.go); 0 or 1: each its own.
+	Shared int
 	// Stop, if set, stops the run early once it holds true (an interrupt):
 	// Run looks at it every StopEvery events, and every StopEvery clients
 	// while it sets them up, so it returns within a fraction of a
@@ -207,6 +210,13 @@ type Sim struct {
 	events       uint64
 	touch        uint64 // the sum of what prefetch loads where it loads (prefetch_other.go): stored, so the compiler keeps the loads
 
+	// chans are a gRPC cohort's channels (channel.go), perChan clients to
+	// each (0: no channels), and drops the instants the plan closes every
+	// connection.
+	chans   []channel
+	perChan int
+	drops   []time.Duration
+
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
 	look func(setup bool, n uint64)
@@ -227,6 +237,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.co = co
 	s.callWork = clients.Workload{Kind: clients.OneShot}
 	s.setLevels(co, plan, rec)
+	s.setChannels(co, plan)
 	s.occ = co.Tiers == nil && co.Target.Kind == target.OCC
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
@@ -527,7 +538,9 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	c := s.cl(ci)
 	lv := &s.lv[c.tier]
 	if a.Op == clients.Send {
-		if lv.m.Listening(a.At) {
+		// A pick on a shared channel is made in its turn (evSend), as
+		// other clients' picks before it move the channel.
+		if (s.perChan <= 1 || c.has(callFlag)) && s.listening(ci, lv.m, a.At) {
 			if d := lv.m.Hop(); d > 0 {
 				// Nothing happens at the send itself but the request's
 				// departure, so it is scheduled straight to its arrival:
@@ -586,7 +599,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 func (s *Sim) request(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
-	if !m.Listening(now) {
+	if !s.listening(ci, m, now) {
 		s.end(ci, now, results.Refused)
 		return
 	}

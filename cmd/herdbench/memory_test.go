@@ -37,7 +37,7 @@ func TestMemoryEstimateIsHonest(t *testing.T) {
 		t.Skip("-race multiplies the memory; .ci/run runs this test without it")
 	}
 	if testing.Short() {
-		t.Skip("runs herdbench three times, about 15 s")
+		t.Skip("runs herdbench four times, about 20 s")
 	}
 	real := writeScenario(t, `name: calib
 duration: 2s
@@ -48,6 +48,14 @@ strategies:
   - {name: a, backoff: full, timeout: 1s}
   - {name: b, backoff: exponential, timeout: 1s}
 `)
+	grpcReal := writeScenario(t, `name: calib-grpc
+duration: 2s
+seed: 1
+target: {protocol: grpc, concurrency: 64, queue: 1000, service_time: exponential(5ms)}
+workload: {kind: closed, clients: 100, think: exponential(100ms)}
+strategies:
+  - {name: a, backoff: full, timeout: 1s}
+`)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -55,6 +63,7 @@ strategies:
 		{"long timelines", []string{"outage", "--sim", "--duration", "10m", "--clients", "100"}},
 		{"many simulated clients", []string{"outage", "--sim", "--duration", "10s", "--clients", "300000", "--strategies", "no-jitter,full-jitter"}},
 		{"real clients", []string{real, "--clients", "1500"}},
+		{"real gRPC clients, a channel each", []string{grpcReal, "--clients", "1500"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"scenario"}, c.args...)

@@ -56,7 +56,9 @@ so is the live page of --ui ADDR, with its buttons.
 Both addresses are on loopback unless --allow-remote; the upstream is
 where you send it, anywhere. At most --max-in-flight requests are
 forwarded at once and as many wait; beyond that the proxy answers 503 at
-once (X-Herdbench-Proxy: overloaded), so its memory stays bounded. Point
+once (X-Herdbench-Proxy: overloaded; a gRPC proxy's call: UNAVAILABLE,
+with x-herdbench-proxy: overloaded in its header), so its memory stays
+bounded. Point
 the swarm at the proxy (a loopback address, so no --allow-remote is needed
 even when the upstream is remote):
   herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
@@ -96,7 +98,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
 	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
 	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: the scenario's protocol, else http1)"
-	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 at once (herdbench_proxy_overloaded_total)")
+	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests (or gRPC calls) forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 (a call UNAVAILABLE) at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
