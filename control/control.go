@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
 	"github.com/herdbench/herdbench/target"
@@ -226,7 +227,7 @@ func (a *api) inject(w http.ResponseWriter, r *http.Request) {
 			for _, p := range se.Problems {
 				problems = append(problems, p.String())
 			}
-			fail(w, http.StatusBadRequest, fmt.Sprintf("the fault has %d problem(s); send e.g. {\"kind\":\"outage\",\"mode\":\"503\",\"for\":\"5s\"}", len(problems)), problems)
+			fail(w, http.StatusBadRequest, fmt.Sprintf("the fault has %s; send e.g. {\"kind\":\"outage\",\"mode\":\"503\",\"for\":\"5s\"}", spoken.Count(len(problems), "problem", "problems")), problems)
 			return
 		}
 		fail(w, http.StatusBadRequest, err.Error(), nil)

@@ -87,8 +87,12 @@ func TestControlAPI(t *testing.T) {
 			t.Errorf("stop: %d %+v", code, st)
 		}
 		code, _, eb := call(t, h, "POST", "/control/inject", `{"kind":"outage","mode":"down"}`)
-		if code != 400 || len(eb.Problems) != 2 || !strings.Contains(strings.Join(eb.Problems, "\n"), "for: missing") {
+		if code != 400 || len(eb.Problems) != 2 || !strings.Contains(strings.Join(eb.Problems, "\n"), "for: missing") || !strings.Contains(eb.Error, "the fault has 2 problems;") {
 			t.Errorf("bad inject: %d %+v", code, eb)
+		}
+		code, _, eb = call(t, h, "POST", "/control/inject", `{"kind":"outage","mode":"503"}`)
+		if code != 400 || len(eb.Problems) != 1 || !strings.Contains(eb.Error, "the fault has 1 problem;") {
+			t.Errorf("inject with one problem: %d %+v; want \"the fault has 1 problem\", counted as spoken", code, eb)
 		}
 		code, _, eb = call(t, h, "POST", "/control/start", `{"at":"1999-01-01T00:00:00Z"}`)
 		if code != 400 || !strings.Contains(eb.Error, "before the server started") {
