@@ -130,9 +130,14 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 func (f *serveFlags) logger(role string, stderr io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		if !f.quiet {
-			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
+			fmt.Fprintln(stderr, logLine(time.Now(), role, fmt.Sprintf(format, args...)))
 		}
 	}
+}
+
+// logLine is one line of a server's log: the time, the role, the message.
+func logLine(now time.Time, role, msg string) string {
+	return now.Format("15:04:05.000") + " herdbench " + role + ": " + msg
 }
 
 // limits returns the traffic port's limits with --max-conns, for
