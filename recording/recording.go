@@ -37,6 +37,15 @@ type Options struct {
 	// Faults returns the faults that acted between two instants, relative
 	// to the first (target.Server.FaultsBetween); nil for none.
 	Faults func(from, to time.Time) []chaos.Timed
+	// Run is the run's length on the plan's clock (the scenario's
+	// duration), 0 for none. A client that goes away from a request it
+	// had in flight when the run ended, within CutGrace of that end, was
+	// cut by the end (a swarm closes its connections when its duration
+	// is over), not timed out: the attempt is no outcome of the service
+	// and is left out of the results, as the swarm leaves out the
+	// attempts its end cuts short (clients.Swarm.Run), and counted in
+	// Recorded.CutAtEnd.
+	Run time.Duration
 	// Done is given each segment that ended (its window full, or the plan
 	// restarted), on a goroutine of its own, once its late answers are
 	// in: write it. Nil drops them.
@@ -54,6 +63,12 @@ const (
 	// last attempts before it is written: an attempt counts in the bucket
 	// of its arrival but is recorded when its answer ends.
 	grace = 5 * time.Second
+	// CutGrace is how long after the run's end (Options.Run) a client
+	// may take to close what its end cut short: a swarm closes every
+	// connection at its end, and the proxy learns of it a network's
+	// delay later. A client that gives up on a request later than that
+	// timed out.
+	CutGrace = time.Second
 )
 
 // ErrNothingRecorded is returned by Snapshot when no attempt has been
@@ -99,7 +114,10 @@ type cell struct {
 	// unidentified counts the numbered attempts without a request id
 	// (requestIDHeaders): with any, transport_resends is not measured.
 	unidentified atomic.Int64
-	seen         seenAttempts
+	// cut counts the attempts the run's end cut short (cutAtEnd): in no
+	// figure.
+	cut  atomic.Int64
+	seen seenAttempts
 }
 
 var shardSeed = maphash.MakeSeed()
@@ -205,6 +223,13 @@ func (r *Recording) Observe(ob target.Observation) {
 		c.withoutMax.Add(1)
 	}
 	out := outcomeOf(ob)
+	if out == results.Timeout && r.cutAtEnd(s, ob) {
+		if n == 1 {
+			sh.Started(sent) // its request started, and is unfinished: the swarm counts it so
+		}
+		c.cut.Add(1)
+		return
+	}
 	latency := ob.Ended.Sub(ob.Arrived)
 	resend := false
 	if ok {
@@ -224,6 +249,18 @@ func (r *Recording) Observe(ob target.Observation) {
 	case most > 0 && n >= most && !resend:
 		sh.Ended(sent+latency, false) // its client's last attempt failed
 	}
+}
+
+// cutAtEnd reports whether ob, a request whose client went away before
+// its answer, was cut by the run's end rather than given up on: it was in
+// flight when the run ended (Options.Run on the plan's clock, whose t = 0
+// is s's less its offset) and its client left within CutGrace of that.
+func (r *Recording) cutAtEnd(s *segment, ob target.Observation) bool {
+	if r.o.Run <= 0 {
+		return false
+	}
+	end := s.t0.Add(r.o.Run - s.offset)
+	return ob.Arrived.Before(end) && !ob.Ended.Before(end) && ob.Ended.Before(end.Add(CutGrace))
 }
 
 // roll ends the current segment, whose window is full, and starts the

@@ -184,6 +184,11 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		return nil, err
 	}
 	f.parsed = op.Scenario
+	if f.scenario != "" {
+		// The run the plan times: what is in flight at its end was cut
+		// short by it, not timed out (recording.Options.Run).
+		f.record.run = op.Plans[0].Duration
+	}
 	return op.Plans[0], nil
 }
 
