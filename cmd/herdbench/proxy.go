@@ -209,6 +209,9 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 			return exitFailed
 		}
 	}
+	if f.builtin != "" {
+		f.logger("proxy", stderr)("%s", f.builtin)
+	}
 	if !f.quiet {
 		retrying := ""
 		if strategy != nil {

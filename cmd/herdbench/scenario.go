@@ -232,7 +232,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	// every point is checked before any runs.
 	op, err := scenarios.Open(fs.Arg(0), o)
 	if note := builtinNote(fs.Arg(0), op); note != "" && !f.quiet {
-		fmt.Fprintln(stderr, note)
+		fmt.Fprintln(stderr, "herdbench: "+note)
 	}
 	if errors.Is(err, scenarios.ErrNotFound) {
 		fmt.Fprint(stderr, "herdbench scenario: ")

@@ -27,6 +27,7 @@ type serveFlags struct {
 	scenario    string
 	tier        string
 	parsed      *scenarios.Scenario // --scenario, once loaded
+	builtin     string              // builtinNote of --scenario: a built-in ran for a file that is not there
 	hold        bool
 	seed        uint64
 	exitAfter   time.Duration
@@ -177,6 +178,7 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		o.Seed = &f.seed
 	}
 	op, err := scenarios.Open(f.scenario, o)
+	f.builtin = builtinNote(f.scenario, op)
 	if errors.Is(err, scenarios.ErrNotFound) {
 		return nil, fmt.Errorf("herdbench %s: --scenario: %w", fs.Name(), err)
 	}

@@ -120,6 +120,9 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitFailed
 		}
 	}
+	if f.builtin != "" {
+		f.logger("target", stderr)("%s", f.builtin)
+	}
 	if !f.quiet {
 		c := plan.Target
 		cold := ""
