@@ -16,6 +16,10 @@ import (
 	"github.com/herdbench/herdbench/target"
 )
 
+// MaxRun is the longest run POST /control/start may name: a day, as a
+// scenario's duration.
+const MaxRun = 24 * time.Hour
+
 // maxBody bounds a control call's body.
 const maxBody = 64 << 10
 
@@ -38,6 +42,11 @@ type Options struct {
 	// and says where. ErrNothingRecorded is answered 409; without Results
 	// (recording off) the call is answered 404.
 	Results func() (ResultsAnswer, error)
+	// RunFor, when set, is told the length of the run a POST
+	// /control/start names ({"duration": "12s"}: a swarm's own, from
+	// --chaos-control) before the plan starts, so that the recording
+	// knows when that run ends (recording.Recording.SetRun).
+	RunFor func(d time.Duration)
 }
 
 // ResultsAnswer is the answer of POST /control/results.
@@ -170,6 +179,10 @@ func (a *api) notify(format string, args ...any) {
 // startRequest is the optional body of POST /control/start.
 type startRequest struct {
 	At time.Time `json:"at"` // the plan's t = 0; now when absent
+	// Duration is how long the run that starts the plan lasts from its
+	// t = 0 ("12s"): the caller's, whose clients cut what is in flight
+	// at its end; absent, the scenario's.
+	Duration string `json:"duration"`
 }
 
 func (a *api) start(w http.ResponseWriter, r *http.Request) {
@@ -182,9 +195,18 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 		dec := json.NewDecoder(strings.NewReader(string(body)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
-			fail(w, http.StatusBadRequest, `the body of /control/start is empty (start now) or {"at": "<RFC 3339 time>"}: `+err.Error(), nil)
+			fail(w, http.StatusBadRequest, `the body of /control/start is empty (start now) or {"at": "<RFC 3339 time>", "duration": "<the run's length, e.g. 12s>"}: `+err.Error(), nil)
 			return
 		}
+	}
+	var run time.Duration
+	if req.Duration != "" {
+		d, err := time.ParseDuration(req.Duration)
+		if err != nil || d <= 0 || d > MaxRun {
+			fail(w, http.StatusBadRequest, fmt.Sprintf(`/control/start's duration %q: give the run's length from its t = 0, more than 0 and at most %s, e.g. "12s"`, req.Duration, TrimDuration(MaxRun)), nil)
+			return
+		}
+		run = d
 	}
 	if st := a.Server.Status(); !req.At.IsZero() && st.PlanRunning && st.PlanStart.Equal(req.At) {
 		// The shards of a run each send its agreed t = 0: the plan starts
@@ -193,6 +215,9 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 		a.reply(w, http.StatusOK)
 		return
 	}
+	if run > 0 && a.RunFor != nil {
+		a.RunFor(run)
+	}
 	if err := a.Server.StartPlan(req.At); err != nil {
 		fail(w, http.StatusBadRequest, err.Error(), nil)
 		return
@@ -200,6 +225,9 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 	when := "now"
 	if !req.At.IsZero() {
 		when = "at " + req.At.UTC().Format(time.RFC3339Nano)
+	}
+	if run > 0 {
+		when += ", for a run of " + TrimDuration(run)
 	}
 	a.notify("control: chaos plan started %s", when)
 	a.reply(w, http.StatusOK)

@@ -354,3 +354,38 @@ func TestGuardDetails(t *testing.T) {
 		})
 	}
 }
+
+// TestStartNamesTheRun: POST /control/start's duration (a swarm's run's
+// length, from --chaos-control) is given to RunFor before the plan starts;
+// a duration that is no run's is refused and starts nothing. The client
+// sends its run's length.
+func TestStartNamesTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Hold: true, Config: target.Config{Concurrency: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var runs []time.Duration
+		var log []string
+		h := Handler(Options{Server: srv, Access: local, RunFor: func(d time.Duration) { runs = append(runs, d) }, Notify: func(m string) { log = append(log, m) }})
+		for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "forever"}`, `{"duration": "25h"}`} {
+			if code, _, eb := call(t, h, "POST", "/control/start", bad); code != 400 || !strings.Contains(eb.Error, "give the run's length from its t = 0") {
+				t.Errorf("start %s: %d %+v", bad, code, eb)
+			}
+		}
+		if len(runs) != 0 || srv.Status().PlanRunning {
+			t.Fatalf("a refused start told RunFor %v or started the plan", runs)
+		}
+		if code, st, _ := call(t, h, "POST", "/control/start", `{"duration": "12s"}`); code != 200 || !st.PlanRunning {
+			t.Fatalf("start for 12s: %d %+v", code, st)
+		}
+		if len(runs) != 1 || runs[0] != 12*time.Second || !strings.Contains(strings.Join(log, "\n"), "chaos plan started now, for a run of 12s") {
+			t.Errorf("RunFor told %v; log %q", runs, log)
+		}
+		if code, _, _ := call(t, h, "POST", "/control/start", ``); code != 200 || len(runs) != 1 {
+			t.Errorf("a start without a duration: %d, RunFor told %v", code, runs)
+		}
+	})
+}

@@ -65,6 +65,14 @@ func (k *Keeper) Recording() *Recording {
 	return k.rec
 }
 
+// SetRun sets the run's length for the recording (Recording.SetRun); a
+// nil Keeper (no recording) ignores it.
+func (k *Keeper) SetRun(d time.Duration) {
+	if k != nil {
+		k.rec.SetRun(d)
+	}
+}
+
 // Observer is what the server tells of its traffic: nil without a
 // recording.
 func (k *Keeper) Observer() target.Observer {

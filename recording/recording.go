@@ -89,6 +89,7 @@ type Recording struct {
 	next int                     // the next segment's number
 	wg   sync.WaitGroup
 
+	run       atomic.Int64 // the run's length, Options.Run or SetRun's
 	unstarted atomic.Int64 // attempts that arrived while no plan had started
 	late      atomic.Int64 // answers that came after their segment was written
 	retired   atomic.Bool  // a segment has ended: an answer before the current one is late
@@ -134,8 +135,15 @@ func New(o Options) *Recording {
 	if o.CohortBy.kind == byNothing {
 		o.MaxCohorts = 1
 	}
-	return &Recording{o: o, cohorts: cohorts{max: o.MaxCohorts}, shards: 2 * runtime.GOMAXPROCS(0), next: 1}
+	r := &Recording{o: o, cohorts: cohorts{max: o.MaxCohorts}, shards: 2 * runtime.GOMAXPROCS(0), next: 1}
+	r.run.Store(int64(o.Run))
+	return r
 }
+
+// SetRun sets the run's length (Options.Run) from the next PlanStarted
+// on: the run that starts the plan names its own (POST /control/start's
+// duration, a swarm's, whose --duration may differ from the scenario's).
+func (r *Recording) SetRun(d time.Duration) { r.run.Store(int64(d)) }
 
 func (r *Recording) newSegment(t0 time.Time, offset time.Duration) *segment {
 	s := &segment{t0: t0, number: r.next, offset: offset, window: r.o.Window, cells: make([]atomic.Pointer[cell], r.o.MaxCohorts+1)}
@@ -256,10 +264,11 @@ func (r *Recording) Observe(ob target.Observation) {
 // flight when the run ended (Options.Run on the plan's clock, whose t = 0
 // is s's less its offset) and its client left within CutGrace of that.
 func (r *Recording) cutAtEnd(s *segment, ob target.Observation) bool {
-	if r.o.Run <= 0 {
+	run := time.Duration(r.run.Load())
+	if run <= 0 {
 		return false
 	}
-	end := s.t0.Add(r.o.Run - s.offset)
+	end := s.t0.Add(run - s.offset)
 	return ob.Arrived.Before(end) && !ob.Ended.Before(end) && ob.Ended.Before(end.Add(CutGrace))
 }
 

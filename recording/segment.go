@@ -127,7 +127,7 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 	sum.Recorded.Notes = r.notes(unnumbered)
 	if cut > 0 {
 		sum.Recorded.Notes = append(sum.Recorded.Notes, fmt.Sprintf("%s in flight when the run ended (at %s on the plan's clock) were closed by %s within %s of it: cut short by the run's end, not timed out, so they are in no figure (cut_at_end), as a swarm's own results leave out the attempts its end cuts short.",
-			spoken.Count(cut, "attempt", "attempts"), r.o.Run, clientsWord(cut), CutGrace))
+			spoken.Count(cut, "attempt", "attempts"), time.Duration(r.run.Load()), clientsWord(cut), CutGrace))
 	}
 	if refused {
 		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests, unfinished and amplification count only the attempts that arrived).")

@@ -47,7 +47,19 @@ strategies:
 // leaves them out, as the swarm does, so the two agree on the attempts,
 // the failures after the fault and recovery (which was 4 s at the proxy
 // against 0 s in the swarm when they counted as timeouts).
+//
+// The second time the swarm runs 4 s (--duration) of the proxy's 6 s
+// scenario, and says so in its start ({"duration": "4s"}, as
+// --chaos-control sends it): the proxy's end is the swarm's.
 func TestProxyRecordingAgreesWithTheSwarm(t *testing.T) {
+	for _, shorter := range []time.Duration{0, 4 * time.Second} {
+		t.Run(fmt.Sprintf("duration=%s", shorter), func(t *testing.T) { agreesWithTheSwarm(t, shorter) })
+	}
+}
+
+// agreesWithTheSwarm is TestProxyRecordingAgreesWithTheSwarm with the
+// swarm's run cut to duration (0: the scenario's).
+func agreesWithTheSwarm(t *testing.T, duration time.Duration) {
 	out := t.TempDir()
 	file := writeScenario(t, throughProxy)
 	synctest.Test(t, func(t *testing.T) {
@@ -69,7 +81,7 @@ func TestProxyRecordingAgreesWithTheSwarm(t *testing.T) {
 		}()
 		time.Sleep(time.Millisecond) // the proxy listens
 
-		op, err := scenarios.Open(file, scenarios.Overrides{Target: "http://127.0.0.1:8090/"})
+		op, err := scenarios.Open(file, scenarios.Overrides{Target: "http://127.0.0.1:8090/", Duration: duration})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +92,9 @@ func TestProxyRecordingAgreesWithTheSwarm(t *testing.T) {
 		control := &http.Transport{DialContext: n.Dial}
 		defer control.CloseIdleConnections()
 		body := fmt.Sprintf(`{"at": %q}`, r.Origin.UTC().Format(time.RFC3339Nano))
+		if duration > 0 {
+			body = fmt.Sprintf(`{"at": %q, "duration": %q}`, r.Origin.UTC().Format(time.RFC3339Nano), duration)
+		}
 		resp, err := (&http.Client{Transport: control}).Post("http://127.0.0.1:8091/control/start", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)

@@ -208,6 +208,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	}
 	if rec != nil {
 		g.API.Results = rec.results
+		g.API.RunFor = rec.keeper().SetRun // a swarm's --chaos-control names its run's length
 	}
 	if f.ui != "" {
 		g.UI = func(handler func(control.Access) http.Handler) (io.Closer, error) {
