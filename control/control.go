@@ -42,10 +42,11 @@ type Options struct {
 	// and says where. ErrNothingRecorded is answered 409; without Results
 	// (recording off) the call is answered 404.
 	Results func() (ResultsAnswer, error)
-	// RunFor, when set, is told the length of the run a POST
-	// /control/start names ({"duration": "12s"}: a swarm's own, from
-	// --chaos-control) before the plan starts, so that the recording
-	// knows when that run ends (recording.Recording.SetRun).
+	// RunFor, when set, is told before every start of the plan the
+	// length of the run that POST /control/start names ({"duration":
+	// "12s"}: a swarm's own, from --chaos-control), 0 when it names none,
+	// so that the recording knows when that run ends
+	// (recording.Recording.SetRun).
 	RunFor func(d time.Duration)
 }
 
@@ -215,8 +216,8 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 		a.reply(w, http.StatusOK)
 		return
 	}
-	if run > 0 && a.RunFor != nil {
-		a.RunFor(run)
+	if a.RunFor != nil {
+		a.RunFor(run) // 0: this start names none, the scenario's holds
 	}
 	if err := a.Server.StartPlan(req.At); err != nil {
 		fail(w, http.StatusBadRequest, err.Error(), nil)

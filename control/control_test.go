@@ -384,8 +384,8 @@ func TestStartNamesTheRun(t *testing.T) {
 		if len(runs) != 1 || runs[0] != 12*time.Second || !strings.Contains(strings.Join(log, "\n"), "chaos plan started now, for a run of 12s") {
 			t.Errorf("RunFor told %v; log %q", runs, log)
 		}
-		if code, _, _ := call(t, h, "POST", "/control/start", ``); code != 200 || len(runs) != 1 {
-			t.Errorf("a start without a duration: %d, RunFor told %v", code, runs)
+		if code, _, _ := call(t, h, "POST", "/control/start", ``); code != 200 || len(runs) != 2 || runs[1] != 0 {
+			t.Errorf("a start without a duration: %d, RunFor told %v; want 0, the scenario's length again", code, runs)
 		}
 	})
 }

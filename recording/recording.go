@@ -140,10 +140,16 @@ func New(o Options) *Recording {
 	return r
 }
 
-// SetRun sets the run's length (Options.Run) from the next PlanStarted
-// on: the run that starts the plan names its own (POST /control/start's
-// duration, a swarm's, whose --duration may differ from the scenario's).
-func (r *Recording) SetRun(d time.Duration) { r.run.Store(int64(d)) }
+// SetRun sets the run's length from the next PlanStarted on: the run
+// that starts the plan names its own (POST /control/start's duration, a
+// swarm's, whose --duration may differ from the scenario's); 0 is
+// Options.Run again, for a start that names none.
+func (r *Recording) SetRun(d time.Duration) {
+	if d <= 0 {
+		d = r.o.Run
+	}
+	r.run.Store(int64(d))
+}
 
 func (r *Recording) newSegment(t0 time.Time, offset time.Duration) *segment {
 	s := &segment{t0: t0, number: r.next, offset: offset, window: r.o.Window, cells: make([]atomic.Pointer[cell], r.o.MaxCohorts+1)}

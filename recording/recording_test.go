@@ -451,3 +451,30 @@ func TestRecordingCutAtEnd(t *testing.T) {
 		})
 	}
 }
+
+// SetRun's length replaces Options.Run from the next start of the plan;
+// SetRun(0) restores it.
+func TestRecordingSetRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := New(Options{By: "proxy", Scenario: "g", Run: 6 * time.Second})
+		closedAt := func(run time.Duration) int64 {
+			r.SetRun(run)
+			t0 := time.Now()
+			r.PlanStarted(t0)
+			r.Observe(obs(t0, 3990*time.Millisecond, 20*time.Millisecond, "c", target.AnswerOK))
+			r.Observe(obs(t0, 3990*time.Millisecond, 20*time.Millisecond, "c", target.AnswerAborted)) // closed at 4.01 s
+			time.Sleep(5 * time.Second)
+			seg, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return seg.Output.Summary.Recorded.CutAtEnd
+		}
+		if n := closedAt(4 * time.Second); n != 1 {
+			t.Errorf("a 4 s run: %d cut at its end, want 1", n)
+		}
+		if n := closedAt(0); n != 0 {
+			t.Errorf("the scenario's 6 s again: %d cut at 4 s, want 0 (a timeout)", n)
+		}
+	})
+}
