@@ -108,12 +108,18 @@ func (c *Client) Status(ctx context.Context) (*Status, error) {
 }
 
 // Start (re)starts the server's chaos plan so that its t = 0 is at; a zero
-// at starts it now.
-func (c *Client) Start(ctx context.Context, at time.Time) (*Status, error) {
-	body := []byte("{}")
+// at starts it now. run, when positive, is the length of the caller's run
+// from at: the server's recording then knows when its clients cut what
+// is in flight (Options.RunFor).
+func (c *Client) Start(ctx context.Context, at time.Time, run time.Duration) (*Status, error) {
+	req := map[string]any{}
 	if !at.IsZero() {
-		body, _ = json.Marshal(map[string]time.Time{"at": at.UTC()})
+		req["at"] = at.UTC()
 	}
+	if run > 0 {
+		req["duration"] = run.String()
+	}
+	body, _ := json.Marshal(req)
 	return c.call(ctx, http.MethodPost, "/control/start", body)
 }
 

@@ -60,7 +60,7 @@ func TestClient(t *testing.T) {
 		t.Fatalf("status: %+v, %v", st, err)
 	}
 	at := time.Now().Add(time.Hour).Truncate(time.Millisecond)
-	if st, err = c.Start(ctx, at); err != nil || !st.PlanRunning || st.PlanStarted == nil || !st.PlanStarted.Equal(at) {
+	if st, err = c.Start(ctx, at, 0); err != nil || !st.PlanRunning || st.PlanStarted == nil || !st.PlanStarted.Equal(at) {
 		t.Fatalf("start at %s: %+v, %v", at, st, err)
 	}
 	if st, err = c.Inject(ctx, map[string]string{"name": "slow", "kind": "blip", "delay": "100ms", "for": "5s"}); err != nil || len(st.ActiveFaults) != 1 || st.ActiveFaults[0] != "slow" {
@@ -69,8 +69,11 @@ func TestClient(t *testing.T) {
 	if st, err = c.Stop(ctx); err != nil || st.PlanRunning || len(st.ActiveFaults) != 0 {
 		t.Fatalf("stop: %+v, %v", st, err)
 	}
-	if st, err = c.Start(ctx, time.Time{}); err != nil || !st.PlanRunning {
+	if st, err = c.Start(ctx, time.Time{}, 0); err != nil || !st.PlanRunning {
 		t.Fatalf("start now: %+v, %v", st, err)
+	}
+	if st, err = c.Start(ctx, at, 1500*time.Millisecond); err != nil || !st.PlanRunning || !st.PlanStarted.Equal(at) {
+		t.Fatalf("start at %s for a run of 1.5s: %+v, %v", at, st, err)
 	}
 }
 
@@ -143,7 +146,7 @@ func TestClientRefuses(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/control/start", http.StatusTemporaryRedirect)
 	}))
 	defer redirecting.Close()
-	_, err := newClient(t, redirecting.URL, "tok").Start(ctx, time.Time{})
+	_, err := newClient(t, redirecting.URL, "tok").Start(ctx, time.Time{}, 0)
 	if err == nil || !strings.Contains(err.Error(), "answered with a redirect to "+other.URL+"/control/start") {
 		t.Errorf("a redirect: %v", err)
 	}

@@ -10,10 +10,15 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
 	"github.com/herdbench/herdbench/target"
 )
+
+// MaxRun is the longest run POST /control/start may name: a day, as a
+// scenario's duration.
+const MaxRun = 24 * time.Hour
 
 // maxBody bounds a control call's body.
 const maxBody = 64 << 10
@@ -37,6 +42,12 @@ type Options struct {
 	// and says where. ErrNothingRecorded is answered 409; without Results
 	// (recording off) the call is answered 404.
 	Results func() (ResultsAnswer, error)
+	// RunFor, when set, is told before every start of the plan the
+	// length of the run that POST /control/start names ({"duration":
+	// "12s"}: a swarm's own, from --chaos-control), 0 when it names none,
+	// so that the recording knows when that run ends
+	// (recording.Recording.SetRun).
+	RunFor func(d time.Duration)
 }
 
 // ResultsAnswer is the answer of POST /control/results.
@@ -169,6 +180,10 @@ func (a *api) notify(format string, args ...any) {
 // startRequest is the optional body of POST /control/start.
 type startRequest struct {
 	At time.Time `json:"at"` // the plan's t = 0; now when absent
+	// Duration is how long the run that starts the plan lasts from its
+	// t = 0 ("12s"): the caller's, whose clients cut what is in flight
+	// at its end; absent, the scenario's.
+	Duration string `json:"duration"`
 }
 
 func (a *api) start(w http.ResponseWriter, r *http.Request) {
@@ -181,9 +196,18 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 		dec := json.NewDecoder(strings.NewReader(string(body)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
-			fail(w, http.StatusBadRequest, `the body of /control/start is empty (start now) or {"at": "<RFC 3339 time>"}: `+err.Error(), nil)
+			fail(w, http.StatusBadRequest, `the body of /control/start is empty (start now) or {"at": "<RFC 3339 time>", "duration": "<the run's length, e.g. 12s>"}: `+err.Error(), nil)
 			return
 		}
+	}
+	var run time.Duration
+	if req.Duration != "" {
+		d, err := time.ParseDuration(req.Duration)
+		if err != nil || d <= 0 || d > MaxRun {
+			fail(w, http.StatusBadRequest, fmt.Sprintf(`/control/start's duration %q: give the run's length from its t = 0, more than 0 and at most %s, e.g. "12s"`, req.Duration, TrimDuration(MaxRun)), nil)
+			return
+		}
+		run = d
 	}
 	if st := a.Server.Status(); !req.At.IsZero() && st.PlanRunning && st.PlanStart.Equal(req.At) {
 		// The shards of a run each send its agreed t = 0: the plan starts
@@ -192,6 +216,9 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 		a.reply(w, http.StatusOK)
 		return
 	}
+	if a.RunFor != nil {
+		a.RunFor(run) // 0: this start names none, the scenario's holds
+	}
 	if err := a.Server.StartPlan(req.At); err != nil {
 		fail(w, http.StatusBadRequest, err.Error(), nil)
 		return
@@ -199,6 +226,9 @@ func (a *api) start(w http.ResponseWriter, r *http.Request) {
 	when := "now"
 	if !req.At.IsZero() {
 		when = "at " + req.At.UTC().Format(time.RFC3339Nano)
+	}
+	if run > 0 {
+		when += ", for a run of " + TrimDuration(run)
 	}
 	a.notify("control: chaos plan started %s", when)
 	a.reply(w, http.StatusOK)
@@ -226,7 +256,7 @@ func (a *api) inject(w http.ResponseWriter, r *http.Request) {
 			for _, p := range se.Problems {
 				problems = append(problems, p.String())
 			}
-			fail(w, http.StatusBadRequest, fmt.Sprintf("the fault has %d problem(s); send e.g. {\"kind\":\"outage\",\"mode\":\"503\",\"for\":\"5s\"}", len(problems)), problems)
+			fail(w, http.StatusBadRequest, fmt.Sprintf("the fault has %s; send e.g. {\"kind\":\"outage\",\"mode\":\"503\",\"for\":\"5s\"}", spoken.Count(len(problems), "problem", "problems")), problems)
 			return
 		}
 		fail(w, http.StatusBadRequest, err.Error(), nil)

@@ -87,8 +87,12 @@ func TestControlAPI(t *testing.T) {
 			t.Errorf("stop: %d %+v", code, st)
 		}
 		code, _, eb := call(t, h, "POST", "/control/inject", `{"kind":"outage","mode":"down"}`)
-		if code != 400 || len(eb.Problems) != 2 || !strings.Contains(strings.Join(eb.Problems, "\n"), "for: missing") {
+		if code != 400 || len(eb.Problems) != 2 || !strings.Contains(strings.Join(eb.Problems, "\n"), "for: missing") || !strings.Contains(eb.Error, "the fault has 2 problems;") {
 			t.Errorf("bad inject: %d %+v", code, eb)
+		}
+		code, _, eb = call(t, h, "POST", "/control/inject", `{"kind":"outage","mode":"503"}`)
+		if code != 400 || len(eb.Problems) != 1 || !strings.Contains(eb.Error, "the fault has 1 problem;") {
+			t.Errorf("inject with one problem: %d %+v; want \"the fault has 1 problem\", counted as spoken", code, eb)
 		}
 		code, _, eb = call(t, h, "POST", "/control/start", `{"at":"1999-01-01T00:00:00Z"}`)
 		if code != 400 || !strings.Contains(eb.Error, "before the server started") {
@@ -349,4 +353,39 @@ func TestGuardDetails(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestStartNamesTheRun: POST /control/start's duration (a swarm's run's
+// length, from --chaos-control) is given to RunFor before the plan starts;
+// a duration that is no run's is refused and starts nothing. The client
+// sends its run's length.
+func TestStartNamesTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Hold: true, Config: target.Config{Concurrency: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var runs []time.Duration
+		var log []string
+		h := Handler(Options{Server: srv, Access: local, RunFor: func(d time.Duration) { runs = append(runs, d) }, Notify: func(m string) { log = append(log, m) }})
+		for _, bad := range []string{`{"duration": "-1s"}`, `{"duration": "forever"}`, `{"duration": "25h"}`} {
+			if code, _, eb := call(t, h, "POST", "/control/start", bad); code != 400 || !strings.Contains(eb.Error, "give the run's length from its t = 0") {
+				t.Errorf("start %s: %d %+v", bad, code, eb)
+			}
+		}
+		if len(runs) != 0 || srv.Status().PlanRunning {
+			t.Fatalf("a refused start told RunFor %v or started the plan", runs)
+		}
+		if code, st, _ := call(t, h, "POST", "/control/start", `{"duration": "12s"}`); code != 200 || !st.PlanRunning {
+			t.Fatalf("start for 12s: %d %+v", code, st)
+		}
+		if len(runs) != 1 || runs[0] != 12*time.Second || !strings.Contains(strings.Join(log, "\n"), "chaos plan started now, for a run of 12s") {
+			t.Errorf("RunFor told %v; log %q", runs, log)
+		}
+		if code, _, _ := call(t, h, "POST", "/control/start", ``); code != 200 || len(runs) != 2 || runs[1] != 0 {
+			t.Errorf("a start without a duration: %d, RunFor told %v; want 0, the scenario's length again", code, runs)
+		}
+	})
 }

@@ -4,7 +4,8 @@
 // paths and a refuse or reset outage never cuts off the controls:
 //
 //	GET  /control/status   the plan's clock, active and coming faults, counters (JSON)
-//	POST /control/start    (re)start the chaos plan now, or at {"at": "<RFC 3339 time>"}
+//	POST /control/start    (re)start the chaos plan now, or at {"at": "<RFC 3339 time>"};
+//	                       {"duration": "12s"} names the run's length (RunFor)
 //	POST /control/stop     end the chaos now: the plan stops, active faults end
 //	POST /control/inject   add a fault now, e.g. {"kind":"outage","mode":"503","for":"5s"}
 //	POST /control/results  write the results folder of the traffic recorded so far

@@ -147,8 +147,13 @@ loop:
 	}
 	_ = cs.Close()
 	end.CloseErr = g.Close()
-	end.Answers = srv.Status().Answers
-	logf("stopped; answered %s", AnswersText(end.Answers))
+	st := srv.Status()
+	end.Answers = st.Answers
+	if st.GRPC {
+		logf("stopped; answered %s", CodesText(st.Codes))
+	} else {
+		logf("stopped; answered %s", AnswersText(end.Answers))
+	}
 	return end, nil
 }
 
@@ -191,6 +196,24 @@ func faultTime(st target.Status, name string, start bool) string {
 		return fmt.Sprintf(" (plan t=%s)", TrimDuration(at.Round(time.Millisecond)))
 	}
 	return ""
+}
+
+// codeNames are the gRPC status codes as gRPC's documentation writes
+// them, by code.
+var codeNames = [target.NumCodes]string{"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+	"ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+	"UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"}
+
+// CodesText writes a gRPC server's calls by status code in one line: OK
+// first, then every other code that ended a call, in gRPC's order.
+func CodesText(c [target.NumCodes]int64) string {
+	parts := []string{fmt.Sprintf("%s %d", codeNames[0], c[0])}
+	for i := 1; i < len(c); i++ {
+		if c[i] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", codeNames[i], c[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // AnswersText writes a server's answers by kind in one line.

@@ -13,6 +13,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/target"
@@ -96,5 +98,24 @@ func TestGameDayCannotListen(t *testing.T) {
 	})
 	if !errors.Is(err, ErrControlListen) || !strings.Contains(err.Error(), "in use") || !closed {
 		t.Errorf("err %v, closed %v; want ErrControlListen with the cause, and the server closed", err, closed)
+	}
+}
+
+// A gRPC server's stop line speaks gRPC: its calls by status code, OK
+// first and then the codes that occurred, never HTTP's 4xx/429/5xx.
+func TestCodesText(t *testing.T) {
+	var c [target.NumCodes]int64
+	if got := CodesText(c); got != "OK 0" {
+		t.Errorf("no calls: %q", got)
+	}
+	c[codes.OK], c[codes.Unavailable], c[codes.ResourceExhausted], c[codes.DeadlineExceeded], c[codes.Canceled] = 4285, 289, 7, 2, 3
+	if got, want := CodesText(c), "OK 4285, CANCELLED 3, DEADLINE_EXCEEDED 2, RESOURCE_EXHAUSTED 7, UNAVAILABLE 289"; got != want {
+		t.Errorf("CodesText = %q, want %q", got, want)
+	}
+	for i, n := range codeNames {
+		var c codes.Code // grpc-go reads a code by its name, as a service config writes it
+		if err := c.UnmarshalJSON([]byte(`"` + n + `"`)); err != nil || c != codes.Code(i) {
+			t.Errorf("code %d named %q: grpc-go reads it as %v (%v)", i, n, c, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -137,12 +138,12 @@ func CheckMemory(plans []*scenarios.Plan, o Options, limit uint64, what string) 
 		for i := range p.Strategies {
 			chans = add(chans, grpcChannels(p, &p.Strategies[i]))
 		}
-		clientsText += fmt.Sprintf(" on %d grpc-go channel(s) (connections: {shared: K} puts K clients on one)", chans)
+		clientsText += fmt.Sprintf(" on %s (connections: {shared: K} puts K clients on one)", spoken.Count(chans, "grpc-go channel", "grpc-go channels"))
 	}
-	return fmt.Errorf("%w: about %s (timelines %s for %d cohort(s) over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
+	return fmt.Errorf("%w: about %s (timelines %s for %s over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
 		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points, "+
 		"or raise --max-memory if this machine has the memory to spare",
-		ErrTooMuchMemory, size(e.Total), size(e.Timelines), len(p.Strategies), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
+		ErrTooMuchMemory, size(e.Total), size(e.Timelines), spoken.Count(len(p.Strategies), "cohort", "cohorts"), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
 }
 
 // inFlight is how many clients of one cohort of p exist at once: all of

@@ -114,7 +114,7 @@ strategies:
 	if !errors.Is(err, ErrTooMuchMemory) {
 		t.Fatalf("CheckMemory: %v, want ErrTooMuchMemory", err)
 	}
-	for _, want := range []string{"about 20 GiB", "2 cohort(s) over 24h0m0s", "1000 clients", "above --max-memory 4.0 GiB", "--duration"} {
+	for _, want := range []string{"about 20 GiB", "2 cohorts over 24h0m0s", "1000 clients", "above --max-memory 4.0 GiB", "--duration"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the message lacks %q: %v", want, err)
 		}

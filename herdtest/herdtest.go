@@ -193,7 +193,7 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 		op, err = scenarios.OpenData(name, o.YAML, ov)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("herdtest: %w", err)
 	}
 	plans := op.Plans
 	if len(plans) != 1 {

@@ -199,6 +199,27 @@ func TestHelperHangs(t *testing.T) {
 		}})
 }
 
+// A failing threshold fails the test with the thresholds' table, which
+// says how many failed once, prefixed as herdtest's other messages are.
+func TestFailedThresholdIsSaidOnce(t *testing.T) {
+	msgs := runFailing(t, "TestHelperFailsThreshold")
+	if n := strings.Count(msgs, "1 of 1"); n != 1 {
+		t.Errorf("\"1 of 1\" said %d times, want once:\n%s", n, msgs)
+	}
+	if !strings.Contains(msgs, "herdtest: thresholds: 1 of 1 FAILED") || !strings.Contains(msgs, "attempts < 1") {
+		t.Errorf("the failed threshold is not reported as herdtest's:\n%s", msgs)
+	}
+}
+
+func TestHelperFailsThreshold(t *testing.T) {
+	if os.Getenv("HERDTEST_HELPER") == "" {
+		t.Skip("run by TestFailedThresholdIsSaidOnce")
+	}
+	yaml := []byte("name: tiny\nduration: 2s\nseed: 1\nworkload:\n  clients: 2\n")
+	Run(t, Options{Scenario: "tiny.yaml", YAML: yaml, Thresholds: []string{"attempts < 1"}, Out: t.TempDir()},
+		Cohort{Name: "c", New: retrying(fullJitter)})
+}
+
 // Code that waits on a real socket in virtual time would hang the test:
 // herdtest stops it and says why.
 func TestEscapingTheBubbleIsRefused(t *testing.T) {
@@ -247,11 +268,15 @@ func TestWhatHerdtestCannotRunIsRefused(t *testing.T) {
 		{"no code", Options{Scenario: "outage"}, []Cohort{{Name: "c"}}, "no New function"},
 		{"external target", Options{Scenario: "x.yaml", YAML: []byte("name: x\nduration: 2s\ntarget:\n  url: http://127.0.0.1:9/\nworkload:\n  clients: 2\n")}, []Cohort{good}, "external target"},
 		{"unknown scenario", Options{Scenario: "no-such-scenario"}, []Cohort{good}, "no built-in scenario"},
+		{"bad scenario", Options{Scenario: "bad.yaml", YAML: []byte("name: bad\nduration: -2s\n")}, []Cohort{good}, "herdtest: bad.yaml"},
 		{"bad threshold", Options{Scenario: "outage", Thresholds: []string{"herd < 3"}}, []Cohort{good}, `threshold "herd < 3"`},
 	} {
 		_, err := plan(c.o, c.cohorts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "herdtest: ") {
+			t.Errorf("%s: error %q does not start with \"herdtest: \" as herdtest's other errors do", c.name, err)
 		}
 	}
 }

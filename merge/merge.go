@@ -15,6 +15,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 )
@@ -39,7 +40,7 @@ var ErrRefused = errors.New("merge refused")
 type RefusedError struct{ Problems []string }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%v: %d problem(s):\n  - %s", ErrRefused, len(e.Problems), strings.Join(e.Problems, "\n  - "))
+	return fmt.Sprintf("%v: %s:\n  - %s", ErrRefused, spoken.Count(len(e.Problems), "problem", "problems"), strings.Join(e.Problems, "\n  - "))
 }
 
 func (e *RefusedError) Unwrap() error { return ErrRefused }

@@ -176,3 +176,15 @@ func TestExpandFindsShards(t *testing.T) {
 		t.Errorf("an empty folder: %v", err)
 	}
 }
+
+// A refusal counts its problems as spoken: "1 problem", "2 problems".
+func TestRefusalCountsProblemsAsSpoken(t *testing.T) {
+	for _, tc := range []struct {
+		problems []string
+		want     string
+	}{{[]string{"a"}, ": 1 problem:\n  - a"}, {[]string{"a", "b"}, ": 2 problems:\n  - a\n  - b"}} {
+		if got := (&RefusedError{Problems: tc.problems}).Error(); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("Error() = %q, want it to end %q", got, tc.want)
+		}
+	}
+}

@@ -104,6 +104,16 @@ func TestGRPCProxy(t *testing.T) {
 		if err := cc.Invoke(context.Background(), "/helloworld.Greeter/SayHello", []byte("fail"), &out); status.Code(err) != codes.FailedPrecondition {
 			t.Errorf("the upstream's status came back as %v; want FailedPrecondition", err)
 		}
+		// The proxy counts its calls by the gRPC status its clients saw,
+		// for its stop line (control.CodesText), not by HTTP's kinds.
+		st := p.Status()
+		if !st.GRPC || !st.Proxy {
+			t.Errorf("status: gRPC %v, proxy %v; want both", st.GRPC, st.Proxy)
+		}
+		c := st.Codes
+		if c[codes.OK] != 1 || c[codes.FailedPrecondition] != 1 || c[codes.Unavailable] < 2 || c[codes.OK]+c[codes.FailedPrecondition]+c[codes.Unavailable] != int64(len(obs.obs)) {
+			t.Errorf("calls by code %v; want 1 OK, 1 FAILED_PRECONDITION and the outage's UNAVAILABLE (%d calls in all)", c, len(obs.obs))
+		}
 		obs.mu.Lock()
 		defer obs.mu.Unlock()
 		var answers []target.Answer

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/target"
@@ -62,6 +63,14 @@ func (k *Keeper) Recording() *Recording {
 		return nil
 	}
 	return k.rec
+}
+
+// SetRun sets the run's length for the recording (Recording.SetRun); a
+// nil Keeper (no recording) ignores it.
+func (k *Keeper) SetRun(d time.Duration) {
+	if k != nil {
+		k.rec.SetRun(d)
+	}
 }
 
 // Observer is what the server tells of its traffic: nil without a
@@ -165,7 +174,7 @@ func (k *Keeper) Finish() (Last, Ending) {
 	}
 	k.rec.Wait() // the windows that ended are written
 	if n := k.rec.Late(); n > 0 {
-		k.o.Warnf("%d answer(s) ended after the results of the window they arrived in were written: they are in no results", n)
+		k.o.Warnf("%s ended after the results of the window they arrived in were written: they are in no results", spoken.Count(n, "answer", "answers"))
 	}
 	seg, err := k.rec.Snapshot()
 	if errors.Is(err, ErrNothingRecorded) {
@@ -174,7 +183,7 @@ func (k *Keeper) Finish() (Last, Ending) {
 		written := k.written
 		k.mu.Unlock()
 		if written == 0 && len(k.o.Thresholds) > 0 {
-			k.o.Warnf("nothing was recorded (no attempt arrived%s), so the scenario's %d threshold(s) checked nothing", k.unstartedText(), len(k.o.Thresholds))
+			k.o.Warnf("nothing was recorded (no attempt arrived%s), so the scenario's %s checked nothing", k.unstartedText(), spoken.Count(len(k.o.Thresholds), "threshold", "thresholds"))
 			return Last{Unchecked: len(k.o.Thresholds)}, ThresholdsFailed
 		}
 		k.o.Warnf("nothing recorded since the plan's clock last started%s; no results written", k.unstartedText())

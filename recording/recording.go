@@ -37,6 +37,15 @@ type Options struct {
 	// Faults returns the faults that acted between two instants, relative
 	// to the first (target.Server.FaultsBetween); nil for none.
 	Faults func(from, to time.Time) []chaos.Timed
+	// Run is the run's length on the plan's clock (the scenario's
+	// duration), 0 for none. A client that goes away from a request it
+	// had in flight when the run ended, within CutGrace of that end, was
+	// cut by the end (a swarm closes its connections when its duration
+	// is over), not timed out: the attempt is no outcome of the service
+	// and is left out of the results, as the swarm leaves out the
+	// attempts its end cuts short (clients.Swarm.Run), and counted in
+	// Recorded.CutAtEnd.
+	Run time.Duration
 	// Done is given each segment that ended (its window full, or the plan
 	// restarted), on a goroutine of its own, once its late answers are
 	// in: write it. Nil drops them.
@@ -54,6 +63,12 @@ const (
 	// last attempts before it is written: an attempt counts in the bucket
 	// of its arrival but is recorded when its answer ends.
 	grace = 5 * time.Second
+	// CutGrace is how long after the run's end (Options.Run) a client
+	// may take to close what its end cut short: a swarm closes every
+	// connection at its end, and the proxy learns of it a network's
+	// delay later. A client that gives up on a request later than that
+	// timed out.
+	CutGrace = time.Second
 )
 
 // ErrNothingRecorded is returned by Snapshot when no attempt has been
@@ -74,6 +89,7 @@ type Recording struct {
 	next int                     // the next segment's number
 	wg   sync.WaitGroup
 
+	run       atomic.Int64 // the run's length, Options.Run or SetRun's
 	unstarted atomic.Int64 // attempts that arrived while no plan had started
 	late      atomic.Int64 // answers that came after their segment was written
 	retired   atomic.Bool  // a segment has ended: an answer before the current one is late
@@ -99,7 +115,10 @@ type cell struct {
 	// unidentified counts the numbered attempts without a request id
 	// (requestIDHeaders): with any, transport_resends is not measured.
 	unidentified atomic.Int64
-	seen         seenAttempts
+	// cut counts the attempts the run's end cut short (cutAtEnd): in no
+	// figure.
+	cut  atomic.Int64
+	seen seenAttempts
 }
 
 var shardSeed = maphash.MakeSeed()
@@ -116,7 +135,20 @@ func New(o Options) *Recording {
 	if o.CohortBy.kind == byNothing {
 		o.MaxCohorts = 1
 	}
-	return &Recording{o: o, cohorts: cohorts{max: o.MaxCohorts}, shards: 2 * runtime.GOMAXPROCS(0), next: 1}
+	r := &Recording{o: o, cohorts: cohorts{max: o.MaxCohorts}, shards: 2 * runtime.GOMAXPROCS(0), next: 1}
+	r.run.Store(int64(o.Run))
+	return r
+}
+
+// SetRun sets the run's length from the next PlanStarted on: the run
+// that starts the plan names its own (POST /control/start's duration, a
+// swarm's, whose --duration may differ from the scenario's); 0 is
+// Options.Run again, for a start that names none.
+func (r *Recording) SetRun(d time.Duration) {
+	if d <= 0 {
+		d = r.o.Run
+	}
+	r.run.Store(int64(d))
 }
 
 func (r *Recording) newSegment(t0 time.Time, offset time.Duration) *segment {
@@ -205,6 +237,13 @@ func (r *Recording) Observe(ob target.Observation) {
 		c.withoutMax.Add(1)
 	}
 	out := outcomeOf(ob)
+	if out == results.Timeout && r.cutAtEnd(s, ob) {
+		if n == 1 {
+			sh.Started(sent) // its request started, and is unfinished: the swarm counts it so
+		}
+		c.cut.Add(1)
+		return
+	}
 	latency := ob.Ended.Sub(ob.Arrived)
 	resend := false
 	if ok {
@@ -224,6 +263,19 @@ func (r *Recording) Observe(ob target.Observation) {
 	case most > 0 && n >= most && !resend:
 		sh.Ended(sent+latency, false) // its client's last attempt failed
 	}
+}
+
+// cutAtEnd reports whether ob, a request whose client went away before
+// its answer, was cut by the run's end rather than given up on: it was in
+// flight when the run ended (Options.Run on the plan's clock, whose t = 0
+// is s's less its offset) and its client left within CutGrace of that.
+func (r *Recording) cutAtEnd(s *segment, ob target.Observation) bool {
+	run := time.Duration(r.run.Load())
+	if run <= 0 {
+		return false
+	}
+	end := s.t0.Add(run - s.offset)
+	return ob.Arrived.Before(end) && !ob.Ended.Before(end) && ob.Ended.Before(end.Add(CutGrace))
 }
 
 // roll ends the current segment, whose window is full, and starts the

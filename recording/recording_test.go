@@ -398,3 +398,83 @@ func TestUnmeasurable(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingCutAtEnd: a request in flight when the run ended whose
+// client closed it within CutGrace of the end was cut by the end (a swarm
+// closes its connections then): it is no timeout and in no figure, its
+// request counts as started; one its client gave up on before the end, or
+// long after it, or that arrived after the end, is a timeout. Without a
+// run's length every client that goes away is a timeout.
+func TestRecordingCutAtEnd(t *testing.T) {
+	for _, run := range []time.Duration{0, 4 * time.Second} {
+		synctest.Test(t, func(t *testing.T) {
+			t0 := time.Now()
+			n, _ := ParseAttemptHeader("X-Retry-Attempt")
+			r := New(Options{By: "proxy", Scenario: "g", Attempts: n, Run: run})
+			r.PlanStarted(t0)
+			for i := range 100 {
+				r.Observe(obs(t0, time.Duration(i)*40*time.Millisecond, 5*time.Millisecond, "c", target.AnswerOK, "X-Retry-Attempt", "1"))
+			}
+			cut := []target.Observation{
+				obs(t0, 3990*time.Millisecond, 10*time.Millisecond, "c", target.AnswerAborted, "X-Retry-Attempt", "1"), // closed at the end
+				obs(t0, 3500*time.Millisecond, 900*time.Millisecond, "c", target.AnswerAborted, "X-Retry-Attempt", "2"),
+			}
+			timedOut := []target.Observation{
+				obs(t0, 3000*time.Millisecond, 500*time.Millisecond, "c", target.AnswerAborted, "X-Retry-Attempt", "1"), // gave up before the end
+				obs(t0, 3900*time.Millisecond, 2*time.Second, "c", target.AnswerAborted, "X-Retry-Attempt", "1"),        // long after it
+				obs(t0, 4100*time.Millisecond, 100*time.Millisecond, "c", target.AnswerAborted, "X-Retry-Attempt", "1"), // arrived after it
+			}
+			for _, o := range append(cut, timedOut...) {
+				r.Observe(o)
+			}
+			time.Sleep(7 * time.Second)
+			seg, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := seg.Output.Summary
+			c := s.Runs[0]
+			wantCut, wantTimeouts := int64(len(cut)), int64(len(timedOut))
+			if run == 0 {
+				wantCut, wantTimeouts = 0, int64(len(cut)+len(timedOut))
+			}
+			if s.Recorded.CutAtEnd != wantCut || c.Outcomes["timeout"] != wantTimeouts || c.Attempts != 100+wantTimeouts {
+				t.Errorf("run %s: cut at end %d, timeouts %d, attempts %d; want %d, %d, %d", run, s.Recorded.CutAtEnd, c.Outcomes["timeout"], c.Attempts, wantCut, wantTimeouts, 100+wantTimeouts)
+			}
+			if c.Requests != 104 { // the first tries, cut or not, started their requests
+				t.Errorf("run %s: %d requests, want 104", run, c.Requests)
+			}
+			noted := slices.ContainsFunc(s.Recorded.Notes, func(n string) bool { return strings.Contains(n, "cut short by the run's end") })
+			if noted != (wantCut > 0) {
+				t.Errorf("run %s: notes %q", run, s.Recorded.Notes)
+			}
+		})
+	}
+}
+
+// SetRun's length replaces Options.Run from the next start of the plan;
+// SetRun(0) restores it.
+func TestRecordingSetRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := New(Options{By: "proxy", Scenario: "g", Run: 6 * time.Second})
+		closedAt := func(run time.Duration) int64 {
+			r.SetRun(run)
+			t0 := time.Now()
+			r.PlanStarted(t0)
+			r.Observe(obs(t0, 3990*time.Millisecond, 20*time.Millisecond, "c", target.AnswerOK))
+			r.Observe(obs(t0, 3990*time.Millisecond, 20*time.Millisecond, "c", target.AnswerAborted)) // closed at 4.01 s
+			time.Sleep(5 * time.Second)
+			seg, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return seg.Output.Summary.Recorded.CutAtEnd
+		}
+		if n := closedAt(4 * time.Second); n != 1 {
+			t.Errorf("a 4 s run: %d cut at its end, want 1", n)
+		}
+		if n := closedAt(0); n != 0 {
+			t.Errorf("the scenario's 6 s again: %d cut at 4 s, want 0 (a timeout)", n)
+		}
+	})
+}

@@ -1,10 +1,12 @@
 package recording
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 )
@@ -85,13 +87,14 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		sum.Faults = []results.FaultWindow{}
 	}
 	out := folder.Output{Summary: sum, Scenario: r.o.ScenarioYAML}
-	var unnumbered int64
+	var unnumbered, cut int64
 	var capped []string
 	for i := range s.cells {
 		c := s.cells[i].Load()
 		if c == nil {
 			continue
 		}
+		cut += c.cut.Load()
 		rec := c.rec.Upto(span)
 		if rec.Live().Attempts == 0 {
 			continue
@@ -120,7 +123,12 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		out.Cohorts = append(out.Cohorts, results.Cohort{Strategy: name, Rec: rec})
 	}
 	sum.Recorded.AttemptsUnnumbered = unnumbered
+	sum.Recorded.CutAtEnd = cut
 	sum.Recorded.Notes = r.notes(unnumbered)
+	if cut > 0 {
+		sum.Recorded.Notes = append(sum.Recorded.Notes, fmt.Sprintf("%s in flight when the run ended (at %s on the plan's clock) were closed by %s within %s of it: cut short by the run's end, not timed out, so they are in no figure (cut_at_end), as a swarm's own results leave out the attempts its end cuts short.",
+			spoken.Count(cut, "attempt", "attempts"), time.Duration(r.run.Load()), clientsWord(cut), CutGrace))
+	}
 	if refused {
 		sum.Recorded.Notes = append(sum.Recorded.Notes, "A refuse outage acted: the connections it refused never reached this server, so their attempts are in no figure (requests, unfinished and amplification count only the attempts that arrived).")
 	}
@@ -183,4 +191,12 @@ func (r *Recording) notes(unnumbered int64) []string {
 	}
 	out = append(out, "A server cannot see which attempts make up one request, nor when a client gives up (but for amz-sdk-request's max) or what its retry policies decide: latency_ms.request and the policy figures are null, and so are failed and unfinished where no max was read; there success_ratio is the successes over the requests seen to start (first tries), at most 100%, rather than over the requests that ended.")
 	return out
+}
+
+// clientsWord is "its client" for one attempt, "their clients" for more.
+func clientsWord(n int64) string {
+	if n == 1 {
+		return "its client"
+	}
+	return "their clients"
 }

@@ -88,6 +88,11 @@ type Recorded struct {
 	// AttemptsUnnumbered counts the attempts whose attempt number could
 	// not be read (no header, or one that did not parse).
 	AttemptsUnnumbered int64 `json:"attempts_unnumbered"`
+	// CutAtEnd counts the attempts in flight when the run ended (the
+	// scenario's duration on the plan's clock) whose clients closed them
+	// at once: cut short by the run's end, as a swarm's are, not timed
+	// out; they are in no figure, as a swarm leaves them out of its own.
+	CutAtEnd int64 `json:"cut_at_end"`
 	// Segment numbers the results folders of one recording (1, 2, ...):
 	// a recording longer than its window is written one window at a time.
 	Segment int `json:"segment"`

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"github.com/herdbench/herdbench/target"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,30 @@ func TestOpenReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	if op, err := Open(filepath.Join(t.TempDir(), "none.yaml"), Overrides{}); op != nil || !errors.Is(err, ErrNotFound) {
 		t.Errorf("a missing file: %+v, %v; want no Opened and ErrNotFound", op, err)
+	}
+}
+
+// For a target or proxy, a gRPC scenario's target is gRPC (herdbench
+// target serves it over gRPC, herdbench proxy proxies gRPC), with its
+// method; a bad protocol or method is refused there too.
+func TestOpenForAServerKeepsGRPC(t *testing.T) {
+	for _, name := range []string{"grpc-outage"} {
+		op, err := Open(name, Overrides{Server: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := op.Plans[0]; p.Target.Protocol != target.GRPC || !p.GRPC || p.Method != "/grpc.examples.echo.Echo/UnaryEcho" {
+			t.Errorf("%s for a server: protocol %v, GRPC %v, method %q; want gRPC and its method", name, p.Target.Protocol, p.GRPC, p.Method)
+		}
+	}
+	op, err := OpenData("t.yaml", []byte("name: t\n"), Overrides{Server: true})
+	if err != nil || op.Plans[0].Target.Protocol == target.GRPC || op.Plans[0].GRPC {
+		t.Errorf("an HTTP scenario for a server: %v, %+v", err, op.Plans[0].Target)
+	}
+	for _, bad := range []string{"name: t\ntarget: {protocol: grcp}\n", "name: t\ntarget: {protocol: grpc, method: Call}\n"} {
+		if _, err := OpenData("t.yaml", []byte(bad), Overrides{Server: true}); err == nil {
+			t.Errorf("%q accepted for a server", bad)
+		}
 	}
 }
 

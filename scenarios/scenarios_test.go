@@ -256,7 +256,7 @@ var badFiles = map[string]struct {
 	"seed-negative":                    {2, "seed: -1 is negative; this field takes a whole number from 0 to 18446744073709551615"},
 	"spin-at-one-instant":              {3, "unlimited attempts with a backoff that never waits: a call answered at once"},
 	"spin-refused":                     {6, "is retried at the same instant, forever"},
-	"sweep-one-count":                  {2, "sweep.clients: 1 value(s); a sweep lists two or more"},
+	"sweep-one-count":                  {2, "sweep.clients: 1 value; a sweep lists two or more"},
 	"sweep-bad-counts":                 {3, "sweep.clients[2]: 10 is listed twice"},
 	"runs-huge":                        {2, "runs: 20000 runs; repeat each cohort from 1 to 10000 times"},
 	"sweep-open":                       {3, "workload.clients: an open workload has arrivals, not clients to count or sweep"},

@@ -35,6 +35,13 @@ func (s *Scenario) compileServer(o Overrides) (*Plan, error) {
 		c.tiers(&f, p, Overrides{})
 	} else {
 		p.Target = c.target(&f.Target, []step{key("target")})
+		// A gRPC target (target.protocol: grpc) is served over gRPC by
+		// herdbench target, and proxied over gRPC by herdbench proxy.
+		c.grpc = c.protocol(&f.Target, &p.Target, []step{key("target")})
+		p.GRPC = c.grpc
+		if c.grpc {
+			p.Method = f.Target.Method
+		}
 	}
 	p.Chaos = c.chaos(f.Chaos, p.Duration)
 	c.tierFaults(f.Chaos, p)

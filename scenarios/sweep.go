@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"go.yaml.in/yaml/v3"
 )
@@ -334,7 +335,7 @@ func detach(n *yaml.Node) *yaml.Node {
 func item(n *yaml.Node, st pathStep, at []pathStep) (int, error) {
 	if !st.byName {
 		if st.index >= len(n.Content) {
-			return 0, fmt.Errorf("%s has %d item(s), numbered from 0: there is no [%d]", pathText(at), len(n.Content), st.index)
+			return 0, fmt.Errorf("%s has %s, numbered from 0: there is no [%d]", pathText(at), spoken.Count(len(n.Content), "item", "items"), st.index)
 		}
 		return st.index, nil
 	}
@@ -570,7 +571,7 @@ func (s *Scenario) sweepAxes(o Overrides, e *Error) (axes, fixed []Axis) {
 	}
 	for _, a := range file {
 		if len(a.Values) < 2 {
-			e.Problems = append(e.Problems, Problem{Line: a.line, Path: "sweep." + a.written, Msg: fmt.Sprintf("%d value(s); a sweep lists two or more, e.g. %s: [10, 100] (for one, set the field itself)", len(a.Values), a.written)})
+			e.Problems = append(e.Problems, Problem{Line: a.line, Path: "sweep." + a.written, Msg: fmt.Sprintf("%s; a sweep lists two or more, e.g. %s: [10, 100] (for one, set the field itself)", spoken.Count(len(a.Values), "value", "values"), a.written)})
 			continue
 		}
 		a, ok := check(a)

@@ -201,12 +201,14 @@ type Status struct {
 	Active      []string      // names of the faults active now
 	Faults      []FaultState  // planned and injected faults, by start
 	Proxy       bool          // a chaos proxy: the capacity figures do not apply
+	GRPC        bool          // a gRPC server: Codes counts its calls
 	InFlight    int64
 	Answers     [NumAnswers]int64
-	Busy        int   // slots in use
-	Queued      int   // requests waiting for a slot
-	Capacity    int   // slots available now
-	Stats       Stats // the capacity model's counters
+	Codes       [NumCodes]int64 // a gRPC server's calls by the status code their clients saw (codes.Code)
+	Busy        int             // slots in use
+	Queued      int             // requests waiting for a slot
+	Capacity    int             // slots available now
+	Stats       Stats           // the capacity model's counters
 }
 
 // FaultState is one planned or injected fault, relative to now.
@@ -225,9 +227,11 @@ func (s *Server) Status() Status {
 	now := s.elapsed()
 	st := Status{
 		PlanRunning: s.clock.running,
-		Proxy:       s.next != nil,
+		Proxy:       s.next != nil || s.nextGRPC != nil,
+		GRPC:        s.grpc != nil,
 		InFlight:    s.counters.InFlight(),
 		Answers:     s.counters.Answers(),
+		Codes:       s.counters.Codes(),
 		Busy:        s.model.Busy(),
 		Queued:      s.model.QueueLen(),
 		Capacity:    s.model.Capacity(now),

@@ -119,11 +119,10 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 			a, st = answerOfCode(status.Code(err))
 		}
 		s.counters.answers[a].Add(1)
+		crashed := a == AnswerAborted && s.crashedSince(arrived)
+		s.counters.codes[clientCode(a, crashed, err, ctx.Err())].Add(1)
 		if s.observer != nil {
-			o := Observation{Request: grpcRequest(ctx, method), Arrived: arrived, Ended: time.Now(), Answer: a, Status: st, Upstream: g.upstream}
-			if a == AnswerAborted {
-				o.Crashed = s.crashedSince(arrived)
-			}
+			o := Observation{Request: grpcRequest(ctx, method), Arrived: arrived, Ended: time.Now(), Answer: a, Status: st, Upstream: g.upstream, Crashed: crashed}
 			s.observer.Observe(o)
 		}
 	}()
@@ -222,6 +221,25 @@ func codeOf(st int) codes.Code {
 		return codes.Internal
 	}
 	return codes.Unknown
+}
+
+// clientCode is the status code the client of a call saw: the one the
+// server ended it with, but for a call it never answered: a crash reset
+// its connection (UNAVAILABLE), or its client gave up (CANCELLED, or
+// DEADLINE_EXCEEDED when its deadline passed).
+func clientCode(a Answer, crashed bool, err, ctxErr error) codes.Code {
+	c := status.Code(err)
+	switch {
+	case a != AnswerAborted:
+	case crashed:
+		c = codes.Unavailable
+	case ctxErr != nil:
+		c = status.FromContextError(ctxErr).Code()
+	}
+	if c >= NumCodes {
+		return codes.Unknown
+	}
+	return c
 }
 
 // answerOfCode classifies a call's status as its client sees it, and the

@@ -54,6 +54,21 @@ func AnswerOf(status int) Answer {
 type Counters struct {
 	answers  [NumAnswers]atomic.Int64
 	inFlight atomic.Int64
+	codes    [NumCodes]atomic.Int64 // a gRPC server's calls, by the status code their clients saw
+}
+
+// NumCodes is how many gRPC status codes there are (OK to
+// UNAUTHENTICATED, 0 to 16): Counters.Codes is indexed by code.
+const NumCodes = 17
+
+// Codes returns a gRPC server's calls so far by the status code their
+// clients saw (codes.Code), all 0 for an HTTP server.
+func (c *Counters) Codes() [NumCodes]int64 {
+	var out [NumCodes]int64
+	for i := range out {
+		out[i] = c.codes[i].Load()
+	}
+	return out
 }
 
 // Answers returns the answers so far, by Answer.

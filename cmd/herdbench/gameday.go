@@ -211,7 +211,7 @@ func (gd *gameDay) started(ctx context.Context, r *engine.Run) error {
 		gd.uiSource.set(r)
 	}
 	if gd.control != nil {
-		if _, err := gd.control.Start(ctx, r.Origin); err != nil {
+		if _, err := gd.control.Start(ctx, r.Origin, r.Plan.Duration); err != nil {
 			return fmt.Errorf("--chaos-control: %w", err)
 		}
 	}

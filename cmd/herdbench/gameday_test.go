@@ -360,7 +360,7 @@ strategies:
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
 	exited := make(chan int, 1)
-	ctx, release := interruptible(context.Background(), &stderr, func(code int) { exited <- code })
+	ctx, release := interruptible(context.Background(), []string{"scenario"}, &stderr, func(code int) { exited <- code })
 	defer release()
 	done := make(chan int)
 	go func() {
@@ -433,7 +433,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreAnyFunction("os/signal.loop"), goleak.IgnoreAnyFunction("os/signal.signal_recv"))
 	var stderr syncBuffer
 	exited := make(chan int, 1)
-	ctx, release := interruptible(context.Background(), &stderr, func(code int) { exited <- code })
+	ctx, release := interruptible(context.Background(), []string{"proxy"}, &stderr, func(code int) { exited <- code })
 	defer release()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -450,7 +450,9 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	if c := <-exited; c != exitSignal {
 		t.Errorf("exit(%d), want %d", c, exitSignal)
 	}
-	if !strings.Contains(stderr.String(), "interrupted again, exiting now") {
-		t.Errorf("stderr: %q", stderr.String())
+	// Both lines as the proxy's log writes its lines: the time, the role.
+	line := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} herdbench proxy: interrupted; stopping \(interrupt again to exit at once\)\n\d\d:\d\d:\d\d\.\d{3} herdbench proxy: interrupted again, exiting now$`)
+	if !line.MatchString(stderr.String()) {
+		t.Errorf("stderr: %q; want the interrupt lines with the time and the role, as the proxy's other lines", stderr.String())
 	}
 }

@@ -252,7 +252,7 @@ func TestSetRefusedBeforeTheRun(t *testing.T) {
 	}{
 		{[]string{"--set", "strategies[full].cap=50ms,1ms", "--set", "workload.clients=5,10"}, "strategies[0].cap: at strategies[full].cap=1ms: cap 1ms is below base 10ms"},
 		{[]string{"--set", "workload.clietns=5,10"}, `workload.clietns: --set: unknown field "clietns" (did you mean "clients"?)`},
-		{[]string{"--set", "chaos[2].for=1s,2s"}, "chaos has 1 item(s), numbered from 0: there is no [2]"},
+		{[]string{"--set", "chaos[2].for=1s,2s"}, "chaos has 1 item, numbered from 0: there is no [2]"},
 		{[]string{"--set", "workload.clients"}, "--set \"workload.clients\": write PATH=VALUE or PATH=V1,V2,..."},
 		{[]string{"--clients", "5,10", "--set", "workload.clients=7"}, "--clients is --set workload.clients: give the count of clients once"},
 		{[]string{"--set", "duration=1s,2s", "--duration", "3s"}, "--set duration: --duration sets the run's length too; give it once"},

@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/herdbench/herdbench/grpcwire"
 )
 
 // TestProxyProtocolUsage: --protocol takes http1, h2c, h2 or grpc, and a gRPC proxy
@@ -21,5 +28,65 @@ func TestProxyProtocolUsage(t *testing.T) {
 		if code := run(context.Background(), c.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), exitUsage, c.want)
 		}
+	}
+}
+
+// grpcTargetScenario is a gRPC service with no faults, for herdbench
+// target and herdbench proxy.
+const grpcTargetScenario = `name: grpc-service
+target: {protocol: grpc, method: /helloworld.Greeter/SayHello, concurrency: 8}
+`
+
+// TestGRPCScenarioIsServedAndProxiedOverGRPC: given a scenario whose
+// target speaks gRPC, herdbench target serves gRPC (not HTTP/1.1) and
+// herdbench proxy, without --protocol, proxies gRPC in front of it; a
+// grpc-go call through both succeeds, and the proxy's stop line counts
+// its calls by gRPC status code.
+func TestGRPCScenarioIsServedAndProxiedOverGRPC(t *testing.T) {
+	scenario := writeScenario(t, grpcTargetScenario)
+	grpcAddrRE := regexp.MustCompile(`serving grpc://([0-9.:]+)`)
+	start := func(args ...string) (*syncBuffer, chan int) {
+		var stdout, stderr syncBuffer
+		done := make(chan int, 1)
+		go func() { done <- run(context.Background(), args, &stdout, &stderr) }()
+		return &stderr, done
+	}
+	call := func(addr string) error {
+		cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+		if err != nil {
+			return err
+		}
+		defer cc.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var out []byte
+		return cc.Invoke(ctx, "/helloworld.Greeter/SayHello", []byte{}, &out)
+	}
+	targetErr, targetDone := start("target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--scenario", scenario, "--no-record", "--exit-after", "6s")
+	up := targetErr.waitFor(t, grpcAddrRE)
+	if err := call(up); err != nil {
+		t.Fatalf("a gRPC call to herdbench target: %v\n%s", err, targetErr.String())
+	}
+	proxyErr, proxyDone := start("proxy", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--upstream", "http://"+up,
+		"--scenario", scenario, "--no-record", "--exit-after", "3s")
+	through := proxyErr.waitFor(t, grpcAddrRE)
+	if err := call(through); err != nil {
+		t.Errorf("a gRPC call through herdbench proxy: %v\n%s", err, proxyErr.String())
+	}
+	if code := <-proxyDone; code != exitOK {
+		t.Errorf("proxy exit code %d\n%s", code, proxyErr.String())
+	}
+	if !strings.Contains(proxyErr.String(), "stopped; answered OK 1\n") || strings.Contains(proxyErr.String(), "http_5xx") {
+		t.Errorf("the gRPC proxy's stop line does not count its call by gRPC code:\n%s", proxyErr.String())
+	}
+	// The target's own stop line speaks gRPC too; stop it early.
+	select {
+	case <-targetDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("herdbench target did not stop")
+	}
+	if !strings.Contains(targetErr.String(), "stopped; answered OK 2\n") {
+		t.Errorf("the gRPC target's stop line:\n%s", targetErr.String())
 	}
 }

@@ -17,7 +17,7 @@ const hostileDir = "../../results/testdata/hostile"
 var hostileFiles = map[string]struct{ replaces, want string }{
 	"interval-1e10s.hlog":          {"no-jitter.hlog", "an interval at 10000034530 s, after the run's end"},
 	"timeline-rows-beyond-run.csv": {"timeline.csv", "line 303: cohort no-jitter: more than the 301 rows of 10 ms of a 3 s run"},
-	"timeline-extra-cohorts.csv":   {"timeline.csv", "line 12: more than the 1 cohort(s) of the run's summary.json"},
+	"timeline-extra-cohorts.csv":   {"timeline.csv", "line 12: more than the 1 cohort of the run's summary.json"},
 }
 
 // TestHostileResultsFiles: herdbench report and herdbench merge refuse

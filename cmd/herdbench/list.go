@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/scenarios"
@@ -156,9 +157,4 @@ func parseFlags(fs *pflag.FlagSet, args []string, stdout io.Writer) (code int, d
 }
 
 // counted writes n and the noun, singular for one: "1 strategy", "2 faults".
-func counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func counted(n int, one, many string) string { return spoken.Count(n, one, many) }

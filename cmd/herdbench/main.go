@@ -83,7 +83,7 @@ func versionOf(bi *debug.BuildInfo) string {
 
 func main() {
 	crashNotUsage()
-	ctx, release := interruptible(context.Background(), os.Stderr, os.Exit)
+	ctx, release := interruptible(context.Background(), os.Args[1:], os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	release()
 	os.Exit(code)

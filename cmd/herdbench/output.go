@@ -120,5 +120,5 @@ func builtinNote(arg string, op *scenarios.Opened) string {
 		return ""
 	}
 	b := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	return fmt.Sprintf("herdbench: there is no file %s here, so the built-in scenario %s runs (to edit it: herdbench scenario %s --print > %s)", arg, b, b, arg)
+	return fmt.Sprintf("there is no file %s here, so the built-in scenario %s runs (to edit it: herdbench scenario %s --print > %s)", arg, b, b, arg)
 }

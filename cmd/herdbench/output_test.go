@@ -220,3 +220,22 @@ func TestBuiltinUsedForAMissingFileIsSaid(t *testing.T) {
 		t.Errorf("a file on disk: note %q", note)
 	}
 }
+
+// herdbench target and proxy say so too, in their log, when --scenario
+// names a file that is not there and a built-in of that name serves.
+func TestServerSaysTheBuiltinServes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, role := range []string{"target", "proxy"} {
+		var stdout, stderr syncBuffer
+		args := []string{role, "--scenario", "outage.yaml", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--no-record", "--exit-after", "50ms"}
+		if role == "proxy" {
+			args = append(args, "--upstream", "http://127.0.0.1:9")
+		}
+		if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", role, code, stderr.String())
+		}
+		if want := " herdbench " + role + ": there is no file outage.yaml here, so the built-in scenario outage runs (to edit it: herdbench scenario outage --print > outage.yaml)\n"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s does not say the built-in serves:\n%s", role, stderr.String())
+		}
+	}
+}

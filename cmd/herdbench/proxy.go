@@ -97,7 +97,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
 	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
 	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
-	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: the scenario's protocol, else http1)"
+	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: grpc for a scenario whose target speaks gRPC, target.protocol: grpc; else the scenario's protocol, else http1)"
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests (or gRPC calls) forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 (a call UNAVAILABLE) at once (herdbench_proxy_overloaded_total)")
 	fs.SortFlags = false
 	fs.Usage = func() {
@@ -128,14 +128,6 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintf(stderr, "herdbench proxy: --protocol %q: write http1 (HTTP/1.1), h2c, h2 or grpc\n", f.protocol)
 		return exitUsage
 	}
-	if grpcProxy && retry != "" {
-		fmt.Fprintln(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy forwards each call once (leave --retry out, or --protocol http1)")
-		return exitUsage
-	}
-	if grpcProxy && upstreamProto != "" {
-		fmt.Fprintln(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)")
-		return exitUsage
-	}
 	up, err := proxy.ParseUpstream(upstream)
 	if err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: --upstream: %v\n", err)
@@ -144,6 +136,21 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	plan, err := f.loadServerPlan(fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	// A gRPC scenario's (target.protocol: grpc) swarm calls over gRPC:
+	// the proxy in front of its service speaks gRPC unless told otherwise.
+	grpcProxy = grpcProxy || (f.protocol == "" && plan.GRPC)
+	because := ""
+	if f.protocol == "" {
+		because = fmt.Sprintf(" (scenario %s's target speaks gRPC)", plan.Name)
+	}
+	if grpcProxy && retry != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy%s forwards each call once (leave --retry out, or --protocol http1)\n", because)
+		return exitUsage
+	}
+	if grpcProxy && upstreamProto != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy%s calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)\n", because)
 		return exitUsage
 	}
 	var proto wire.Protocol // HTTP/1.1's zero value for a gRPC proxy
@@ -201,6 +208,9 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 			fmt.Fprintf(stderr, "herdbench proxy: --otlp: %v\n", err)
 			return exitFailed
 		}
+	}
+	if f.builtin != "" {
+		f.logger("proxy", stderr)("%s", f.builtin)
 	}
 	if !f.quiet {
 		retrying := ""

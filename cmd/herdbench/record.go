@@ -8,6 +8,7 @@ import (
 
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/recording"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
@@ -27,6 +28,7 @@ type recordFlags struct {
 	attemptHeader string
 	noPNG         bool
 
+	run      time.Duration      // the scenario's duration, 0 without one (loadServerPlan)
 	by       recording.CohortBy // parsed by check
 	attempts recording.AttemptHeader
 }
@@ -93,7 +95,7 @@ func newRecorder(role, upstream string, plan *scenarios.Plan, f *recordFlags, st
 		Recording: recording.Options{
 			By: role, Upstream: upstream, Scenario: plan.Name, Description: plan.Description, Seed: plan.Seed,
 			ScenarioYAML: plan.Resolved, Version: herdbenchVersion(),
-			CohortBy: f.by, MaxCohorts: f.maxCohorts, Attempts: f.attempts, Window: f.window,
+			CohortBy: f.by, MaxCohorts: f.maxCohorts, Attempts: f.attempts, Window: f.window, Run: f.run,
 		},
 		Thresholds: plan.Thresholds, Save: r.save, Logf: logf,
 		Warnf: func(format string, args ...any) {
@@ -174,7 +176,7 @@ func (r *recorder) finish(stdout, stderr io.Writer) int {
 	case end == recording.WriteFailed:
 		return exitFailed
 	case end == recording.ThresholdsFailed && last.Failed > 0:
-		fmt.Fprintf(stderr, "herdbench %s: %d threshold check(s) failed on the recorded traffic (exit code %d)\n", r.role, last.Failed, exitThresholds)
+		fmt.Fprintf(stderr, "herdbench %s: %s failed on the recorded traffic (exit code %d)\n", r.role, spoken.Count(last.Failed, "threshold check", "threshold checks"), exitThresholds)
 		return exitThresholds
 	case end == recording.ThresholdsFailed: // nothing recorded: the recording said so
 		return exitThresholds

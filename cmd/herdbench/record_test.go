@@ -189,7 +189,7 @@ func TestTargetRecordingOnInterrupt(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
 	exited := make(chan int, 1)
-	ctx, release := interruptible(context.Background(), &stderr, func(code int) { exited <- code })
+	ctx, release := interruptible(context.Background(), []string{"target"}, &stderr, func(code int) { exited <- code })
 	defer release()
 	done := make(chan int)
 	go func() {

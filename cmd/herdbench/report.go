@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -53,7 +54,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), reportHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read (or is not one herdbench wrote) or the report not written;\n2 bad usage; 130 interrupted (Ctrl-C: nothing written, the folder's report is as it was).\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a results folder's files could not be read (damaged, or not as herdbench writes them) or the report not written;\n2 bad usage, or a DIR that is not a results folder (missing, a file, no summary.json); 130 interrupted (Ctrl-C: nothing written, the folder's report is as it was).\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
@@ -89,6 +90,10 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		r, err := report.LoadContext(ctx, d)
 		if ctx.Err() != nil {
 			return interrupted()
+		}
+		if errors.Is(err, report.ErrNotResults) {
+			fmt.Fprintf(stderr, "herdbench report: %v\nNothing was written.\n", err)
+			return exitUsage // the wrong folder named: bad input, as a bad scenario file is
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "herdbench report:", err)
@@ -149,11 +154,31 @@ func reportSweep(ctx context.Context, dir, out string, o report.Options, stdout,
 	return writeReport(out, files, err, stdout, stderr)
 }
 
-// defaultLabels names runs by their folder names without the leading
-// dash-separated parts they all share ("outage-20260301T120000Z" and
-// "outage-20260301T130000Z" become the timestamps); "run N" when that
-// leaves two the same or nothing.
+// defaultLabels names runs by something the user recognises in what they
+// typed: their folder names without the leading dash-separated parts they
+// all share ("outage-20260301T120000Z" and "outage-20260301T130000Z"
+// become the timestamps); when that leaves two the same (one run's
+// folders from the swarm and from the proxy that recorded it share a
+// name), the part of their paths that differs ("swarm/outage-X" and
+// "proxy/outage-X" become "swarm" and "proxy"); and for a folder named
+// twice, its name numbered ("outage-X #1", "outage-X #2").
 func defaultLabels(dirs []string) []string {
+	if labels, ok := baseLabels(dirs); ok {
+		return labels
+	}
+	if labels, ok := pathLabels(dirs); ok {
+		return labels
+	}
+	labels := make([]string, len(dirs))
+	for i, d := range dirs {
+		labels[i] = fmt.Sprintf("%s #%d", filepath.Base(filepath.Clean(d)), i+1)
+	}
+	return labels
+}
+
+// baseLabels is the folder names without the leading dash-separated parts
+// they all share; not ok when that leaves two the same or one empty.
+func baseLabels(dirs []string) ([]string, bool) {
 	parts := make([][]string, len(dirs))
 	for i, d := range dirs {
 		parts[i] = strings.Split(filepath.Base(filepath.Clean(d)), "-")
@@ -170,23 +195,60 @@ func defaultLabels(dirs []string) []string {
 		}
 	}
 	labels := make([]string, len(dirs))
-	seen := map[string]bool{}
 	for i, p := range parts {
 		labels[i] = strings.Join(p[common:], "-")
-		if labels[i] == "" || seen[labels[i]] {
-			return labelsFrom(len(dirs))
-		}
-		seen[labels[i]] = true
 	}
-	return labels
+	return labels, distinct(labels)
 }
 
-func labelsFrom(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("run %d", i+1)
+// pathLabels is the folders' paths (made absolute) without the leading
+// and trailing folders they all share; not ok when that leaves two the
+// same or one empty (a folder named twice).
+func pathLabels(dirs []string) ([]string, bool) {
+	parts := make([][]string, len(dirs))
+	for i, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		parts[i] = strings.Split(filepath.ToSlash(filepath.Clean(d)), "/")
 	}
-	return out
+	shared := func(at func(p []string, k int) string, k int) bool {
+		for _, p := range parts {
+			if k >= len(p) || at(p, k) != at(parts[0], k) {
+				return false
+			}
+		}
+		return true
+	}
+	shortest := len(parts[0])
+	for _, p := range parts {
+		shortest = min(shortest, len(p))
+	}
+	lead := 0
+	for lead < shortest && shared(func(p []string, k int) string { return p[k] }, lead) {
+		lead++
+	}
+	trail := 0
+	for lead+trail < shortest && shared(func(p []string, k int) string { return p[len(p)-1-k] }, trail) {
+		trail++
+	}
+	labels := make([]string, len(dirs))
+	for i, p := range parts {
+		labels[i] = strings.Join(p[lead:len(p)-trail], "/")
+	}
+	return labels, distinct(labels)
+}
+
+// distinct reports whether labels are all different and none is empty.
+func distinct(labels []string) bool {
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if l == "" || seen[l] {
+			return false
+		}
+		seen[l] = true
+	}
+	return true
 }
 
 // overlayName is the name of an overlay's folder, from its labels:

@@ -91,6 +91,35 @@ func TestReportOverlay(t *testing.T) {
 	}
 }
 
+// TestReportOverlayOfOneRunsFolders: the swarm's and the proxy's folders of
+// one run share their name; the overlay labels them by where they are
+// ("swarm", "proxy"), in the page and in its folder's name, not "run 1".
+func TestReportOverlayOfOneRunsFolders(t *testing.T) {
+	root := t.TempDir()
+	a := savedRun(t, filepath.Join(root, "swarm", "tiny-20260301T120000Z"))
+	b := savedRun(t, filepath.Join(root, "proxy", "tiny-20260301T120000Z"))
+	code, stdout, errs := runCLI(t, "report", a, b, "--no-png")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := filepath.Join(root, "swarm", "overlay-swarm-vs-proxy", "report.html")
+	if !strings.Contains(stdout, want) {
+		t.Fatalf("stdout %q, want the report at %s", stdout, want)
+	}
+	html, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"no-jitter (swarm)", "full-jitter (proxy)", "tiny: swarm vs proxy"} {
+		if !bytes.Contains(html, []byte(label)) {
+			t.Errorf("the overlay lacks %q", label)
+		}
+	}
+	if bytes.Contains(html, []byte("run 1")) {
+		t.Error(`the overlay still labels a run "run 1"`)
+	}
+}
+
 func TestReportUsage(t *testing.T) {
 	dir := savedRun(t, filepath.Join(t.TempDir(), "run"))
 	for _, tc := range []struct {
@@ -102,8 +131,10 @@ func TestReportUsage(t *testing.T) {
 		{[]string{"report", dir, dir, "--label", "only-one"}, exitUsage, "--label has 1 names for 2 folders"},
 		{[]string{"report", "--bogus", dir}, exitUsage, "unknown flag: --bogus"},
 		{[]string{"report", "--dpi", "0", dir}, exitUsage, "--dpi 0: give a resolution between 10 and 1200"},
-		{[]string{"report", filepath.Join(dir, "missing")}, exitFailed, "missing: no such folder; name a results folder"},
-		{[]string{"report", t.TempDir()}, exitFailed, "no summary.json here"},
+		{[]string{"report", filepath.Join(dir, "missing")}, exitUsage, "missing: no such folder; name a results folder"},
+		{[]string{"report", t.TempDir()}, exitUsage, "no summary.json here"},
+		{[]string{"report", filepath.Join(dir, "summary.json")}, exitUsage, "is a file, not a folder"},
+		{[]string{"report", dir, filepath.Join(dir, "missing")}, exitUsage, "missing: no such folder"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
@@ -121,7 +152,12 @@ func TestDefaultLabels(t *testing.T) {
 		{[]string{"runs/outage-20260301T120000Z"}, []string{"outage-20260301T120000Z"}},
 		{[]string{"runs/outage-20260301T120000Z", "runs/outage-20260301T130000Z"}, []string{"20260301T120000Z", "20260301T130000Z"}},
 		{[]string{"a/outage-x", "b/storm-x"}, []string{"outage-x", "storm-x"}},
-		{[]string{"a/run", "b/run/"}, []string{"run 1", "run 2"}},
+		{[]string{"a/run", "b/run/"}, []string{"a", "b"}},
+		// One run's folders from the swarm and from the proxy that recorded
+		// it: the same name, told apart by where they are.
+		{[]string{"swarm/gd-20261202T062519Z", "proxy/gd-20261202T062519Z"}, []string{"swarm", "proxy"}},
+		{[]string{"/tmp/x/before/runs/outage-1", "/tmp/x/after/runs/outage-1"}, []string{"before", "after"}},
+		{[]string{"runs/outage-1", "runs/outage-1/"}, []string{"outage-1 #1", "outage-1 #2"}},
 		{[]string{"x/outage-1", "y/outage"}, []string{"outage-1", "outage"}},
 	} {
 		if got := defaultLabels(tc.dirs); !reflect.DeepEqual(got, tc.want) {

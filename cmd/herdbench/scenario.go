@@ -16,6 +16,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/slowmo"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/internal/sysmem"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
@@ -234,7 +235,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	// every point is checked before any runs.
 	op, err := scenarios.Open(fs.Arg(0), o)
 	if note := builtinNote(fs.Arg(0), op); note != "" && !f.quiet {
-		fmt.Fprintln(stderr, note)
+		fmt.Fprintln(stderr, "herdbench: "+note)
 	}
 	if errors.Is(err, scenarios.ErrNotFound) {
 		fmt.Fprint(stderr, "herdbench scenario: ")
@@ -447,7 +448,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 		return points, &notStartedError{startErr}
 	}
 	if err == nil && f.sim && !f.quiet && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "simulated %d cohort run(s) in %s\n", len(plans)*len(plan.Strategies)*plan.Runs, time.Since(began).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "simulated %s in %s\n", spoken.Count(len(plans)*len(plan.Strategies)*plan.Runs, "cohort run", "cohort runs"), time.Since(began).Round(time.Millisecond))
 	}
 	return points, err
 }

@@ -27,6 +27,7 @@ type serveFlags struct {
 	scenario    string
 	tier        string
 	parsed      *scenarios.Scenario // --scenario, once loaded
+	builtin     string              // builtinNote of --scenario: a built-in ran for a file that is not there
 	hold        bool
 	seed        uint64
 	exitAfter   time.Duration
@@ -130,9 +131,14 @@ func (f *serveFlags) check(role string, stderr io.Writer) int {
 func (f *serveFlags) logger(role string, stderr io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		if !f.quiet {
-			fmt.Fprintf(stderr, "%s herdbench %s: %s\n", time.Now().Format("15:04:05.000"), role, fmt.Sprintf(format, args...))
+			fmt.Fprintln(stderr, logLine(time.Now(), role, fmt.Sprintf(format, args...)))
 		}
 	}
+}
+
+// logLine is one line of a server's log: the time, the role, the message.
+func logLine(now time.Time, role, msg string) string {
+	return now.Format("15:04:05.000") + " herdbench " + role + ": " + msg
 }
 
 // limits returns the traffic port's limits with --max-conns, for
@@ -172,6 +178,7 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		o.Seed = &f.seed
 	}
 	op, err := scenarios.Open(f.scenario, o)
+	f.builtin = builtinNote(f.scenario, op)
 	if errors.Is(err, scenarios.ErrNotFound) {
 		return nil, fmt.Errorf("herdbench %s: --scenario: %w", fs.Name(), err)
 	}
@@ -179,6 +186,11 @@ func (f *serveFlags) loadServerPlan(fs *pflag.FlagSet) (*scenarios.Plan, error) 
 		return nil, err
 	}
 	f.parsed = op.Scenario
+	if f.scenario != "" {
+		// The run the plan times: what is in flight at its end was cut
+		// short by it, not timed out (recording.Options.Run).
+		f.record.run = op.Plans[0].Duration
+	}
 	return op.Plans[0], nil
 }
 
@@ -196,6 +208,7 @@ func serve(ctx context.Context, role string, f *serveFlags, srv *target.Server, 
 	}
 	if rec != nil {
 		g.API.Results = rec.results
+		g.API.RunFor = rec.keeper().SetRun // a swarm's --chaos-control names its run's length
 	}
 	if f.ui != "" {
 		g.UI = func(handler func(control.Access) http.Handler) (io.Closer, error) {

@@ -6,15 +6,23 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // interruptible returns a context that the first Ctrl-C (SIGINT) or SIGTERM
 // cancels, so the command stops cleanly and still writes what it has; a
 // second one calls exit(exitSignal) at once. release stops listening for
-// signals and ends the watcher goroutine.
-func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, release func()) {
+// signals and ends the watcher goroutine. args are the command line's
+// (after the program's name): the lines it writes name the command, as
+// its own lines do (interruptLine).
+func interruptible(parent context.Context, args []string, stderr io.Writer, exit func(int)) (ctx context.Context, release func()) {
+	role := ""
+	if len(args) > 0 {
+		role = args[0]
+	}
 	ctx, cancel := context.WithCancel(parent)
 	// One registration for both signals: no gap in which a second Ctrl-C
 	// would find no handler.
@@ -26,14 +34,14 @@ func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ct
 		defer close(finished)
 		select {
 		case <-sigs:
-			fmt.Fprintln(stderr, "herdbench: interrupted; stopping (interrupt again to exit at once)")
+			fmt.Fprintln(stderr, interruptLine(role, time.Now(), "interrupted; stopping (interrupt again to exit at once)"))
 			cancel()
 		case <-done:
 			return
 		}
 		select {
 		case <-sigs:
-			fmt.Fprintln(stderr, "herdbench: interrupted again, exiting now")
+			fmt.Fprintln(stderr, interruptLine(role, time.Now(), "interrupted again, exiting now"))
 			exit(exitSignal)
 		case <-done:
 		}
@@ -47,4 +55,21 @@ func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ct
 			cancel()
 		})
 	}
+}
+
+// interruptLine writes msg as the command's own lines are written: "herdbench
+// scenario: msg", and for a server (target, proxy), whose log lines are
+// timestamped (serveFlags.logger), with the time first: "15:04:05.000
+// herdbench proxy: msg". An unknown command is "herdbench: msg".
+func interruptLine(role string, now time.Time, msg string) string {
+	switch role {
+	case "run":
+		role = "scenario"
+	case "target", "proxy":
+		return logLine(now, role, msg)
+	}
+	if !slices.Contains(commandNames(), role) {
+		return "herdbench: " + msg
+	}
+	return "herdbench " + role + ": " + msg
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,7 +46,7 @@ func TestServeStopsWithNothingRecorded(t *testing.T) {
 				args = append(args, "--exit-after", "50ms")
 			} else {
 				var release func()
-				ctx, release = interruptible(ctx, &stderr, func(int) { t.Error("a second signal was needed to exit") })
+				ctx, release = interruptible(ctx, args, &stderr, func(int) { t.Error("a second signal was needed to exit") })
 				defer release()
 			}
 			done := make(chan int, 1)
@@ -63,6 +64,9 @@ func TestServeStopsWithNothingRecorded(t *testing.T) {
 				}
 			case <-time.After(stopBound):
 				t.Fatalf("herdbench %s still running %s after it was told to stop (hung)\nstderr:\n%s", tc.role, stopBound, stderr.String())
+			}
+			if want := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d{3} herdbench ` + tc.role + `: interrupted; stopping`); tc.signal != 0 && !want.MatchString(stderr.String()) {
+				t.Errorf("the interrupt line is not written as the %s's other log lines (the time, the role):\n%s", tc.role, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), "nothing recorded") {
 				t.Errorf("stderr does not say nothing was recorded:\n%s", stderr.String())

@@ -27,7 +27,8 @@ The chaos plan starts when the target starts, or with --hold when asked
 API and the Prometheus metrics are on --control-addr, apart from the
 traffic, so no path clashes and an outage never cuts off the controls:
   GET  /control/status    the plan's clock, faults, counters (JSON)
-  POST /control/start     (re)start the plan now, or at {"at": "<RFC 3339 time>"}
+  POST /control/start     (re)start the plan now, or at {"at": "<RFC 3339 time>"},
+                          for a run of {"duration": "12s"} (the recording's end)
   POST /control/stop      end every fault now
   POST /control/inject    a fault now: {"kind":"outage","mode":"503","for":"5s"}
   GET  /metrics           herdbench_target_* (docs/game-day.md lists them)
@@ -119,6 +120,9 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "herdbench target: --otlp: %v\n", err)
 			return exitFailed
 		}
+	}
+	if f.builtin != "" {
+		f.logger("target", stderr)("%s", f.builtin)
 	}
 	if !f.quiet {
 		c := plan.Target

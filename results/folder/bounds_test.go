@@ -99,7 +99,7 @@ func TestReadTimelineBounds(t *testing.T) {
 		t.Errorf("read %d rows of an endless timeline before refusing it; want it refused at the 302nd, plus at most the reader's buffers", e.row)
 	}
 	data := "strategy,t_s,ok\na,0.00,1\nb,0.00,1\n"
-	if _, _, err := ReadTimeline(strings.NewReader(data), b); !errors.Is(err, ErrTimeline) || !strings.Contains(err.Error(), "line 3: more than the 1 cohort(s)") {
+	if _, _, err := ReadTimeline(strings.NewReader(data), b); !errors.Is(err, ErrTimeline) || !strings.Contains(err.Error(), "line 3: more than the 1 cohort") {
 		t.Errorf("a second cohort in a run of one: %v", err)
 	}
 	tiers := "strategy,tier,t_s,ok\na,front,0.00,1\na,back,0.00,1\na,third,0.00,1\n"

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -147,7 +148,7 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		k, ok := index[name]
 		if !ok {
 			if b.Keys > 0 && len(names) >= b.Keys {
-				return nil, nil, nil, fmt.Errorf("%w: line %d: more than the %d cohort(s) of the run's summary.json", ErrTimeline, line, b.Keys)
+				return nil, nil, nil, fmt.Errorf("%w: line %d: more than the %s of the run's summary.json", ErrTimeline, line, spoken.Count(b.Keys, "cohort", "cohorts"))
 			}
 			k = len(names)
 			index[name] = k

@@ -65,6 +65,18 @@ const (
 	maxScenarioBytes = 1 << 20
 )
 
+// ErrNotResults is wrapped by Load's errors for a folder that is not a
+// run's results folder at all (missing, a file, a folder without
+// summary.json or timeline.csv, a sweep's among runs): the user named the
+// wrong thing, which the command reports as bad input.
+var ErrNotResults = errors.New("not a run's results folder")
+
+// notResults is an error saying msg, which Is ErrNotResults.
+type notResults string
+
+func (e notResults) Error() string { return string(e) }
+func (e notResults) Unwrap() error { return ErrNotResults }
+
 // notAFolder says what dir is when it is not a results folder a user may
 // have meant to name: nothing at all, a file of one (report.html), or the
 // --out folder that holds them; "" otherwise.
@@ -104,12 +116,12 @@ func Load(dir string) (*Run, error) { return LoadContext(context.Background(), d
 func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	notFound := func(name string) error {
 		if msg := notAFolder(dir); msg != "" {
-			return errors.New(msg)
+			return notResults(msg)
 		}
 		if _, serr := os.Stat(filepath.Join(dir, "sweep.csv")); serr == nil {
-			return fmt.Errorf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir)
+			return notResults(fmt.Sprintf("%s is a sweep's folder: its figures are in sweep.csv and its report draws them against the swept fields ('herdbench report %s', alone); it cannot be overlaid with runs", dir, dir))
 		}
-		return fmt.Errorf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name)
+		return notResults(fmt.Sprintf("%s: no %s here; is it a herdbench results folder? (run 'herdbench scenario NAME' to make one)", dir, name))
 	}
 	read := func(name string, max int64) ([]byte, error) {
 		b, err := folder.ReadRegular(filepath.Join(dir, name), max)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 )
@@ -298,7 +299,7 @@ func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]
 			s.Mode, s.Seed, s.Version, s.Started.UTC().Format("2006-01-02 15:04:05 UTC"), strconv.FormatFloat(s.DurationS, 'f', -1, 64), s.Workload))
 	}
 	p.Title = fmt.Sprintf("herdbench: %s: a sweep of %s", name, strings.Join(sw.Fields, " × "))
-	p.Facts = append(p.Facts, fmt.Sprintf("%d points, every combination of %s · %d cohort(s) · %d repetition(s) of each", v.points(), strings.Join(sizes, " × "), len(v.strategies), reps))
+	p.Facts = append(p.Facts, fmt.Sprintf("%d points, every combination of %s · %s · %s of each", v.points(), strings.Join(sizes, " × "), spoken.Count(len(v.strategies), "cohort", "cohorts"), spoken.Count(reps, "repetition", "repetitions")))
 	if got := len(sw.Rows); got < v.points()*len(v.strategies) {
 		p.Notes = append(p.Notes, fmt.Sprintf("sweep.csv holds %d of the %d rows of a whole grid: an interrupted sweep keeps the points that finished (the summary of the point it cut is beside it, marked partial). Missing points are blank.", got, v.points()*len(v.strategies)))
 	}

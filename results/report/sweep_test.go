@@ -130,7 +130,7 @@ func TestSweepReportGolden(t *testing.T) {
 	}
 	for _, want := range []string{
 		"<title>herdbench: fixture: a sweep of strategies[0].jitter</title>",
-		"6 points, every combination of strategies[0].jitter (6 values) · 2 cohort(s) · 2 repetition(s) of each",
+		"6 points, every combination of strategies[0].jitter (6 values) · 2 cohorts · 2 repetitions of each",
 		`<th scope="row" class="key">0.05</th><td>no-jitter</td><td class="num">2</td><td class="num">40.5 ± 0.707</td>`,
 	} {
 		if !bytes.Contains(page, []byte(want)) {

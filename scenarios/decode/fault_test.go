@@ -47,3 +47,17 @@ func TestParseFault(t *testing.T) {
 		}
 	}
 }
+
+// An Error counts its problems as spoken: "1 problem", "2 problems".
+func TestErrorCountsProblemsAsSpoken(t *testing.T) {
+	one := &Error{File: "a.yaml", Problems: []Problem{{Line: 2, Path: "duration", Msg: "missing"}}}
+	two := &Error{File: "a.yaml", Problems: []Problem{{Line: 2, Path: "duration", Msg: "missing"}, {Line: 3, Path: "seed", Msg: "not a number"}}}
+	for _, tc := range []struct {
+		err  *Error
+		want string
+	}{{one, "a.yaml: 1 problem:\n"}, {two, "a.yaml: 2 problems:\n"}} {
+		if got := tc.err.Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("Error() = %q, want it to start %q", got, tc.want)
+		}
+	}
+}

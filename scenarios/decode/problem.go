@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 	"fmt"
+	"github.com/herdbench/herdbench/internal/spoken"
 	"regexp"
 	"slices"
 	"sort"
@@ -40,7 +41,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d problem(s):", e.File, len(e.Problems))
+	fmt.Fprintf(&b, "%s: %s:", e.File, spoken.Count(len(e.Problems), "problem", "problems"))
 	for _, p := range e.Problems {
 		b.WriteString("\n  ")
 		if p.Line > 0 {
