@@ -229,10 +229,10 @@ var errNoChannel = errors.New("grpcswarm: the channel could not be made")
 // call on cc.
 func (k *caller) drive(ctx context.Context, c *clients.Client, a clients.Action, cc *grpc.ClientConn, sh *results.Shard) {
 	s := k.s
-	var wake alarm
-	defer wake.stop()
+	var wake clients.Alarm
+	defer wake.Stop()
 	for a.Op == clients.Send {
-		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
+		if !wake.SleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
 		}
 		if s.BeforeSend != nil {
@@ -435,21 +435,7 @@ func (h *attempts) HandleConn(context.Context, stats.ConnStats)                 
 
 // runOpen starts one client per Poisson arrival, all on one channel.
 func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
-	rng := seeds.Stream(s.Seed, seeds.Arrivals)
-	var at time.Duration
-	var next alarm
-	defer next.stop()
-	for id := 0; ; id++ {
-		var more bool
-		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more {
-			return
-		}
-		if !s.Part.Owns(id) {
-			continue
-		}
-		if !next.sleepUntil(ctx, s.Origin.Add(at)) {
-			return
-		}
+	clients.Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Duration, func(id int, at time.Duration) {
 		sh := s.shard(id)
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
 		first := c.BeginAt(at)
@@ -459,33 +445,5 @@ func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGro
 			defer s.recoverPanic()
 			cl.drive(ctx, c, first, cc, sh)
 		}()
-	}
-}
-
-// alarm is one goroutine's reusable timer.
-type alarm struct{ t *time.Timer }
-
-func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	if a.t == nil {
-		a.t = time.NewTimer(d)
-	} else {
-		a.t.Reset(d)
-	}
-	select {
-	case <-a.t.C:
-		return true
-	case <-ctx.Done():
-		a.t.Stop()
-		return false
-	}
-}
-
-func (a *alarm) stop() {
-	if a.t != nil {
-		a.t.Stop()
-	}
+	})
 }
