@@ -87,7 +87,7 @@ func (s *Swarm) Run(ctx context.Context) {
 			}
 		}
 	}()
-	warm(ctx, chans, s.Origin)
+	Warm(ctx, chans, s.Origin)
 	caller := &caller{s: s, method: method, grpcGo: grpcGo}
 	var wg sync.WaitGroup
 	k := clients.NewCohort(s.callStrategy())
@@ -187,10 +187,12 @@ func (s *Swarm) dial(grpcGo bool) (*grpc.ClientConn, error) {
 	return grpc.NewClient("passthrough:///"+s.address(), opts...)
 }
 
-// warm connects every channel before t = 0, as a service's channels are
-// connected before its traffic: a wave of first calls is not slowed by
-// handshakes.
-func warm(ctx context.Context, chans []*grpc.ClientConn, origin time.Time) {
+// Warm connects every channel (a nil one is skipped) before the run's
+// t = 0, origin, or until ctx ends, as a service's channels are connected
+// before its traffic: a wave of first calls is not slowed by handshakes.
+// It returns when each is ready or the time has come. herdtest warms its
+// clients' channels with it too.
+func Warm(ctx context.Context, chans []*grpc.ClientConn, origin time.Time) {
 	ctx, cancel := context.WithDeadline(ctx, origin)
 	defer cancel()
 	var wg sync.WaitGroup

@@ -20,6 +20,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/grpcswarm"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -367,7 +368,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		for _, g := range grpcs {
 			chans = append(chans, g.toWarm()...)
 		}
-		warm(chans, c.Origin)
+		grpcswarm.Warm(context.Background(), chans, c.Origin)
 	}
 	for _, fn := range fns {
 		wg.Add(1)
