@@ -398,20 +398,7 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		if !h.s.grpcGoCohort() || at.number <= 0 || h.s.cut(cs.run, e.EndTime) {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		o, code := outcome(e.Error, at.left, at.answered)
-		switch {
-		case e.Error == nil && at.reply:
-			o, code = results.OK, 200
-		case e.Error == nil:
-			// grpc-go ends an attempt it retries with the error its send
-			// saw, io.EOF (reported as none) when the server had already
-			// answered with a status: the attempt failed with a status
-			// grpc-go retries, which the stats do not carry.
-			o, code = results.HTTP5xx, 503
-			if !at.answered {
-				o, code = results.Reset, 0
-			}
-		}
+		o, code := AttemptOutcome(e.Error, at.left, at.answered, at.reply)
 		sent := at.begin.Sub(cs.origin)
 		var lag time.Duration
 		if at.number == 1 {
