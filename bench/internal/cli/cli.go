@@ -1,7 +1,8 @@
 // Package cli gives the bench commands the herdbench command they measure:
 // the real CLI, built from this tree, or a binary the user names (another
 // build, to compare), and a bench's own target run as a child process
-// (Serve).
+// (Serve, and Listen on the child's side), such as the trivial counted
+// target the load comparisons share (Counted, Served).
 package cli
 
 import (
