@@ -29,6 +29,23 @@ func Herdbench(path, dir string) (string, error) {
 	return path, nil
 }
 
+// Workdir makes a bench's temporary folder (its name starts with
+// prefix) and readies the herdbench binary it measures there (Herdbench:
+// path if set, else built into the folder); remove removes the folder and
+// everything in it. On an error nothing is left behind.
+func Workdir(prefix, path string) (dir, hb string, remove func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	remove = func() { _ = os.RemoveAll(dir) }
+	if hb, err = Herdbench(path, dir); err != nil {
+		remove()
+		return "", "", nil, err
+	}
+	return dir, hb, remove, nil
+}
+
 // Serve starts this very command again as a child with args (its serving
 // mode, e.g. "-serve", "127.0.0.1:0"), which prints the address it
 // listens on as its first line, and returns that address, the child's
