@@ -34,8 +34,7 @@ type endpoint struct {
 	tls  *tls.Config // nil for http
 	dial DialFunc
 
-	url  *url.URL
-	auth string // the Authorization header's value, "" for none
+	url *url.URL
 
 	// HTTP/2 (h2.go): the protocol, the probe's request and the mix's
 	// fixed ones.
@@ -178,10 +177,10 @@ func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	}
 	auth := ""
 	if u.User != nil {
-		// Credentials in the URL are sent as net/http sends them.
+		// Credentials in the URL are sent as net/http sends them (over
+		// HTTP/2 too: h2Message reads the header back from these bytes).
 		pw, _ := u.User.Password()
-		e.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
-		auth = "Authorization: " + e.auth + "\r\n"
+		auth = "Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
 	}
 	head := func(uri string) string {
 		return "POST " + uri + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: herdbench\r\n" + auth + "Content-Length: 0\r\n\r\n"

@@ -67,11 +67,11 @@ func (r *Relay) Call(ctx context.Context) bool {
 	sh := r.sw.Rec.Shard(n)
 	c := r.cohort.NewClient(n, &r.work, r.sw.Duration, seeds.Stream(r.sw.Seed, seeds.Call(r.tier, n)), sh)
 	a := c.BeginAt(r.elapsed())
-	var wake alarm
-	defer wake.stop()
+	var wake Alarm
+	defer wake.Stop()
 	ok := false
 	for a.Op == Send {
-		if !wake.sleepUntil(ctx, r.sw.Origin.Add(a.At)) {
+		if !wake.SleepUntil(ctx, r.sw.Origin.Add(a.At)) {
 			r.cancel(c, false, 0)
 			return false
 		}
@@ -95,7 +95,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 	if c.Unfinished() {
 		// Its next attempt would come after the run's end: the call waits
 		// for the end (or for its caller to go), answering nothing.
-		if !wake.sleepUntil(ctx, r.sw.Origin.Add(r.sw.Duration)) {
+		if !wake.SleepUntil(ctx, r.sw.Origin.Add(r.sw.Duration)) {
 			r.cancel(c, false, 0)
 		}
 		return false

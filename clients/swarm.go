@@ -162,43 +162,29 @@ func (s *Swarm) shard(id int) *results.Shard { return s.Rec.Shard(s.Part.Local(i
 // connections. A swarm that is one shard of a split run draws every
 // arrival, to keep the whole run's stream, and starts those of its part.
 func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool *linkPool) {
-	rng := seeds.Stream(s.Seed, seeds.Arrivals)
-	var at time.Duration
-	var next alarm
-	defer next.stop()
-	for id := 0; ; id++ {
-		var more bool
-		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more {
-			return
-		}
-		if !s.Part.Owns(id) {
-			continue
-		}
-		if !next.sleepUntil(ctx, s.Slow.At(s.Origin, at)) {
-			return
-		}
+	Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Slow, s.Duration, func(id int, at time.Duration) {
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
 		c.Traffic(s.Seed)
-		first := c.BeginAt(at) // here: the goroutine must not read at, which moves on
+		first := c.BeginAt(at)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer s.recoverPanic()
 			s.drive(ctx, c, first, pool)
 		}()
-	}
+	})
 }
 
 // drive runs one client's step function on the wall clock, each attempt on
 // a link from src.
 func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) {
 	sh := s.shard(c.ID)
-	var wake alarm
-	defer wake.stop()
+	var wake Alarm
+	defer wake.Stop()
 	var req, buf []byte // the current logical request's bytes (a mix's)
 	calm := false       // the last attempt succeeded
 	for a.Op == Send {
-		if !wake.sleepUntil(ctx, s.Slow.At(s.Origin, a.At)) {
+		if !wake.SleepUntil(ctx, s.Slow.At(s.Origin, a.At)) {
 			return
 		}
 		if s.BeforeSend != nil {
@@ -307,40 +293,6 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 func (s *Swarm) resends(err error, req, plain []byte) bool {
 	var na *noAnswerError
 	return errors.As(err, &na) && s.Strategy.Transport.Resends(Classify(err), na.reused, replayable(req, plain))
-}
-
-// alarm is one goroutine's timer, reused from sleep to sleep so that a
-// client's waits allocate nothing.
-type alarm struct {
-	t      *time.Timer
-	waited bool // the last sleepUntil waited for its time
-}
-
-// sleepUntil waits until t; it reports false if ctx ended first.
-func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	a.waited = d > 0
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	if a.t == nil {
-		a.t = time.NewTimer(d)
-	} else {
-		a.t.Reset(d) // since Go 1.23 a reset timer never delivers a stale tick
-	}
-	select {
-	case <-a.t.C:
-		return true
-	case <-ctx.Done():
-		a.t.Stop()
-		return false
-	}
-}
-
-func (a *alarm) stop() {
-	if a.t != nil {
-		a.t.Stop()
-	}
 }
 
 // replayable reports whether net/http would re-send the request whose

@@ -206,11 +206,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() {
-					if v := recover(); v != nil {
-						r.panicked(v, debug.Stack())
-					}
-				}()
+				defer r.recoverPanic()
 				o.Drive(ctx, d)
 			}()
 			continue
@@ -235,11 +231,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					r.panicked(v, debug.Stack())
-				}
-			}()
+			defer r.recoverPanic()
 			sw.Run(ctx)
 			if el := o.SlowMotion.Since(origin); ctx.Err() == nil && el < p.Duration {
 				// Every client of the cohort stopped before the end (a
@@ -331,6 +323,14 @@ func (r *Run) panicked(v any, stack []byte) {
 	}
 	r.panicMu.Unlock()
 	r.cancel()
+}
+
+// recoverPanic, deferred by a goroutine of the run's, hands its panic to
+// panicked instead of letting it end the process.
+func (r *Run) recoverPanic() {
+	if v := recover(); v != nil {
+		r.panicked(v, debug.Stack())
+	}
 }
 
 // Err returns the *PanicError that stopped the run, if a bug did; nil

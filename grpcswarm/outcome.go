@@ -4,9 +4,9 @@ import (
 	"github.com/herdbench/herdbench/results"
 )
 
-// AttemptOutcome classifies one attempt as the swarm's stats handler
-// does, for a client that records grpc-go's attempts from stats of its
-// own (herdtest's gRPC cohorts): err is its stats.End error, left whether
+// AttemptOutcome classifies one attempt of a grpc-go cohort, for the
+// swarm's stats handler and for a client that records grpc-go's attempts
+// from stats of its own (herdtest's gRPC cohorts): err is its stats.End error, left whether
 // its headers went out on a connection (stats.OutHeader), answered
 // whether the server's header or trailer arrived, reply whether a
 // response message did. An attempt grpc-go ended without an error and

@@ -87,7 +87,7 @@ func (s *Swarm) Run(ctx context.Context) {
 			}
 		}
 	}()
-	warm(ctx, chans, s.Origin)
+	Warm(ctx, chans, s.Origin)
 	caller := &caller{s: s, method: method, grpcGo: grpcGo}
 	var wg sync.WaitGroup
 	k := clients.NewCohort(s.callStrategy())
@@ -187,10 +187,12 @@ func (s *Swarm) dial(grpcGo bool) (*grpc.ClientConn, error) {
 	return grpc.NewClient("passthrough:///"+s.address(), opts...)
 }
 
-// warm connects every channel before t = 0, as a service's channels are
-// connected before its traffic: a wave of first calls is not slowed by
-// handshakes.
-func warm(ctx context.Context, chans []*grpc.ClientConn, origin time.Time) {
+// Warm connects every channel (a nil one is skipped) before the run's
+// t = 0, origin, or until ctx ends, as a service's channels are connected
+// before its traffic: a wave of first calls is not slowed by handshakes.
+// It returns when each is ready or the time has come. herdtest warms its
+// clients' channels with it too.
+func Warm(ctx context.Context, chans []*grpc.ClientConn, origin time.Time) {
 	ctx, cancel := context.WithDeadline(ctx, origin)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -229,10 +231,10 @@ var errNoChannel = errors.New("grpcswarm: the channel could not be made")
 // call on cc.
 func (k *caller) drive(ctx context.Context, c *clients.Client, a clients.Action, cc *grpc.ClientConn, sh *results.Shard) {
 	s := k.s
-	var wake alarm
-	defer wake.stop()
+	var wake clients.Alarm
+	defer wake.Stop()
 	for a.Op == clients.Send {
-		if !wake.sleepUntil(ctx, s.Origin.Add(a.At)) {
+		if !wake.SleepUntil(ctx, s.Origin.Add(a.At)) {
 			return
 		}
 		if s.BeforeSend != nil {
@@ -396,20 +398,7 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		if !h.s.grpcGoCohort() || at.number <= 0 || h.s.cut(cs.run, e.EndTime) {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
-		o, code := outcome(e.Error, at.left, at.answered)
-		switch {
-		case e.Error == nil && at.reply:
-			o, code = results.OK, 200
-		case e.Error == nil:
-			// grpc-go ends an attempt it retries with the error its send
-			// saw, io.EOF (reported as none) when the server had already
-			// answered with a status: the attempt failed with a status
-			// grpc-go retries, which the stats do not carry.
-			o, code = results.HTTP5xx, 503
-			if !at.answered {
-				o, code = results.Reset, 0
-			}
-		}
+		o, code := AttemptOutcome(e.Error, at.left, at.answered, at.reply)
 		sent := at.begin.Sub(cs.origin)
 		var lag time.Duration
 		if at.number == 1 {
@@ -435,21 +424,7 @@ func (h *attempts) HandleConn(context.Context, stats.ConnStats)                 
 
 // runOpen starts one client per Poisson arrival, all on one channel.
 func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
-	rng := seeds.Stream(s.Seed, seeds.Arrivals)
-	var at time.Duration
-	var next alarm
-	defer next.stop()
-	for id := 0; ; id++ {
-		var more bool
-		if at, more = s.Workload.NextArrival(at, rng.ExpFloat64(), s.Duration); !more {
-			return
-		}
-		if !s.Part.Owns(id) {
-			continue
-		}
-		if !next.sleepUntil(ctx, s.Origin.Add(at)) {
-			return
-		}
+	clients.Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, 0, s.Duration, func(id int, at time.Duration) {
 		sh := s.shard(id)
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
 		first := c.BeginAt(at)
@@ -459,33 +434,5 @@ func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGro
 			defer s.recoverPanic()
 			cl.drive(ctx, c, first, cc, sh)
 		}()
-	}
-}
-
-// alarm is one goroutine's reusable timer.
-type alarm struct{ t *time.Timer }
-
-func (a *alarm) sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	if a.t == nil {
-		a.t = time.NewTimer(d)
-	} else {
-		a.t.Reset(d)
-	}
-	select {
-	case <-a.t.C:
-		return true
-	case <-ctx.Done():
-		a.t.Stop()
-		return false
-	}
-}
-
-func (a *alarm) stop() {
-	if a.t != nil {
-		a.t.Stop()
-	}
+	})
 }

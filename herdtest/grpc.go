@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/stats"
 
@@ -103,30 +102,6 @@ func (g *grpcClient) close() {
 	for _, cc := range g.channels() {
 		_ = cc.Close()
 	}
-}
-
-// warm connects channels before the run's t = 0 (origin), as grpcswarm
-// does its own: the first wave of calls is not slowed by handshakes.
-func warm(chans []*grpc.ClientConn, origin time.Time) {
-	ctx, cancel := context.WithDeadline(context.Background(), origin)
-	defer cancel()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 128)
-	for _, cc := range chans {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			cc.Connect()
-			for st := cc.GetState(); st != connectivity.Ready; st = cc.GetState() {
-				if !cc.WaitForStateChange(ctx, st) {
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // grpcAttempts is the stats handler of a client's channels: every attempt

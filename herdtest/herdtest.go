@@ -20,6 +20,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/grpcswarm"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -367,7 +368,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		for _, g := range grpcs {
 			chans = append(chans, g.toWarm()...)
 		}
-		warm(chans, c.Origin)
+		grpcswarm.Warm(context.Background(), chans, c.Origin)
 	}
 	for _, fn := range fns {
 		wg.Add(1)
@@ -512,14 +513,8 @@ func (cl *client) loop(ctx context.Context, cohort string, fn RequestFunc) {
 		if start >= cl.c.Duration || ctx.Err() != nil {
 			return
 		}
-		if wait := time.Until(cl.c.Origin.Add(start)); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		if !sleepUntil(ctx, cl.c.Origin.Add(start)) {
+			return
 		}
 		cl.shard.Started(start)
 		r := &request{shard: cl.shard}
@@ -552,14 +547,8 @@ func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
 		if at, more = cl.c.Workload.NextArrival(at, rng.ExpFloat64(), cl.c.Duration); !more {
 			return
 		}
-		if wait := time.Until(cl.c.Origin.Add(at)); wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		if !sleepUntil(ctx, cl.c.Origin.Add(at)) {
+			return
 		}
 		r := &request{shard: cl.c.Rec.Shard(id)}
 		r.shard.Started(at)
@@ -574,6 +563,23 @@ func (cl *client) arrivals(ctx context.Context, cohort string, fn RequestFunc) {
 			r.shard.Request(results.Request{Start: start, End: ended, Succeeded: err == nil})
 			cl.tally.ended.Add(1)
 		}(at)
+	}
+}
+
+// sleepUntil waits until t, if it is still to come; it reports false if
+// ctx ended while it waited.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	wait := time.Until(t)
+	if wait <= 0 {
+		return true
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
 	}
 }
 

@@ -431,36 +431,20 @@ func addTimelines(ctx context.Context, s *Shard, names []string, sums []results.
 
 // addLog adds a cohort's histogram log, interval by interval.
 func addLog(ctx context.Context, s *Shard, path string, start time.Time, into []results.Interval) ([]results.Interval, error) {
-	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
-	if err != nil {
-		return into, err
-	}
-	defer f.Close()
 	last := results.LastInterval(s.Summary.DurationS)
-	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
+	err := scanLog(ctx, path, false, start, func(li folder.LoggedInterval) error {
+		var err error
 		into, err = folder.AddInterval(into, li.Index, last, li.Tag, li.Hist)
 		return err
 	})
-	if err != nil {
-		return into, wrapRead(ctx, path, err)
-	}
-	return into, nil
+	return into, err
 }
 
 // addLags adds a shard's send lags (folder.SendLagLog) into lags; a
 // folder without the file adds nothing.
 func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lags []*hdrhistogram.Histogram) error {
-	path := filepath.Join(s.Dir, folder.SendLagLog)
-	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	tags := folder.HlogNames(names)
-	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
+	return scanLog(ctx, filepath.Join(s.Dir, folder.SendLagLog), true, start, func(li folder.LoggedInterval) error {
 		i := slices.Index(tags, li.Tag+".hlog")
 		if i < 0 {
 			return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
@@ -468,28 +452,15 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 		lags[i].Merge(li.Hist)
 		return nil
 	})
-	if err != nil {
-		return wrapRead(ctx, path, err)
-	}
-	return nil
 }
 
 // addSplits adds a shard's latencies after its recorders' split
 // (folder.SplitLog) to splits, per cohort: attempt and request. A shard
 // without the file had no split.
 func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, splits [][][2]*hdrhistogram.Histogram) error {
-	path := filepath.Join(s.Dir, folder.SplitLog)
-	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	tags := folder.HlogNames(names)
 	got := make([][2]*hdrhistogram.Histogram, len(names))
-	err = folder.ScanHistogramLog(f, start, func(li folder.LoggedInterval) error {
+	err := scanLog(ctx, filepath.Join(s.Dir, folder.SplitLog), true, start, func(li folder.LoggedInterval) error {
 		for i, tag := range tags {
 			base := strings.TrimSuffix(tag, ".hlog")
 			for k, suffix := range []string{folder.SplitAttempt, folder.SplitRequest} {
@@ -502,12 +473,31 @@ func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, s
 		return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
 	})
 	if err != nil {
-		return wrapRead(ctx, path, err)
+		return err
 	}
 	for i, sp := range got {
 		if sp[0] != nil && sp[1] != nil {
 			splits[i] = append(splits[i], sp)
 		}
+	}
+	return nil
+}
+
+// scanLog reads the histogram log at path (at most maxHlogBytes), handing
+// fn each interval, its times from start; a missing file is read as an
+// empty one when optional, else it is an error, as is a bad interval
+// (its file named).
+func scanLog(ctx context.Context, path string, optional bool, start time.Time, fn func(folder.LoggedInterval) error) error {
+	f, err := folder.OpenBounded(ctx, path, maxHlogBytes)
+	if optional && errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := folder.ScanHistogramLog(f, start, fn); err != nil {
+		return wrapRead(ctx, path, err)
 	}
 	return nil
 }

@@ -99,12 +99,8 @@ func (r *Run) appendJSON(b []byte, v runView) ([]byte, error) {
 		if f.omitEmpty && isEmptyValue(fv) {
 			continue
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
+		b = appendKey(b, n, f.key)
 		n++
-		b, _ = appendString(b, f.key)
-		b = append(b, ':')
 		var err error
 		if f.key == "tiers" && !r.IsUnmeasured(f.key) {
 			b = append(b, '[')
@@ -127,22 +123,13 @@ func (r *Run) appendJSON(b []byte, v runView) ([]byte, error) {
 		if v == viewTier && m.Shows&InTiers == 0 {
 			continue
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
+		b = appendKey(b, n, m.Name)
 		n++
-		b, _ = appendString(b, m.Name)
-		b = append(b, ':')
 		x, ok := m.Value(r)
-		if !ok {
-			b = append(b, "null"...)
-			continue
-		}
-		j, err := json.Marshal(x)
-		if err != nil {
+		var err error
+		if b, err = appendFigure(b, x, ok); err != nil {
 			return nil, err
 		}
-		b = append(b, j...)
 	}
 	return append(b, '}'), nil
 }
@@ -207,12 +194,8 @@ func (r *Run) appendValue(b []byte, v reflect.Value, path string) ([]byte, error
 		if name == "" {
 			name = sf.Name
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
+		b = appendKey(b, n, name)
 		n++
-		b, _ = appendString(b, name)
-		b = append(b, ':')
 		var err error
 		if b, err = r.appendValue(b, s.Field(i), path+"."+name); err != nil {
 			return nil, err
@@ -234,6 +217,28 @@ func cmpBool(a, b bool) int {
 func appendString(b []byte, s string) ([]byte, error) {
 	j, err := json.Marshal(s)
 	return append(b, j...), err
+}
+
+// appendKey appends an object member's key and its colon, after a comma
+// when n members come before it.
+func appendKey(b []byte, n int, key string) []byte {
+	if n > 0 {
+		b = append(b, ',')
+	}
+	b, _ = appendString(b, key)
+	return append(b, ':')
+}
+
+// appendFigure appends figure x, or null when it is missing (!ok).
+func appendFigure(b []byte, x float64, ok bool) ([]byte, error) {
+	if !ok {
+		return append(b, "null"...), nil
+	}
+	j, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
 }
 
 // isEmptyValue is encoding/json's rule for omitempty.
@@ -319,21 +324,12 @@ func (f Values) MarshalJSON() ([]byte, error) {
 		if !ok && omit[m.Name] {
 			continue
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
+		b = appendKey(b, n, m.Name)
 		n++
-		b, _ = appendString(b, m.Name)
-		b = append(b, ':')
-		if !ok {
-			b = append(b, "null"...)
-			continue
-		}
-		j, err := json.Marshal(v)
-		if err != nil {
+		var err error
+		if b, err = appendFigure(b, v, ok); err != nil {
 			return nil, err
 		}
-		b = append(b, j...)
 	}
 	return append(b, '}'), nil
 }

@@ -289,23 +289,12 @@ func grpcRequest(ctx context.Context, method string) *http.Request {
 // time, for the recording).
 func (s *Server) forwardGRPC(method string, g *grpcCall, crashed <-chan struct{}) error {
 	stream := g.stream
-	ctx, cancel := context.WithCancel(stream.Context())
+	ctx, cancel := untilCrash(stream.Context(), crashed)
 	defer cancel()
-	go func() {
-		select {
-		case <-crashed:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	start := time.Now()
 	err := s.nextGRPC(method, &ctxStream{ServerStream: stream, ctx: ctx})
 	g.upstream = time.Since(start)
-	select {
-	case <-crashed:
-		panic(http.ErrAbortHandler)
-	default:
-	}
+	abortIfCrashed(crashed)
 	return err
 }
 

@@ -1,7 +1,6 @@
 package target
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -176,19 +175,8 @@ func (s *Server) Plan() *chaos.Plan {
 // forward hands an admitted request to next, cancelling it if a crash
 // begins meanwhile.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, crashed <-chan struct{}) {
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := untilCrash(r.Context(), crashed)
 	defer cancel()
-	go func() {
-		select {
-		case <-crashed:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	s.next.ServeHTTP(w, r.WithContext(ctx))
-	select {
-	case <-crashed:
-		panic(http.ErrAbortHandler) // the connection was reset mid-request
-	default:
-	}
+	abortIfCrashed(crashed)
 }

@@ -770,4 +770,29 @@ func sleep(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
 	return false
 }
 
+// untilCrash returns a context of parent's that is cancelled too when a
+// crash begins (crashed closes), for work handed on (the proxy's next, a
+// middle tier's call) that a crash must cut; cancel must be called.
+func untilCrash(parent context.Context, crashed <-chan struct{}) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, cancel = context.WithCancel(parent)
+	go func() {
+		select {
+		case <-crashed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+// abortIfCrashed aborts the request (http.ErrAbortHandler) if a crash has
+// begun: its connection was reset mid-request.
+func abortIfCrashed(crashed <-chan struct{}) {
+	select {
+	case <-crashed:
+		panic(http.ErrAbortHandler)
+	default:
+	}
+}
+
 var _ http.Handler = (*Server)(nil)

@@ -24,15 +24,8 @@ type Caller interface {
 // client went away (wasted work), as the model counts a job that ran on.
 func (x *exchange) relay(j *Job) {
 	s := x.s
-	ctx, cancel := context.WithCancel(x.ctx)
+	ctx, cancel := untilCrash(x.ctx, x.crashed)
 	defer cancel()
-	go func() {
-		select {
-		case <-x.crashed:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	ok := s.call.Call(ctx)
 	gone := ctx.Err() != nil
 	var a chaos.Answer

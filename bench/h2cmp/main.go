@@ -23,15 +23,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime/pprof"
 	"strconv"
-	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
@@ -75,28 +72,17 @@ func main() {
 	}
 }
 
-// runTarget serves 200 "ok" on / over h2c (and HTTP/1.1), and the count of
-// requests served on /_count.
+// runTarget serves the counted target (cli.Counted) over h2c and
+// HTTP/1.1.
 func runTarget(addr string) error {
-	var n atomic.Int64
-	ok := []byte("ok\n")
-	mux := http.NewServeMux()
-	mux.HandleFunc("/_count", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, n.Load()) })
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Length", "3")
-		_, _ = w.Write(ok)
-	})
-	ln, err := net.Listen("tcp", addr)
+	ln, err := cli.Listen(addr)
 	if err != nil {
 		return err
 	}
-	fmt.Println(ln.Addr().String())
 	var p http.Protocols
 	p.SetHTTP1(true)
 	p.SetUnencryptedHTTP2(true)
-	srv := &http.Server{Handler: mux, Protocols: &p, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 1000}}
+	srv := &http.Server{Handler: cli.Counted(), Protocols: &p, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 1000}}
 	return srv.Serve(ln)
 }
 
@@ -178,7 +164,7 @@ func run(self, tool, url, addr string, d time.Duration, conns, streams int) (mea
 		// file it can map, which an empty one is not).
 		cmd = exec.Command("h2load", "-c", strconv.Itoa(conns), "-m", strconv.Itoa(streams), "-D", strconv.Itoa(int(d.Seconds())), "-H", ":method: POST", url)
 	}
-	before, err := count(addr)
+	before, err := cli.Served(addr)
 	if err != nil {
 		return measure{}, err
 	}
@@ -186,7 +172,7 @@ func run(self, tool, url, addr string, d time.Duration, conns, streams int) (mea
 	if err != nil {
 		return measure{}, fmt.Errorf("%v: %w", cmd.Args, err)
 	}
-	after, err := count(addr)
+	after, err := cli.Served(addr)
 	if err != nil {
 		return measure{}, err
 	}
@@ -202,17 +188,4 @@ func run(self, tool, url, addr string, d time.Duration, conns, streams int) (mea
 		m.ok, _ = strconv.ParseInt(string(sm[1]), 10, 64)
 	}
 	return m, nil
-}
-
-func count(addr string) (int64, error) {
-	resp, err := http.Get("http://" + addr + "/_count")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
 }

@@ -32,7 +32,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,7 +40,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -87,28 +85,14 @@ func main() {
 	}
 }
 
-// runTarget serves 200 "ok" on / and the count of requests served on
-// /_count.
+// runTarget serves the counted target (cli.Counted).
 func runTarget(addr string) {
-	var n atomic.Int64
-	ok := []byte("ok\n")
-	mux := http.NewServeMux()
-	mux.HandleFunc("/_count", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintln(w, n.Load())
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Length", "3")
-		_, _ = w.Write(ok)
-	})
-	ln, err := net.Listen("tcp", addr)
+	ln, err := cli.Listen(addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadcmp:", err)
 		os.Exit(1)
 	}
-	fmt.Println(ln.Addr().String())
-	_ = http.Serve(ln, mux)
+	_ = http.Serve(ln, cli.Counted())
 }
 
 type measure struct {
@@ -188,19 +172,6 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 	return report(os.Stdout, avail, results, d, conns, rounds)
 }
 
-func count(addr string) (int64, error) {
-	resp, err := http.Get("http://" + addr + "/_count")
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-}
-
 // procCPU returns a process's CPU time so far (user + system), from
 // /proc/PID/stat; 0 where there is no /proc.
 func procCPU(pid int) time.Duration {
@@ -250,7 +221,7 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 	default:
 		return measure{}, fmt.Errorf("unknown tool %q", tool)
 	}
-	before, err := count(addr)
+	before, err := cli.Served(addr)
 	if err != nil {
 		return measure{}, err
 	}
@@ -262,7 +233,7 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 		return measure{}, fmt.Errorf("%v: %w", cmd.Args, err)
 	}
 	cpu1 := procCPU(targetPid)
-	after, err := count(addr)
+	after, err := cli.Served(addr)
 	if err != nil {
 		return measure{}, err
 	}

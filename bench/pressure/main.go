@@ -47,14 +47,11 @@ func main() {
 }
 
 func run(hb string, n, body int, hold time.Duration) error {
-	dir, err := os.MkdirTemp("", "herdbench-pressure-")
+	dir, hb, remove, err := cli.Workdir("herdbench-pressure-", hb)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	if hb, err = cli.Herdbench(hb, dir); err != nil {
-		return err
-	}
+	defer remove()
 
 	// 1. Scrapes of a standalone target's /metrics.
 	tgt, err := start(hb, "target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--exit-after", "10m")

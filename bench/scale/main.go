@@ -141,14 +141,11 @@ func runTarget(addr string) error {
 }
 
 func run(hb string, n int, d, think time.Duration) error {
-	dir, err := os.MkdirTemp("", "herdbench-scale-")
+	dir, hb, remove, err := cli.Workdir("herdbench-scale-", hb)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	if hb, err = cli.Herdbench(hb, dir); err != nil {
-		return err
-	}
+	defer remove()
 	file := filepath.Join(dir, "scale.yaml")
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(scenario, d, n, think)), 0o644); err != nil {
 		return err

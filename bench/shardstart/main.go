@@ -68,15 +68,11 @@ func run(n, clients, rounds int, lead time.Duration, bin string) error {
 	if n < 1 || clients < n || rounds < 1 {
 		return errors.New("need -shards >= 1, -clients >= -shards and -rounds >= 1")
 	}
-	dir, err := os.MkdirTemp("", "shardstart")
+	dir, hb, remove, err := cli.Workdir("shardstart", bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	hb, err := cli.Herdbench(bin, dir)
-	if err != nil {
-		return err
-	}
+	defer remove()
 	file := filepath.Join(dir, "shardstart.yaml")
 	if err := os.WriteFile(file, fmt.Appendf(nil, scenario, clients), 0o644); err != nil {
 		return err

@@ -62,15 +62,11 @@ func run(herdbench, baseline string, which []string, rounds int) error {
 	if rounds < 1 {
 		return fmt.Errorf("-rounds %d: at least 1", rounds)
 	}
-	dir, err := os.MkdirTemp("", "simcost-")
+	dir, bin, remove, err := cli.Workdir("simcost-", herdbench)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin, err := cli.Herdbench(herdbench, dir)
-	if err != nil {
-		return err
-	}
+	defer remove()
 	builds := []string{bin}
 	names := map[string]string{bin: "this"}
 	if baseline != "" {

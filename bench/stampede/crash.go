@@ -187,36 +187,6 @@ func width(ds []time.Duration, q float64) time.Duration {
 	return ds[min(len(ds)-1, int(q*float64(len(ds))))] - ds[0]
 }
 
-// crashWire times the swarm's connections' failed reads, dials and writes.
-type crashWire struct {
-	mu                     sync.Mutex
-	learned, dials, writes []time.Time
-}
-
-type crashConn struct {
-	net.Conn
-	w *crashWire
-}
-
-func (c crashConn) Write(b []byte) (int, error) {
-	now := time.Now()
-	c.w.mu.Lock()
-	c.w.writes = append(c.w.writes, now)
-	c.w.mu.Unlock()
-	return c.Conn.Write(b)
-}
-
-func (c crashConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	if err != nil {
-		now := time.Now()
-		c.w.mu.Lock()
-		c.w.learned = append(c.w.learned, now)
-		c.w.mu.Unlock()
-	}
-	return n, err
-}
-
 func offsets(ts []time.Time, from time.Time) []time.Duration {
 	var out []time.Duration
 	for _, t := range ts {
@@ -237,20 +207,8 @@ func swarmCrash(t *crashTarget, n int) (wave, error) {
 	if err != nil {
 		return wave{}, err
 	}
-	w := &crashWire{}
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		now := time.Now()
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		w.mu.Lock()
-		w.dials = append(w.dials, now)
-		w.mu.Unlock()
-		return crashConn{c, w}, nil
-	}
-	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: dial})
+	w := &wire{dialBegun: true}
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: w.dial})
 	if err != nil {
 		return wave{}, err
 	}

@@ -280,11 +280,31 @@ func startTarget() (stop func(), url string, err error) {
 	return stop, "http://" + strings.TrimSpace(string(line[:n])) + "/", nil
 }
 
-// wire times the writes on the swarm's connections.
+// wire times the swarm's connections: when each was dialled, its writes,
+// and its failed reads (when its client learned that it broke).
 type wire struct {
-	mu     sync.Mutex
-	writes []time.Time
-	dials  []time.Time // when each connection was open
+	dialBegun              bool // a dial's time is when it began, else when its connection was open
+	mu                     sync.Mutex
+	dials, writes, learned []time.Time
+}
+
+var dialer = net.Dialer{Timeout: 5 * time.Second}
+
+// dial is the swarm's dialer (engine.Options.Dial): a TCP connection that
+// w times.
+func (w *wire) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	at := time.Now()
+	c, err := dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	if !w.dialBegun {
+		at = time.Now()
+	}
+	w.mu.Lock()
+	w.dials = append(w.dials, at)
+	w.mu.Unlock()
+	return wireConn{c, w}, nil
 }
 
 type wireConn struct {
@@ -300,22 +320,21 @@ func (c wireConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
+func (c wireConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if err != nil {
+		now := time.Now()
+		c.w.mu.Lock()
+		c.w.learned = append(c.w.learned, now)
+		c.w.mu.Unlock()
+	}
+	return n, err
+}
+
 // stampede runs plan p once and measures it.
 func stampede(p *scenarios.Plan) (measure, error) {
 	w := &wire{writes: make([]time.Time, 0, 2*p.Workload.Clients)}
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		now := time.Now()
-		w.mu.Lock()
-		w.dials = append(w.dials, now)
-		w.mu.Unlock()
-		return wireConn{c, w}, nil
-	}
-	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: dial})
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: w.dial})
 	if err != nil {
 		return measure{}, err
 	}

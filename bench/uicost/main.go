@@ -55,15 +55,11 @@ type result struct {
 }
 
 func run(rounds int, scenario string, viewers int, bin string) error {
-	tmp, err := os.MkdirTemp("", "uicost")
+	tmp, hb, remove, err := cli.Workdir("uicost", bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	hb, err := cli.Herdbench(bin, tmp)
-	if err != nil {
-		return err
-	}
+	defer remove()
 	var off, on []result
 	fmt.Printf("%-5s %-22s %9s %9s %9s %6s %8s %7s\n", "round", "side", "lag p50", "lag p99", "lag max", "cpu", "load 1m", "frames")
 	for i := 0; i < rounds; i++ {

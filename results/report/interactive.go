@@ -380,17 +380,9 @@ func (v *sweepView) interactive(charts []chart) *chartsData {
 				idx := append([]int(nil), s.others...)
 				for j, i := range order {
 					idx[k] = i
-					r, ok := v.cell[cellKey(idx, s.strategy)]
+					y, sd, ok := v.figure(idx, s.strategy, m)
 					if !ok {
 						continue
-					}
-					st, ok := r.Run.Stats[m]
-					if !ok {
-						continue
-					}
-					y, sd := st.Mean, st.SD
-					if mm, _ := results.LookupMetric(m); mm.Unit == results.Ratio {
-						y, sd = 100*y, 100*sd
 					}
 					cs.Values[j], cs.SD[j] = &y, sd
 				}

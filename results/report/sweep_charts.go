@@ -86,22 +86,34 @@ func (v *sweepView) line(k int, s series, m string) errPoints {
 	idx := append([]int(nil), s.others...)
 	for i := range v.axes[k].values {
 		idx[k] = i
-		r, ok := v.cell[cellKey(idx, s.strategy)]
+		y, sd, ok := v.figure(idx, s.strategy, m)
 		if !ok {
 			continue
-		}
-		st, ok := r.Run.Stats[m]
-		if !ok {
-			continue
-		}
-		y, sd := st.Mean, st.SD
-		if mm, _ := results.LookupMetric(m); mm.Unit == results.Ratio {
-			y, sd = 100*y, 100*sd
 		}
 		e.XYs = append(e.XYs, plotter.XY{X: v.axes[k].at[i], Y: y})
 		e.sd = append(e.sd, sd)
 	}
 	return e
+}
+
+// figure returns metric m's mean and standard deviation over the
+// repetitions of strategy's run in the cell at idx (a value index on
+// each axis), a ratio in percent; ok is false where the sweep has no such
+// run or the run no such figure.
+func (v *sweepView) figure(idx []int, strategy, m string) (y, sd float64, ok bool) {
+	r, ok := v.cell[cellKey(idx, strategy)]
+	if !ok {
+		return 0, 0, false
+	}
+	st, ok := r.Run.Stats[m]
+	if !ok {
+		return 0, 0, false
+	}
+	y, sd = st.Mean, st.SD
+	if mm, _ := results.LookupMetric(m); mm.Unit == results.Ratio {
+		y, sd = 100*y, 100*sd
+	}
+	return y, sd, true
 }
 
 // xAxis sets p's x axis to axis a: its values as ticks (as written), on a

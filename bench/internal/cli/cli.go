@@ -1,7 +1,8 @@
 // Package cli gives the bench commands the herdbench command they measure:
 // the real CLI, built from this tree, or a binary the user names (another
 // build, to compare), and a bench's own target run as a child process
-// (Serve).
+// (Serve, and Listen on the child's side), such as the trivial counted
+// target the load comparisons share (Counted, Served).
 package cli
 
 import (
@@ -26,6 +27,23 @@ func Herdbench(path, dir string) (string, error) {
 		return "", fmt.Errorf("building herdbench (run from the repository's root, or pass -herdbench): %w", err)
 	}
 	return path, nil
+}
+
+// Workdir makes a bench's temporary folder (its name starts with
+// prefix) and readies the herdbench binary it measures there (Herdbench:
+// path if set, else built into the folder); remove removes the folder and
+// everything in it. On an error nothing is left behind.
+func Workdir(prefix, path string) (dir, hb string, remove func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	remove = func() { _ = os.RemoveAll(dir) }
+	if hb, err = Herdbench(path, dir); err != nil {
+		remove()
+		return "", "", nil, err
+	}
+	return dir, hb, remove, nil
 }
 
 // Serve starts this very command again as a child with args (its serving
