@@ -19,7 +19,7 @@ import (
 // harness is never late, a run at 4× takes four times the virtual wall
 // time of one at real speed, and its figures are the real-speed run's.
 func TestSlowMotionKeepsTheFigures(t *testing.T) {
-	p := scenariotest.Plan(t, `
+	const scenario = `
 name: slow
 duration: 3s
 seed: 3
@@ -29,7 +29,18 @@ workload: {kind: closed, clients: 40, think: exponential(50ms)}
 strategies:
   - {name: exp, backoff: exponential, base: 20ms, cap: 400ms, max_attempts: 6, timeout: 500ms}
   - {name: full, backoff: full, base: 20ms, cap: 400ms, max_attempts: 6, timeout: 500ms}
-`, scenarios.Overrides{})
+`
+	for _, c := range []struct{ name, workload string }{
+		{"closed", "workload: {kind: closed, clients: 40, think: exponential(50ms)}"},
+		{"open", "workload: {kind: open, rate: 400}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			slowMotionKeepsTheFigures(t, scenariotest.Plan(t, strings.Replace(scenario, "workload: {kind: closed, clients: 40, think: exponential(50ms)}", c.workload, 1), scenarios.Overrides{}))
+		})
+	}
+}
+
+func slowMotionKeepsTheFigures(t *testing.T, p *scenarios.Plan) {
 	run := func(k slowmo.Factor) (s *results.Summary, wall time.Duration) {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
