@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/herdbench/herdbench/grpcwire"
 )
 
 // The gRPC client model: a cohort whose retries are grpc-go's own (a
@@ -407,39 +409,11 @@ func jsonProblem(js string, err error) error {
 }
 
 // GRPCCode returns the gRPC status code of an answer as herdbench's gRPC
-// target sends it, from the HTTP status its model answers with: an
-// outage's or overload's 503 is UNAVAILABLE, pushback's 429
-// RESOURCE_EXHAUSTED, 500 INTERNAL, and so on (docs/grpc.md).
-func GRPCCode(status int) codes.Code {
-	switch status {
-	case 200:
-		return codes.OK
-	case 400:
-		return codes.InvalidArgument
-	case 401:
-		return codes.Unauthenticated
-	case 403:
-		return codes.PermissionDenied
-	case 404:
-		return codes.NotFound
-	case 409:
-		return codes.Aborted
-	case 429:
-		return codes.ResourceExhausted
-	case 500:
-		return codes.Internal
-	case 501:
-		return codes.Unimplemented
-	case 502, 503:
-		return codes.Unavailable
-	case 504:
-		return codes.DeadlineExceeded
-	}
-	if status >= 200 && status < 300 {
-		return codes.OK
-	}
-	return codes.Unknown
-}
+// target sends it, from the HTTP status its model answers with: the
+// target's own table, grpcwire.Code (an outage's or overload's 503 is
+// UNAVAILABLE, pushback's 429 RESOURCE_EXHAUSTED, 500 INTERNAL, 404
+// UNIMPLEMENTED, and so on; docs/grpc.md).
+func GRPCCode(status int) codes.Code { return grpcwire.Code(status) }
 
 // GRPCThrottler is grpc-go's retry throttling (clientconn.go
 // retryThrottler) as a budget: tokens start at MaxTokens, in floating

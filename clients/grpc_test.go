@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 	"google.golang.org/grpc/codes"
@@ -319,10 +320,23 @@ func TestGRPCClientAttemptsAndDeadline(t *testing.T) {
 	}
 }
 
+// TestGRPCCode: the simulator reads an answer's status as the target
+// sends it, grpcwire.Code, for every status; a few exactly.
 func TestGRPCCode(t *testing.T) {
-	for status, want := range map[int]codes.Code{200: codes.OK, 503: codes.Unavailable, 429: codes.ResourceExhausted, 500: codes.Internal, 504: codes.DeadlineExceeded, 418: codes.Unknown} {
+	for status, want := range map[int]codes.Code{200: codes.OK, 302: codes.Unknown, 400: codes.Internal, 404: codes.Unimplemented,
+		409: codes.Aborted, 418: codes.Unknown, 429: codes.ResourceExhausted, 500: codes.Internal, 501: codes.Unknown,
+		503: codes.Unavailable, 504: codes.Unavailable, 507: codes.Unknown} {
 		if got := GRPCCode(status); got != want {
 			t.Errorf("GRPCCode(%d) = %s, want %s", status, got, want)
+		}
+	}
+	for status := -1; status < 1000; status++ {
+		if got, want := GRPCCode(status), grpcwire.Code(status); got != want {
+			t.Errorf("GRPCCode(%d) = %s; the target sends %s (grpcwire.Code)", status, got, want)
+		}
+		r := Reply{Outcome: results.FromStatus(status), Status: status}
+		if got, want := GRPCReplyCode(r), grpcwire.Code(status); got != want {
+			t.Errorf("GRPCReplyCode(%+v) = %s; the target sends %s (grpcwire.Code)", r, got, want)
 		}
 	}
 	for o, want := range map[results.Outcome]codes.Code{results.Timeout: codes.DeadlineExceeded, results.Reset: codes.Unavailable, results.Refused: codes.Unavailable, results.Error: codes.Unknown} {

@@ -153,7 +153,7 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 // refuse resets the call's connection (every stream on it fails at once);
 // a hang holds the call until its deadline or its client's cancel; a 2xx
 // answer sends an empty message and OK; any other status is the gRPC
-// status a server shows for it (codeOf: 503 UNAVAILABLE, 429
+// status a server shows for it (grpcwire.Code: 503 UNAVAILABLE, 429
 // RESOURCE_EXHAUSTED, ...), with the pushback, when the answer has one, in
 // the grpc-retry-pushback-ms trailer. A truncated answer resets the
 // connection mid-message.
@@ -186,41 +186,15 @@ func (x *exchange) answerGRPC(a chaos.Answer) bool {
 		g.err = status.Error(codes.Unavailable, "herdbench target: connection reset mid-answer")
 		return false
 	}
-	if a.Status >= 200 && a.Status < 400 {
+	if grpcwire.Code(a.Status) == codes.OK {
 		g.err = g.stream.SendMsg([]byte{})
 		return false
 	}
 	if a.RetryAfter != 0 {
 		g.stream.SetTrailer(metadata.Pairs(grpcwire.Pushback, grpcwire.PushbackValue(a.RetryAfter)))
 	}
-	g.err = status.Error(codeOf(a.Status), http.StatusText(a.Status))
+	g.err = status.Error(grpcwire.Code(a.Status), http.StatusText(a.Status))
 	return false
-}
-
-// codeOf is the gRPC status a server shows for an HTTP status, as gRPC's
-// own mapping of HTTP statuses reads (doc/http-grpc-status-mapping.md),
-// with 409 (a stale OCC write) as ABORTED.
-func codeOf(st int) codes.Code {
-	switch st {
-	case http.StatusTooManyRequests:
-		return codes.ResourceExhausted
-	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return codes.Unavailable
-	case http.StatusConflict:
-		return codes.Aborted
-	case http.StatusBadRequest:
-		return codes.Internal
-	case http.StatusUnauthorized:
-		return codes.Unauthenticated
-	case http.StatusForbidden:
-		return codes.PermissionDenied
-	case http.StatusNotFound:
-		return codes.Unimplemented
-	}
-	if st >= 500 {
-		return codes.Internal
-	}
-	return codes.Unknown
 }
 
 // clientCode is the status code the client of a call saw: the one the

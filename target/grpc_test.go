@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,9 +18,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/results"
 )
 
 // grpcTarget is a gRPC target on an in-memory network and one channel to
@@ -232,4 +235,37 @@ func TestGRPCGoAwayOutage(t *testing.T) {
 			t.Errorf("a call after the goaway: %v on dial %d; want OK on a new connection (the first, the refused one, then a new one)", err, dials.Load())
 		}
 	})
+}
+
+// TestGRPCCodeOnTheWire: for an answer of every status class the model
+// can be made to give (an error-rate of that status), a grpc-go client of
+// the target sees the code the simulator decides a grpc-go cohort's retry
+// by (clients.GRPCReplyCode of the reply the simulator makes of the
+// answer: its status and results.FromStatus's outcome), and that code is
+// the table's (grpcwire.Code), exactly.
+func TestGRPCCodeOnTheWire(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		want   codes.Code
+	}{
+		{200, codes.OK}, {204, codes.OK}, {302, codes.Unknown}, {399, codes.Unknown},
+		{400, codes.Internal}, {401, codes.Unauthenticated}, {403, codes.PermissionDenied}, {404, codes.Unimplemented},
+		{408, codes.Unknown}, {409, codes.Aborted}, {418, codes.Unknown}, {429, codes.ResourceExhausted},
+		{500, codes.Internal}, {501, codes.Unknown}, {502, codes.Unavailable}, {503, codes.Unavailable},
+		{504, codes.Unavailable}, {505, codes.Unknown}, {599, codes.Unknown},
+	} {
+		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				errs := chaos.Timed{Name: "errors", Kind: "error-rate", For: time.Minute, Fault: chaos.ErrorRate{Rate: 1, Status: c.status}}
+				cfg := Config{Concurrency: 1, Queue: 1, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+				cc := grpcTarget(t, cfg, []chaos.Timed{errs}, nil, grpc.WithDisableRetry())
+				var out []byte
+				wire := status.Code(cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out))
+				sim := clients.GRPCReplyCode(clients.Reply{Outcome: results.FromStatus(c.status), Status: c.status})
+				if wire != sim || wire != c.want {
+					t.Errorf("status %d: the target sends %s, the simulator decides by %s; want %s", c.status, wire, sim, c.want)
+				}
+			})
+		})
+	}
 }
