@@ -33,6 +33,7 @@ strategies:
 	for _, c := range []struct{ name, workload string }{
 		{"closed", "workload: {kind: closed, clients: 40, think: exponential(50ms)}"},
 		{"open", "workload: {kind: open, rate: 400}"},
+		{"h2c shared", "protocol: h2c\nconnections: {shared: 10}\nworkload: {kind: closed, clients: 40, think: exponential(50ms)}"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			slowMotionKeepsTheFigures(t, scenariotest.Plan(t, strings.Replace(scenario, "workload: {kind: closed, clients: 40, think: exponential(50ms)}", c.workload, 1), scenarios.Overrides{}))
