@@ -249,13 +249,13 @@ func (h *h2conn) abort() {
 // Swarm.attempt for what it returns.
 func (s *Swarm) attemptH2(ctx context.Context, l *link, req []byte) (sent, end time.Duration, o results.Outcome, status int, pushback time.Duration) {
 	now := time.Now()
-	sent = now.Sub(s.Origin)
+	sent = s.Slow.Between(s.Origin, now)
 	var deadline time.Time
 	if t := s.Strategy.Timeout; t > 0 {
-		deadline = now.Add(t)
+		deadline = now.Add(s.Slow.Wall(t))
 	}
 	status, pushback, err := l.exchangeH2(ctx, req, deadline)
-	end = time.Since(s.Origin)
+	end = s.Slow.Since(s.Origin)
 	if err != nil {
 		return sent, end, Classify(err), 0, 0
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
@@ -50,6 +51,11 @@ type Swarm struct {
 	// Panicked, if set, is called with a panic of a client's goroutine
 	// and its stack, instead of the panic ending the process.
 	Panicked func(v any, stack []byte)
+	// Slow runs the swarm in slow motion (package slowmo): its clients
+	// wait and time out Slow times longer on the wall clock, and every
+	// instant they record is in the scenario's time. The target must be
+	// slowed by the same factor.
+	Slow slowmo.Factor
 
 	ep *endpoint // Run's
 }
@@ -66,7 +72,7 @@ func (s *Swarm) endpoint() *endpoint { return s.ep }
 // connection that a crash resets is opened again by the next attempt, whose
 // latency includes the reconnection, as a real client's would.
 func (s *Swarm) Run(ctx context.Context) {
-	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
+	ctx, cancel := context.WithDeadline(ctx, s.Slow.At(s.Origin, s.Duration))
 	defer cancel()
 	ep, err := newEndpoint(s.URL, s.Dial, s.Strategy.Requests)
 	if err == nil {
@@ -121,7 +127,7 @@ func (s *Swarm) Run(ctx context.Context) {
 				a := c.Begin()
 				if a.Op == Send {
 					dials <- struct{}{}
-					l.warm(ctx, s.Origin.Add(a.At))
+					l.warm(ctx, s.Slow.At(s.Origin, a.At))
 					<-dials
 				}
 				s.drive(ctx, c, a, l)
@@ -156,7 +162,7 @@ func (s *Swarm) shard(id int) *results.Shard { return s.Rec.Shard(s.Part.Local(i
 // connections. A swarm that is one shard of a split run draws every
 // arrival, to keep the whole run's stream, and starts those of its part.
 func (s *Swarm) runOpen(ctx context.Context, k *Cohort, wg *sync.WaitGroup, pool *linkPool) {
-	Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Duration, func(id int, at time.Duration) {
+	Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Slow, s.Duration, func(id int, at time.Duration) {
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
 		c.Traffic(s.Seed)
 		first := c.BeginAt(at)
@@ -178,7 +184,7 @@ func (s *Swarm) drive(ctx context.Context, c *Client, a Action, src linkSource) 
 	var req, buf []byte // the current logical request's bytes (a mix's)
 	calm := false       // the last attempt succeeded
 	for a.Op == Send {
-		if !wake.SleepUntil(ctx, s.Origin.Add(a.At)) {
+		if !wake.SleepUntil(ctx, s.Slow.At(s.Origin, a.At)) {
 			return
 		}
 		if s.BeforeSend != nil {
@@ -244,8 +250,8 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 		sent, end, o, status, pushback = s.attemptH2(ctx, l, req)
 		return sent, end, o, status, pushback, nil
 	}
-	at, deadline, err := l.begin(ctx, s.Strategy.Timeout)
-	sent = at.Sub(s.Origin)
+	at, deadline, err := l.begin(ctx, s.Slow.Wall(s.Strategy.Timeout))
+	sent = s.Slow.Between(s.Origin, at)
 	if err == nil {
 		if s.OCC {
 			o, err = s.attemptOCC(ctx, l, deadline)
@@ -257,8 +263,8 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 			a, err = l.exchange(ctx, req, deadline, false)
 			if err != nil && ctx.Err() == nil && s.resends(err, req, l.ep.plain) {
 				now := time.Now()
-				first = &Reply{Sent: sent, Latency: now.Sub(at), Outcome: Classify(err)}
-				sent = now.Sub(s.Origin)
+				first = &Reply{Sent: sent, Latency: s.Slow.Scenario(now.Sub(at)), Outcome: Classify(err)}
+				sent = s.Slow.Between(s.Origin, now)
 				if err = l.connect(ctx, deadline); err == nil {
 					if err = l.setDeadline(deadline, now); err == nil {
 						a, err = l.exchange(ctx, req, deadline, false)
@@ -271,10 +277,10 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 			}
 		}
 	}
-	end = time.Since(s.Origin)
+	end = s.Slow.Since(s.Origin)
 	if err != nil {
 		if na := (*noAnswerError)(nil); errors.As(err, &na) && !na.at.IsZero() {
-			end = na.at.Sub(s.Origin) // when the failure was read, before the work after it
+			end = s.Slow.Between(s.Origin, na.at) // when the failure was read, before the work after it
 		}
 		return sent, end, Classify(err), 0, 0, first
 	}

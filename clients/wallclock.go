@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/seeds"
 )
 
@@ -43,14 +44,15 @@ func (a *Alarm) Stop() {
 	}
 }
 
-// Arrivals runs an open workload's arrivals on the wall clock, from origin
-// until the run's end d or until ctx is done: at each Poisson arrival that
-// part owns it calls start with the arriving client's id and its time. It
+// Arrivals runs an open workload's arrivals on the wall clock (slow times
+// slower in slow motion: package slowmo), from origin until the run's end
+// d or until ctx is done: at each Poisson arrival that part owns it calls
+// start with the arriving client's id and its time. It
 // draws every arrival of the whole run (seeds.Arrivals of seed), so that
 // the shards of a split run keep the one-process run's stream, and starts
 // only those of its part. start runs on Arrivals' goroutine: it starts the
 // client and returns.
-func Arrivals(ctx context.Context, w *Workload, seed uint64, part Part, origin time.Time, d time.Duration, start func(id int, at time.Duration)) {
+func Arrivals(ctx context.Context, w *Workload, seed uint64, part Part, origin time.Time, slow slowmo.Factor, d time.Duration, start func(id int, at time.Duration)) {
 	rng := seeds.Stream(seed, seeds.Arrivals)
 	var at time.Duration
 	var next Alarm
@@ -63,7 +65,7 @@ func Arrivals(ctx context.Context, w *Workload, seed uint64, part Part, origin t
 		if !part.Owns(id) {
 			continue
 		}
-		if !next.SleepUntil(ctx, origin.Add(at)) {
+		if !next.SleepUntil(ctx, slow.At(origin, at)) {
 			return
 		}
 		start(id, at)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
@@ -88,6 +89,14 @@ type Options struct {
 	// attempt (results.Recorder.Observe): the live latency histograms of
 	// package telemetry. The simulator ignores it.
 	Observe func(cohort string) results.Observer
+
+	// SlowMotion runs real-time runs in slow motion (package slowmo): the
+	// swarm and the embedded target live every duration of the scenario
+	// SlowMotion times longer on the wall clock and record in the
+	// scenario's time, so the harness's own lateness is SlowMotion times
+	// smaller in it. 0 or 1: real speed. CheckSlowMotion says which plans
+	// take it.
+	SlowMotion slowmo.Factor
 
 	// Clock, for a shard, is this machine's clock measured against the
 	// chaos controller's: the merge lines the shards' timelines up with it

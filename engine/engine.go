@@ -100,6 +100,9 @@ func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFu
 	if err := checkStart(p, o, time.Now()); err != nil {
 		return nil, nil, err
 	}
+	if err := CheckSlowMotion(p, o); err != nil {
+		return nil, nil, err
+	}
 	listen := o.Listen
 	if listen == nil {
 		listen = net.Listen
@@ -178,6 +181,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 		srv, err := target.Listen(target.Options{
 			Config: p.Target, Plan: p.Chaos, RNG: seeds.Stream(p.Seed, seeds.Target),
 			Origin: r.Origin, Listen: listen, Limits: embeddedLimits(p), Protocol: p.Protocol, Cert: r.cert,
+			Slow: o.SlowMotion,
 		})
 		if err != nil {
 			return fmt.Errorf("engine: starting the target for %s: %w", p.Strategies[i].Name, err)
@@ -211,7 +215,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
-			Protocol: p.Protocol, Shared: p.Shared,
+			Protocol: p.Protocol, Shared: p.Shared, Slow: o.SlowMotion,
 		}
 		if r.cert != nil && p.TargetURL == "" {
 			hs.Roots = r.cert.Pool // the embedded targets' own certificate
@@ -229,7 +233,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			defer wg.Done()
 			defer r.recoverPanic()
 			sw.Run(ctx)
-			if el := time.Since(origin); ctx.Err() == nil && el < p.Duration {
+			if el := o.SlowMotion.Since(origin); ctx.Err() == nil && el < p.Duration {
 				// Every client of the cohort stopped before the end (a
 				// oneshot workload done): its timeline ends now, as in the
 				// simulator.
@@ -246,7 +250,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 		stopMu.Lock()
 		defer stopMu.Unlock()
 		if stopAt < 0 {
-			stopAt = max(0, time.Since(origin))
+			stopAt = max(0, o.SlowMotion.Since(origin))
 		}
 	})
 	go func() {
@@ -262,7 +266,7 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			// an interrupted outage look recovered.
 			stopMu.Lock()
 			if stopAt < 0 {
-				stopAt = max(0, time.Since(origin))
+				stopAt = max(0, o.SlowMotion.Since(origin))
 			}
 			r.stoppedAt = min(stopAt, p.Duration)
 			stopMu.Unlock()
@@ -358,7 +362,7 @@ type CohortSnapshot struct {
 
 // Snapshot returns the run's progress now.
 func (r *Run) Snapshot() Snapshot {
-	el := min(max(0, time.Since(r.Origin)), r.Plan.Duration)
+	el := min(max(0, r.opts.SlowMotion.Since(r.Origin)), r.Plan.Duration)
 	s := Snapshot{Elapsed: el, Faults: r.Plan.Chaos.ActiveAt(el).ActiveNames()}
 	for _, c := range r.cohorts {
 		s.Cohorts = append(s.Cohorts, CohortSnapshot{Strategy: c.strategy.Name, Live: c.rec.Live()})
@@ -371,7 +375,7 @@ func (r *Run) Snapshot() Snapshot {
 // most of their attempts have ended. For live pages: call it about once a
 // second.
 func (r *Run) HerdSoFar() []float64 {
-	upto := min(max(0, time.Since(r.Origin)-time.Second), r.Plan.Duration)
+	upto := min(max(0, r.opts.SlowMotion.Since(r.Origin)-time.Second), r.Plan.Duration)
 	out := make([]float64, len(r.cohorts))
 	for i, c := range r.cohorts {
 		out[i] = c.rec.HerdSoFar(upto)

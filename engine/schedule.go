@@ -244,6 +244,9 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 		s.Target = p.TargetURL
 	}
 	s.Partial, s.CohortsApart = partial, apart
+	if mode == "real" && o.SlowMotion.On() {
+		s.SlowMotion = int(o.SlowMotion)
+	}
 	if cut >= 0 {
 		ended := cut.Seconds()
 		s.EndedS = &ended

@@ -424,7 +424,7 @@ func (h *attempts) HandleConn(context.Context, stats.ConnStats)                 
 
 // runOpen starts one client per Poisson arrival, all on one channel.
 func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
-	clients.Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Duration, func(id int, at time.Duration) {
+	clients.Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, 0, s.Duration, func(id int, at time.Duration) {
 		sh := s.shard(id)
 		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
 		first := c.BeginAt(at)

@@ -37,6 +37,10 @@ type Summary struct {
 	// each cohort's times then count from its own start, and Started is
 	// the first cohort's.
 	CohortsApart bool `json:"cohorts_apart,omitempty"`
+	// SlowMotion is, for a real-time run in slow motion (--slow-motion),
+	// how many times slower than the scenario's clock it lived on the wall
+	// clock; absent at real speed. Every figure is in the scenario's time.
+	SlowMotion int `json:"slow_motion,omitempty"`
 	// Target is the external target's URL; empty for the embedded target.
 	Target string `json:"target,omitempty"`
 	// Thresholds are the scenario's release gates checked against the runs;

@@ -43,10 +43,10 @@ func (s *Server) Drift() *hdrhistogram.Histogram {
 // wait is sleep for a wait the model set, recording its drift when it ran
 // its course.
 func (s *Server) wait(ctx context.Context, crashed <-chan struct{}, d time.Duration) bool {
-	start := time.Now()
-	if !sleep(ctx, crashed, d) {
+	start, wall := time.Now(), s.slow.Wall(d)
+	if !sleep(ctx, crashed, wall) {
 		return false
 	}
-	s.drift.record(time.Since(start) - d)
+	s.drift.record(s.slow.Scenario(time.Since(start) - wall))
 	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -64,6 +65,11 @@ type Options struct {
 	// of every start of the plan's clock: a recording of the traffic
 	// (package recording). The first start, without Hold, is at Origin.
 	Observer Observer
+	// Slow runs the model's clock in slow motion (package slowmo): its
+	// service times, queue timeouts, network hops and chaos plan last Slow
+	// times longer on the wall clock. The engine's slow-motion runs set
+	// it, with the swarm's; the control API and the proxy keep real speed.
+	Slow slowmo.Factor
 }
 
 // Listen starts a server: the capacity model (or, with Next, a chaos
@@ -115,6 +121,7 @@ func Listen(o Options) (*Server, error) {
 		return nil, fmt.Errorf("target: a gRPC server speaks grpc-go's own HTTP/2 in cleartext; protocol %s is for an HTTP server", o.Protocol)
 	}
 	s := newServer(o.Config, plan, rng, origin, listen, limits)
+	s.slow = o.Slow
 	if s.tls, err = s.setupWire(o.Protocol, o.Cert); err != nil {
 		_ = ln.Close()
 		return nil, err

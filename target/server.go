@@ -19,6 +19,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/wire"
 )
 
@@ -31,10 +32,13 @@ type Server struct {
 	// limits cap the connections and time out slow and idle ones.
 	limits netguard.Limits
 	origin time.Time
-	plan   *chaos.Plan
-	kind   Kind
-	addr   string
-	srv    *http.Server
+	// slow lives the model's time slow times slower on the wall clock
+	// (package slowmo): the engine's slow-motion runs.
+	slow slowmo.Factor
+	plan *chaos.Plan
+	kind Kind
+	addr string
+	srv  *http.Server
 	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
 	// its connections, which a crash resets.
 	grpc      *grpc.Server
@@ -193,7 +197,7 @@ func (s *Server) trackConn(c net.Conn, st http.ConnState) {
 	}
 }
 
-func (s *Server) elapsed() time.Duration { return max(0, time.Since(s.origin)) }
+func (s *Server) elapsed() time.Duration { return max(0, s.slow.Since(s.origin)) }
 
 // runPlan applies the plan's connection-level transitions on the wall clock,
 // from outage mode cur (the one run started in):
@@ -237,7 +241,7 @@ func (s *Server) runPlan(cur chaos.OutageMode) {
 			if reopens(plan, cur, edge) {
 				edge -= reopenLead
 			}
-			t.Reset(time.Until(s.origin.Add(edge)))
+			t.Reset(time.Until(s.slow.At(s.origin, edge)))
 		} else {
 			t.Stop()
 		}
@@ -620,7 +624,7 @@ func (x *exchange) serve(op Op, version uint64, route int) {
 	}
 	var expire <-chan time.Time
 	if adm == Queued {
-		t := time.NewTimer(time.Until(s.origin.Add(j.Deadline)))
+		t := time.NewTimer(time.Until(s.slow.At(s.origin, j.Deadline)))
 		defer t.Stop()
 		expire = t.C
 	}
@@ -673,9 +677,10 @@ func (x *exchange) respondServed(j *Job, op Op) {
 
 // schedule arms the timer that ends j's service. Called with s.mu held.
 func (s *Server) schedule(j *Job) {
-	due := time.Now().Add(j.Service)
-	s.timers[j] = time.AfterFunc(j.Service, func() {
-		s.drift.record(time.Since(due))
+	d := s.slow.Wall(j.Service)
+	due := time.Now().Add(d)
+	s.timers[j] = time.AfterFunc(d, func() {
+		s.drift.record(s.slow.Scenario(time.Since(due)))
 		s.finish(j)
 	})
 }

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
@@ -225,13 +227,14 @@ func (e *ending) warn(stderr io.Writer) {
 			break
 		}
 	}
-	for _, s := range summaries {
+	for i, s := range summaries {
 		at, what := "", "these figures"
 		if l := e.label(s); l != "" {
 			at, what = " at "+l, "the figures at "+l
 		}
 		warnNoSuccess(stderr, s, at)
-		warnHarness(stderr, s, what)
+		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
+		warnHarness(stderr, s, what, slowable)
 	}
 }
 
@@ -317,7 +320,7 @@ func warnNoSuccess(w io.Writer, s *results.Summary, at string) {
 // warnHarness says so when a real run's self-check found the harness too
 // late for the scenario's timescales: its figures describe the machine as
 // much as the strategies.
-func warnHarness(w io.Writer, s *results.Summary, what string) {
+func warnHarness(w io.Writer, s *results.Summary, what string, slowable bool) {
 	h := s.Harness
 	if h == nil || h.Trustworthy {
 		return
@@ -339,6 +342,9 @@ func warnHarness(w io.Writer, s *results.Summary, what string) {
 		}
 		fmt.Fprintf(w, "  A crash's clients learn of it one after the other, as fast as this machine's cores take the resets and reconnects (go run ./bench/stampede -crash 1000 measures that floor): more cores or fewer clients per machine (split the run: --shard)%s tighten it.\n", apart)
 		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores))
+		if slowable {
+			fmt.Fprintln(w, "  "+slowNeeds(sp.P99, h.LimitMS, s.SlowMotion, s.DurationS))
+		}
 	}
 }
 
@@ -378,6 +384,17 @@ func spreadNeeds(p99, limit float64, cores int) string {
 	}
 	return fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here: about %s (%d× this machine's) for these clients, or the clients split into %d shards on machines like this one (--shard 0/%d ... %d/%d), or a %d× smaller crowd.",
 		trimMS(limit), k, c, k, k, k, k-1, k, k)
+}
+
+// slowNeeds says what slow motion would hold the waves of a run whose
+// clients learned of a crash over p99 ms of the scenario's time, at slow
+// motion already (0: real speed): the harness's spread does not slow
+// down, so a factor p99 / limit times the run's tightens it that much.
+func slowNeeds(p99, limit float64, already int, durationS float64) string {
+	k := max(1, already) * int(math.Ceil(p99/limit))
+	k = min(k, slowmo.Max)
+	wall := time.Duration(float64(k) * durationS * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf("Or on this machine, in slow motion: --slow-motion %d lives each second of the scenario %d times longer, so the harness's spread is %d× smaller in the scenario's time (one run of it then lasts about %s).", k, k, k, wall)
 }
 
 func trimMS(ms float64) string { return strconv.FormatFloat(ms, 'f', -1, 64) + "ms" }

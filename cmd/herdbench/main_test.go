@@ -61,6 +61,12 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--sim", "--clients", "-5"},
 		{"scenario", "outage", "--sim", "--runs", "100000"},
 		{"scenario", "outage", "--sim", "--duration", "25h"},
+		{"scenario", "outage", "--slow-motion", "1001"},
+		{"scenario", "outage", "--slow-motion", "-1"},
+		{"scenario", "outage", "--sim", "--slow-motion", "4"},
+		{"scenario", "grpc-outage", "--slow-motion", "4"},
+		{"scenario", "layers", "--slow-motion", "4"},
+		{"scenario", "outage", "--slow-motion", "4", "--chaos-control", "http://127.0.0.1:9"},
 		{"target", "--exit-after", "-5s"},
 		{"proxy", "--upstream", "http://127.0.0.1:9/", "--exit-after", "0s"},
 		{"target", "--protocol", "http3", "--exit-after", "1s"},
@@ -73,6 +79,25 @@ func TestUsageErrorsExit2(t *testing.T) {
 		code, _, stderr := runCLI(t, args...)
 		if code != exitUsage || stderr == "" {
 			t.Errorf("%v: code %d, stderr %q; want 2 and a message", args, code, stderr)
+		}
+	}
+}
+
+// Slow motion is refused, before anything runs, where it cannot slow the
+// run's clock, saying why.
+func TestSlowMotionRefusedSaysWhy(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"scenario", "grpc-outage", "--slow-motion", "8"}, "--slow-motion: slow motion (8×) slows only herdbench's own clients and target, and the scenario speaks gRPC"},
+		{[]string{"scenario", "layers", "--slow-motion", "8"}, "the scenario has tiers"},
+		{[]string{"scenario", "outage", "--sim", "--slow-motion", "8"}, "--sim is never late"},
+		{[]string{"scenario", "outage", "--slow-motion", "5000"}, "--slow-motion 5000: live the scenario from 1 (real speed) to 1000 times slower"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
 }
@@ -187,13 +212,13 @@ strategies:
 func TestWarnHarness(t *testing.T) {
 	var b strings.Builder
 	s := &results.Summary{Harness: &results.Harness{Trustworthy: true}}
-	warnHarness(&b, s, "these figures")
-	warnHarness(&b, &results.Summary{Mode: "sim"}, "these figures")
+	warnHarness(&b, s, "these figures", false)
+	warnHarness(&b, &results.Summary{Mode: "sim"}, "these figures", false)
 	if b.Len() != 0 {
 		t.Fatalf("a trustworthy or simulated run warned: %q", b.String())
 	}
 	s.Harness = &results.Harness{LimitMS: 10, Warnings: []string{"no-jitter: attempts were sent late, p99 23.4ms"}}
-	warnHarness(&b, s, "these figures")
+	warnHarness(&b, s, "these figures", false)
 	for _, want := range []string{`warning: the machine could not keep up, so these figures are not trustworthy ("trustworthy": false in summary.json)`,
 		"  - no-jitter: attempts were sent late, p99 23.4ms\n", "--sim"} {
 		if !strings.Contains(b.String(), want) {
@@ -213,7 +238,7 @@ func TestWarnHarness(t *testing.T) {
 	}{{false, 0, false}, {true, 0, true}, {true, 5, true}, {true, -10, false}} {
 		autogroup = func() (bool, int) { return c.on, c.nice }
 		b.Reset()
-		warnHarness(&b, s, "these figures")
+		warnHarness(&b, s, "these figures", false)
 		if got := strings.Contains(b.String(), "echo -10 > /proc/self/autogroup"); got != c.want {
 			t.Errorf("autogroups %v, this one's nice %d: told how to run in a session of its own %v, want %v:\n%s", c.on, c.nice, got, c.want, b.String())
 		}
@@ -222,7 +247,7 @@ func TestWarnHarness(t *testing.T) {
 	b.Reset()
 	s.Runs = []results.Run{{Strategy: "no-jitter"}, {Strategy: "full-jitter"}}
 	s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}, CPU: results.CPU{Cores: 2}}
-	warnHarness(&b, s, "these figures")
+	warnHarness(&b, s, "these figures", false)
 	// 18.5 ms against 10: twice as tight, so twice the cores or two shards.
 	for _, want := range []string{"bench/stampede -crash", "more cores", "--shard", "--cohorts apart",
 		"within 10ms, 2× tighter than here: about 4 cores (2× this machine's)", "2 shards on machines like this one (--shard 0/2 ... 1/2), or a 2× smaller crowd"} {
@@ -230,11 +255,23 @@ func TestWarnHarness(t *testing.T) {
 			t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
 		}
 	}
+	if strings.Contains(b.String(), "--slow-motion") {
+		t.Errorf("a run slow motion cannot slow was told to use it:\n%s", b.String())
+	}
+	// One slow motion can slow is told the factor that would hold its
+	// waves: 18.5 ms against 10, twice the run's (already 4×) is 8×.
+	b.Reset()
+	s.SlowMotion, s.DurationS = 4, 30
+	warnHarness(&b, s, "these figures", true)
+	if want := "--slow-motion 8 lives each second of the scenario 8 times longer, so the harness's spread is 8× smaller in the scenario's time (one run of it then lasts about 4m0s)"; !strings.Contains(b.String(), want) {
+		t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
+	}
+	s.SlowMotion, s.DurationS = 0, 0
 	// Cohorts that already ran apart (or a run of one) are not told to.
 	for _, s := range []*results.Summary{{CohortsApart: true, Runs: s.Runs}, {Runs: s.Runs[:1]}} {
 		b.Reset()
 		s.Harness = &results.Harness{LimitMS: 10, SpreadMS: &results.Lag{P50: 12, P99: 18.5, Max: 19}, Warnings: []string{"no-jitter: the clients learned of the crash at 4.50s over p99 18.5ms"}}
-		warnHarness(&b, s, "these figures")
+		warnHarness(&b, s, "these figures", false)
 		if !strings.Contains(b.String(), "--shard") || strings.Contains(b.String(), "--cohorts apart") {
 			t.Errorf("cohorts apart %v, %d runs: warned %q; want the crash advice without --cohorts apart", s.CohortsApart, len(s.Runs), b.String())
 		}

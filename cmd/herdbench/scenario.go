@@ -15,6 +15,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/internal/sysmem"
 	"github.com/herdbench/herdbench/results"
@@ -134,6 +135,7 @@ type scenarioFlags struct {
 	set        []string
 	maxMemory  string
 	cohorts    string
+	slow       int // --slow-motion
 	noSimRef   bool
 	junit      string // --junit: the thresholds as a JUnit XML report
 	json       bool   // --json: summary.json on stdout, the tables on stderr
@@ -179,6 +181,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory, its cgroup's limit or its ulimit -v less 2 GiB, the smallest)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts, or cohorts calling a chain of tiers, outnumber the cores")
+	fs.IntVar(&f.slow, "slow-motion", 1, fmt.Sprintf("in real time, live every duration of the scenario K times longer on the wall clock (1 to %d): the harness's own lateness, which does not slow down, is then K times smaller in the scenario's time, and a crash's waves as tight as the model's on few cores; the run takes K times longer. Its own clients and target only (not gRPC, tiers or an external service)", slowmo.Max))
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
@@ -255,7 +258,15 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	}
 	sr.sweep = len(plan.Sweep) > 0
 	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,
-		Part: f.sh.part, StartAt: f.sh.t0}
+		Part: f.sh.part, StartAt: f.sh.t0, SlowMotion: slowmo.Factor(f.slow)}
+	if f.slow > 1 && f.game.chaosControl != "" {
+		fmt.Fprintln(stderr, "herdbench scenario: --chaos-control runs the fault plan on the wall clock, which --slow-motion does not slow: drop one of them")
+		return nil, exitUsage, true
+	}
+	if err := engine.CheckSlowMotion(plan, sr.opts); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario: --slow-motion: "+strings.TrimPrefix(err.Error(), "engine: "))
+		return nil, exitUsage, true
+	}
 	if f.cohorts == "apart" && f.game.chaosControl != "" {
 		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
 		return nil, exitUsage, true
@@ -365,6 +376,8 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 	mode := "real time"
 	if sr.f.sim {
 		mode = "virtual time"
+	} else if k := sr.opts.SlowMotion; k.On() {
+		mode = fmt.Sprintf("real time in slow motion (%d×: each second of the scenario lasts %s)", k, k.Wall(time.Second))
 	}
 	fmt.Fprintf(stderr, "herdbench %s: scenario %s, %s, seed %d, %s, cohorts: %s\n",
 		herdbenchVersion(), plan.Name, plan.Duration, plan.Seed, mode, strings.Join(names, ", "))
@@ -379,7 +392,7 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 	}
 	if sr.opts.Apart {
 		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
-			runtime.GOMAXPROCS(0), len(names), time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration)
+			runtime.GOMAXPROCS(0), len(names), sr.opts.SlowMotion.Wall(time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration))
 	}
 }
 
@@ -485,6 +498,12 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	}
 	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
 		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
+	}
+	if f.slow < 0 || f.slow > slowmo.Max {
+		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower", f.slow, slowmo.Max)
+	}
+	if f.slow > 1 && f.sim {
+		return "--slow-motion is for real-time runs, whose harness can be late; --sim is never late: drop one of them"
 	}
 	return ""
 }
