@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -38,6 +39,9 @@ type RelayOptions struct {
 	Rec      *results.Recorder
 	// Dial opens connections; nil means the host's TCP stack.
 	Dial DialFunc
+	// Slow runs the tier's calls in slow motion, as the swarm's
+	// (Swarm.Slow): the tier's server must be slowed by the same factor.
+	Slow slowmo.Factor
 }
 
 // NewRelay returns the relay of o.
@@ -47,7 +51,7 @@ func NewRelay(o RelayOptions) (*Relay, error) {
 		return nil, err
 	}
 	return &Relay{
-		sw:     Swarm{Strategy: o.Strategy, Seed: o.Seed, Origin: o.Origin, Duration: o.Duration, Rec: o.Rec},
+		sw:     Swarm{Strategy: o.Strategy, Seed: o.Seed, Origin: o.Origin, Duration: o.Duration, Rec: o.Rec, Slow: o.Slow},
 		tier:   o.Tier,
 		cohort: NewCohort(o.Strategy),
 		pool:   &linkPool{ep: ep, set: &linkSet{}},
@@ -71,7 +75,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 	defer wake.Stop()
 	ok := false
 	for a.Op == Send {
-		if !wake.SleepUntil(ctx, r.sw.Origin.Add(a.At)) {
+		if !wake.SleepUntil(ctx, r.sw.Slow.At(r.sw.Origin, a.At)) {
 			r.cancel(c, false, 0)
 			return false
 		}
@@ -95,7 +99,7 @@ func (r *Relay) Call(ctx context.Context) bool {
 	if c.Unfinished() {
 		// Its next attempt would come after the run's end: the call waits
 		// for the end (or for its caller to go), answering nothing.
-		if !wake.SleepUntil(ctx, r.sw.Origin.Add(r.sw.Duration)) {
+		if !wake.SleepUntil(ctx, r.sw.Slow.At(r.sw.Origin, r.sw.Duration)) {
 			r.cancel(c, false, 0)
 		}
 		return false
@@ -110,7 +114,7 @@ func (r *Relay) cancel(c *Client, inFlight bool, sent time.Duration) {
 	}
 }
 
-func (r *Relay) elapsed() time.Duration { return time.Since(r.sw.Origin) }
+func (r *Relay) elapsed() time.Duration { return r.sw.Slow.Since(r.sw.Origin) }
 
 // Close closes the relay's connections. Call it once the tier's server is
 // closed: no call is in flight then.

@@ -171,7 +171,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 		if len(p.Tiers) > 0 {
 			below := newBelow(p, func() *results.Recorder { return results.NewRecorder(p.Duration, shards) })
 			splitAtFault(p, below...)
-			ch, err := startChain(p, &p.Strategies[i], r.Origin, listen, dial, below, embeddedLimits(p))
+			ch, err := startChain(p, &p.Strategies[i], r.Origin, o.SlowMotion, listen, dial, below, embeddedLimits(p))
 			if err != nil {
 				return fmt.Errorf("engine: starting the tiers for %s: %w", p.Strategies[i].Name, err)
 			}

@@ -12,9 +12,9 @@ import (
 // motion as o says (Options.SlowMotion), and why not. Slow motion slows
 // what herdbench drives, its swarm and its embedded target; it is refused
 // where the run's time is kept by code herdbench does not drive, which
-// would go on at real speed: an external service, a chain of tiers (its
-// relays), grpc-go (its channels' timers and its own retries), and a
-// user's cohorts (Options.Drive).
+// would go on at real speed: an external service, grpc-go (its channels'
+// timers and its own retries), and a user's cohorts (Options.Drive). A
+// chain of tiers slows as a whole: every tier's server and relay.
 func CheckSlowMotion(p *scenarios.Plan, o Options) error {
 	f := o.SlowMotion
 	if f < 0 || f > slowmo.Max {
@@ -27,8 +27,6 @@ func CheckSlowMotion(p *scenarios.Plan, o Options) error {
 	switch {
 	case p.TargetURL != "":
 		why = "the target is an external service, which answers at its own speed"
-	case len(p.Tiers) > 0:
-		why = "the scenario has tiers, whose relays run at real speed"
 	case p.Target.Protocol == target.GRPC:
 		why = "the scenario speaks gRPC, whose channels keep grpc-go's own timers"
 	case o.Drive != nil:

@@ -79,6 +79,23 @@ func slowMotionKeepsTheFigures(t *testing.T, p *scenarios.Plan) {
 	}
 }
 
+// A chain of tiers slows as a whole: every tier's server and the relays
+// that call the next one.
+func TestSlowMotionKeepsATiersFigures(t *testing.T) {
+	slowMotionKeepsTheFigures(t, scenariotest.Plan(t, `
+name: slow-tiers
+duration: 3s
+seed: 4
+tiers:
+  - {name: front, concurrency: 50, queue: 0, service_time: exponential(1ms)}
+  - {name: back, concurrency: 4, queue: 20, queue_timeout: 200ms, service_time: exponential(2ms)}
+chaos: [{kind: outage, mode: reset, at: 1s, for: 300ms}]
+workload: {kind: open, rate: 300}
+strategies:
+  - {name: every-tier, backoff: exponential, base: 20ms, cap: 400ms, max_attempts: 4, timeout: 1s, tiers: {front: {timeout: 500ms}}}
+`, scenarios.Overrides{}))
+}
+
 func fmtRecovery(v *float64) string {
 	if v == nil {
 		return "none"
@@ -140,7 +157,7 @@ strategies: [{name: a, backoff: full, base: 10ms, cap: 100ms, max_attempts: 3, t
 		{"sim", &external, Options{SlowMotion: 8, Sim: true}, ""},
 		{"external", &external, Options{SlowMotion: 8}, "external service"},
 		{"grpc", grpc, Options{SlowMotion: 8}, "gRPC"},
-		{"tiers", tiers, Options{SlowMotion: 8}, "tiers"},
+		{"tiers", tiers, Options{SlowMotion: 8}, ""},
 		{"drive", base, Options{SlowMotion: 8, Drive: drive}, "does not drive"},
 		{"too slow", base, Options{SlowMotion: slowmo.Max + 1}, "from 1 (real speed) to 1000"},
 		{"negative", base, Options{SlowMotion: -2}, "from 1"},

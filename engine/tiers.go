@@ -6,6 +6,7 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -91,19 +92,19 @@ func tierTarget(k, n int) uint64 {
 // startChain starts cohort st's tiers of p, from the bottom one up (each
 // middle tier needs the address of the next): each on its own loopback
 // port, on the run's clock from origin.
-func startChain(p *scenarios.Plan, st *clients.Strategy, origin time.Time, listen target.ListenFunc, dial clients.DialFunc, below []*results.Recorder, limits netguard.Limits) (*chain, error) {
+func startChain(p *scenarios.Plan, st *clients.Strategy, origin time.Time, slow slowmo.Factor, listen target.ListenFunc, dial clients.DialFunc, below []*results.Recorder, limits netguard.Limits) (*chain, error) {
 	n := len(p.Tiers)
 	c := &chain{servers: make([]*target.Server, n), relays: make([]*clients.Relay, n-1)}
 	for k := n - 1; k >= 0; k-- {
 		t := p.Tiers[k]
 		o := target.Options{
 			Config: t.Target, Plan: t.Chaos, RNG: seeds.Stream(p.Seed, tierTarget(k, n)),
-			Origin: origin, Listen: listen, Limits: limits,
+			Origin: origin, Listen: listen, Limits: limits, Slow: slow,
 		}
 		if k < n-1 {
 			rl, err := clients.NewRelay(clients.RelayOptions{
 				URL: c.servers[k+1].URL() + "/", Strategy: &st.Tiers[k], Tier: k,
-				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: below[k], Dial: dial,
+				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: below[k], Dial: dial, Slow: slow,
 			})
 			if err != nil {
 				c.close()

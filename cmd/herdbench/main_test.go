@@ -65,7 +65,6 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--slow-motion", "-1"},
 		{"scenario", "outage", "--sim", "--slow-motion", "4"},
 		{"scenario", "grpc-outage", "--slow-motion", "4"},
-		{"scenario", "layers", "--slow-motion", "4"},
 		{"scenario", "outage", "--slow-motion", "4", "--chaos-control", "http://127.0.0.1:9"},
 		{"target", "--exit-after", "-5s"},
 		{"proxy", "--upstream", "http://127.0.0.1:9/", "--exit-after", "0s"},
@@ -91,7 +90,6 @@ func TestSlowMotionRefusedSaysWhy(t *testing.T) {
 		want string
 	}{
 		{[]string{"scenario", "grpc-outage", "--slow-motion", "8"}, "--slow-motion: slow motion (8×) slows only herdbench's own clients and target, and the scenario speaks gRPC"},
-		{[]string{"scenario", "layers", "--slow-motion", "8"}, "the scenario has tiers"},
 		{[]string{"scenario", "outage", "--sim", "--slow-motion", "8"}, "--sim is never late"},
 		{[]string{"scenario", "outage", "--slow-motion", "5000"}, "--slow-motion 5000: live the scenario from 1 (real speed) to 1000 times slower"},
 	} {
