@@ -103,17 +103,20 @@ func physicsOff(t *testing.T, s *results.Summary, ref map[string]results.Stat) (
 // trustworthy. A trustworthy run whose waves are off is the
 // self-check's failure, which this test exists to catch.
 func TestPhysicsOutage(t *testing.T) {
+	if raceEnabled {
+		// Exact in virtual time, and on loopback a measure of the machine:
+		// the race detector adds nothing to either but minutes (the
+		// reference's 20 simulated seeds and the bubble under -race, in a
+		// package near its 10-minute timeout on a busy machine). CI's
+		// physics step runs it at full size without -race; the engine on
+		// sockets is under the race detector in TestCrossCheckOnSockets.
+		t.Skip("the simulator's reference, a bubble and a loopback run of 250 to 1,000 clients under -race: run without -race (CI's physics step does)")
+	}
 	full := os.Getenv(physicsEnv) != "" && !testing.Short()
 	p := physicsPlan(t, full)
 	ps := []*scenarios.Plan{p}
 	ref := physicsRef(t, p, map[bool]int{false: 20, true: 8}[full])
 	t.Run("memnet", func(t *testing.T) {
-		if raceEnabled {
-			// Exact in virtual time, so the race detector adds nothing but
-			// minutes to a package that is near its 10-minute timeout on a
-			// busy machine; CI's physics step runs it without -race.
-			t.Skip("a bubble of 250 to 1,000 clients under -race: run without -race (CI's physics step does)")
-		}
 		// In about one bubble in four the real engine used to land well
 		// off the model (failed after fault 405 to 421 against 353 to 366
 		// at a quarter size), though nothing in a bubble is late: the

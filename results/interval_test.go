@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/resultstest"
 )
@@ -97,5 +99,40 @@ func BenchmarkShardAttempt(b *testing.B) {
 				s.Attempt(results.Attempt{Sent: time.Duration(i%wrap) * step, Latency: time.Duration(i%5000) * time.Microsecond, Number: 1})
 			}
 		})
+	}
+}
+
+// TestIntervalsAroundTheShortList: a shard keeps an interval's first values
+// as a list and the rest in a dense histogram; either way, and after a
+// Reset, each second holds exactly the values that ended in it.
+func TestIntervalsAroundTheShortList(t *testing.T) {
+	counts := []int{1, 63, 64, 65, 200, 0, 3}
+	rec := results.NewRecorder(time.Duration(len(counts))*time.Second, 1)
+	for round := range 2 {
+		s := rec.Shard(0)
+		want := make([][2]*hdrhistogram.Histogram, len(counts))
+		for k, n := range counts {
+			want[k] = [2]*hdrhistogram.Histogram{results.NewHistogram(), results.NewHistogram()}
+			for i := range n {
+				sent := time.Duration(k)*time.Second + time.Duration(i)*time.Millisecond
+				lat := time.Duration(100+37*i+round) * time.Microsecond
+				s.Attempt(results.Attempt{Sent: sent, Latency: lat, Number: 1})
+				s.Request(results.Request{Start: sent, End: sent + 2*lat, Succeeded: true})
+				_ = want[k][0].RecordValue(lat.Microseconds())
+				_ = want[k][1].RecordValue((2 * lat).Microseconds())
+			}
+		}
+		ivs := rec.Intervals()
+		if len(ivs) != len(counts) {
+			t.Fatalf("round %d: %d intervals, want %d", round, len(ivs), len(counts))
+		}
+		for k, iv := range ivs {
+			a, r := resultstest.MergedIntervals(t, ivs[k:k+1])
+			if !a.Equals(want[k][0]) || !r.Equals(want[k][1]) {
+				t.Errorf("round %d, second %d (%d values): attempts %d (want %d), requests %d (want %d), or their values differ",
+					round, k, counts[k], iv.Attempt.TotalCount(), want[k][0].TotalCount(), iv.Request.TotalCount(), want[k][1].TotalCount())
+			}
+		}
+		rec.Reset()
 	}
 }

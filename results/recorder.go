@@ -549,6 +549,8 @@ func (r *Recorder) Reset() {
 		s.mu.Lock()
 		s.iv.attempt.Reset()
 		s.iv.request.Reset()
+		s.iv.few[0], s.iv.few[1] = s.iv.few[0][:0], s.iv.few[1][:0]
+		s.iv.dense = [2]bool{}
 		s.iv.upstream = nil
 		s.iv.index = 0
 		for _, h := range s.after {

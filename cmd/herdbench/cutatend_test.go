@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -11,10 +10,8 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/target"
 )
 
 // throughProxy is a short game day: a swarm through herdbench proxy in
@@ -64,21 +61,7 @@ func agreesWithTheSwarm(t *testing.T, duration time.Duration) {
 	file := writeScenario(t, throughProxy)
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
-			Config: target.Config{Concurrency: 1000, Queue: 1000, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(5 * time.Millisecond)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer up.Close()
-		upstream := &http.Transport{DialContext: n.Dial}
-		defer upstream.CloseIdleConnections()
-		var stdout, stderr bytes.Buffer
-		done := make(chan int)
-		go func() {
-			done <- runProxyOn(context.Background(), &serveNet{listen: n.Listen, upstream: upstream},
-				[]string{"--listen", "127.0.0.1:8090", "--control-addr", "127.0.0.1:8091", "--upstream", "http://127.0.0.1:9000",
-					"--scenario", file, "--hold", "--exit-after", "15s", "--out", out, "--no-png", "-q"}, &stdout, &stderr)
-		}()
+		done, _, stderr := proxyInBubble(t, n, "--scenario", file, "--hold", "--exit-after", "15s", "--out", out, "--no-png", "-q")
 		time.Sleep(time.Millisecond) // the proxy listens
 
 		op, err := scenarios.Open(file, scenarios.Overrides{Target: "http://127.0.0.1:8090/", Duration: duration})

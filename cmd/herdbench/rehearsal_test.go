@@ -103,22 +103,8 @@ func TestRehearsalProxyRecordsTheStampede(t *testing.T) {
 	scenario := writeScenario(t, rehearsalScenario)
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
-			Config: target.Config{Concurrency: 1000, Queue: 1000, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(5 * time.Millisecond)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer up.Close()
-		upstream := &http.Transport{DialContext: n.Dial}
-		defer upstream.CloseIdleConnections()
-		var stdout, stderr bytes.Buffer
-		done := make(chan int)
-		go func() {
-			done <- runProxyOn(context.Background(), &serveNet{listen: n.Listen, upstream: upstream},
-				[]string{"--listen", "127.0.0.1:8090", "--control-addr", "127.0.0.1:8091", "--upstream", "http://127.0.0.1:9000",
-					"--scenario", scenario, "--cohort-by", "user-agent", "--attempt-header", "X-Retry-Attempt",
-					"--exit-after", "12s", "--out", out, "--no-png", "-q"}, &stdout, &stderr)
-		}()
+		done, stdout, stderr := proxyInBubble(t, n, "--scenario", scenario, "--cohort-by", "user-agent", "--attempt-header", "X-Retry-Attempt",
+			"--exit-after", "12s", "--out", out, "--no-png", "-q")
 		time.Sleep(time.Millisecond) // the proxy listens; its plan's t = 0 is now
 		until := time.Now().Add(11 * time.Second)
 		var wg sync.WaitGroup
@@ -155,6 +141,31 @@ func TestRehearsalProxyRecordsTheStampede(t *testing.T) {
 	if s.Recorded == nil || s.Recorded.By != "proxy" || len(s.Faults) != 2 {
 		t.Errorf("recorded %+v, faults %+v", s.Recorded, s.Faults)
 	}
+}
+
+// proxyInBubble starts, inside a synctest bubble over n, a healthy
+// service at 127.0.0.1:9000 (5 ms a request, room for 1,000) and
+// herdbench proxy in front of it (listening on 127.0.0.1:8090, control
+// on 8091) with the further arguments args; the proxy's exit code
+// arrives on done. The service and the upstream's connections close when
+// the bubble's test ends.
+func proxyInBubble(t *testing.T, n *memnet.Network, args ...string) (done chan int, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
+		Config: target.Config{Concurrency: 1000, Queue: 1000, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(5 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	upstream := &http.Transport{DialContext: n.Dial}
+	t.Cleanup(upstream.CloseIdleConnections)
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	done = make(chan int)
+	go func() {
+		done <- runProxyOn(context.Background(), &serveNet{listen: n.Listen, upstream: upstream},
+			append([]string{"--listen", "127.0.0.1:8090", "--control-addr", "127.0.0.1:8091", "--upstream", "http://127.0.0.1:9000"}, args...), stdout, stderr)
+	}()
+	return done, stdout, stderr
 }
 
 // TestRehearsalIsDocumented: docs/game-day.md runs the rehearsal with the
