@@ -55,19 +55,17 @@ func (iv *shardInterval) add(v int64, request bool) {
 	if request {
 		k, h = 1, iv.request
 	}
-	if iv.dense[k] {
-		_ = h.RecordValue(v)
-		return
-	}
-	if len(iv.few[k]) == fewMax {
-		_ = h.RecordValue(v)
+	if !iv.dense[k] {
+		if len(iv.few[k]) < fewMax {
+			if iv.few[k] == nil {
+				iv.few[k] = make([]int64, 0, fewMax)
+			}
+			iv.few[k] = append(iv.few[k], v)
+			return
+		}
 		iv.dense[k] = true
-		return
 	}
-	if iv.few[k] == nil {
-		iv.few[k] = make([]int64, 0, fewMax)
-	}
-	iv.few[k] = append(iv.few[k], v)
+	_ = h.RecordValue(v)
 }
 
 // empty reports whether the interval holds no attempt and no request.
@@ -176,16 +174,14 @@ func (s *Shard) flushInterval() {
 	r := s.rec
 	r.imu.Lock()
 	slot := r.slot(iv.index)
+	dense := [2]*hdrhistogram.Histogram{iv.attempt, iv.request}
 	for k, p := range [2]*hdrhistogram.PackedHistogram{slot.Attempt, slot.Request} {
 		for _, v := range iv.few[k] {
 			_ = p.RecordValue(v)
 		}
-	}
-	if iv.dense[0] {
-		slot.Attempt.MergeFrom(iv.attempt)
-	}
-	if iv.dense[1] {
-		slot.Request.MergeFrom(iv.request)
+		if iv.dense[k] {
+			p.MergeFrom(dense[k])
+		}
 	}
 	if up {
 		slot.Upstream.MergeFrom(iv.upstream)

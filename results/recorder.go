@@ -547,10 +547,10 @@ func (r *Recorder) Reset() {
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		s.iv.attempt.Reset()
+		s.iv.attempt.Reset() // a run without intervals records here directly
 		s.iv.request.Reset()
-		s.iv.few[0], s.iv.few[1] = s.iv.few[0][:0], s.iv.few[1][:0]
 		s.iv.dense = [2]bool{}
+		s.iv.clear()
 		s.iv.upstream = nil
 		s.iv.index = 0
 		for _, h := range s.after {
