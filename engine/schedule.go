@@ -185,7 +185,7 @@ func schedule(ctx context.Context, d driver, plans []*scenarios.Plan, o Options,
 // merge), and ref's figures, a simulated run of the same plan, beside
 // each cohort's own (nil: none). started is the time a simulated point
 // began; a real-time point's is its first unit's t = 0.
-func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *results.Summary) Point {
+func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref, late *results.Summary) Point {
 	reps := len(sc.got)
 	cohortRuns := make([][]results.Run, len(p.Strategies))
 	first := make([]*results.Cohort, len(p.Strategies)) // the first repetition's recorders
@@ -276,6 +276,16 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 					s.Runs[i].Sim = results.SimFigures(r)
 				}
 			}
+		}
+		if late != nil && !late.Partial && s.Harness != nil {
+			for i := range s.Runs {
+				for _, r := range late.Runs {
+					if r.Strategy == s.Runs[i].Strategy && s.Runs[i].Sim != nil {
+						s.Runs[i].SimLate = results.SimFigures(r)
+					}
+				}
+			}
+			results.JudgeModel(s.Harness, s.Runs)
 		}
 	}
 	pt := Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}

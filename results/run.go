@@ -86,6 +86,12 @@ type Run struct {
 	// figures for the same plan and seed (SimFigures: the InSim figures of
 	// the simulator's Run); absent otherwise.
 	Sim Values `json:"sim,omitempty"`
+	// SimLate is, beside Sim, the simulator's figures for the same plan
+	// and seed with this run's own lateness (its clients learning of their
+	// failures as late as this run's did: engine's second opinion,
+	// JudgeModel); absent when there is no Sim or the harness was never
+	// late enough to ask.
+	SimLate Values `json:"sim_with_lateness,omitempty"`
 	// Computed holds the figures of the metrics whose entry in the table
 	// computes them (Metric.Compute), by name: summary.json writes them
 	// after the fields above, in the table's order; a missing one is null.

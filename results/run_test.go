@@ -16,8 +16,8 @@ import (
 
 // notMetrics are the fields of a run that hold no figure of their own:
 // the stats over repetitions of the metrics, and the simulator's reference
-// figures beside a real run's.
-var notMetrics = []string{"stats", "sim"}
+// figures beside a real run's (with and without its lateness).
+var notMetrics = []string{"stats", "sim", "sim_with_lateness"}
 
 // numbersOfType returns the summary.json paths of every number a Run can
 // hold, from its type: a map of numbers gives "<path>.*".
