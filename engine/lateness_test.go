@@ -56,8 +56,8 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	d := &fakeDriver{all: true, n: 1, at: func(_ context.Context, u unit, oc *outcome) {
 		oc.check = &selfCheck{
 			figures: results.Waves, limit: 10 * time.Millisecond,
-			lag:     []*hdrhistogram.Histogram{lagHist(time.Millisecond), lagHist(50 * time.Microsecond)},
-			drift:   []*hdrhistogram.Histogram{nil, nil},
+			lag:   []*hdrhistogram.Histogram{lagHist(time.Millisecond), lagHist(50 * time.Microsecond)},
+			drift: []*hdrhistogram.Histogram{nil, nil},
 			spread: [][]results.EdgeSpread{
 				{{At: 1500 * time.Millisecond, H: lagHist(spread...)}},
 				{{At: 1500 * time.Millisecond, H: lagHist()}},
