@@ -155,7 +155,8 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		d, mode = sd, "sim"
 	}
 	got, err := schedule(ctx, d, plans, o, func(rep int) bool { return rep == 0 && o.Timelines })
-	var refs, lates []*results.Summary
+	var refs []*results.Summary
+	var lates []*opinion
 	if !o.Sim && !o.NoSimReference && ctx.Err() == nil && err == nil {
 		refs = simReference(ctx, plans, got, o)
 		lates = lateReference(ctx, plans, got, refs, o) // lateness.go
@@ -165,7 +166,8 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		if pi > 0 && !got[pi].ran() {
 			continue // interrupted before this point began: nothing to keep
 		}
-		var ref, late *results.Summary
+		var ref *results.Summary
+		var late *opinion
 		if refs != nil {
 			ref = refs[pi]
 		}

@@ -92,27 +92,96 @@ func latenessTable(h *hdrhistogram.Histogram) []time.Duration {
 	return t
 }
 
-// lateReference runs, for each real point with a reference (refs), its
-// plan again in virtual time with each cohort's lateness table
-// (latenessOf), and returns each one's simulated summary: nil where the
-// point has no reference or its harness was never late enough to ask.
-func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*results.Summary, o Options) []*results.Summary {
-	var ps []*scenarios.Plan
+// opinion is the model's second opinion of a real point: its plan
+// simulated with each cohort's own lateness, and per cohort (by strategy)
+// the factor of less lateness at which the model's figures hold
+// (results.Run.LatenessNeeds).
+type opinion struct {
+	late  *results.Summary
+	needs map[string]int
+}
+
+// lateReference returns the model's second opinion of each real point
+// with a reference (refs): nil where the point has none, or its harness
+// was never late enough to ask. For each cohort whose headline figures
+// move (results.ModelMoved), it runs the model again with the cohort's
+// lateness 2, 4, ... results.MaxLatenessNeeds times smaller until they
+// hold.
+func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*results.Summary, o Options) []*opinion {
+	tables := map[*scenarios.Plan][][]time.Duration{}
 	var at []int
-	lateness := map[*scenarios.Plan][][]time.Duration{}
 	for i, p := range plans {
 		if refs == nil || refs[i] == nil {
 			continue
 		}
 		if l := latenessOf(&got[i], len(p.Strategies)); l != nil {
-			ps, at = append(ps, p), append(at, i)
-			lateness[p] = l
+			tables[p] = l
+			at = append(at, i)
 		}
 	}
-	if len(ps) == 0 {
+	if len(at) == 0 {
 		return nil
 	}
-	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers, lateness: lateness}
+	out := make([]*opinion, len(plans))
+	first := simulateLate(ctx, plans, at, tables, o)
+	if first == nil {
+		return nil
+	}
+	// moving[i] names the cohorts of point i whose figures the lateness
+	// moved, by strategy, with their index.
+	moving := map[int]map[string]int{}
+	for _, i := range at {
+		out[i] = &opinion{late: first[i], needs: map[string]int{}}
+		for ci, r := range first[i].Runs {
+			if ref := refRun(refs[i], r.Strategy); ref != nil && len(results.ModelMoved(results.SimFigures(*ref), results.SimFigures(r))) > 0 {
+				if moving[i] == nil {
+					moving[i] = map[string]int{}
+				}
+				moving[i][r.Strategy] = ci
+			}
+		}
+	}
+	for f := 2; f <= results.MaxLatenessNeeds && len(moving) > 0 && ctx.Err() == nil; f *= 2 {
+		scaled := map[*scenarios.Plan][][]time.Duration{}
+		var which []int
+		for i, cohorts := range moving {
+			p := plans[i]
+			t := make([][]time.Duration, len(p.Strategies))
+			for _, ci := range cohorts {
+				t[ci] = scale(tables[p][ci], f)
+			}
+			scaled[p] = t
+			which = append(which, i)
+		}
+		again := simulateLate(ctx, plans, which, scaled, o)
+		if again == nil {
+			break
+		}
+		for _, i := range which {
+			for name := range moving[i] {
+				r, ref := refRun(again[i], name), refRun(refs[i], name)
+				if r != nil && ref != nil && len(results.ModelMoved(results.SimFigures(*ref), results.SimFigures(*r))) == 0 {
+					out[i].needs[name] = f
+					delete(moving[i], name)
+				}
+			}
+			if len(moving[i]) == 0 {
+				delete(moving, i)
+			}
+		}
+	}
+	return out
+}
+
+// simulateLate runs the points at of plans in virtual time, each cohort
+// with its lateness table in tables (none: as the model has it), and
+// returns their summaries by point; nil if it could not finish.
+func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][][]time.Duration, o Options) []*results.Summary {
+	ps := make([]*scenarios.Plan, len(at))
+	for k, i := range at {
+		ps[k] = plans[i]
+	}
+	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers, lateness: tables}
 	d, release := newSimDriver(ctx, ro)
 	defer release()
 	started := time.Now()
@@ -121,8 +190,27 @@ func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled
 		return nil
 	}
 	out := make([]*results.Summary, len(plans))
-	for k := range sg {
-		out[at[k]] = assemble(ps[k], ro, "sim", started, &sg[k], nil, nil).Output.Summary
+	for k, i := range at {
+		out[i] = assemble(ps[k], ro, "sim", started, &sg[k], nil, nil).Output.Summary
 	}
 	return out
+}
+
+// scale returns t's values divided by f.
+func scale(t []time.Duration, f int) []time.Duration {
+	out := make([]time.Duration, len(t))
+	for i, v := range t {
+		out[i] = v / time.Duration(f)
+	}
+	return out
+}
+
+// refRun returns s's run of the strategy name, nil if none.
+func refRun(s *results.Summary, name string) *results.Run {
+	for i := range s.Runs {
+		if s.Runs[i].Strategy == name {
+			return &s.Runs[i]
+		}
+	}
+	return nil
 }

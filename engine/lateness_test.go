@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,23 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	if refs == nil || lates == nil || lates[0] == nil {
 		t.Fatalf("references %v, with lateness %v", refs, lates)
 	}
+	needs := lates[0].needs["none"]
+	if needs < 2 || lates[0].needs["full"] != 0 {
+		t.Errorf("the second opinion needs %v: want a factor for the first cohort, none for the second (never late)", lates[0].needs)
+	}
+	// The factor is the least that holds: the model with the lateness that
+	// many times smaller agrees with the reference, and with half as much
+	// less, it does not.
+	for _, c := range []struct {
+		f    int
+		hold bool
+	}{{needs, true}, {needs / 2, false}} {
+		again := simulateLate(ctx, plans, []int{0}, map[*scenarios.Plan][][]time.Duration{p: {scale(tables[0], c.f), nil}}, o)
+		moved := results.ModelMoved(results.SimFigures(refs[0].Runs[0]), results.SimFigures(again[0].Runs[0]))
+		if (len(moved) == 0) != c.hold {
+			t.Errorf("the lateness %d times smaller moves %q: want it to hold %v", c.f, moved, c.hold)
+		}
+	}
 	// The first cohort, by hand: the simulator with its table.
 	co := simCohort(p, 0, seeds.Rep(p.Seed, 0), nil)
 	co.Lateness = tables[0]
@@ -90,7 +108,7 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	splitAtFault(p, rec)
 	sim.New().Run(co, rec)
 	want := results.Summarize(cohortOf(p, "none", rec, nil), window(p))
-	late, ref := lates[0].Runs, refs[0].Runs
+	late, ref := lates[0].late.Runs, refs[0].Runs
 	if late[0].Attempts != want.Attempts || late[0].FailedAfterFault != want.FailedAfterFault || late[0].HerdFactor != want.HerdFactor {
 		t.Errorf("with lateness, the first cohort: %d attempts, %d failed after fault, herd %.2f; by hand %d, %d, %.2f",
 			late[0].Attempts, late[0].FailedAfterFault, late[0].HerdFactor, want.Attempts, want.FailedAfterFault, want.HerdFactor)
@@ -103,6 +121,9 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	}
 	pt := assemble(p, o, "real", time.Now(), &got[0], refs[0], lates[0])
 	s := pt.Output.Summary
+	if s.Runs[0].LatenessNeeds != needs {
+		t.Errorf("the first cohort's run needs %d, the opinion %d", s.Runs[0].LatenessNeeds, needs)
+	}
 	if s.Runs[0].SimLate == nil || s.Runs[1].SimLate == nil {
 		t.Fatalf("assembled runs without the second opinion: %v, %v", s.Runs[0].SimLate, s.Runs[1].SimLate)
 	}
@@ -111,7 +132,7 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	}
 	model := false
 	for _, w := range s.Harness.Warnings {
-		model = model || strings.HasPrefix(w, "none: the model with this run's own lateness")
+		model = model || strings.HasPrefix(w, "none: the model with this run's own lateness") && strings.Contains(w, fmt.Sprintf("hold with %d times less lateness", needs))
 	}
 	if s.Harness.Trustworthy || !model {
 		t.Errorf("self-check trustworthy %v, warnings %q: want the model's second opinion among them (herd %.1f against %.1f)",

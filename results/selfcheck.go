@@ -297,33 +297,51 @@ var ModelChecks = []ModelCheck{
 // JudgeModel adds to h the model's second opinion of each run that has
 // one (Run.SimLate): where a figure of ModelChecks moves beyond its
 // tolerance between the simulator's figures (Run.Sim) and the
-// simulator's with this run's own lateness, the scenario's figures hang
-// on a harness tighter than this one, whatever the limit says: the run
-// is not trustworthy, and a warning says which figures and by how much.
+// simulator's with this run's own lateness (ModelMoved), the scenario's
+// figures hang on a harness tighter than this one, whatever the limit
+// says: the run is not trustworthy, and a warning says which figures, by
+// how much, and how many times less late a run must be for the model's
+// figures to hold (Run.LatenessNeeds).
 func JudgeModel(h *Harness, runs []Run) {
 	for _, r := range runs {
-		if r.Sim == nil || r.SimLate == nil {
-			continue
-		}
-		var moved []string
-		for _, c := range ModelChecks {
-			ref, ok1 := r.Sim.Get(c.Name)
-			late, ok2 := r.SimLate.Get(c.Name)
-			if !ok1 || !ok2 {
-				continue
-			}
-			if d := late - ref; d > max(c.Rel*ref, c.Abs) || -d > max(c.Rel*ref, c.Abs) {
-				moved = append(moved, fmt.Sprintf("%s %s instead of %s", strings.TrimSuffix(strings.ReplaceAll(c.Name, "_", " "), " s"), figureText(c.Name, late), figureText(c.Name, ref)))
-			}
-		}
+		moved := ModelMoved(r.Sim, r.SimLate)
 		if len(moved) == 0 {
 			continue
 		}
+		needs := fmt.Sprintf("no harness up to %d times less late holds them in the model", MaxLatenessNeeds)
+		if k := r.LatenessNeeds; k > 0 {
+			needs = fmt.Sprintf("in the model they hold with %d times less lateness (--slow-motion K multiplies the run's slowness by K; more cores or --shard spread the crowd)", k)
+		}
 		h.Trustworthy = false
 		h.Warnings = append(h.Warnings, fmt.Sprintf(
-			"%s: the model with this run's own lateness (%s) gives %s: this scenario's figures hang on a harness tighter than this one; a run K times less late (--slow-motion K, or K times the cores) comes closer",
-			r.Strategy, lateness(r), strings.Join(moved, ", ")))
+			"%s: the model with this run's own lateness (%s) gives %s: this scenario's figures hang on a harness tighter than this one; %s",
+			r.Strategy, lateness(r), strings.Join(moved, ", "), needs))
 	}
+}
+
+// MaxLatenessNeeds is the largest factor of less lateness the model's
+// second opinion tries (2, 4, ... up to it) before it says none holds.
+const MaxLatenessNeeds = 256
+
+// ModelMoved returns, for each figure of ModelChecks that moved beyond
+// its tolerance from sim to late, "<figure> <late> instead of <sim>";
+// none when either is missing.
+func ModelMoved(sim, late Values) []string {
+	if sim == nil || late == nil {
+		return nil
+	}
+	var moved []string
+	for _, c := range ModelChecks {
+		ref, ok1 := sim.Get(c.Name)
+		v, ok2 := late.Get(c.Name)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if d := v - ref; d > max(c.Rel*ref, c.Abs) || -d > max(c.Rel*ref, c.Abs) {
+			moved = append(moved, fmt.Sprintf("%s %s instead of %s", strings.TrimSuffix(strings.ReplaceAll(c.Name, "_", " "), " s"), figureText(c.Name, v), figureText(c.Name, ref)))
+		}
+	}
+	return moved
 }
 
 // figureText writes a value of the metric name as the summary's table

@@ -346,6 +346,14 @@ func TestJudgeModel(t *testing.T) {
 			t.Errorf("%s: %q does not say which lateness the model was given", c.name, h.Warnings[0])
 		}
 	}
+	// The warning says how much less late the model needs the harness.
+	for needs, want := range map[int]string{32: "in the model they hold with 32 times less lateness", 0: "no harness up to 256 times less late holds them"} {
+		h := &Harness{Trustworthy: true}
+		JudgeModel(h, []Run{{Strategy: "x", Sim: sim, SimLate: Values{"recovery_s": 3.21}, LatenessNeeds: needs}})
+		if len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], want) {
+			t.Errorf("needs %d: warnings %q, want one saying %q", needs, h.Warnings, want)
+		}
+	}
 	// Small counts move by their absolute tolerance, not their ratio.
 	h := &Harness{Trustworthy: true}
 	JudgeModel(h, []Run{{Strategy: "x", Sim: Values{"failed_after_fault": 0}, SimLate: Values{"failed_after_fault": 9}}})
