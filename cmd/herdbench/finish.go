@@ -41,14 +41,15 @@ import (
 // ending is what a scenario command ran: one point, or one per client
 // count of a sweep, each with its summary.
 type ending struct {
-	points []engine.Point
-	sweep  bool
+	points  []engine.Point
+	sweep   bool
+	command string // the subcommand that ran it, "scenario" or "merge", for its messages
 }
 
-// finish ends the run and returns the exit code. dir is set once the
-// results folder is in place.
-func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
-	e := &ending{points: points, sweep: sweep}
+// finish ends the run of command ("scenario" or "merge") and returns the
+// exit code. dir is set once the results folder is in place.
+func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
+	e := &ending{points: points, sweep: sweep, command: command}
 	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
@@ -223,7 +224,7 @@ func (e *ending) warn(stderr io.Writer) {
 	summaries := e.summaries()
 	for _, s := range summaries {
 		if s.Partial {
-			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
+			fmt.Fprintln(stderr, interruptedLine(e.command))
 			break
 		}
 	}
@@ -236,6 +237,16 @@ func (e *ending) warn(stderr io.Writer) {
 		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
 		warnHarness(stderr, s, what, slowable)
 	}
+}
+
+// interruptedLine says on stderr that command's results are partial: the
+// scenario command was interrupted, or for a merge one of its shards was
+// (the merged figures end where it stopped).
+func interruptedLine(command string) string {
+	if command == "merge" {
+		return "herdbench merge: a shard was interrupted; the merged results end where it stopped and are marked partial"
+	}
+	return "herdbench " + command + ": interrupted; the results cover what was recorded and are marked partial"
 }
 
 // exitCodeOf maps a finished run to the exit code: interrupted beats
