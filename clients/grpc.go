@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/results"
 )
 
 // The gRPC client model: a cohort whose retries are grpc-go's own (a
@@ -414,6 +415,35 @@ func jsonProblem(js string, err error) error {
 // UNAVAILABLE, pushback's 429 RESOURCE_EXHAUSTED, 500 INTERNAL, 404
 // UNIMPLEMENTED, and so on; docs/grpc.md).
 func GRPCCode(status int) codes.Code { return grpcwire.Code(status) }
+
+// GRPCOutcome classifies a gRPC status code a server ended a call with,
+// as a grpc-go client records it, with the HTTP status that stands for
+// it: RESOURCE_EXHAUSTED a 429, UNAVAILABLE a 503, the caller's mistakes
+// (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED and the like) a 4xx, the
+// server's other failures (INTERNAL, UNKNOWN, ABORTED, ...) a 5xx,
+// DEADLINE_EXCEEDED a timeout and CANCELLED an error. It is the one
+// reading of a code for both engines: grpcswarm's classification of a
+// call the server answered, and the simulator's of the model's status
+// over gRPC (GRPCOutcome(GRPCCode(status))), so a 400 is INTERNAL and
+// an http_5xx in both, not the http_4xx an HTTP client records.
+func GRPCOutcome(c codes.Code) (results.Outcome, int) {
+	switch c {
+	case codes.OK:
+		return results.OK, 200
+	case codes.DeadlineExceeded:
+		return results.Timeout, 0
+	case codes.Canceled:
+		return results.Error, 0
+	case codes.ResourceExhausted:
+		return results.HTTP429, 429
+	case codes.Unavailable:
+		return results.HTTP5xx, 503
+	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
+		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
+		return results.HTTP4xx, 400
+	}
+	return results.HTTP5xx, 500
+}
 
 // GRPCThrottler is grpc-go's retry throttling (clientconn.go
 // retryThrottler) as a budget: tokens start at MaxTokens, in floating

@@ -346,6 +346,31 @@ func TestGRPCCode(t *testing.T) {
 	}
 }
 
+// TestGRPCOutcome: every code, as a grpc-go client records a call the
+// server ended with it; and over gRPC a status is recorded by its code,
+// not as an HTTP client would (400 and 409 http_5xx, 3xx http_5xx).
+func TestGRPCOutcome(t *testing.T) {
+	want := map[codes.Code]results.Outcome{
+		codes.OK: results.OK, codes.Canceled: results.Error, codes.Unknown: results.HTTP5xx,
+		codes.InvalidArgument: results.HTTP4xx, codes.DeadlineExceeded: results.Timeout, codes.NotFound: results.HTTP4xx,
+		codes.AlreadyExists: results.HTTP4xx, codes.PermissionDenied: results.HTTP4xx, codes.ResourceExhausted: results.HTTP429,
+		codes.FailedPrecondition: results.HTTP4xx, codes.Aborted: results.HTTP5xx, codes.OutOfRange: results.HTTP4xx,
+		codes.Unimplemented: results.HTTP4xx, codes.Internal: results.HTTP5xx, codes.Unavailable: results.HTTP5xx,
+		codes.DataLoss: results.HTTP5xx, codes.Unauthenticated: results.HTTP4xx,
+	}
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if got, _ := GRPCOutcome(c); got != want[c] {
+			t.Errorf("GRPCOutcome(%s) = %s, want %s", c, got, want[c])
+		}
+	}
+	for status, want := range map[int]results.Outcome{200: results.OK, 302: results.HTTP5xx, 400: results.HTTP5xx, 404: results.HTTP4xx,
+		409: results.HTTP5xx, 418: results.HTTP5xx, 429: results.HTTP429, 503: results.HTTP5xx} {
+		if got, _ := GRPCOutcome(GRPCCode(status)); got != want {
+			t.Errorf("status %d over gRPC (%s): %s, want %s", status, GRPCCode(status), got, want)
+		}
+	}
+}
+
 // FuzzGRPCDurationAgreesWithGRPCGo: herdbench reads a retry policy's
 // duration exactly when grpc-go's own parser accepts the policy.
 func FuzzGRPCDurationAgreesWithGRPCGo(f *testing.F) {

@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
@@ -148,6 +152,55 @@ func TestGRPCAnswerTable(t *testing.T) {
 			}
 			if gd, hd := *g.CompletionS, *h.CompletionS; fmt.Sprintf("%.2f", gd) != fmt.Sprintf("%.2f", hd) {
 				t.Errorf("the work ended at %.3fs over gRPC, %.3fs over HTTP/1.1", gd, hd)
+			}
+		})
+	}
+}
+
+// grpcStatuses are statuses the model may answer with that a gRPC client
+// records under another outcome than an HTTP client: 400 is INTERNAL
+// (http_5xx, not http_4xx), 302 UNKNOWN (http_5xx, not error). A fault
+// kind "grpc-status-N" answers every request with N.
+var grpcStatuses = []int{400, 302}
+
+func init() {
+	for _, st := range grpcStatuses {
+		chaos.Register("grpc-status-"+strconv.Itoa(st), func() chaos.Spec {
+			return &syntheticSpec{apply: func(e *chaos.Effect) { e.ErrorRate, e.ErrorStatus = 1, st }}
+		})
+	}
+}
+
+// TestGRPCStatusOutcomesAgree: over gRPC, a status the model answers with
+// is recorded by the simulator as the real engine records the code the
+// target sends for it (clients.GRPCOutcome of grpcwire.Code), for
+// herdbench's strategy and for grpc-go's own retry, each making two
+// attempts per request: the same attempts with the same outcomes in both
+// engines, the real one on grpc-go channels in a synctest bubble.
+func TestGRPCStatusOutcomesAgree(t *testing.T) {
+	for _, st := range grpcStatuses {
+		t.Run(strconv.Itoa(st), func(t *testing.T) {
+			scenario := grpcScenario("grpc-status-"+strconv.Itoa(st)) + `
+  - name: grpc-go
+    client: grpc-go
+    timeout: 5s
+    service_config: '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["INTERNAL", "UNKNOWN"]}}]}'
+`
+			p := scenariotest.Plan(t, scenario, scenarios.Overrides{})
+			want, _ := clients.GRPCOutcome(grpcwire.Code(st))
+			sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs
+			real := runInBubble(t, p).Summary.Runs
+			if len(sim) != 2 || len(real) != 2 {
+				t.Fatalf("%d simulated runs, %d real; want 2 each", len(sim), len(real))
+			}
+			for i, s := range sim {
+				r := real[i]
+				if s.Attempts != 8 || s.Outcomes[want.String()] != 8 {
+					t.Errorf("%s: simulator: %d attempts, outcomes %v; want 8 attempts, all %s", s.Strategy, s.Attempts, s.Outcomes, want)
+				}
+				if r.Attempts != s.Attempts || !maps.Equal(r.Outcomes, s.Outcomes) {
+					t.Errorf("%s: real engine: %d attempts, outcomes %v; the simulator: %d, %v", r.Strategy, r.Attempts, r.Outcomes, s.Attempts, s.Outcomes)
+				}
 			}
 		})
 	}

@@ -287,42 +287,29 @@ func (k *caller) call(ctx context.Context, cc *grpc.ClientConn, a clients.Action
 }
 
 // outcome classifies a call's status: a status the server sent by its
-// code (RESOURCE_EXHAUSTED a 429, UNAVAILABLE and the other server
-// failures 5xx, the caller's mistakes 4xx), DEADLINE_EXCEEDED a timeout,
-// an UNAVAILABLE the server never answered a reset when the call had left
-// the client (its headers were written on a connection: the connection
-// went under it) and refused when it had not (the channel could not
-// connect); with the HTTP status that stands for it.
+// code, as clients.GRPCOutcome reads it for both engines (RESOURCE_EXHAUSTED
+// a 429, UNAVAILABLE and the other server failures 5xx, the caller's
+// mistakes 4xx, DEADLINE_EXCEEDED a timeout), with the HTTP status that
+// stands for it; but an UNAVAILABLE the server never answered is a reset
+// when the call had left the client (its headers were written on a
+// connection: the connection went under it) and refused when it had not
+// (the channel could not connect), and a failure that is no server's
+// (a code the server did not send) an error.
 func outcome(err error, left, answered bool) (results.Outcome, int) {
 	if err == errNoChannel {
 		return results.Error, 0
 	}
-	st, _ := status.FromError(err)
-	switch st.Code() {
-	case codes.OK:
-		return results.OK, 200
-	case codes.DeadlineExceeded:
-		return results.Timeout, 0
-	case codes.ResourceExhausted:
-		return results.HTTP429, 429
-	case codes.Unavailable:
-		if !left {
-			return results.Refused, 0
-		}
-		if !answered {
-			return results.Reset, 0
-		}
-		return results.HTTP5xx, 503
-	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
-		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
-		return results.HTTP4xx, 400
-	case codes.Canceled:
+	c := status.Code(err)
+	o, st := clients.GRPCOutcome(c)
+	switch {
+	case c == codes.Unavailable && !left:
+		return results.Refused, 0
+	case c == codes.Unavailable && !answered:
+		return results.Reset, 0
+	case o == results.HTTP5xx && !answered:
 		return results.Error, 0
 	}
-	if !answered {
-		return results.Error, 0
-	}
-	return results.HTTP5xx, 500
+	return o, st
 }
 
 // callKey keys a call's state in its context.

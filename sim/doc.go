@@ -37,7 +37,9 @@
 //     its deadline DEADLINE_EXCEEDED) and the answer's pushback
 //     (chaos.Answer.Pushback, or its Retry-After) as
 //     grpc-retry-pushback-ms; the simulator hands it the status and the
-//     pushback, and grpc-go's rules decide (docs/grpc.md).
+//     pushback, and grpc-go's rules decide (docs/grpc.md). Over gRPC
+//     every cohort records an answer by its code, as the real swarm does
+//     (clients.GRPCOutcome: a 400 is INTERNAL, an http_5xx).
 //   - When a reset or refuse outage begins, the target crashes
 //     (Model.Crash): every attempt in flight, wherever it is (in a hop,
 //     hung, delayed, queued or in service), is reset.

@@ -667,6 +667,11 @@ func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 		// held until the client's timeout or a crash
 	case chaos.Respond:
 		out := results.FromStatus(a.Status)
+		if s.co.GRPC {
+			// The client sees the status's gRPC code, and records it as
+			// the real swarm does: a 400 is INTERNAL, an http_5xx.
+			out, _ = clients.GRPCOutcome(clients.GRPCCode(a.Status))
+		}
 		switch {
 		case a.Truncate:
 			out = results.Reset // the client reads a short body

@@ -41,14 +41,15 @@ import (
 // ending is what a scenario command ran: one point, or one per client
 // count of a sweep, each with its summary.
 type ending struct {
-	points []engine.Point
-	sweep  bool
+	points  []engine.Point
+	sweep   bool
+	command string // the subcommand that ran it, "scenario" or "merge", for its messages
 }
 
-// finish ends the run and returns the exit code. dir is set once the
-// results folder is in place.
-func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
-	e := &ending{points: points, sweep: sweep}
+// finish ends the run of command ("scenario" or "merge") and returns the
+// exit code. dir is set once the results folder is in place.
+func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
+	e := &ending{points: points, sweep: sweep, command: command}
 	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
@@ -223,7 +224,7 @@ func (e *ending) warn(stderr io.Writer) {
 	summaries := e.summaries()
 	for _, s := range summaries {
 		if s.Partial {
-			fmt.Fprintln(stderr, "herdbench: interrupted; the results cover what was recorded and are marked partial")
+			fmt.Fprintln(stderr, interruptedLine(e.command))
 			break
 		}
 	}
@@ -232,10 +233,20 @@ func (e *ending) warn(stderr io.Writer) {
 		if l := e.label(s); l != "" {
 			at, what = " at "+l, "the figures at "+l
 		}
-		warnNoSuccess(stderr, s, at)
+		warnNoSuccess(stderr, s, at, e.points[i].Plan != nil && e.points[i].Plan.GRPC)
 		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
 		warnHarness(stderr, s, what, slowable)
 	}
+}
+
+// interruptedLine says on stderr that command's results are partial: the
+// scenario command was interrupted, or for a merge one of its shards was
+// (the merged figures end where it stopped).
+func interruptedLine(command string) string {
+	if command == "merge" {
+		return "herdbench merge: a shard was interrupted; the merged results end where it stopped and are marked partial"
+	}
+	return "herdbench " + command + ": interrupted; the results cover what was recorded and are marked partial"
 }
 
 // exitCodeOf maps a finished run to the exit code: interrupted beats
@@ -297,24 +308,44 @@ func printRun(stdout io.Writer, out *folder.Output) {
 
 // warnNoSuccess says so when a cohort sent attempts and none succeeded: a
 // target that is down or a wrong URL, rather than a result to compare. at
-// names a sweep's point (" at 20 clients"), "" for a run.
-func warnNoSuccess(w io.Writer, s *results.Summary, at string) {
+// names a sweep's point (" at 20 clients"), "" for a run; grpc says the
+// target speaks gRPC (the plan's, as the summary does not record it), so
+// the warning speaks of the gRPC status its clients saw.
+func warnNoSuccess(w io.Writer, s *results.Summary, at string, grpc bool) {
 	for _, r := range s.Runs {
 		if r.Attempts == 0 || r.Outcomes["ok"] > 0 {
 			continue
 		}
-		top, n := "", int64(-1)
+		top, n := results.Outcome(0), int64(-1)
 		for o := results.Outcome(0); o < results.NumOutcomes; o++ {
 			if v := r.Outcomes[o.String()]; v > n {
-				top, n = o.String(), v
+				top, n = o, v
 			}
 		}
 		where := "the embedded target"
 		if s.Target != "" {
 			where = s.Target
 		}
-		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts%s succeeded (most were %s: %d); is %s up and answering 2xx?\n", r.Strategy, r.Attempts, at, top, n, where)
+		most, answer := fmt.Sprintf("%s: %d", top, n), "answering 2xx"
+		if grpc {
+			if g := grpcOutcomeWords[top]; g != "" {
+				most += ", " + g
+			}
+			answer = "ending calls with status OK"
+		}
+		fmt.Fprintf(w, "herdbench: warning: not one of %s's %d attempts%s succeeded (most were %s); is %s up and %s?\n", r.Strategy, r.Attempts, at, most, where, answer)
 	}
+}
+
+// grpcOutcomeWords says in gRPC's terms what a gRPC client saw of an
+// attempt with each outcome (clients.GRPCOutcome reads the codes so).
+var grpcOutcomeWords = [results.NumOutcomes]string{
+	results.HTTP5xx: "gRPC status UNAVAILABLE, INTERNAL, UNKNOWN or another failure of the server",
+	results.HTTP429: "gRPC status RESOURCE_EXHAUSTED",
+	results.HTTP4xx: "gRPC status UNIMPLEMENTED, INVALID_ARGUMENT or another of the caller's mistakes",
+	results.Timeout: "DEADLINE_EXCEEDED",
+	results.Refused: "UNAVAILABLE: no connection to the target",
+	results.Reset:   "UNAVAILABLE: the connection went under the call",
 }
 
 // warnHarness says so when a real run's self-check found the harness too

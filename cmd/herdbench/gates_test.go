@@ -185,11 +185,25 @@ func TestSweepEndsLikeARun(t *testing.T) {
 			at = " at workload.clients=20"
 		}
 		if code != exitSignal || !strings.Contains(stdout, "PARTIAL: the run was interrupted at 1.5s of 2s") ||
-			!strings.Contains(stderr, "herdbench: interrupted") || !strings.Contains(stderr, "attempts"+at+" succeeded (most were http_5xx") {
+			!strings.Contains(stderr, "herdbench scenario: interrupted; the results cover what was recorded and are marked partial\n") || !strings.Contains(stderr, "attempts"+at+" succeeded (most were http_5xx") {
 			t.Errorf("sweep %v: exit %d, want 130, a partial notice and a warning of no success%s\nstdout:\n%s\nstderr:\n%s", sweep, code, at, stdout, stderr)
 		}
 		if n := strings.Count(stderr, "succeeded (most were"); n != 1 {
 			t.Errorf("sweep %v: %d warnings of no success, want 1 (the point without one):\n%s", sweep, n, stderr)
+		}
+	}
+}
+
+// The partial-results line names its command, as every other interrupt
+// line does ("herdbench report: interrupted; ..."); a merge's says that a
+// shard was interrupted, not the merge (which writes nothing then).
+func TestInterruptedLineNamesItsCommand(t *testing.T) {
+	for command, want := range map[string]string{
+		"scenario": "herdbench scenario: interrupted; the results cover what was recorded and are marked partial",
+		"merge":    "herdbench merge: a shard was interrupted; the merged results end where it stopped and are marked partial",
+	} {
+		if got := interruptedLine(command); got != want {
+			t.Errorf("%s: %q, want %q", command, got, want)
 		}
 	}
 }

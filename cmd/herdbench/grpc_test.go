@@ -90,3 +90,40 @@ func TestGRPCScenarioIsServedAndProxiedOverGRPC(t *testing.T) {
 		t.Errorf("the gRPC target's stop line:\n%s", targetErr.String())
 	}
 }
+
+// downScenario is a target down for the whole run: no attempt succeeds.
+const downScenario = `name: down
+duration: 2s
+seed: 7
+target: {concurrency: 4, queue: 4, service_time: 10ms}
+chaos:
+  - {kind: outage, mode: "503", at: 0s, for: 2s}
+workload: {kind: oneshot, clients: 4}
+strategies:
+  - {name: twice, backoff: constant, base: 100ms, max_attempts: 2, timeout: 1s}
+`
+
+// TestNoSuccessWarningSpeaksTheProtocol: the warning that no attempt
+// succeeded speaks of HTTP statuses for an HTTP target and of gRPC's for a
+// gRPC one (the plan says which; the summary does not), and a merge reads
+// it from the shards' resolved scenario.
+func TestNoSuccessWarningSpeaksTheProtocol(t *testing.T) {
+	for _, c := range []struct {
+		protocol, want string
+	}{
+		{"", "herdbench: warning: not one of twice's 8 attempts succeeded (most were http_5xx: 8); is the embedded target up and answering 2xx?\n"},
+		{"protocol: grpc, ", "herdbench: warning: not one of twice's 8 attempts succeeded (most were http_5xx: 8, gRPC status UNAVAILABLE, INTERNAL, UNKNOWN or another failure of the server); is the embedded target up and ending calls with status OK?\n"},
+	} {
+		scenario := strings.Replace(downScenario, "target: {", "target: {"+c.protocol, 1)
+		code, _, stderr := runCLI(t, "scenario", writeScenario(t, scenario), "--sim", "--out", t.TempDir(), "-q", "--no-png")
+		if code != exitOK || !strings.Contains(stderr, c.want) {
+			t.Errorf("target %q: exit %d, stderr:\n%s\nwant exit 0 and:\n%s", c.protocol, code, stderr, c.want)
+		}
+		if got, want := speaksGRPC([]byte(scenario)), c.protocol != ""; got != want {
+			t.Errorf("target %q: speaksGRPC = %v, want %v", c.protocol, got, want)
+		}
+	}
+	if speaksGRPC([]byte("not: [a scenario")) {
+		t.Error("speaksGRPC of a file that is no scenario: true, want false")
+	}
+}

@@ -99,6 +99,14 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 		}
 		fmt.Fprintln(stderr)
 	}
-	point := engine.Point{Plan: &scenarios.Plan{Name: s.Scenario, Thresholds: m.Thresholds}, Output: m.Output}
-	return finish(stdout, stderr, f, []engine.Point{point}, false, &dir)
+	point := engine.Point{Plan: &scenarios.Plan{Name: s.Scenario, Thresholds: m.Thresholds, GRPC: speaksGRPC(m.Output.Scenario)}, Output: m.Output}
+	return finish(stdout, stderr, "merge", f, []engine.Point{point}, false, &dir)
+}
+
+// speaksGRPC reports whether the shards' resolved scenario has a gRPC
+// target (target.protocol: grpc), which their summaries do not record: the
+// end of the merge's warnings speak of gRPC's statuses then.
+func speaksGRPC(scenario []byte) bool {
+	sc, err := scenarios.Parse("scenario.yaml", scenario)
+	return err == nil && sc.File.Target.Protocol == scenarios.ProtocolGRPC
 }

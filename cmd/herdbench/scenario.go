@@ -306,7 +306,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	switch {
 	case errors.As(err, &internal) && len(points) > 0:
 		// Write what was recorded (marked partial), then report the bug.
-		finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
+		finish(stdout, stderr, "scenario", &sr.f, points, sr.sweep, &dir)
 		return internalError(stderr, internal.Value, internal.Stack, dir)
 	case errors.As(err, &internal):
 		return internalError(stderr, internal.Value, internal.Stack, "")
@@ -323,7 +323,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		}
 		return exitFailed
 	}
-	return finish(stdout, stderr, &sr.f, points, sr.sweep, &dir)
+	return finish(stdout, stderr, "scenario", &sr.f, points, sr.sweep, &dir)
 }
 
 // checkMachine checks, before any traffic, the memory the run needs and

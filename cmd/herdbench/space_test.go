@@ -138,7 +138,7 @@ func TestUnwritableResultsKeepTheSummary(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	var stdout, stderr bytes.Buffer
 	var dir string
-	if code := finish(&stdout, &stderr, &sr.f, points, false, &dir); code != exitFailed {
+	if code := finish(&stdout, &stderr, "scenario", &sr.f, points, false, &dir); code != exitFailed {
 		t.Errorf("exit %d, want %d", code, exitFailed)
 	}
 	saved, _ := filepath.Glob(filepath.Join(tmp, "outage-*.summary.json"))
@@ -151,7 +151,7 @@ func TestUnwritableResultsKeepTheSummary(t *testing.T) {
 
 	t.Setenv("TMPDIR", filepath.Join(blocked, "tmp"))
 	stderr.Reset()
-	finish(&stdout, &stderr, &sr.f, points, false, &dir)
+	finish(&stdout, &stderr, "scenario", &sr.f, points, false, &dir)
 	if !strings.Contains(stderr.String(), "could not be saved anywhere; here it is:") || !strings.Contains(stderr.String(), `"scenario": "outage"`) {
 		t.Errorf("with nowhere to write, stderr:\n%s", stderr.String())
 	}
