@@ -66,6 +66,11 @@ type Options struct {
 	// pass one with their own DNS.
 	Resolver *net.Resolver
 
+	// lateness is, for the simulator, each plan's cohorts' lateness tables
+	// (sim.Cohort.Lateness; lateness.go): the model with a real run's own
+	// lateness. Nil for every other run.
+	lateness map[*scenarios.Plan][][]time.Duration
+
 	// Part runs one shard of every cohort (clients.Part): its clients, or
 	// its share of an open workload's arrivals. A Part with Of set marks
 	// the results as that shard's (results.ShardInfo); the zero Part runs
@@ -151,8 +156,10 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 	}
 	got, err := schedule(ctx, d, plans, o, func(rep int) bool { return rep == 0 && o.Timelines })
 	var refs []*results.Summary
+	var lates []*opinion
 	if !o.Sim && !o.NoSimReference && ctx.Err() == nil && err == nil {
 		refs = simReference(ctx, plans, got, o)
+		lates = lateReference(ctx, plans, got, refs, o) // lateness.go
 	}
 	points := make([]Point, 0, len(plans))
 	for pi, p := range plans {
@@ -160,10 +167,14 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 			continue // interrupted before this point began: nothing to keep
 		}
 		var ref *results.Summary
+		var late *opinion
 		if refs != nil {
 			ref = refs[pi]
 		}
-		points = append(points, assemble(p, o, mode, started, &got[pi], ref))
+		if lates != nil {
+			late = lates[pi]
+		}
+		points = append(points, assemble(p, o, mode, started, &got[pi], ref, late))
 	}
 	return points, err
 }
@@ -195,7 +206,7 @@ func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled,
 	}
 	refs := make([]*results.Summary, len(plans))
 	for k := range sg {
-		refs[at[k]] = assemble(ps[k], ro, "sim", started, &sg[k], nil).Output.Summary
+		refs[at[k]] = assemble(ps[k], ro, "sim", started, &sg[k], nil, nil).Output.Summary
 	}
 	return refs
 }

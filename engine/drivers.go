@@ -99,6 +99,9 @@ func (w *simRunner) run(_ context.Context, p *scenarios.Plan, u unit, keep bool)
 	rec, below := w.recorders(p, keep)
 	co := simCohort(p, ci, seeds.Rep(p.Seed, u.rep), below)
 	co.Part, co.Stop = w.d.o.Part, w.d.stop
+	if l := w.d.o.lateness[p]; l != nil {
+		co.Lateness = l[ci]
+	}
 	res := w.s.Run(co, rec)
 	rc := cohortOf(p, p.Strategies[ci].Name, rec, below)
 	run := results.Summarize(rc, window(p))

@@ -395,7 +395,7 @@ func (r *Run) Wait() folder.Output {
 	o := r.opts
 	o.Runs, o.Timelines = 1, true
 	sc := &scheduled{units: [][]unit{{u}}, got: [][]*outcome{{&oc}}}
-	return assemble(r.Plan, o, "real", r.Origin, sc, nil).Output
+	return assemble(r.Plan, o, "real", r.Origin, sc, nil, nil).Output
 }
 
 // outcome returns what the run left, once it has ended: each cohort's

@@ -183,9 +183,10 @@ func schedule(ctx context.Context, d driver, plans []*scenarios.Plan, o Options,
 // seed, whether it is partial and where it stopped, the self-check, the
 // shard's marks, the thresholds (checked, or a shard's left to the
 // merge), and ref's figures, a simulated run of the same plan, beside
-// each cohort's own (nil: none). started is the time a simulated point
+// each cohort's own (nil: none), with the model's second opinion, late
+// (lateness.go; nil: none). started is the time a simulated point
 // began; a real-time point's is its first unit's t = 0.
-func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *results.Summary) Point {
+func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *results.Summary, late *opinion) Point {
 	reps := len(sc.got)
 	cohortRuns := make([][]results.Run, len(p.Strategies))
 	first := make([]*results.Cohort, len(p.Strategies)) // the first repetition's recorders
@@ -276,6 +277,16 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 					s.Runs[i].Sim = results.SimFigures(r)
 				}
 			}
+		}
+		if late != nil && !late.late.Partial && s.Harness != nil {
+			// The model's second opinion (lateness.go).
+			for i := range s.Runs {
+				if r := refRun(late.late, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
+					s.Runs[i].SimLate = results.SimFigures(*r)
+					s.Runs[i].LatenessNeeds = late.needs[r.Strategy]
+				}
+			}
+			results.JudgeModel(s.Harness, s.Runs)
 		}
 	}
 	pt := Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}

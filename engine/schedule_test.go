@@ -141,8 +141,8 @@ func TestScheduleWorkersSameResults(t *testing.T) {
 		t.Fatalf("1 worker: %v\n4 workers: %v", a, b)
 	}
 	for i, p := range plans {
-		a := assemble(p, o, "sim", time.Time{}, &one[i], nil)
-		b := assemble(p, o, "sim", time.Time{}, &many[i], nil)
+		a := assemble(p, o, "sim", time.Time{}, &one[i], nil, nil)
+		b := assemble(p, o, "sim", time.Time{}, &many[i], nil, nil)
 		if fmt.Sprint(a.Repetitions) != fmt.Sprint(b.Repetitions) || len(a.Output.Cohorts) != 2 || len(b.Output.Cohorts) != 2 {
 			t.Errorf("point %d: repetitions %v and %v, %d and %d timelines", i, a.Repetitions, b.Repetitions, len(a.Output.Cohorts), len(b.Output.Cohorts))
 		}
@@ -173,7 +173,7 @@ func TestSchedulePartialOnCancel(t *testing.T) {
 	if sc[1].ran() {
 		t.Error("the second point ran after the cancel")
 	}
-	pt := assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil)
+	pt := assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil, nil)
 	s := pt.Output.Summary
 	if !s.Partial || s.EndedS == nil || *s.EndedS != 0.3 || len(s.Runs) != 2 {
 		t.Errorf("partial %v, ended_s %v, %d runs; want partial, 0.3 s, both cohorts' first repetition", s.Partial, s.EndedS, len(s.Runs))
@@ -192,7 +192,7 @@ func TestSchedulePartialOnCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt = assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil)
+	pt = assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil, nil)
 	s = pt.Output.Summary
 	if !s.Partial || s.EndedS != nil || fmt.Sprint(pt.Repetitions) != fmt.Sprint([][]results.Run{{{Strategy: "a"}}, {{Strategy: "b", Attempts: 1}}}) {
 		t.Errorf("partial %v, ended_s %v, repetitions %+v; want each cohort's first repetition alone", s.Partial, s.EndedS, pt.Repetitions)

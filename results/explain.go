@@ -62,9 +62,10 @@ func Explain(s *Summary) []string {
 			return fmt.Sprintf("%.2f", r.Amplification)
 		})+".")
 	out = append(out, explainTiers(s)...)
-	sim, wasted := false, false
+	sim, late, wasted := false, false, false
 	for _, r := range s.Runs {
 		sim = sim || r.Sim != nil
+		late = late || r.SimLate != nil
 		wasted = wasted || r.BudgetDenied+r.BreakerRejected+r.Throttled+r.MaxOpenBreakers+r.WastedWork > 0
 	}
 	if sim {
@@ -73,6 +74,9 @@ func Explain(s *Summary) []string {
 			line = "(sim mean): under each cohort, the simulator's figures for the same plans and seeds in virtual time (the same model, without sockets or scheduler), the mean over the repetitions; the row above is the first repetition's."
 		}
 		out = append(out, line)
+	}
+	if late {
+		out = append(out, "(sim, late): the simulator's figures again, its clients learning of each failure as late as this run's did (the spread after the crashes, or the send lag, drawn from this run's own measures): near the real row, the harness's lateness explains what moved; far from the (sim) row, this scenario's figures need a tighter harness (the self-check says which).")
 	}
 	if wasted {
 		out = append(out, "wasted work: requests the target served after their client had stopped waiting (timed out or gave up): capacity spent on answers nobody read, the mechanism that keeps a metastable failure going: "+

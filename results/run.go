@@ -86,6 +86,17 @@ type Run struct {
 	// figures for the same plan and seed (SimFigures: the InSim figures of
 	// the simulator's Run); absent otherwise.
 	Sim Values `json:"sim,omitempty"`
+	// SimLate is, beside Sim, the simulator's figures for the same plan
+	// and seed with this run's own lateness (its clients learning of their
+	// failures as late as this run's did: engine's second opinion,
+	// JudgeModel); absent when there is no Sim or the harness was never
+	// late enough to ask.
+	SimLate Values `json:"sim_with_lateness,omitempty"`
+	// LatenessNeeds is, when SimLate moved a headline figure (JudgeModel),
+	// how many times less late than this run's a harness must be for the
+	// model's figures to hold: the least of 2, 4, ... MaxLatenessNeeds
+	// that does; 0 when they held, or none up to it did.
+	LatenessNeeds int `json:"lateness_needs,omitempty"`
 	// Computed holds the figures of the metrics whose entry in the table
 	// computes them (Metric.Compute), by name: summary.json writes them
 	// after the fields above, in the table's order; a missing one is null.

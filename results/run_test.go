@@ -16,8 +16,9 @@ import (
 
 // notMetrics are the fields of a run that hold no figure of their own:
 // the stats over repetitions of the metrics, and the simulator's reference
-// figures beside a real run's.
-var notMetrics = []string{"stats", "sim"}
+// figures beside a real run's (with and without its lateness, and the
+// factor of less lateness at which they hold).
+var notMetrics = []string{"stats", "sim", "sim_with_lateness", "lateness_needs"}
 
 // numbersOfType returns the summary.json paths of every number a Run can
 // hold, from its type: a map of numbers gives "<path>.*".

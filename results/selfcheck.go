@@ -276,6 +276,98 @@ func Judge(h *Harness, runs []Run) {
 	}
 }
 
+// ModelCheck is one headline figure JudgeModel compares, and how far it
+// may move: by more than Rel of the model's value and more than Abs.
+type ModelCheck struct {
+	Name     string // the metric's name
+	Rel, Abs float64
+}
+
+// ModelChecks are the figures JudgeModel compares and their tolerances,
+// those within which a real run is said to agree with the simulator
+// (docs/results.md): the herd factor within 25% (a peak of 10 ms
+// buckets, it moves most), the failures after the fault within 20% (and
+// 10 attempts), the recovery within 25% (and half a second).
+var ModelChecks = []ModelCheck{
+	{"herd_factor", 0.25, 0.5},
+	{"failed_after_fault", 0.20, 10},
+	{"recovery_s", 0.25, 0.5},
+}
+
+// JudgeModel adds to h the model's second opinion of each run that has
+// one (Run.SimLate): where a figure of ModelChecks moves beyond its
+// tolerance between the simulator's figures (Run.Sim) and the
+// simulator's with this run's own lateness (ModelMoved), the scenario's
+// figures hang on a harness tighter than this one, whatever the limit
+// says: the run is not trustworthy, and a warning says which figures, by
+// how much, and how many times less late a run must be for the model's
+// figures to hold (Run.LatenessNeeds).
+func JudgeModel(h *Harness, runs []Run) {
+	for _, r := range runs {
+		moved := ModelMoved(r.Sim, r.SimLate)
+		if len(moved) == 0 {
+			continue
+		}
+		needs := fmt.Sprintf("no harness up to %d times less late holds them in the model", MaxLatenessNeeds)
+		if k := r.LatenessNeeds; k > 0 {
+			needs = fmt.Sprintf("in the model they hold with %d times less lateness (--slow-motion K multiplies the run's slowness by K; more cores or --shard spread the crowd)", k)
+		}
+		h.Trustworthy = false
+		h.Warnings = append(h.Warnings, fmt.Sprintf(
+			"%s: the model with this run's own lateness (%s) gives %s: this scenario's figures hang on a harness tighter than this one; %s",
+			r.Strategy, lateness(r), strings.Join(moved, ", "), needs))
+	}
+}
+
+// MaxLatenessNeeds is the largest factor of less lateness the model's
+// second opinion tries (2, 4, ... up to it) before it says none holds.
+const MaxLatenessNeeds = 256
+
+// ModelMoved returns, for each figure of ModelChecks that moved beyond
+// its tolerance from sim to late, "<figure> <late> instead of <sim>";
+// none when either is missing.
+func ModelMoved(sim, late Values) []string {
+	if sim == nil || late == nil {
+		return nil
+	}
+	var moved []string
+	for _, c := range ModelChecks {
+		ref, ok1 := sim.Get(c.Name)
+		v, ok2 := late.Get(c.Name)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if d := v - ref; d > max(c.Rel*ref, c.Abs) || -d > max(c.Rel*ref, c.Abs) {
+			moved = append(moved, fmt.Sprintf("%s %s instead of %s", strings.TrimSuffix(strings.ReplaceAll(c.Name, "_", " "), " s"), figureText(c.Name, v), figureText(c.Name, ref)))
+		}
+	}
+	return moved
+}
+
+// figureText writes a value of the metric name as the summary's table
+// does: seconds with two decimals, counts whole, other numbers with one.
+func figureText(name string, v float64) string {
+	m, _ := LookupMetric(name)
+	switch m.Unit {
+	case Seconds:
+		return fmt.Sprintf("%.2fs", v)
+	case Count:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// lateness says which of r's measures gave the model its lateness.
+func lateness(r Run) string {
+	if l := r.SpreadMS; l != nil {
+		return "its clients learned of " + crashes(r.SpreadEvents) + " over p99 " + lagText(l.P99)
+	}
+	if l := r.SendLagMS; l != nil {
+		return "its attempts were sent late by p99 " + lagText(l.P99)
+	}
+	return "as measured"
+}
+
 func smeared(f Figures) string {
 	if f == Counts {
 		return "counts and completion times are off"

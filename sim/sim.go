@@ -45,6 +45,14 @@ type Cohort struct {
 	// Shared is, for a gRPC target, how many clients share one grpc-go
 	// channel (connections.shared; channel.go); 0 or 1: each its own.
 	Shared int
+	// Lateness, if set, is a real harness's lateness, for asking the model
+	// what a real run's figures are when its clients learn of failures
+	// late (engine's check of a real run against the model with its own
+	// lateness): each attempt of the cohort's clients that does not
+	// succeed is learned of (its latency recorded, its retry scheduled)
+	// a draw of these values later, each equally likely. Empty: at once,
+	// as the model has it.
+	Lateness []time.Duration
 	// Stop, if set, stops the run early once it holds true (an interrupt):
 	// Run looks at it every StopEvery events, and every StopEvery clients
 	// while it sets them up, so it returns within a fraction of a
@@ -91,6 +99,7 @@ const (
 	evExpire              // a queued job's queue deadline
 	evCrash               // a reset or refuse outage begins (index: the tier)
 	evArrival             // the open workload's next arrival
+	evLearn               // a client learns, late, of its attempt's failure (Cohort.Lateness)
 )
 
 // client is what an event touches of one client, in one place: its step
@@ -400,6 +409,11 @@ func (s *Sim) dispatch(e event) {
 			}
 			s.end(ci, now, results.Timeout)
 		}
+	case evLearn:
+		ci := int32(e.index())
+		if s.cl(ci).gen&genMask == e.gen() {
+			s.learn(ci, now)
+		}
 	case evFinish:
 		w := s.jobs[e.index()]
 		if int(w.tier) < len(s.lv)-1 {
@@ -475,7 +489,7 @@ func (s *Sim) prefetch() {
 		e := event{arg: arg}
 		ci := int32(e.index())
 		switch e.kind() {
-		case evSend, evArrive, evAdmit, evReply, evTimeout:
+		case evSend, evArrive, evAdmit, evReply, evTimeout, evLearn:
 		case evFinish, evExpire:
 			ci = s.jobs[ci].client
 		default:
@@ -813,12 +827,28 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 		s.unref(w)
 	}
 	c.gen++
-	resend := c.has(resendFlag)
 	c.set(okFlag, out == results.OK)
 	c.set(reusedFlag, out.Answered()) // any other end leaves the connection closed
 	if s.pool && !c.has(callFlag) && out.Answered() {
 		s.pooled = true
 	}
+	if out == results.Reset || out == results.Timeout {
+		c.status = 0 // the answer never arrived
+	}
+	c.out = out
+	if d := s.late(ci, now); d > 0 {
+		s.q.push(now+d, pack(evLearn, c.gen, uint32(ci)))
+		return
+	}
+	s.learn(ci, now)
+}
+
+// learn hands client ci the reply of the attempt that ended (end) and
+// carries out its next action, at now: when the attempt ended, or later
+// by the harness's lateness (Cohort.Lateness).
+func (s *Sim) learn(ci int32, now time.Duration) {
+	c := s.cl(ci)
+	resend := c.has(resendFlag)
 	c.set(resendFlag, false)
 	var ra time.Duration
 	if c.has(raFlag) {
@@ -827,11 +857,30 @@ func (s *Sim) end(ci int32, now time.Duration, out results.Outcome) {
 	}
 	status := int(c.status)
 	c.status = 0
-	if out == results.Reset || out == results.Timeout {
-		status = 0 // the answer never arrived
-	}
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: out, RetryAfter: ra, Status: status, Resend: resend})
+	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: c.out, RetryAfter: ra, Status: status, Resend: resend})
 	s.schedule(ci, a, now)
+}
+
+// late returns how much later than now client ci learns that its attempt,
+// which ended at now with c.out, failed: a draw from Cohort.Lateness for
+// a failure of one of the cohort's own clients that leaves time to act
+// before the run's end, else 0. The draw is a hash of the seed, the
+// client and its attempt generation, so no random stream moves.
+func (s *Sim) late(ci int32, now time.Duration) time.Duration {
+	c := s.cl(ci)
+	n := len(s.co.Lateness)
+	if n == 0 || c.out == results.OK || c.has(callFlag) {
+		return 0
+	}
+	h := s.co.Seed ^ uint64(c.cl.ID)<<32 ^ uint64(c.gen)
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	h ^= h >> 31
+	d := s.co.Lateness[h%uint64(n)]
+	if now+d >= s.co.Duration {
+		return 0
+	}
+	return d
 }
 
 // reset ends client ci's attempt at now with a reset that came before any

@@ -22,6 +22,11 @@
 // main) whose swarm runs as the tool "baseline", for before/after figures
 // in the same run.
 //
+// The tools floor-goroutines and floor-epoll are the least a client can do
+// per request, built as the swarm is (a goroutine per connection) and as
+// wrk is (an event loop per core): they split the swarm's ratio to wrk
+// into what its design costs and what its own work costs (floor.go).
+//
 // Tools that are not installed are skipped with a note: wrk is the Debian
 // package wrk; hey is go install github.com/rakyll/hey@v0.1.5; vegeta is
 // go install github.com/tsenart/vegeta/v12@v12.13.0.
@@ -53,15 +58,26 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs every tool once, in rotating order")
 	duration := flag.Duration("duration", 5*time.Second, "length of each tool's run")
 	conns := flag.Int("conns", 64, "connections (clients) per tool")
-	tools := flag.String("tools", "herdbench,herdbench-shaped,hey,vegeta,wrk", "tools to compare, comma-separated (herdbench-shaped: the swarm with a mix of four requests, placeholders filled per request)")
+	tools := flag.String("tools", "herdbench,herdbench-shaped,hey,vegeta,wrk", "tools to compare, comma-separated (herdbench-shaped: the swarm with a mix of four requests, placeholders filled per request; floor-goroutines, floor-epoll: the least a client does per request, see floor.go)")
 	profile := flag.String("cpuprofile", "", "with -swarm: write a CPU profile of the swarm to this file")
 	baseline := flag.String("baseline", "", "another build of this command (e.g. from main) whose swarm runs as the tool \"baseline\", for before/after figures")
 	shaped := flag.Bool("shaped", false, "internal: with -swarm, send a mix of four requests with placeholders (the tool herdbench-shaped)")
+	floor := flag.String("floor", "", "internal: run a floor client (floor.go) against this host:port")
+	floorKind := flag.String("floor-kind", "goroutines", "internal: with -floor, which floor: goroutines or epoll")
 	flag.Parse()
 	baselineBin = *baseline
 	switch {
 	case *serve != "":
 		runTarget(*serve)
+	case *floor != "":
+		run := runFloorGoroutines
+		if *floorKind == "epoll" {
+			run = runFloorEpoll
+		}
+		if err := run(*floor, *conns, *duration, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadcmp:", err)
+			os.Exit(1)
+		}
 	case *swarm != "":
 		if *profile != "" {
 			f, err := os.Create(*profile)
@@ -140,7 +156,7 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 		tools = append(tools, "baseline")
 	}
 	for _, t := range tools {
-		if t == "herdbench" || t == "herdbench-shaped" || t == "baseline" {
+		if t == "herdbench" || t == "herdbench-shaped" || t == "baseline" || t == "floor-goroutines" || t == "floor-epoll" {
 			avail = append(avail, t)
 			continue
 		}
@@ -201,6 +217,8 @@ func runTool(self, tool, url, addr string, targetPid int, d time.Duration, conns
 		cmd = exec.Command(self, "-swarm", url, "-shaped", "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "baseline":
 		cmd = exec.Command(baselineBin, "-swarm", url, "-conns", strconv.Itoa(conns), "-duration", d.String())
+	case "floor-goroutines", "floor-epoll":
+		cmd = exec.Command(self, "-floor", addr, "-floor-kind", strings.TrimPrefix(tool, "floor-"), "-conns", strconv.Itoa(conns), "-duration", d.String())
 	case "hey":
 		cmd = exec.Command("hey", "-z", d.String(), "-c", strconv.Itoa(conns), "-disable-compression", url)
 	case "wrk":
@@ -269,7 +287,7 @@ var (
 func oks(tool, out string) (int64, error) {
 	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 	switch tool {
-	case "herdbench", "herdbench-shaped", "baseline":
+	case "herdbench", "herdbench-shaped", "baseline", "floor-goroutines", "floor-epoll":
 		var r struct{ OK, Attempts *int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err
@@ -309,7 +327,7 @@ func oks(tool, out string) (int64, error) {
 // p99 reads the p99 latency from a tool's own report.
 func p99(tool, out string) (time.Duration, error) {
 	switch tool {
-	case "herdbench", "herdbench-shaped", "baseline":
+	case "herdbench", "herdbench-shaped", "baseline", "floor-goroutines", "floor-epoll":
 		var r struct{ P99Micros int64 }
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			return 0, err

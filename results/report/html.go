@@ -70,39 +70,50 @@ func metricHelp(path string) string {
 }
 
 // simPrefix starts the paths of a real cohort's simulator figures
-// (runs[].sim): they get a column of their own beside the cohort's.
-const simPrefix = "sim."
+// (runs[].sim), latePrefix those of the simulator given the run's own
+// lateness (runs[].sim_with_lateness): each gets a column of its own
+// beside the cohort's.
+const (
+	simPrefix  = "sim."
+	latePrefix = "sim_with_lateness."
+)
 
 // metricsTable is the comparison table: one column per cohort (per run),
 // one row per field of the cohorts' entries in summary.json, in file order.
 // A cohort of a real run that carries the simulator's figures for the same
 // seed (runs[].sim) gets a second column beside its own, "(sim)", with
-// them on the rows of the same metrics.
+// them on the rows of the same metrics, and one more, "(sim, late)", when
+// it carries the simulator's with its own lateness too.
 func metricsTable(v *view) table {
 	t := table{Head: []string{"metric"}}
 	var paths []string
 	type column struct {
-		e   entry
-		sim bool
+		e      entry
+		prefix string // the figures' paths' prefix: "" for the cohort's own
 	}
 	var cols []column
 	for _, e := range v.entries {
 		t.Head = append(t.Head, e.label)
-		cols = append(cols, column{e, false})
+		cols = append(cols, column{e, ""})
 		if e.index < len(e.run.Doc.Runs) {
-			hasSim := false
+			hasSim, hasLate := false, false
 			for _, f := range e.run.Doc.Runs[e.index] {
-				if strings.HasPrefix(f.Path, simPrefix) {
+				switch {
+				case strings.HasPrefix(f.Path, simPrefix):
 					hasSim = true
-					continue
-				}
-				if f.Path != "strategy" && !slices.Contains(paths, f.Path) {
+				case strings.HasPrefix(f.Path, latePrefix):
+					hasLate = true
+				case f.Path != "strategy" && !slices.Contains(paths, f.Path):
 					paths = append(paths, f.Path)
 				}
 			}
 			if hasSim {
 				t.Head = append(t.Head, e.label+" (sim)")
-				cols = append(cols, column{e, true})
+				cols = append(cols, column{e, simPrefix})
+			}
+			if hasLate {
+				t.Head = append(t.Head, e.label+" (sim, late)")
+				cols = append(cols, column{e, latePrefix})
 			}
 		}
 	}
@@ -117,14 +128,10 @@ func metricsTable(v *view) table {
 			var text string
 			ok := false
 			if c.e.index < len(c.e.run.Doc.Runs) {
-				key := p
-				if c.sim {
-					key = simPrefix + p
-				}
-				text, ok = lookup(c.e.run.Doc.Runs[c.e.index], key)
+				text, ok = lookup(c.e.run.Doc.Runs[c.e.index], c.prefix+p)
 			}
 			cl := newCell(text, ok)
-			cl.Sim = c.sim
+			cl.Sim = c.prefix != ""
 			r.Cells = append(r.Cells, cl)
 		}
 		t.Rows = append(t.Rows, r)

@@ -406,6 +406,8 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		rec := 0.25
 		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}
+		s.Runs[0].SimLate = results.Values{"requests": 1200, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
+			"peak_attempts_per_s": 0, "herd_factor": 41.5, "failed_after_fault": 0, "recovery_s": rec}
 		if data, err = folder.EncodeSummary(s); err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +418,8 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		`no-jitter: attempts were sent late, p99 23.5ms after their scheduled time (limit 10.0ms)`,
 		`full-jitter: the clients learned of the crash at 6.00s over p99 31.0ms (max 38.0ms) where the model has them learn at once (limit 10.0ms)`,
 		`self-check: send lag p50 200µs, p99 12.0ms, max 80.0ms; spread after crashes p50 14.0ms, p99 31.0ms, max 38.0ms (waves: limit 10.0ms on each cohort&#39;s p99, drift p50); CPU 50% of 2 cores: NOT TRUSTWORTHY`,
-		`<th scope="col">no-jitter</th><th scope="col">no-jitter (sim)</th><th scope="col">full-jitter</th>`,
+		`<th scope="col">no-jitter</th><th scope="col">no-jitter (sim)</th><th scope="col">no-jitter (sim, late)</th><th scope="col">full-jitter</th>`,
+		`<td class="num sim">41.5</td>`,
 		`<td class="num sim">98.5</td>`,
 		`<td class="num sim">1234</td>`,
 		`<td class="num sim">0.25</td>`,
@@ -425,7 +428,7 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 			t.Errorf("report.html lacks %s", want)
 		}
 	}
-	if strings.Contains(html, `class="key">sim.`) {
+	if strings.Contains(html, `class="key">sim.`) || strings.Contains(html, `class="key">sim_with_lateness.`) {
 		t.Error("the simulator's figures have rows of their own; they belong in the (sim) column")
 	}
 	if strings.Contains(html, "full-jitter (sim)") {

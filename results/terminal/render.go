@@ -65,16 +65,23 @@ func RenderTable(w io.Writer, s *results.Summary) error {
 		if s.Repetitions > 1 {
 			label = "(sim mean)" // over the same seeds; the row above is the first repetition
 		}
-		fmt.Fprint(tw, label+"\t")
-		for _, m := range cols {
-			text := ""
-			if m.Shows&results.InSim != 0 {
-				v, ok := r.Sim.Get(m.Name)
-				text = cell(m, v, ok)
+		simRow := func(label string, f results.Values) {
+			fmt.Fprint(tw, label+"\t")
+			for _, m := range cols {
+				text := ""
+				if m.Shows&results.InSim != 0 {
+					v, ok := f.Get(m.Name)
+					text = cell(m, v, ok)
+				}
+				fmt.Fprint(tw, text+"\t")
 			}
-			fmt.Fprint(tw, text+"\t")
+			fmt.Fprintln(tw)
 		}
-		fmt.Fprintln(tw)
+		simRow(label, r.Sim)
+		if r.SimLate != nil {
+			// And with this run's own lateness (the model's second opinion).
+			simRow("(sim, late)", r.SimLate)
+		}
 	}
 	return tw.Flush()
 }

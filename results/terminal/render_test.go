@@ -146,6 +146,18 @@ func TestTableShowsTheSimulatorsRow(t *testing.T) {
 	if !strings.Contains(b.String(), "(sim mean)") {
 		t.Errorf("with repetitions the row should say it holds means:\n%s", b.String())
 	}
+	// With the model's second opinion, its row comes right under (sim).
+	s.Repetitions = 0
+	s.Runs[0].SimLate = results.Values{"requests": 4300, "success_ratio": 0.96, "unfinished": 0, "attempts": 6470, "amplification": 1.5, "peak_attempts_per_s": 930, "herd_factor": 33.5, "failed_after_fault": 350, "recovery_s": 3.99}
+	b.Reset()
+	_ = RenderTable(&b, s)
+	lines = strings.Split(b.String(), "\n")
+	if len(lines) < 4 || strings.Join(strings.Fields(lines[3]), " ") != "(sim, late) 4300 96.0% 0 6470 1.50 930 33.5 350 3.99s" {
+		t.Errorf("table with the second opinion:\n%s", b.String())
+	}
+	if !strings.Contains(strings.Join(results.Explain(s), "\n"), "(sim, late): ") {
+		t.Errorf("the (sim, late) row unexplained:\n%s", strings.Join(results.Explain(s), "\n"))
+	}
 }
 
 // TestTableColumns: the table has one column per metric placed in it
