@@ -31,9 +31,42 @@ func floorRequest(host string) []byte {
 	return []byte("POST / HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: loadcmp\r\nContent-Length: 0\r\n\r\n")
 }
 
-// floorResult is what a floor prints: the swarm's JSON.
-func floorResult(w io.Writer, h *hdrhistogram.Histogram, attempts, ok int64) error {
-	return json.NewEncoder(w).Encode(struct{ P99Micros, Attempts, OK int64 }{h.ValueAtQuantile(99), attempts, ok})
+// tally is a floor's figures, each connection's (or loop's) added as it
+// ends, and the first error of any.
+type tally struct {
+	mu           sync.Mutex
+	all          *hdrhistogram.Histogram
+	attempts, ok int64
+	errs         chan error
+}
+
+func newTally(workers int) *tally {
+	return &tally{all: newFloorHist(), errs: make(chan error, workers)}
+}
+
+// newFloorHist is a floor's latency histogram: microseconds to a minute.
+func newFloorHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_000, 3) }
+
+// add adds one worker's latencies, answers and 200s.
+func (t *tally) add(h *hdrhistogram.Histogram, n, good int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.all.Merge(h)
+	t.attempts, t.ok = t.attempts+n, t.ok+good
+}
+
+// fail keeps a worker's error (the first of each worker's).
+func (t *tally) fail(err error) { t.errs <- err }
+
+// write prints the floor's figures as the swarm's JSON, or returns the
+// first error a worker met. Call it once every worker has ended.
+func (t *tally) write(w io.Writer) error {
+	select {
+	case err := <-t.errs:
+		return err
+	default:
+	}
+	return json.NewEncoder(w).Encode(struct{ P99Micros, Attempts, OK int64 }{t.all.ValueAtQuantile(99), t.attempts, t.ok})
 }
 
 // answerLen returns the length of the complete HTTP/1.1 answer at the
@@ -68,13 +101,8 @@ func answerLen(b []byte) (n int, ok bool) {
 func runFloorGoroutines(addr string, conns int, d time.Duration, w io.Writer) error {
 	req := floorRequest(addr)
 	deadline := time.Now().Add(d)
-	var (
-		mu           sync.Mutex
-		all          = hdrhistogram.New(1, 60_000_000, 3)
-		attempts, ok int64
-		wg           sync.WaitGroup
-		errs         = make(chan error, conns)
-	)
+	t := newTally(conns)
+	var wg sync.WaitGroup
 	for range conns {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
@@ -84,20 +112,20 @@ func runFloorGoroutines(addr string, conns int, d time.Duration, w io.Writer) er
 		go func() {
 			defer wg.Done()
 			defer c.Close()
-			h := hdrhistogram.New(1, 60_000_000, 3)
+			h := newFloorHist()
 			var n, good int64
 			buf := make([]byte, 4096)
 			for time.Now().Before(deadline) {
 				sent := time.Now()
 				if _, err := c.Write(req); err != nil {
-					errs <- err
+					t.fail(err)
 					return
 				}
 				have := 0
 				for {
 					m, err := c.Read(buf[have:])
 					if err != nil {
-						errs <- err
+						t.fail(err)
 						return
 					}
 					have += m
@@ -108,23 +136,15 @@ func runFloorGoroutines(addr string, conns int, d time.Duration, w io.Writer) er
 						}
 						break
 					} else if k < 0 || have == len(buf) {
-						errs <- fmt.Errorf("an answer the floor does not read: %q", buf[:have])
+						t.fail(fmt.Errorf("an answer the floor does not read: %q", buf[:have]))
 						return
 					}
 				}
 				_ = h.RecordValue(time.Since(sent).Microseconds())
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			all.Merge(h)
-			attempts, ok = attempts+n, ok+good
+			t.add(h, n, good)
 		}()
 	}
 	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-	}
-	return floorResult(w, all, attempts, ok)
+	return t.write(w)
 }

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // loopConn is one of an event loop's connections.
@@ -34,13 +32,8 @@ func runFloorEpoll(addr string, conns int, d time.Duration, w io.Writer) error {
 	req := floorRequest(addr)
 	deadline := time.Now().Add(d)
 	loops := min(runtime.GOMAXPROCS(0), conns)
-	var (
-		mu           sync.Mutex
-		all          = hdrhistogram.New(1, 60_000_000, 3)
-		attempts, ok int64
-		wg           sync.WaitGroup
-		errs         = make(chan error, loops)
-	)
+	t := newTally(loops)
+	var wg sync.WaitGroup
 	for k := range loops {
 		ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 		if err != nil {
@@ -71,9 +64,9 @@ func runFloorEpoll(addr string, conns int, d time.Duration, w io.Writer) error {
 			defer syscall.Close(ep)
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			h := hdrhistogram.New(1, 60_000_000, 3)
+			h := newFloorHist()
 			var n, good int64
-			fail := func(err error) { errs <- err }
+			fail := t.fail
 			for _, c := range cs {
 				defer syscall.Close(c.fd)
 				c.sent = time.Now()
@@ -124,17 +117,9 @@ func runFloorEpoll(addr string, conns int, d time.Duration, w io.Writer) error {
 					}
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			all.Merge(h)
-			attempts, ok = attempts+n, ok+good
+			t.add(h, n, good)
 		}()
 	}
 	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-	}
-	return floorResult(w, all, attempts, ok)
+	return t.write(w)
 }
