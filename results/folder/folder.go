@@ -19,26 +19,57 @@ type Staged struct {
 	// Dir is the hidden folder to write into.
 	Dir   string
 	final string
+	// first is the suffix number Stage found free (1: none), the name
+	// the hidden folder carries and Publish tries first.
+	first int
 }
 
 // Stage creates the hidden folder for the results folder dir (and dir's
-// parent if needed).
+// parent if needed). When dir is already taken, it stages the name
+// Publish would give it (dir-2, dir-3, ...), so that the report drawn in
+// the hidden folder names the folder it is published as.
 func Stage(dir string) (*Staged, error) {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".partial-*")
+	first, err := freeSuffix(dir)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return &Staged{Dir: tmp, final: dir}, nil
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(suffixed(dir, first))+".partial-*")
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	return &Staged{Dir: tmp, final: dir, first: first}, nil
+}
+
+// suffixed returns dir with the suffix number i: dir itself for 1, else
+// dir-i.
+func suffixed(dir string, i int) string {
+	if i > 1 {
+		return dir + "-" + strconv.Itoa(i)
+	}
+	return dir
+}
+
+// freeSuffix returns the first suffix number i whose suffixed(dir, i) does
+// not exist yet.
+func freeSuffix(dir string) (int, error) {
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(suffixed(dir, i)); errors.Is(err, fs.ErrNotExist) {
+			return i, nil
+		} else if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // PublishedName returns the name the results folder dir is known by: its
 // own name, or, for the hidden folder Stage writes into
 // (".<name>.partial-*", where a run draws its report), the <name> it is
-// published as (without the -2 Publish adds when the name is taken).
+// published as (with the -2 Stage chose when the name was taken, unless
+// another run took that name meanwhile).
 func PublishedName(dir string) string {
 	base := filepath.Base(filepath.Clean(dir))
 	if i := strings.LastIndex(base, ".partial-"); strings.HasPrefix(base, ".") && i > 1 {
@@ -58,11 +89,8 @@ func (s *Staged) Publish() (string, error) {
 		s.Discard()
 		return "", fmt.Errorf("results: %w", err)
 	}
-	for i := 1; ; i++ {
-		final := s.final
-		if i > 1 {
-			final = s.final + "-" + strconv.Itoa(i)
-		}
+	for i := max(s.first, 1); ; i++ {
+		final := suffixed(s.final, i)
 		if _, err := os.Lstat(final); err == nil {
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -70,7 +98,7 @@ func (s *Staged) Publish() (string, error) {
 			return "", fmt.Errorf("results: %w", err)
 		}
 		if err := os.Rename(s.Dir, final); err != nil {
-			if i < 100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
+			if i < s.first+100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
 				continue // another run took the name meanwhile
 			}
 			s.Discard()

@@ -175,3 +175,23 @@ func TestPublishedName(t *testing.T) {
 		t.Errorf("PublishedName(%s) = %q", s.Dir, got)
 	}
 }
+
+// A run whose folder name is taken (two runs in one second) draws its
+// report in a hidden folder named by the folder it is published as, so
+// the report's heading names its own folder, not the other run's.
+func TestStageNamesTheFolderItPublishes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s-20250101T000000Z")
+	for i, want := range []string{"s-20250101T000000Z", "s-20250101T000000Z-2", "s-20250101T000000Z-3"} {
+		st, err := Stage(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PublishedName(st.Dir); got != want {
+			t.Errorf("run %d: staged as %q, want %q", i+1, got, want)
+		}
+		got, err := st.Publish()
+		if err != nil || filepath.Base(got) != want {
+			t.Errorf("run %d: Publish = %q, %v; want %s", i+1, got, err, want)
+		}
+	}
+}
