@@ -71,11 +71,25 @@ func finish(stdout, stderr io.Writer, f *scenarioFlags, points []engine.Point, s
 	}
 	if *dir != "" {
 		fmt.Fprintln(text, "results:", *dir)
+		if page := reportIn(*dir); page != "" {
+			fmt.Fprintln(text, "report:", page)
+		}
 	}
 	if (werr != nil || oerr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
 	return exitCodeOf(summaries, stderr)
+}
+
+// reportIn returns the path of the results folder dir's report.html, the
+// file to open, as 'herdbench report' names it; "" when the report could
+// not be drawn.
+func reportIn(dir string) string {
+	page := filepath.Join(dir, "report.html")
+	if st, err := os.Stat(page); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return page
 }
 
 // summaries are the points' summaries, in order.

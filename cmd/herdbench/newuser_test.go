@@ -186,3 +186,25 @@ func TestScenarioNotFoundSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNamesTheReportToOpen: a run ends by naming its results folder and
+// then the file in it to open, report.html, as 'herdbench report' does; a
+// new user was left to guess which of the folder's 17 files to open.
+func TestRunNamesTheReportToOpen(t *testing.T) {
+	out := t.TempDir()
+	file := writeScenario(t, "name: tiny\nduration: 2s\nchaos:\n  - {name: down, kind: outage, mode: reset, at: 500ms, for: 500ms}\nworkload: {kind: closed, clients: 3}\nstrategies:\n  - {name: a, backoff: full}\n")
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--no-png", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^results: (.+)\nreport: (.+)$`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("stdout lacks a results line followed by a report line:\n%s", stdout)
+	}
+	if m[2] != filepath.Join(m[1], "report.html") {
+		t.Errorf("report: %q; want %q", m[2], filepath.Join(m[1], "report.html"))
+	}
+	if _, err := os.Stat(m[2]); err != nil {
+		t.Errorf("the report named is not there: %v", err)
+	}
+}
