@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/recording"
@@ -95,9 +96,25 @@ Exit code 0 when every file is valid, 2 otherwise.
 		if len(p.Sweep) > 0 {
 			sweep = fmt.Sprintf(", a sweep of %d points, each checked", len(plans))
 		}
-		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s workload%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, p.Workload.Kind, sweep)
+		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, workloadSize(p), sweep)
 	}
 	return code
+}
+
+// workloadSize says what load a plan's workload puts on each cohort, with
+// the defaults filled in: "closed workload of 100 clients", "open workload
+// of 200 arrivals/s"; its kind alone when a sweep varies the size.
+func workloadSize(p *scenarios.Plan) string {
+	w := p.Workload
+	for _, a := range p.Sweep {
+		if a.Path == "workload.clients" || a.Path == "workload.rate" {
+			return w.Kind.String() + " workload"
+		}
+	}
+	if w.Kind == clients.Open {
+		return fmt.Sprintf("%s workload of %g arrivals/s", w.Kind, w.Rate)
+	}
+	return fmt.Sprintf("%s workload of %s", w.Kind, counted(w.Clients, "client", "clients"))
 }
 
 // validServerOnly reports whether the scenario arg, which the swarm

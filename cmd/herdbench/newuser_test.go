@@ -208,3 +208,21 @@ func TestRunNamesTheReportToOpen(t *testing.T) {
 		t.Errorf("the report named is not there: %v", err)
 	}
 }
+
+// TestValidateSaysTheLoad: validate's summary says how many clients (or
+// arrivals per second) each cohort runs, defaults filled in: a scenario
+// without a workload was "ok: ..., closed workload" and ran 100 clients.
+func TestValidateSaysTheLoad(t *testing.T) {
+	for body, want := range map[string]string{
+		"name: bare\nduration: 5s\nstrategies:\n  - {name: a, backoff: full}\n":                                         "ok: 1 strategy, 0 faults, 5s, closed workload of 100 clients\n",
+		"name: one\nduration: 5s\nworkload: {kind: closed, clients: 1}\nstrategies:\n  - {name: a, backoff: full}\n":    "ok: 1 strategy, 0 faults, 5s, closed workload of 1 client\n",
+		"name: open\nduration: 5s\nworkload: {kind: open, rate: 250}\nstrategies:\n  - {name: a, backoff: full}\n":      "ok: 1 strategy, 0 faults, 5s, open workload of 250 arrivals/s\n",
+		"name: sw\nduration: 5s\nstrategies:\n  - {name: a, backoff: full}\nsweep:\n  workload.clients: [10, 20]\n":     "ok: 1 strategy, 0 faults, 5s, closed workload, a sweep of 2 points, each checked\n",
+		"name: shot\nduration: 5s\nworkload: {kind: oneshot, clients: 30}\nstrategies:\n  - {name: a, backoff: full}\n": "ok: 1 strategy, 0 faults, 5s, oneshot workload of 30 clients\n",
+	} {
+		file := writeScenario(t, body)
+		if code, out, stderr := runCLI(t, "validate", file); code != exitOK || !strings.HasSuffix(out, want) {
+			t.Errorf("validate %q: exit %d, stdout %q, stderr %q; want it to end %q", body, code, out, stderr, want)
+		}
+	}
+}
