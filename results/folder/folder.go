@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Staged is a results folder being written: its files go into a hidden
@@ -41,7 +42,35 @@ func Stage(dir string) (*Staged, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	staging.Lock()
+	staging.dirs[tmp] = struct{}{}
+	staging.Unlock()
 	return &Staged{Dir: tmp, final: dir, first: first}, nil
+}
+
+// staging holds the hidden folders this process staged and has neither
+// published nor discarded, for DiscardUnpublished. Its lock also keeps
+// Publish's rename and DiscardUnpublished apart, so a folder is either
+// published whole or removed, never renamed half removed.
+var staging = struct {
+	sync.Mutex
+	dirs map[string]struct{}
+}{dirs: map[string]struct{}{}}
+
+// DiscardUnpublished removes every hidden folder this process staged and
+// has not yet published or discarded, and returns how many it removed: a
+// command that exits at once (a second Ctrl-C) leaves no hidden folder of
+// results nobody will see behind. A Publish after it fails.
+func DiscardUnpublished() int {
+	staging.Lock()
+	defer staging.Unlock()
+	n := 0
+	for dir := range staging.dirs {
+		_ = os.RemoveAll(dir)
+		delete(staging.dirs, dir)
+		n++
+	}
+	return n
 }
 
 // suffixed returns dir with the suffix number i: dir itself for 1, else
@@ -79,14 +108,26 @@ func PublishedName(dir string) string {
 }
 
 // Discard removes the hidden folder and everything in it.
-func (s *Staged) Discard() { _ = os.RemoveAll(s.Dir) }
+func (s *Staged) Discard() {
+	staging.Lock()
+	defer staging.Unlock()
+	s.discard()
+}
+
+// discard is Discard, with staging locked.
+func (s *Staged) discard() {
+	delete(staging.dirs, s.Dir)
+	_ = os.RemoveAll(s.Dir)
+}
 
 // Publish renames the hidden folder to the results folder's name, with a
 // suffix (-2, -3, ...) when that name is taken, and returns the path it
 // took. On an error the hidden folder is removed.
 func (s *Staged) Publish() (string, error) {
+	staging.Lock()
+	defer staging.Unlock()
 	if err := os.Chmod(s.Dir, 0o755); err != nil {
-		s.Discard()
+		s.discard()
 		return "", fmt.Errorf("results: %w", err)
 	}
 	for i := max(s.first, 1); ; i++ {
@@ -94,16 +135,17 @@ func (s *Staged) Publish() (string, error) {
 		if _, err := os.Lstat(final); err == nil {
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			s.Discard()
+			s.discard()
 			return "", fmt.Errorf("results: %w", err)
 		}
 		if err := os.Rename(s.Dir, final); err != nil {
 			if i < s.first+100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
 				continue // another run took the name meanwhile
 			}
-			s.Discard()
+			s.discard()
 			return "", fmt.Errorf("results: %w", err)
 		}
+		delete(staging.dirs, s.Dir)
 		return final, nil
 	}
 }

@@ -195,3 +195,39 @@ func TestStageNamesTheFolderItPublishes(t *testing.T) {
 		}
 	}
 }
+
+// DiscardUnpublished removes the hidden folders staged and not yet
+// published (a second Ctrl-C left ".<name>.partial-*" behind in --out),
+// and nothing else: a folder published before stays, and one published
+// after fails rather than appear half removed.
+func TestDiscardUnpublished(t *testing.T) {
+	out := t.TempDir()
+	done, err := Stage(filepath.Join(out, "a-20250101T000000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	published, err := done.Publish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := Stage(filepath.Join(out, "b-20250101T000000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dropped.Dir, "summary.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := DiscardUnpublished(); n != 1 {
+		t.Errorf("DiscardUnpublished removed %d folders, want 1", n)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || filepath.Join(out, entries[0].Name()) != published {
+		t.Errorf("left %v in the output folder, want only %s", entries, published)
+	}
+	if dir, err := dropped.Publish(); err == nil {
+		t.Errorf("Publish after DiscardUnpublished = %q, want an error", dir)
+	}
+	if n := DiscardUnpublished(); n != 0 {
+		t.Errorf("a second DiscardUnpublished removed %d folders, want 0", n)
+	}
+}
