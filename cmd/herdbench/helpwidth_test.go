@@ -38,3 +38,17 @@ func TestHelpProseIsWrapped(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpShowsHowToStart: validate's and list's --help show commands to
+// copy (list's once said to copy a scenario without naming --print, and
+// validate's had no example at all).
+func TestHelpShowsHowToStart(t *testing.T) {
+	for name, want := range map[string]string{
+		"list":     "  herdbench scenario outage --print > my.yaml\n  herdbench validate my.yaml\n",
+		"validate": "Examples:\n  herdbench validate my.yaml\n",
+	} {
+		if code, out, _ := runCLI(t, name, "--help"); code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("herdbench %s --help: exit %d, stdout %q; want it to show %q", name, code, out, want)
+		}
+	}
+}

@@ -22,7 +22,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 
 Lists the scenarios built into herdbench, one per line. Run one by name:
   herdbench scenario outage
-Write your own by copying one: the resolved copy of every run is saved as
+Write your own by copying one, edit it and check it:
+  herdbench scenario outage --print > my.yaml
+  herdbench validate my.yaml
+Every run also saves the scenario as run, defaults filled in, as
 scenario.yaml in its results folder.
 `)
 	}
@@ -59,6 +62,11 @@ is checked at every point, and a problem only some points have names them.
 
 A scenario without strategies is valid for herdbench target and proxy
 alone (their chaos plan, and thresholds on the traffic they record).
+
+Examples:
+  herdbench validate my.yaml
+  herdbench validate *.yaml              # several files: each one's problems
+  herdbench validate runs/outage-20261201T200000Z/scenario.yaml
 
 Exit code 0 when every file is valid, 2 otherwise.
 `)
