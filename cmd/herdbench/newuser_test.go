@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -223,6 +224,28 @@ func TestValidateSaysTheLoad(t *testing.T) {
 		file := writeScenario(t, body)
 		if code, out, stderr := runCLI(t, "validate", file); code != exitOK || !strings.HasSuffix(out, want) {
 			t.Errorf("validate %q: exit %d, stdout %q, stderr %q; want it to end %q", body, code, out, stderr, want)
+		}
+	}
+}
+
+// TestPartialThresholdsSaySo: an interrupted run's thresholds line says
+// they were checked on the part recorded; it once ended "thresholds: all
+// 2 passed" under a run cut at 3.7 s of 10 s.
+func TestPartialThresholdsSaySo(t *testing.T) {
+	ended := 3.7
+	for _, c := range []struct {
+		label string
+		s     results.Summary
+		want  string
+	}{
+		{"", results.Summary{DurationS: 10}, ""},
+		{"", results.Summary{DurationS: 10, Partial: true, EndedS: &ended}, "partial run, to 3.7s of 10s: "},
+		{"", results.Summary{DurationS: 10, Partial: true}, "partial run: "},
+		{"workload.clients=20", results.Summary{DurationS: 10}, "workload.clients=20: "},
+		{"workload.clients=20", results.Summary{DurationS: 10, Partial: true, EndedS: &ended}, "workload.clients=20, partial run, to 3.7s of 10s: "},
+	} {
+		if got := thresholdsLead(c.label, &c.s); got != c.want {
+			t.Errorf("thresholdsLead(%q, partial %v) = %q, want %q", c.label, c.s.Partial, got, c.want)
 		}
 	}
 }
