@@ -140,10 +140,10 @@ func CheckMemory(plans []*scenarios.Plan, o Options, limit uint64, what string) 
 		}
 		clientsText += fmt.Sprintf(" on %s (connections: {shared: K} puts K clients on one)", spoken.Count(chans, "grpc-go channel", "grpc-go channels"))
 	}
-	return fmt.Errorf("%w: about %s (timelines %s for %s over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
+	return fmt.Errorf("%w: about %s (the process itself %s; timelines %s for %s over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
 		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points, "+
 		"or raise --max-memory if this machine has the memory to spare",
-		ErrTooMuchMemory, size(e.Total), size(e.Timelines), spoken.Count(len(p.Strategies), "cohort", "cohorts"), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
+		ErrTooMuchMemory, size(e.Total), size(memBase), size(e.Timelines), spoken.Count(len(p.Strategies), "cohort", "cohorts"), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
 }
 
 // inFlight is how many clients of one cohort of p exist at once: all of

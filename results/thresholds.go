@@ -90,6 +90,10 @@ type Threshold struct {
 	Limit float64 // in the metric's unit (ms for latency_ms, s for *_s)
 }
 
+// opMeant maps comparisons written as other languages or habits spell
+// them to the one meant.
+var opMeant = map[string]string{"=<": "<=", "=>": ">=", "=": "==", "<<": "<", ">>": ">"}
+
 // ErrThreshold is matched (errors.Is) by ParseThreshold's errors.
 var ErrThreshold = errors.New("invalid threshold")
 
@@ -112,10 +116,7 @@ func ParseThreshold(expr string) (Threshold, error) {
 		return th, fmt.Errorf("%w: %q has no comparison; write metric op value, e.g. amplification <= 1.5 (ops: < <= > >= ==)", ErrThreshold, th.Expr)
 	}
 	name, rest := strings.TrimSpace(th.Expr[:i]), th.Expr[i:]
-	opText := rest[:1]
-	if len(rest) > 1 && rest[1] == '=' {
-		opText = rest[:2]
-	}
+	opText := rest[:len(rest)-len(strings.TrimLeft(rest, "<>=!"))]
 	op := -1
 	for j, n := range opNames {
 		if n == opText {
@@ -123,6 +124,9 @@ func ParseThreshold(expr string) (Threshold, error) {
 		}
 	}
 	if op < 0 {
+		if meant, ok := opMeant[opText]; ok {
+			return th, fmt.Errorf("%w: %q: unknown comparison %q (did you mean %q?); use one of < <= > >= ==", ErrThreshold, th.Expr, opText, meant)
+		}
 		return th, fmt.Errorf("%w: %q: unknown comparison %q; use one of < <= > >= ==", ErrThreshold, th.Expr, opText)
 	}
 	th.Op = Op(op)

@@ -58,7 +58,10 @@ func TestParseThresholdErrors(t *testing.T) {
 	for _, c := range []struct{ expr, want string }{
 		{"amplification 1.5", "no comparison"},
 		{"amplification != 1.5", `unknown comparison "!="`},
-		{"amplification => 1.5", `unknown comparison "="`},
+		{"amplification => 1.5", `unknown comparison "=>" (did you mean ">="?)`},
+		{"amplification =< 1.5", `unknown comparison "=<" (did you mean "<="?)`},
+		{"amplification = 1.5", `unknown comparison "=" (did you mean "=="?)`},
+		{"amplification <=> 1.5", `unknown comparison "<=>"; use one of`},
 		{"<= 1.5", "no metric"},
 		{"amplification <=", "no value"},
 		{"amplificaton <= 1.5", `unknown metric "amplificaton"`},

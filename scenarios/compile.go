@@ -490,7 +490,11 @@ func (c *compiler) strategies(f *File, only []string) []clients.Strategy {
 			for _, s := range f.Strategies {
 				names = append(names, s.Name)
 			}
-			c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--strategies names %q, which is not a strategy of this scenario; its strategies: %s", name, validList(names))})
+			meant := ""
+			if m, near := closest(name, names); near {
+				meant = fmt.Sprintf(" (did you mean %q?)", m)
+			}
+			c.errs.Problems = append(c.errs.Problems, Problem{Msg: fmt.Sprintf("--strategies names %q, which is not a strategy of this scenario%s; its strategies: %s", name, meant, validList(names))})
 			continue
 		}
 		picked = append(picked, out[j])

@@ -72,11 +72,25 @@ func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points [
 	}
 	if *dir != "" {
 		fmt.Fprintln(text, "results:", *dir)
+		if page := reportIn(*dir); page != "" {
+			fmt.Fprintln(text, "report:", page)
+		}
 	}
 	if (werr != nil || oerr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
 	return exitCodeOf(summaries, stderr)
+}
+
+// reportIn returns the path of the results folder dir's report.html, the
+// file to open, as 'herdbench report' names it; "" when the report could
+// not be drawn.
+func reportIn(dir string) string {
+	page := filepath.Join(dir, "report.html")
+	if st, err := os.Stat(page); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return page
 }
 
 // summaries are the points' summaries, in order.
@@ -209,12 +223,32 @@ func (e *ending) show(stdout io.Writer) {
 		if len(s.Thresholds) == 0 {
 			continue
 		}
-		if l := e.label(s); l != "" {
-			fmt.Fprint(stdout, l+": ")
-		}
+		fmt.Fprint(stdout, thresholdsLead(e.label(s), s))
 		_ = terminal.RenderThresholds(stdout, s.Thresholds)
 		fmt.Fprintln(stdout)
 	}
+}
+
+// thresholdsLead is what goes before a summary's "thresholds: ..." line:
+// the sweep point's label, and for an interrupted run that its checks saw
+// only the part recorded ("partial run, to 3.7s of 10s: "), so that a
+// pass at the bottom of the output is not read as the whole run's.
+func thresholdsLead(label string, s *results.Summary) string {
+	var parts []string
+	if label != "" {
+		parts = append(parts, label)
+	}
+	if s.Partial {
+		p := "partial run"
+		if s.EndedS != nil {
+			p += fmt.Sprintf(", to %.1fs of %gs", *s.EndedS, s.DurationS)
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + ": "
 }
 
 // warn prints on stderr what the figures need said beside them: an

@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/spoken"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/recording"
@@ -21,7 +22,10 @@ func runList(args []string, stdout, stderr io.Writer) int {
 
 Lists the scenarios built into herdbench, one per line. Run one by name:
   herdbench scenario outage
-Write your own by copying one: the resolved copy of every run is saved as
+Write your own by copying one, edit it and check it:
+  herdbench scenario outage --print > my.yaml
+  herdbench validate my.yaml
+Every run also saves the scenario as run, defaults filled in, as
 scenario.yaml in its results folder.
 `)
 	}
@@ -59,6 +63,11 @@ is checked at every point, and a problem only some points have names them.
 A scenario without strategies is valid for herdbench target and proxy
 alone (their chaos plan, and thresholds on the traffic they record).
 
+Examples:
+  herdbench validate my.yaml
+  herdbench validate *.yaml              # several files: each one's problems
+  herdbench validate runs/outage-20261201T200000Z/scenario.yaml
+
 Exit code 0 when every file is valid, 2 otherwise.
 `)
 	}
@@ -95,9 +104,25 @@ Exit code 0 when every file is valid, 2 otherwise.
 		if len(p.Sweep) > 0 {
 			sweep = fmt.Sprintf(", a sweep of %d points, each checked", len(plans))
 		}
-		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s workload%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, p.Workload.Kind, sweep)
+		fmt.Fprintf(stdout, "%s: ok: %s, %s, %s, %s%s\n", arg, counted(len(p.Strategies), "strategy", "strategies"), counted(faults, "fault", "faults"), p.Duration, workloadSize(p), sweep)
 	}
 	return code
+}
+
+// workloadSize says what load a plan's workload puts on each cohort, with
+// the defaults filled in: "closed workload of 100 clients", "open workload
+// of 200 arrivals/s"; its kind alone when a sweep varies the size.
+func workloadSize(p *scenarios.Plan) string {
+	w := p.Workload
+	for _, a := range p.Sweep {
+		if a.Path == "workload.clients" || a.Path == "workload.rate" {
+			return w.Kind.String() + " workload"
+		}
+	}
+	if w.Kind == clients.Open {
+		return fmt.Sprintf("%s workload of %g arrivals/s", w.Kind, w.Rate)
+	}
+	return fmt.Sprintf("%s workload of %s", w.Kind, counted(w.Clients, "client", "clients"))
 }
 
 // validServerOnly reports whether the scenario arg, which the swarm

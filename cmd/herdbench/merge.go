@@ -57,7 +57,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mergeHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read, or the results not written; 2 bad usage, or folders that are not one run's shards (nothing written);\n3 a threshold failed (results written).\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a folder could not be read, or the results not\nwritten; 2 bad usage, or folders that are not one run's shards (nothing\nwritten); 3 a threshold failed (results written).\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/spf13/pflag"
 )
@@ -183,6 +184,68 @@ func TestScenarioNotFoundSaysWhere(t *testing.T) {
 		code, _, stderr := runCLI(t, c.args...)
 		if code != exitUsage || !strings.HasPrefix(stderr, c.want) || !strings.Contains(stderr, `did you mean "outage"`) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message starting %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestRunNamesTheReportToOpen: a run ends by naming its results folder and
+// then the file in it to open, report.html, as 'herdbench report' does; a
+// new user was left to guess which of the folder's 17 files to open.
+func TestRunNamesTheReportToOpen(t *testing.T) {
+	out := t.TempDir()
+	file := writeScenario(t, "name: tiny\nduration: 2s\nchaos:\n  - {name: down, kind: outage, mode: reset, at: 500ms, for: 500ms}\nworkload: {kind: closed, clients: 3}\nstrategies:\n  - {name: a, backoff: full}\n")
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--no-png", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^results: (.+)\nreport: (.+)$`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("stdout lacks a results line followed by a report line:\n%s", stdout)
+	}
+	if m[2] != filepath.Join(m[1], "report.html") {
+		t.Errorf("report: %q; want %q", m[2], filepath.Join(m[1], "report.html"))
+	}
+	if _, err := os.Stat(m[2]); err != nil {
+		t.Errorf("the report named is not there: %v", err)
+	}
+}
+
+// TestValidateSaysTheLoad: validate's summary says how many clients (or
+// arrivals per second) each cohort runs, defaults filled in: a scenario
+// without a workload was "ok: ..., closed workload" and ran 100 clients.
+func TestValidateSaysTheLoad(t *testing.T) {
+	for body, want := range map[string]string{
+		"name: bare\nduration: 5s\nstrategies:\n  - {name: a, backoff: full}\n":                                         "ok: 1 strategy, 0 faults, 5s, closed workload of 100 clients\n",
+		"name: one\nduration: 5s\nworkload: {kind: closed, clients: 1}\nstrategies:\n  - {name: a, backoff: full}\n":    "ok: 1 strategy, 0 faults, 5s, closed workload of 1 client\n",
+		"name: open\nduration: 5s\nworkload: {kind: open, rate: 250}\nstrategies:\n  - {name: a, backoff: full}\n":      "ok: 1 strategy, 0 faults, 5s, open workload of 250 arrivals/s\n",
+		"name: sw\nduration: 5s\nstrategies:\n  - {name: a, backoff: full}\nsweep:\n  workload.clients: [10, 20]\n":     "ok: 1 strategy, 0 faults, 5s, closed workload, a sweep of 2 points, each checked\n",
+		"name: shot\nduration: 5s\nworkload: {kind: oneshot, clients: 30}\nstrategies:\n  - {name: a, backoff: full}\n": "ok: 1 strategy, 0 faults, 5s, oneshot workload of 30 clients\n",
+	} {
+		file := writeScenario(t, body)
+		if code, out, stderr := runCLI(t, "validate", file); code != exitOK || !strings.HasSuffix(out, want) {
+			t.Errorf("validate %q: exit %d, stdout %q, stderr %q; want it to end %q", body, code, out, stderr, want)
+		}
+	}
+}
+
+// TestPartialThresholdsSaySo: an interrupted run's thresholds line says
+// they were checked on the part recorded; it once ended "thresholds: all
+// 2 passed" under a run cut at 3.7 s of 10 s.
+func TestPartialThresholdsSaySo(t *testing.T) {
+	ended := 3.7
+	for _, c := range []struct {
+		label string
+		s     results.Summary
+		want  string
+	}{
+		{"", results.Summary{DurationS: 10}, ""},
+		{"", results.Summary{DurationS: 10, Partial: true, EndedS: &ended}, "partial run, to 3.7s of 10s: "},
+		{"", results.Summary{DurationS: 10, Partial: true}, "partial run: "},
+		{"workload.clients=20", results.Summary{DurationS: 10}, "workload.clients=20: "},
+		{"workload.clients=20", results.Summary{DurationS: 10, Partial: true, EndedS: &ended}, "workload.clients=20, partial run, to 3.7s of 10s: "},
+	} {
+		if got := thresholdsLead(c.label, &c.s); got != c.want {
+			t.Errorf("thresholdsLead(%q, partial %v) = %q, want %q", c.label, c.s.Partial, got, c.want)
 		}
 	}
 }

@@ -58,9 +58,8 @@ where you send it, anywhere. At most --max-in-flight requests are
 forwarded at once and as many wait; beyond that the proxy answers 503 at
 once (X-Herdbench-Proxy: overloaded; a gRPC proxy's call: UNAVAILABLE,
 with x-herdbench-proxy: overloaded in its header), so its memory stays
-bounded. Point
-the swarm at the proxy (a loopback address, so no --allow-remote is needed
-even when the upstream is remote):
+bounded. Point the swarm at the proxy (a loopback address, so no
+--allow-remote is needed even when the upstream is remote):
   herdbench proxy --upstream https://staging.internal --scenario gameday.yaml --hold
   herdbench scenario gameday.yaml --target http://127.0.0.1:8090/ --chaos-control http://127.0.0.1:8091
 
@@ -103,7 +102,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), proxyHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the\nrecording's results; 2 bad usage or an invalid scenario; 3 a threshold\nfailed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code

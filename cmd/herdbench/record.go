@@ -171,6 +171,9 @@ func (r *recorder) finish(stdout, stderr io.Writer) int {
 		e.show(stdout)
 		fmt.Fprintln(stdout, results.ProvenanceLine(last.Summary))
 		fmt.Fprintln(stdout, "results:", last.Dir)
+		if page := reportIn(last.Dir); page != "" {
+			fmt.Fprintln(stdout, "report:", page)
+		}
 	}
 	switch {
 	case end == recording.WriteFailed:

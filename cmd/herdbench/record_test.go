@@ -124,7 +124,7 @@ func TestProxyRecordingGates(t *testing.T) {
 		t.Fatalf("stdout names no results folder:\n%s", stdout.String())
 	}
 	final := m[1]
-	for _, want := range []string{"Recorded by the proxy at 127.0.0.1:8090 (upstream http://127.0.0.1:9000), server-side times", "thresholds: 3 of 5 FAILED", "client-a", "client-b"} {
+	for _, want := range []string{"report: " + filepath.Join(final, "report.html"), "Recorded by the proxy at 127.0.0.1:8090 (upstream http://127.0.0.1:9000), server-side times", "thresholds: 3 of 5 FAILED", "client-a", "client-b"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}

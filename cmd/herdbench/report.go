@@ -23,11 +23,13 @@ scenario.yaml).
 
 With one DIR it re-renders that folder's report in place, e.g. after
 upgrading herdbench. A sweep's folder (sweep.csv) gets a sweep's report:
-every figure against each swept field, and heat maps over two. With several it overlays them in one report, for a
-before/after comparison of a configuration change: each cohort appears once
-per run, labelled by run ("no-jitter (before)", "no-jitter (after)") and
-drawn in the same colour, solid for the first run and dashed for the second.
-The overlay goes to a new folder (--out).
+every figure against each swept field, and heat maps over two.
+
+With several it overlays them in one report, for a before/after comparison
+of a configuration change: each cohort appears once per run, labelled by
+run ("no-jitter (before)", "no-jitter (after)") and drawn in the same
+colour, solid for the first run and dashed for the second. The overlay
+goes to a new folder (--out).
 
 Examples:
   herdbench report runs/outage-20260301T120000Z
@@ -54,7 +56,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), reportHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a results folder's files could not be read (damaged, or not as herdbench writes them) or the report not written;\n2 bad usage, or a DIR that is not a results folder (missing, a file, no summary.json); 130 interrupted (Ctrl-C: nothing written, the folder's report is as it was).\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 ok; 1 a results folder's files could not be read (damaged,\nor not as herdbench writes them) or the report not written; 2 bad usage,\nor a DIR that is not a results folder (missing, a file, no summary.json);\n130 interrupted (Ctrl-C: nothing written, the folder's report is as it\nwas).\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code

@@ -10,11 +10,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/herdbench/herdbench/results/folder"
 )
 
 // interruptible returns a context that the first Ctrl-C (SIGINT) or SIGTERM
 // cancels, so the command stops cleanly and still writes what it has; a
-// second one calls exit(exitSignal) at once. release stops listening for
+// second one removes the hidden folder of results being written, if any
+// (folder.DiscardUnpublished), and calls exit(exitSignal) at once. release stops listening for
 // signals and ends the watcher goroutine. args are the command line's
 // (after the program's name): the lines it writes name the command, as
 // its own lines do (interruptLine).
@@ -41,7 +44,11 @@ func interruptible(parent context.Context, args []string, stderr io.Writer, exit
 		}
 		select {
 		case <-sigs:
-			fmt.Fprintln(stderr, interruptLine(role, time.Now(), "interrupted again, exiting now"))
+			msg := "interrupted again, exiting now"
+			if folder.DiscardUnpublished() > 0 {
+				msg += "; the results folder being written is dropped, nothing saved"
+			}
+			fmt.Fprintln(stderr, interruptLine(role, time.Now(), msg))
 			exit(exitSignal)
 		case <-done:
 		}

@@ -75,7 +75,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), targetHelp)
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the recording's results; 2 bad usage or an invalid scenario; 3 a threshold failed on the recorded traffic.\n")
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the\nrecording's results; 2 bad usage or an invalid scenario; 3 a threshold\nfailed on the recorded traffic.\n")
 	}
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Staged is a results folder being written: its files go into a hidden
@@ -19,26 +20,85 @@ type Staged struct {
 	// Dir is the hidden folder to write into.
 	Dir   string
 	final string
+	// first is the suffix number Stage found free (1: none), the name
+	// the hidden folder carries and Publish tries first.
+	first int
 }
 
 // Stage creates the hidden folder for the results folder dir (and dir's
-// parent if needed).
+// parent if needed). When dir is already taken, it stages the name
+// Publish would give it (dir-2, dir-3, ...), so that the report drawn in
+// the hidden folder names the folder it is published as.
 func Stage(dir string) (*Staged, error) {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".partial-*")
+	first, err := freeSuffix(dir)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return &Staged{Dir: tmp, final: dir}, nil
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(suffixed(dir, first))+".partial-*")
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	staging.Lock()
+	staging.dirs[tmp] = struct{}{}
+	staging.Unlock()
+	return &Staged{Dir: tmp, final: dir, first: first}, nil
+}
+
+// staging holds the hidden folders this process staged and has neither
+// published nor discarded, for DiscardUnpublished. Its lock also keeps
+// Publish's rename and DiscardUnpublished apart, so a folder is either
+// published whole or removed, never renamed half removed.
+var staging = struct {
+	sync.Mutex
+	dirs map[string]struct{}
+}{dirs: map[string]struct{}{}}
+
+// DiscardUnpublished removes every hidden folder this process staged and
+// has not yet published or discarded, and returns how many it removed: a
+// command that exits at once (a second Ctrl-C) leaves no hidden folder of
+// results nobody will see behind. A Publish after it fails.
+func DiscardUnpublished() int {
+	staging.Lock()
+	defer staging.Unlock()
+	n := 0
+	for dir := range staging.dirs {
+		_ = os.RemoveAll(dir)
+		delete(staging.dirs, dir)
+		n++
+	}
+	return n
+}
+
+// suffixed returns dir with the suffix number i: dir itself for 1, else
+// dir-i.
+func suffixed(dir string, i int) string {
+	if i > 1 {
+		return dir + "-" + strconv.Itoa(i)
+	}
+	return dir
+}
+
+// freeSuffix returns the first suffix number i whose suffixed(dir, i) does
+// not exist yet.
+func freeSuffix(dir string) (int, error) {
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(suffixed(dir, i)); errors.Is(err, fs.ErrNotExist) {
+			return i, nil
+		} else if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // PublishedName returns the name the results folder dir is known by: its
 // own name, or, for the hidden folder Stage writes into
 // (".<name>.partial-*", where a run draws its report), the <name> it is
-// published as (without the -2 Publish adds when the name is taken).
+// published as (with the -2 Stage chose when the name was taken, unless
+// another run took that name meanwhile).
 func PublishedName(dir string) string {
 	base := filepath.Base(filepath.Clean(dir))
 	if i := strings.LastIndex(base, ".partial-"); strings.HasPrefix(base, ".") && i > 1 {
@@ -48,34 +108,44 @@ func PublishedName(dir string) string {
 }
 
 // Discard removes the hidden folder and everything in it.
-func (s *Staged) Discard() { _ = os.RemoveAll(s.Dir) }
+func (s *Staged) Discard() {
+	staging.Lock()
+	defer staging.Unlock()
+	s.discard()
+}
+
+// discard is Discard, with staging locked.
+func (s *Staged) discard() {
+	delete(staging.dirs, s.Dir)
+	_ = os.RemoveAll(s.Dir)
+}
 
 // Publish renames the hidden folder to the results folder's name, with a
 // suffix (-2, -3, ...) when that name is taken, and returns the path it
 // took. On an error the hidden folder is removed.
 func (s *Staged) Publish() (string, error) {
+	staging.Lock()
+	defer staging.Unlock()
 	if err := os.Chmod(s.Dir, 0o755); err != nil {
-		s.Discard()
+		s.discard()
 		return "", fmt.Errorf("results: %w", err)
 	}
-	for i := 1; ; i++ {
-		final := s.final
-		if i > 1 {
-			final = s.final + "-" + strconv.Itoa(i)
-		}
+	for i := max(s.first, 1); ; i++ {
+		final := suffixed(s.final, i)
 		if _, err := os.Lstat(final); err == nil {
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			s.Discard()
+			s.discard()
 			return "", fmt.Errorf("results: %w", err)
 		}
 		if err := os.Rename(s.Dir, final); err != nil {
-			if i < 100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
+			if i < s.first+100 && (errors.Is(err, fs.ErrExist) || errors.Is(err, os.ErrExist)) {
 				continue // another run took the name meanwhile
 			}
-			s.Discard()
+			s.discard()
 			return "", fmt.Errorf("results: %w", err)
 		}
+		delete(staging.dirs, s.Dir)
 		return final, nil
 	}
 }

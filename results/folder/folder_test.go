@@ -175,3 +175,59 @@ func TestPublishedName(t *testing.T) {
 		t.Errorf("PublishedName(%s) = %q", s.Dir, got)
 	}
 }
+
+// A run whose folder name is taken (two runs in one second) draws its
+// report in a hidden folder named by the folder it is published as, so
+// the report's heading names its own folder, not the other run's.
+func TestStageNamesTheFolderItPublishes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s-20250101T000000Z")
+	for i, want := range []string{"s-20250101T000000Z", "s-20250101T000000Z-2", "s-20250101T000000Z-3"} {
+		st, err := Stage(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PublishedName(st.Dir); got != want {
+			t.Errorf("run %d: staged as %q, want %q", i+1, got, want)
+		}
+		got, err := st.Publish()
+		if err != nil || filepath.Base(got) != want {
+			t.Errorf("run %d: Publish = %q, %v; want %s", i+1, got, err, want)
+		}
+	}
+}
+
+// DiscardUnpublished removes the hidden folders staged and not yet
+// published (a second Ctrl-C left ".<name>.partial-*" behind in --out),
+// and nothing else: a folder published before stays, and one published
+// after fails rather than appear half removed.
+func TestDiscardUnpublished(t *testing.T) {
+	out := t.TempDir()
+	done, err := Stage(filepath.Join(out, "a-20250101T000000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	published, err := done.Publish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := Stage(filepath.Join(out, "b-20250101T000000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dropped.Dir, "summary.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := DiscardUnpublished(); n != 1 {
+		t.Errorf("DiscardUnpublished removed %d folders, want 1", n)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || filepath.Join(out, entries[0].Name()) != published {
+		t.Errorf("left %v in the output folder, want only %s", entries, published)
+	}
+	if dir, err := dropped.Publish(); err == nil {
+		t.Errorf("Publish after DiscardUnpublished = %q, want an error", dir)
+	}
+	if n := DiscardUnpublished(); n != 0 {
+		t.Errorf("a second DiscardUnpublished removed %d folders, want 0", n)
+	}
+}
