@@ -132,7 +132,7 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	}
 	model := false
 	for _, w := range s.Harness.Warnings {
-		model = model || strings.HasPrefix(w, "none: the model with this run's own lateness") && strings.Contains(w, fmt.Sprintf("hold with %d times less lateness", needs))
+		model = model || strings.HasPrefix(w, "none: the model with this run's own lateness") && strings.Contains(w, fmt.Sprintf("hold with a harness %d times less late", needs))
 	}
 	if s.Harness.Trustworthy || !model {
 		t.Errorf("self-check trustworthy %v, warnings %q: want the model's second opinion among them (herd %.1f against %.1f)",

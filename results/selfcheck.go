@@ -310,7 +310,7 @@ func JudgeModel(h *Harness, runs []Run) {
 		}
 		needs := fmt.Sprintf("no harness up to %d times less late holds them in the model", MaxLatenessNeeds)
 		if k := r.LatenessNeeds; k > 0 {
-			needs = fmt.Sprintf("in the model they hold with %d times less lateness (--slow-motion K multiplies the run's slowness by K; more cores or --shard spread the crowd)", k)
+			needs = fmt.Sprintf("in the model they hold with a harness %d times less late (slow motion %d times slower than this run's, or about %d times the cores)", k, k, k)
 		}
 		h.Trustworthy = false
 		h.Warnings = append(h.Warnings, fmt.Sprintf(

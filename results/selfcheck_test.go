@@ -347,7 +347,7 @@ func TestJudgeModel(t *testing.T) {
 		}
 	}
 	// The warning says how much less late the model needs the harness.
-	for needs, want := range map[int]string{32: "in the model they hold with 32 times less lateness", 0: "no harness up to 256 times less late holds them"} {
+	for needs, want := range map[int]string{32: "in the model they hold with a harness 32 times less late (slow motion 32 times slower than this run's, or about 32 times the cores)", 0: "no harness up to 256 times less late holds them"} {
 		h := &Harness{Trustworthy: true}
 		JudgeModel(h, []Run{{Strategy: "x", Sim: sim, SimLate: Values{"recovery_s": 3.21}, LatenessNeeds: needs}})
 		if len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], want) {
