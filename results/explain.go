@@ -77,6 +77,15 @@ func Explain(s *Summary) []string {
 	}
 	if late {
 		out = append(out, "(sim, late): the simulator's figures again, its clients learning of each failure as late as this run's did (the spread after the crashes, or the send lag, drawn from this run's own measures): near the real row, the harness's lateness explains what moved; far from the (sim) row, this scenario's figures need a tighter harness (the self-check says which).")
+		var told []string
+		for _, r := range s.Runs {
+			if v := LateVerdict(r); v != "" {
+				told = append(told, r.Strategy+" "+v)
+			}
+		}
+		if len(told) > 0 {
+			out = append(out, "what moved the real figures from (sim): "+strings.Join(told, "; ")+".")
+		}
 	}
 	if wasted {
 		out = append(out, "wasted work: requests the target served after their client had stopped waiting (timed out or gave up): capacity spent on answers nobody read, the mechanism that keeps a metastable failure going: "+
@@ -106,4 +115,58 @@ func explainTiers(s *Summary) []string {
 	}
 	return []string{"amplification at the bottom tier (" + bottom + "): attempts that reached it per user request; retries at every tier multiply (4 attempts at each of 3 callers: up to 4^3 = 64): " +
 		strings.Join(parts, ", ") + "."}
+}
+
+// LateVerdict reads a real cohort's three rows together, by the figures
+// of ModelChecks and their tolerances: what moved its figures from the
+// simulator's, "" when nothing did or the run has no second opinion.
+//
+//   - the real row agrees with (sim, late) and not with (sim): the
+//     harness's lateness, as measured;
+//   - it lies between them: the harness's lateness, or less of it than
+//     measured (the model draws every failure's lateness from the crash's
+//     spread, the widest of the run's);
+//   - it agrees with neither, outside them: more than the harness's
+//     lateness;
+//   - (sim, late) agrees with (sim) and the real row does not: not the
+//     harness's lateness (the machine's other work, the network, the
+//     service).
+func LateVerdict(r Run) string {
+	if r.Sim == nil || r.SimLate == nil {
+		return ""
+	}
+	real := SimFigures(r)
+	fromSim := ModelMoved(r.Sim, real)
+	if len(fromSim) == 0 {
+		return ""
+	}
+	lateMoved := len(ModelMoved(r.Sim, r.SimLate)) > 0
+	fromLate := ModelMoved(r.SimLate, real)
+	switch {
+	case lateMoved && len(fromLate) == 0:
+		return "by this harness's lateness: the model given it agrees with the real row"
+	case lateMoved && between(r.Sim, r.SimLate, real):
+		return "by this harness's lateness, or less of it than measured: the real row lies between (sim) and (sim, late)"
+	case lateMoved:
+		return "by more than this harness's lateness: the real row differs even from the model given it (" + strings.Join(fromLate, ", ") + ", against (sim, late))"
+	}
+	return "not by this harness's lateness, which leaves the model's figures where they were: by the machine's other work, the network or the service (" + strings.Join(fromSim, ", ") + ", against (sim))"
+}
+
+// between reports whether each figure of ModelChecks in real lies between
+// its values in sim and late, to their tolerance.
+func between(sim, late, real Values) bool {
+	for _, c := range ModelChecks {
+		a, ok1 := sim.Get(c.Name)
+		b, ok2 := late.Get(c.Name)
+		v, ok3 := real.Get(c.Name)
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		tol := max(c.Rel*a, c.Abs)
+		if v < min(a, b)-tol || v > max(a, b)+tol {
+			return false
+		}
+	}
+	return true
 }

@@ -361,3 +361,31 @@ func TestJudgeModel(t *testing.T) {
 		t.Errorf("0 against 9 failures after the fault (within 10): %q", h.Warnings)
 	}
 }
+
+// LateVerdict: the three rows read together say what moved the real
+// figures from the simulator's.
+func TestLateVerdict(t *testing.T) {
+	sim := Values{"herd_factor": 135.7, "failed_after_fault": 443, "recovery_s": 3.91}
+	for _, c := range []struct {
+		name    string
+		herd    float64
+		failed  int64
+		late    Values
+		want    string // the verdict's start, "" for none
+		figures string // what it names, if anything
+	}{
+		{"no second opinion", 43.5, 393, nil, "", ""},
+		{"all agree", 130, 440, Values{"herd_factor": 126, "failed_after_fault": 428, "recovery_s": 3.99}, "", ""},
+		{"the harness", 43.5, 393, Values{"herd_factor": 40, "failed_after_fault": 380, "recovery_s": 3.95}, "by this harness's lateness", ""},
+		{"more than the harness", 20, 200, Values{"herd_factor": 80, "failed_after_fault": 430, "recovery_s": 3.95}, "by more than this harness's lateness", "herd factor 20.0 instead of 80.0, failed after fault 200 instead of 430"},
+		{"between", 43.5, 393, Values{"herd_factor": 25.8, "failed_after_fault": 347, "recovery_s": 4.03}, "by this harness's lateness, or less of it", ""},
+		{"not the harness", 43.5, 393, Values{"herd_factor": 130, "failed_after_fault": 440, "recovery_s": 3.9}, "not by this harness's lateness", "herd factor 43.5 instead of 135.7"},
+	} {
+		rec := 3.95
+		r := Run{Strategy: "no-jitter", HerdFactor: c.herd, FailedAfterFault: c.failed, RecoveryS: &rec, Sim: sim, SimLate: c.late}
+		got := LateVerdict(r)
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") || !strings.Contains(got, c.figures) {
+			t.Errorf("%s: %q, want it to start %q and name %q", c.name, got, c.want, c.figures)
+		}
+	}
+}

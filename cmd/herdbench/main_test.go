@@ -63,6 +63,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"scenario", "outage", "--sim", "--duration", "25h"},
 		{"scenario", "outage", "--slow-motion", "1001"},
 		{"scenario", "outage", "--slow-motion", "-1"},
+		{"scenario", "outage", "--slow-motion", "0"},
 		{"scenario", "outage", "--sim", "--slow-motion", "4"},
 		{"scenario", "grpc-outage", "--slow-motion", "4"},
 		{"scenario", "outage", "--slow-motion", "4", "--chaos-control", "http://127.0.0.1:9"},

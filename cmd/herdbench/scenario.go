@@ -499,7 +499,7 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
 		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
 	}
-	if f.slow < 0 || f.slow > slowmo.Max {
+	if f.slow < 1 || f.slow > slowmo.Max {
 		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower", f.slow, slowmo.Max)
 	}
 	if f.slow > 1 && f.sim {
