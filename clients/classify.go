@@ -16,7 +16,7 @@ import (
 // (errors.Is and errors.As), never by its text.
 func Classify(err error) results.Outcome {
 	var ne net.Error
-	var ga http2.GoAwayError //lint:ignore SA1019 x/net's deprecated transport (a herdtest cohort's own client may be one) returns it for the streams a GOAWAY refused
+	var ga http2.GoAwayError //lint:ignore SA1019 x/net's transport, which the proxy forwards HTTP/2 with, returns it for the streams a GOAWAY refused
 	var sga *h2GoAwayError
 	var se http2.StreamError
 	switch {

@@ -12,7 +12,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 )
 
-//lint:file-ignore SA1019 x/net's GoAwayError, as its deprecated transport (a herdtest cohort's own client) returns it
+//lint:file-ignore SA1019 x/net's GoAwayError, as its transport (the proxy's upstream) returns it
 
 // h2 needs an https target and h2c an http one; the HTTP/2 request is the
 // HTTP/1.1 one's: POST, no body, herdbench's User-Agent, the URL's

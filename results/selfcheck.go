@@ -324,8 +324,9 @@ func JudgeModel(h *Harness, runs []Run) {
 const MaxLatenessNeeds = 256
 
 // ModelMoved returns, for each figure of ModelChecks that moved beyond
-// its tolerance from sim to late, "<figure> <late> instead of <sim>";
-// none when either is missing.
+// its tolerance from sim to late, "<figure> <late> instead of <sim>"
+// (a recovery present in one and not the other moved: "never"); a
+// figure missing from both is not compared.
 func ModelMoved(sim, late Values) []string {
 	if sim == nil || late == nil {
 		return nil
@@ -334,6 +335,17 @@ func ModelMoved(sim, late Values) []string {
 	for _, c := range ModelChecks {
 		ref, ok1 := sim.Get(c.Name)
 		v, ok2 := late.Get(c.Name)
+		if c.Name == "recovery_s" && ok1 != ok2 {
+			// A recovery is missing where the run never recovered.
+			text := func(v float64, ok bool) string {
+				if !ok {
+					return "never"
+				}
+				return figureText(c.Name, v)
+			}
+			moved = append(moved, "recovery "+text(v, ok2)+" instead of "+text(ref, ok1))
+			continue
+		}
 		if !ok1 || !ok2 {
 			continue
 		}

@@ -346,6 +346,7 @@ func TestJudgeModel(t *testing.T) {
 			t.Errorf("%s: %q does not say which lateness the model was given", c.name, h.Warnings[0])
 		}
 	}
+	var h *Harness
 	// The warning says how much less late the model needs the harness.
 	for needs, want := range map[int]string{32: "in the model they hold with a harness 32 times less late (slow motion 32 times slower than this run's, or about 32 times the cores)", 0: "no harness up to 256 times less late holds them"} {
 		h := &Harness{Trustworthy: true}
@@ -354,8 +355,14 @@ func TestJudgeModel(t *testing.T) {
 			t.Errorf("needs %d: warnings %q, want one saying %q", needs, h.Warnings, want)
 		}
 	}
+	// A recovery that never came moved as far as it can.
+	h = &Harness{Trustworthy: true}
+	JudgeModel(h, []Run{{Strategy: "x", Sim: sim, SimLate: Values{"herd_factor": 61.7, "failed_after_fault": 1552}}})
+	if h.Trustworthy || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "recovery never instead of 7.85s") {
+		t.Errorf("a recovery lost: %q", h.Warnings)
+	}
 	// Small counts move by their absolute tolerance, not their ratio.
-	h := &Harness{Trustworthy: true}
+	h = &Harness{Trustworthy: true}
 	JudgeModel(h, []Run{{Strategy: "x", Sim: Values{"failed_after_fault": 0}, SimLate: Values{"failed_after_fault": 9}}})
 	if !h.Trustworthy {
 		t.Errorf("0 against 9 failures after the fault (within 10): %q", h.Warnings)

@@ -52,3 +52,21 @@ func TestHelpShowsHowToStart(t *testing.T) {
 		}
 	}
 }
+
+// wrapWords holds each line to its width, keeps every word in order, and
+// gives a word longer than the width a line of its own.
+func TestWrapWords(t *testing.T) {
+	text := "The outage over gRPC: grpc-go's own retries, whose ±20% jitter leaves waves that full jitter does not, and a-word-longer-than-the-width"
+	lines := wrapWords(text, 24)
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > 24 && strings.Contains(l, " ") {
+			t.Errorf("line %q is %d columns, want at most 24", l, n)
+		}
+	}
+	if got := strings.Join(lines, " "); got != text {
+		t.Errorf("wrapped and joined: %q, want %q", got, text)
+	}
+	if last := lines[len(lines)-1]; last != "a-word-longer-than-the-width" {
+		t.Errorf("the long word shares a line: %q", last)
+	}
+}

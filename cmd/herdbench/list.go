@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/spoken"
@@ -20,7 +21,8 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: herdbench list
 
-Lists the scenarios built into herdbench, one per line. Run one by name:
+Lists the scenarios built into herdbench, each name with its description
+(wrapped on a terminal, one line each into a pipe). Run one by name:
   herdbench scenario outage
 Write your own by copying one, edit it and check it:
   herdbench scenario outage --print > my.yaml
@@ -41,12 +43,47 @@ scenario.yaml in its results folder.
 		fmt.Fprintln(stderr, "herdbench:", err)
 		return exitFailed
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	width := 0
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\n", b.Name, b.Description)
+		width = max(width, len(b.Name))
 	}
-	_ = tw.Flush()
+	// On a terminal the descriptions wrap under themselves; into a pipe
+	// each scenario keeps one line, its name first, for scripts
+	// (herdbench list | awk '{print $1}').
+	wrap := 1 << 20
+	if isTerminal(stdout) {
+		wrap = listColumns - width - 2
+	}
+	for _, b := range bs {
+		lines := wrapWords(b.Description, wrap)
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, b.Name, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(stdout, "%*s  %s\n", width, "", l)
+		}
+	}
 	return exitOK
+}
+
+// listColumns is the width herdbench list holds its lines to, as --help's.
+const listColumns = 80
+
+// wrapWords breaks text into lines of at most width columns at spaces (a
+// word longer than width gets a line of its own).
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	return append(lines, line)
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
