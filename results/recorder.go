@@ -505,6 +505,9 @@ func (r *Recorder) Calls() int64 {
 // re-send (Attempt.Resend), summed from the timeline. Call it once the
 // cohort has stopped.
 func (r *Recorder) TransportResends() int64 {
+	if r.unshared && r.plain.resends == 0 {
+		return 0 // no re-send, so the column is all zeros (most simulated repetitions)
+	}
 	var n int64
 	for b := range int(r.used.Load()) {
 		n += r.load(b, SeriesTransportResends)
