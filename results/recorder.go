@@ -505,6 +505,9 @@ func (r *Recorder) Calls() int64 {
 // re-send (Attempt.Resend), summed from the timeline. Call it once the
 // cohort has stopped.
 func (r *Recorder) TransportResends() int64 {
+	if r.unshared && r.plain.resends == 0 {
+		return 0 // no re-send, so the column is all zeros (most simulated repetitions)
+	}
 	var n int64
 	for b := range int(r.used.Load()) {
 		n += r.load(b, SeriesTransportResends)
@@ -613,18 +616,26 @@ func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64)
 	used := int(r.used.Load())
 	buf := getColumns(2 * used)
 	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
-	for b := 0; b < used; b++ {
-		row := r.counts[b*int(NumSeries) : b*int(NumSeries)+int(NumOutcomes)]
-		var sum int64
-		for o := range row {
-			v := atomic.LoadInt64(&row[o])
-			sum += v
-			outcomes[o] += v
-		}
-		attempts[b], ok[b] = sum, atomic.LoadInt64(&row[OK])
+	// The totals by outcome add up in eight variables, which live in
+	// registers, rather than in an array, which lives in memory: a load
+	// and a store per count. That makes this loop a third faster, and it
+	// is most of Summarize's cost in a sweep (1,500 buckets a repetition
+	// on average in the AWS sweep).
+	var o0, o1, o2, o3, o4, o5, o6, o7 int64
+	for b := range used {
+		row := (*[NumOutcomes]int64)(r.counts[b*int(NumSeries):])
+		v0, v1, v2, v3 := atomic.LoadInt64(&row[0]), atomic.LoadInt64(&row[1]), atomic.LoadInt64(&row[2]), atomic.LoadInt64(&row[3])
+		v4, v5, v6, v7 := atomic.LoadInt64(&row[4]), atomic.LoadInt64(&row[5]), atomic.LoadInt64(&row[6]), atomic.LoadInt64(&row[7])
+		o0, o1, o2, o3, o4, o5, o6, o7 = o0+v0, o1+v1, o2+v2, o3+v3, o4+v4, o5+v5, o6+v6, o7+v7
+		attempts[b], ok[b] = v0+v1+v2+v3+v4+v5+v6+v7, v0 // OK is outcome 0
 	}
-	return attempts, ok, outcomes
+	return attempts, ok, [NumOutcomes]int64{o0, o1, o2, o3, o4, o5, o6, o7}
 }
+
+// columns' loop names one variable per outcome, OK the first: a new
+// outcome, or another order, breaks the build here until the loop has
+// caught up.
+const _ = uint(NumOutcomes-8) + uint(8-NumOutcomes) - uint(OK)
 
 // columnPool holds columns' buffers, so that summarizing thousands of
 // simulated repetitions allocates none.

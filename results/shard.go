@@ -135,7 +135,8 @@ func Restore(duration time.Duration, t Timeline, intervals []Interval) (*Recorde
 				p.failed += v
 			case s == SeriesCalls:
 				p.calls += v
-			case s == SeriesTransportResends: // the timeline's alone
+			case s == SeriesTransportResends:
+				p.resends += v
 			case s >= SeriesBudgetDenied:
 				p.policy += v
 			}

@@ -42,6 +42,7 @@ func (r *Recorder) row(at time.Duration) int {
 type plainTotals struct {
 	attempts, ok, requests, succeeded, failed, calls int64
 	policy                                           int64 // policy events of any kind
+	resends                                          int64 // attempts with Resend
 	lastEnd                                          time.Duration
 }
 
@@ -64,6 +65,7 @@ func (s *Shard) attemptPlain(a Attempt) {
 	i := r.row(a.Sent)
 	r.counts[i+int(a.Outcome)]++
 	if a.Resend {
+		r.plain.resends++
 		r.counts[i+int(SeriesTransportResends)]++
 	}
 	if a.Number > 0 {

@@ -635,7 +635,12 @@ func (s *Sim) track(ci int32) {
 
 // arrive applies the chaos plan to a request that reached the target.
 func (s *Sim) arrive(ci int32, now time.Duration) {
-	a := s.lv[s.cl(ci).tier].m.Ingress(now)
+	m := s.lv[s.cl(ci).tier].m
+	if m.Quiet() {
+		s.admit(ci, now) // what Ingress's answer would say: admitted, at once
+		return
+	}
+	a := m.Ingress(now)
 	s.answer(ci, now, &a)
 }
 

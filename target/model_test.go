@@ -256,3 +256,58 @@ func TestRunning(t *testing.T) {
 		t.Error("a job lost to a crash is still running")
 	}
 }
+
+// truncating cuts a share of served bodies, as a fault that sets only the
+// effect's Truncate does.
+type truncating float64
+
+func (f truncating) Apply(e *chaos.Effect) { e.Truncate = float64(f) }
+
+// TestQuiet checks which plans let the model skip its look at the
+// instant's effect: only those no segment of which touches a request on
+// its way in or a served answer. A brownout acts on capacity alone. And a
+// quiet model's answers are the ones a look would give.
+func TestQuiet(t *testing.T) {
+	window := func(f chaos.Fault) chaos.Timed { return chaos.Timed{Kind: "k", At: s, For: s, Fault: f} }
+	cases := []struct {
+		name  string
+		fault chaos.Fault // nil: no fault
+		quiet bool
+	}{
+		{"no fault", nil, true},
+		{"brownout", chaos.Brownout{Capacity: 0.5}, true},
+		{"503 outage", chaos.Outage{Mode: chaos.Unavailable}, false},
+		{"refuse outage", chaos.Outage{Mode: chaos.Refuse}, false},
+		{"added delay", chaos.Blip{Delay: dist.Const(ms)}, false},
+		{"blackhole", chaos.Blip{Blackhole: true}, false},
+		{"error rate", chaos.ErrorRate{Rate: 0.1, Status: 500}, false},
+		{"truncation", truncating(0.5), false},
+	}
+	for _, c := range cases {
+		var faults []chaos.Timed
+		if c.fault != nil {
+			faults = append(faults, window(c.fault))
+		}
+		m := model(t, Config{Concurrency: 4}, faults...)
+		if m.Quiet() != c.quiet {
+			t.Errorf("%s: Quiet() = %v, want %v", c.name, m.Quiet(), c.quiet)
+		}
+		m.SetPlan(plan(t, window(chaos.Outage{Mode: chaos.Reset})))
+		if m.Quiet() {
+			t.Errorf("%s: still quiet after SetPlan with a reset outage", c.name)
+		}
+	}
+	m := model(t, Config{Concurrency: 4}, window(chaos.Brownout{Capacity: 0.5}))
+	for _, now := range []time.Duration{0, 1500 * ms, 3 * s} {
+		if a := m.Ingress(now); a != (chaos.Answer{Verdict: chaos.Admit}) {
+			t.Errorf("Ingress(%s) = %+v, want an admission at once", now, a)
+		}
+		j, _ := m.Arrive(now)
+		if a := m.Served(now, j); a != (chaos.Answer{Verdict: chaos.Respond, Status: 200}) {
+			t.Errorf("Served(%s) = %+v, want a plain 200", now, a)
+		}
+	}
+	if NewModel(Config{}, nil, nil).Quiet() {
+		t.Error("a model without a plan is quiet")
+	}
+}

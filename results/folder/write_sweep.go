@@ -8,9 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/herdbench/herdbench/results"
 )
@@ -96,17 +98,27 @@ func WriteSweep(dir string, summaries []*results.Summary, scenario []byte) error
 	}
 	names := PointFileNames(points)
 	var rows []results.SweepRow
+	encoded := make([]encoding, len(summaries))
+	// Encoding the summaries is most of a sweep's writing (the AWS sweep's
+	// 19 points of 500 runs: 0.2 s of CPU while every core but one is
+	// idle): a batch of them, one per core, encodes at once, then goes to
+	// disk in order, so no more than a batch waits in memory.
+	batch := runtime.GOMAXPROCS(0)
 	for i, s := range summaries {
+		if i%batch == 0 {
+			encodeSummaries(summaries[i:min(i+batch, len(summaries))], encoded[i:])
+		}
 		if !s.Partial {
 			for _, r := range s.Runs {
 				rows = append(rows, results.SweepRow{Point: s.Point, Clients: s.Clients, Run: r})
 			}
 		}
-		data, err := EncodeSummary(s)
-		if err != nil {
-			return fmt.Errorf("results: encoding %s: %w", names[i], err)
+		e := encoded[i]
+		encoded[i] = encoding{}
+		if e.err != nil {
+			return fmt.Errorf("results: encoding %s: %w", names[i], e.err)
 		}
-		if err := WriteFileAtomic(filepath.Join(dir, names[i]), data); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, names[i]), e.data); err != nil {
 			return fmt.Errorf("results: writing %s: %w", names[i], err)
 		}
 	}
@@ -121,6 +133,22 @@ func WriteSweep(dir string, summaries []*results.Summary, scenario []byte) error
 		return fmt.Errorf("results: writing scenario.yaml: %w", err)
 	}
 	return nil
+}
+
+// encoding is one summary's EncodeSummary.
+type encoding struct {
+	data []byte
+	err  error
+}
+
+// encodeSummaries encodes summaries into out, each on a goroutine of its
+// own.
+func encodeSummaries(summaries []*results.Summary, out []encoding) {
+	var wg sync.WaitGroup
+	for i, s := range summaries {
+		wg.Go(func() { out[i].data, out[i].err = EncodeSummary(s) })
+	}
+	wg.Wait()
 }
 
 // ErrSweep is wrapped by every problem DecodeSweep finds.
