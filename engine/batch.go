@@ -185,30 +185,16 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 // point cut short has no whole figures to compare: neither gets one. A
 // bug in the simulator leaves every point without a reference.
 func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*results.Summary {
-	var ps []*scenarios.Plan
 	var at []int
 	for i, p := range plans {
 		if p.TargetURL == "" && got[i].ran() && !got[i].partial() {
-			ps = append(ps, p)
 			at = append(at, i)
 		}
 	}
-	if len(ps) == 0 {
+	if len(at) == 0 {
 		return nil
 	}
-	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers}
-	d, release := newSimDriver(ctx, ro)
-	defer release()
-	started := time.Now()
-	sg, err := schedule(ctx, d, ps, ro, func(int) bool { return false })
-	if err != nil {
-		return nil
-	}
-	refs := make([]*results.Summary, len(plans))
-	for k := range sg {
-		refs[at[k]] = assemble(ps[k], ro, "sim", started, &sg[k], nil, nil).Output.Summary
-	}
-	return refs
+	return simulate(ctx, plans, at, nil, o)
 }
 
 // ApartByDefault reports whether a real-time run of p should run its
