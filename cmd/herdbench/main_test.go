@@ -265,6 +265,19 @@ func TestWarnHarness(t *testing.T) {
 	if want := "--slow-motion 8 lives each second of the scenario 8 times longer, so the harness's spread is 8× smaller in the scenario's time (one run of it then lasts about 4m0s)"; !strings.Contains(b.String(), want) {
 		t.Errorf("a crash's spread warning lacks %q:\n%s", want, b.String())
 	}
+	// Where the model's second opinion needs more than the waves' width
+	// (a run of 16×, its figures holding only 128 times less late), the
+	// advice says the model's factor, not the width's.
+	b.Reset()
+	s.Runs[0].LatenessNeeds = 16
+	warnHarness(&b, s, "these figures", true)
+	for _, want := range []string{"needs a harness 16× less late than here (the model's second opinion; its clients learning of a crash within 10ms, 2× tighter, holds only its waves): about 32 cores (16× this machine's)",
+		"--shard 0/16 ... 15/16", "--slow-motion 64 lives each second"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("a run whose model needs 16× lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Runs[0].LatenessNeeds = 0
 	s.SlowMotion, s.DurationS = 0, 0
 	// Cohorts that already ran apart (or a run of one) are not told to.
 	for _, s := range []*results.Summary{{CohortsApart: true, Runs: s.Runs}, {Runs: s.Runs[:1]}} {
