@@ -100,6 +100,16 @@ func (q *queue) pop() event {
 		m := q.min[i]
 		q.last = m
 		q.soon = q.soon[:0]
+		if len(src) == 1 {
+			// Half the spreads of a run of distinct times: the one event
+			// is the next, with nothing to spread (nor to prefetch).
+			e := src[0]
+			q.b[i] = src[:0]
+			q.full &^= 1 << i
+			e.arg &^= soonMark
+			q.n--
+			return e
+		}
 		if q.ahead && len(src) <= soonMax {
 			for k := range src {
 				if src[k].arg&soonMark == 0 {

@@ -202,7 +202,8 @@ type Sim struct {
 	lv       []level // one per tier; one for a single target
 	co       *Cohort
 	occ      bool
-	active   int // workload clients not yet stopped
+	instant  bool // one tier whose model serves every request at once (target.Model.Instant)
+	active   int  // workload clients not yet stopped
 	lastStop time.Duration
 	callWork clients.Workload // a call's: one request
 
@@ -248,6 +249,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.setLevels(co, plan, rec)
 	s.setChannels(co, plan)
 	s.occ = co.Tiers == nil && co.Target.Kind == target.OCC
+	s.instant = co.Tiers == nil && s.lv[0].m.Instant()
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
 	// Job links are kept from run to run; all of them are free now.
@@ -715,6 +717,21 @@ func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 func (s *Sim) admit(ci int32, now time.Duration) {
 	c := s.cl(ci)
 	m := s.lv[c.tier].m
+	if s.instant {
+		// Served at once, as below, without a job: the same effects and
+		// answer (Model.ServeNow).
+		var version uint64
+		if s.occ {
+			version = s.cold(ci).version
+		}
+		var a chaos.Answer
+		read := m.ServeNow(&a, now, c.op, version)
+		if c.op == target.OpRead {
+			s.cold(ci).version = read
+		}
+		s.answer(ci, now, &a)
+		return
+	}
 	route := 0
 	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && !c.has(callFlag) {
 		i, _ := c.cl.Current()

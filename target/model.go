@@ -143,6 +143,9 @@ type Model struct {
 	// instant's effect, as they would answer after looking it up. A run
 	// without faults (the AWS sweep) saves two lookups per request.
 	quiet bool
+	// hops says that a network hop takes time (Config.Network is not
+	// zero), asked once here instead of at every hop.
+	hops bool
 
 	Stats Stats
 }
@@ -152,7 +155,7 @@ func NewModel(cfg Config, plan *chaos.Plan, rng *rand.Rand) *Model {
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
 	}
-	return &Model{cfg: cfg, plan: plan, rng: rng, quiet: quiet(plan)}
+	return &Model{cfg: cfg, plan: plan, rng: rng, quiet: quiet(plan), hops: !cfg.Network.IsZero()}
 }
 
 // quiet reports whether no segment of p has an effect that Ingress or
@@ -176,6 +179,31 @@ func quiet(p *chaos.Plan) bool {
 // once, with no delay, and draws nothing, so a driver may go straight on
 // to Arrive.
 func (m *Model) Quiet() bool { return m.quiet }
+
+// Instant reports whether the model serves every request it admits at
+// once, as Arrive, Finish and Served would in one step: its plan is quiet,
+// its service time is a constant 0 and it has no routes. Such a model never
+// holds a job, so nothing is ever busy or queued and no capacity or queue
+// limit can turn a request away; ServeNow then stands for the whole
+// sequence (the AWS experiment's row answers at once).
+func (m *Model) Instant() bool {
+	st := m.cfg.ServiceTime
+	return m.quiet && st.Kind == dist.Constant && st.A == 0 && len(m.cfg.Routes) == 0
+}
+
+// ServeNow serves, at now, a request of op carrying version (an OCC
+// write's) on an Instant model, with exactly the effects and answer of
+// Arrive, Finish and Served: the row read or written, the write recorded,
+// the count of served jobs. It sets *a to the answer (as respond, whose
+// faults a quiet plan never has) and returns, for a read, the version
+// read. The answer goes out through a pointer: a 48-byte result comes back
+// through the stack in stores that the caller's loads stall on.
+func (m *Model) ServeNow(a *chaos.Answer, now time.Duration, op Op, version uint64) uint64 {
+	m.Stats.Served++
+	version, conflict := m.effect(now, op, version)
+	*a = chaos.Answer{Verdict: chaos.Respond, Status: servedStatus(op, conflict)}
+	return version
+}
 
 // Config returns the model's configuration.
 func (m *Model) Config() Config { return m.cfg }
@@ -234,10 +262,16 @@ func (m *Model) Overloaded() chaos.Answer {
 // 200 (an OCC read's with the version read), or 409 for a stale OCC
 // write, with the faults' effects on served answers.
 func (m *Model) Served(now time.Duration, j *Job) chaos.Answer {
-	if j.Op == OpWrite && j.Conflict {
-		return m.respond(now, 409)
+	return m.respond(now, servedStatus(j.Op, j.Conflict))
+}
+
+// servedStatus is the status of a served request of op: 409 for an OCC
+// write that conflicted, else 200.
+func servedStatus(op Op, conflict bool) int {
+	if op == OpWrite && conflict {
+		return 409
 	}
-	return m.respond(now, 200)
+	return 200
 }
 
 // Relayed is a middle tier's answer at now to a request whose call to the

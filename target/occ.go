@@ -91,15 +91,24 @@ type CallRecorder interface {
 
 // apply gives j's op its effect on the row, at now.
 func (m *Model) apply(now time.Duration, j *Job) {
-	switch j.Op {
+	j.Version, j.Conflict = m.effect(now, j.Op, j.Version)
+}
+
+// effect gives a served op its effect on the row at now: a read returns
+// the current version; a write carrying version is recorded, and returns
+// whether it conflicted. A plain op changes nothing.
+func (m *Model) effect(now time.Duration, op Op, version uint64) (uint64, bool) {
+	switch op {
 	case OpRead:
-		j.Version = m.row.Read()
+		return m.row.Read(), false
 	case OpWrite:
-		j.Conflict = !m.row.Write(j.Version)
+		conflict := !m.row.Write(version)
 		if m.calls != nil {
 			m.calls.Call(now)
 		}
+		return version, conflict
 	}
+	return version, false
 }
 
 // Row returns the OCC row (the zero row for a plain target, never written).
@@ -113,7 +122,7 @@ func (m *Model) RecordCalls(r CallRecorder) { m.calls = r }
 // the simulator schedules them as events, the real server sleeps them on
 // receipt and before replying.
 func (m *Model) Hop() time.Duration {
-	if m.cfg.Network.IsZero() {
+	if !m.hops {
 		return 0
 	}
 	return m.cfg.Network.Sample(m.rng)

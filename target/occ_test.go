@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,6 +52,83 @@ func TestModelOCC(t *testing.T) {
 	}
 	if len(rec) != 2 || rec[0] != time.Millisecond || rec[1] != 2*time.Millisecond {
 		t.Fatalf("calls %v", rec)
+	}
+}
+
+// TestServeNowIsArriveFinishServed: on an Instant model, ServeNow has the
+// effects and the answer of Arrive, Finish and Served in one step, op for
+// op: the same answers, versions read, conflicts, row, writes recorded and
+// counts, over a random mix of reads and writes of current and stale
+// versions.
+func TestServeNowIsArriveFinishServed(t *testing.T) {
+	plan, _ := chaos.NewPlan(nil, time.Minute)
+	cfg := Config{Kind: OCC, Concurrency: 1, ServiceTime: dist.Const(0)}
+	slow, fast := NewModel(cfg, plan, nil), NewModel(cfg, plan, nil)
+	if !fast.Instant() {
+		t.Fatal("a quiet model with no service time is not Instant")
+	}
+	var slowCalls, fastCalls calls
+	slow.RecordCalls(&slowCalls)
+	fast.RecordCalls(&fastCalls)
+	r := rand.New(rand.NewPCG(1, 2))
+	ops := []Op{OpPlain, OpRead, OpWrite}
+	for i := range 2000 {
+		now := time.Duration(i) * time.Millisecond
+		op, version := ops[r.IntN(3)], uint64(r.IntN(8))
+		if op == OpWrite && r.IntN(2) == 0 {
+			version = slow.Row().Version() // a write that wins
+		}
+		j, adm := slow.Arrive(now)
+		if adm != Started {
+			t.Fatalf("op %d: admission %v", i, adm)
+		}
+		j.Op, j.Version = op, version
+		slow.Finish(now, j)
+		want := slow.Served(now, j)
+		slow.Release(j)
+		var got chaos.Answer
+		read := fast.ServeNow(&got, now, op, version)
+		if got != want {
+			t.Fatalf("op %d (%v, version %d): answer %+v, want %+v", i, op, version, got, want)
+		}
+		if op == OpRead && read != j.Version {
+			t.Fatalf("op %d: read version %d, want %d", i, read, j.Version)
+		}
+	}
+	if fast.Stats != slow.Stats || *fast.Row() != *slow.Row() || len(fastCalls) != len(slowCalls) {
+		t.Fatalf("ServeNow: stats %+v row %+v calls %d; Arrive, Finish, Served: %+v %+v %d",
+			fast.Stats, *fast.Row(), len(fastCalls), slow.Stats, *slow.Row(), len(slowCalls))
+	}
+	for i := range fastCalls {
+		if fastCalls[i] != slowCalls[i] {
+			t.Fatalf("write %d recorded at %v, want %v", i, fastCalls[i], slowCalls[i])
+		}
+	}
+}
+
+// TestInstant: only a quiet plan with a constant zero service time and no
+// routes serves every request at once.
+func TestInstant(t *testing.T) {
+	quiet, _ := chaos.NewPlan(nil, time.Minute)
+	faulty, err := chaos.NewPlan([]chaos.Timed{{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		plan *chaos.Plan
+		want bool
+	}{
+		{"zero service, quiet", Config{ServiceTime: dist.Const(0)}, quiet, true},
+		{"a fault", Config{ServiceTime: dist.Const(0)}, faulty, false},
+		{"a service time", Config{ServiceTime: dist.Const(time.Millisecond)}, quiet, false},
+		{"exponential(0) draws", Config{ServiceTime: dist.Dist{Kind: dist.Exponential}}, quiet, false},
+		{"routes", Config{ServiceTime: dist.Const(0), Routes: []Route{{ServiceTime: dist.Const(0)}}}, quiet, false},
+	} {
+		if got := NewModel(c.cfg, c.plan, nil).Instant(); got != c.want {
+			t.Errorf("%s: Instant %v, want %v", c.name, got, c.want)
+		}
 	}
 }
 
