@@ -248,6 +248,10 @@ type answer struct {
 	status     int
 	retryAfter string // the Retry-After header, "" if none
 	body       []byte // the first bytes of the body (up to 64), when asked for
+	// read is when the answer was read whole, on a connection kept open
+	// (zero otherwise): the attempt's end, one clock reading shared with
+	// the link's idle time.
+	read time.Time
 }
 
 // errAborted is returned for a connection the run's end cut.
@@ -520,7 +524,8 @@ func (l *link) exchange(ctx context.Context, req []byte, deadline time.Time, kee
 		l.close()
 		return a, err
 	}
-	l.idle, l.answered = time.Now(), true
+	a.read = time.Now()
+	l.idle, l.answered = a.read, true
 	return a, nil
 }
 

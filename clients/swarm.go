@@ -252,6 +252,7 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 	}
 	at, deadline, err := l.begin(ctx, s.Slow.Wall(s.Strategy.Timeout))
 	sent = s.Slow.Between(s.Origin, at)
+	var read time.Time // when the answer was read, if exchange says
 	if err == nil {
 		if s.OCC {
 			o, err = s.attemptOCC(ctx, l, deadline)
@@ -271,13 +272,17 @@ func (s *Swarm) attempt(ctx context.Context, l *link, req []byte) (sent, end tim
 					}
 				}
 			}
-			o, status = results.FromStatus(a.status), a.status
+			o, status, read = results.FromStatus(a.status), a.status, a.read
 			if a.retryAfter != "" {
 				pushback, _ = ParseRetryAfter(a.retryAfter, time.Now())
 			}
 		}
 	}
-	end = s.Slow.Since(s.Origin)
+	if err == nil && !read.IsZero() {
+		end = s.Slow.Between(s.Origin, read)
+	} else {
+		end = s.Slow.Since(s.Origin)
+	}
 	if err != nil {
 		if na := (*noAnswerError)(nil); errors.As(err, &na) && !na.at.IsZero() {
 			end = s.Slow.Between(s.Origin, na.at) // when the failure was read, before the work after it
