@@ -36,27 +36,39 @@ func pack(k kind, gen uint32, index uint32) uint64 {
 // out), so the order never depends on the queue's layout.
 //
 // A radix heap works because simulated time never goes back: every event
-// is pushed at or after the last one popped (last). Bucket i holds the
-// events whose time first differs from last in bit i-1 (bucket 0: equal to
-// last). Pushing appends to one bucket; popping takes from bucket 0, and
-// when it is empty, finds the earliest event in the first non-empty bucket,
-// makes it last, and spreads that bucket over the lower ones. Each event
-// moves down at most 64 times, and usually a few: far fewer unpredictable
-// branches than a comparison heap, which is what an event costs here.
+// is pushed at or after the last one popped. Bucket i ≥ 1 holds the
+// events whose time first differs from base in bit i-1. Pushing appends to
+// one bucket; when the events ready to pop (b[0]) run out, the earliest
+// event of the first non-empty bucket becomes base, and that bucket is
+// spread over the lower ones. Each event moves down at most 64 times, and
+// usually a few: far fewer unpredictable branches than a comparison heap,
+// which is what an event costs here.
+//
+// b[0] is the run: events ready to pop, in order, all at or before every
+// event in the buckets. A spread makes it the events equal to base; a
+// bucket of at most runMax events is instead sorted into it whole, which
+// costs less than spreading it level by level (with distinct times, as a
+// run's hops have, most spreads are of a few events). A push before the
+// run's last event goes into the run, after every event at or before it;
+// any other goes to its bucket. base moves only at a spread, so that every
+// bucket stays right for it: between two spreads the run is popped in
+// order, and every bucket's events come after the whole run.
 //
 // FIFO among equal times holds because events of one time always share a
-// bucket, pushes append, and spreading a bucket keeps its order.
+// bucket, pushes append (or go into the run after their equals), and
+// spreading or sorting a bucket keeps its order.
 type queue struct {
 	b    [65][]event
 	min  [65]time.Duration // b[i]'s earliest time, kept as events go in (i ≥ 1)
 	head int               // next event to pop in b[0]
 	full uint64            // bit i set: b[i] is non-empty (i ≥ 1)
-	last time.Duration
+	base time.Duration     // the buckets' reference: the earliest event at the last spread
+	last time.Duration     // the last event popped: no push may come before it
 	n    int
 	// soon holds the args of the events that became imminent in the last
-	// pop: those of a bucket of at most soonMax events that the pop spread,
-	// which are, with whatever is pushed before them, the next events to
-	// come out. The simulator loads their clients' state into the cache
+	// pop: those of a bucket of at most soonMax events that the pop spread
+	// or sorted into the run, which are, with whatever is pushed before
+	// them, the next events to come out (empty after any other pop). The simulator loads their clients' state into the cache
 	// while it handles the events before them, so that a million clients'
 	// cache misses overlap instead of coming one after the other. Each
 	// event is handed out once (soonMark). Only with ahead: with clients
@@ -64,6 +76,10 @@ type queue struct {
 	soon  []uint64
 	ahead bool
 }
+
+// runMax is the size of a bucket that a pop sorts into the run instead of
+// spreading it.
+const runMax = 16
 
 // soonMax is the size of a bucket whose events count as imminent: the
 // lookahead of the prefetch.
@@ -73,7 +89,7 @@ func (q *queue) reset() {
 	for i := range q.b {
 		q.b[i] = q.b[i][:0]
 	}
-	q.head, q.full, q.last, q.n = 0, 0, 0, 0
+	q.head, q.full, q.base, q.last, q.n = 0, 0, 0, 0, 0
 	q.soon, q.ahead = q.soon[:0], false
 }
 
@@ -83,30 +99,43 @@ func (q *queue) push(at time.Duration, arg uint64) {
 	if at < q.last {
 		panic("sim: event scheduled in the past")
 	}
-	i := bits.Len64(uint64(at ^ q.last))
+	q.n++
+	if run := q.b[0]; len(run) > q.head && at < run[len(run)-1].at {
+		// Before the run's last event: into the run, after its equals.
+		k := len(run)
+		run = append(run, event{})
+		for k > q.head && run[k-1].at > at {
+			run[k] = run[k-1]
+			k--
+		}
+		run[k] = event{at: at, arg: arg}
+		q.b[0] = run
+		return
+	}
+	i := bits.Len64(uint64(at ^ q.base))
 	if q.full&(1<<i) == 0 || at < q.min[i] {
 		q.min[i] = at
 	}
 	q.b[i] = append(q.b[i], event{at: at, arg: arg})
 	q.full |= 1 << i
-	q.n++
 }
 
 func (q *queue) pop() event {
+	q.soon = q.soon[:0]
 	if q.head == len(q.b[0]) {
 		q.b[0], q.head = q.b[0][:0], 0
 		i := bits.TrailingZeros64(q.full &^ 1)
 		src := q.b[i]
 		m := q.min[i]
-		q.last = m
-		q.soon = q.soon[:0]
+		q.base = m
+		q.full &^= 1 << i
 		if len(src) == 1 {
-			// Half the spreads of a run of distinct times: the one event
-			// is the next, with nothing to spread (nor to prefetch).
+			// The one event is the next, with nothing to sort (nor to
+			// prefetch).
 			e := src[0]
 			q.b[i] = src[:0]
-			q.full &^= 1 << i
 			e.arg &^= soonMark
+			q.last = e.at
 			q.n--
 			return e
 		}
@@ -118,14 +147,28 @@ func (q *queue) pop() event {
 				}
 			}
 		}
-		q.full &^= 1 << i
-		for _, e := range src {
-			j := bits.Len64(uint64(e.at ^ m))
-			if q.full&(1<<j) == 0 || e.at < q.min[j] {
-				q.min[j] = e.at
+		if len(src) <= runMax {
+			// Sorted whole into the run (insertion sort: stable).
+			run := append(q.b[0], src...)
+			for k := 1; k < len(run); k++ {
+				e := run[k]
+				j := k
+				for j > 0 && run[j-1].at > e.at {
+					run[j] = run[j-1]
+					j--
+				}
+				run[j] = e
 			}
-			q.b[j] = append(q.b[j], e)
-			q.full |= 1 << j
+			q.b[0] = run
+		} else {
+			for _, e := range src {
+				j := bits.Len64(uint64(e.at ^ m))
+				if q.full&(1<<j) == 0 || e.at < q.min[j] {
+					q.min[j] = e.at
+				}
+				q.b[j] = append(q.b[j], e)
+				q.full |= 1 << j
+			}
 		}
 		q.b[i] = src[:0]
 	}
@@ -133,5 +176,6 @@ func (q *queue) pop() event {
 	e.arg &^= soonMark
 	q.head++
 	q.n--
+	q.last = e.at
 	return e
 }
