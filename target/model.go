@@ -144,8 +144,11 @@ type Model struct {
 	// without faults (the AWS sweep) saves two lookups per request.
 	quiet bool
 	// hops says that a network hop takes time (Config.Network is not
-	// zero), asked once here instead of at every hop.
-	hops bool
+	// zero), asked once here instead of at every hop; hopNormal that its
+	// delay is a Normal that takes time, of mean hopMean and deviation
+	// hopSD (ns), which Hop draws without Sample's call.
+	hops, hopNormal bool
+	hopMean, hopSD  float64
 
 	Stats Stats
 }
@@ -155,7 +158,9 @@ func NewModel(cfg Config, plan *chaos.Plan, rng *rand.Rand) *Model {
 	if cfg.Concurrency < 1 {
 		cfg.Concurrency = 1
 	}
-	return &Model{cfg: cfg, plan: plan, rng: rng, quiet: quiet(plan), hops: !cfg.Network.IsZero()}
+	n := cfg.Network
+	return &Model{cfg: cfg, plan: plan, rng: rng, quiet: quiet(plan), hops: !n.IsZero(),
+		hopNormal: n.Kind == dist.Normal && !n.IsZero(), hopMean: float64(n.A), hopSD: float64(n.B)}
 }
 
 // quiet reports whether no segment of p has an effect that Ingress or

@@ -2,6 +2,8 @@ package target
 
 import (
 	"time"
+
+	"github.com/herdbench/herdbench/internal/dist"
 )
 
 // Kind says what a target serves.
@@ -122,7 +124,10 @@ func (m *Model) RecordCalls(r CallRecorder) { m.calls = r }
 // the simulator schedules them as events, the real server sleeps them on
 // receipt and before replying.
 func (m *Model) Hop() time.Duration {
-	if !m.hops {
+	switch {
+	case m.hopNormal:
+		return dist.NormalDraw(m.hopMean, m.hopSD, m.rng.NormFloat64())
+	case !m.hops:
 		return 0
 	}
 	return m.cfg.Network.Sample(m.rng)

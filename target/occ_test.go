@@ -199,3 +199,34 @@ func TestServerOCC(t *testing.T) {
 		t.Fatalf("served %d", st.Served)
 	}
 }
+
+// TestHopIsTheNetworksDraw: a hop is the network distribution's draw from
+// the model's stream, whatever the distribution (Hop draws a Normal's
+// itself), and a zero network draws nothing.
+func TestHopIsTheNetworksDraw(t *testing.T) {
+	plan, _ := chaos.NewPlan(nil, time.Minute)
+	for _, d := range []dist.Dist{
+		{Kind: dist.Normal, A: 10 * time.Millisecond, B: 2 * time.Millisecond},
+		{Kind: dist.Normal, A: time.Millisecond, B: 5 * time.Millisecond}, // often negative before |.|
+		{Kind: dist.Normal},
+		{Kind: dist.Exponential, A: time.Millisecond},
+		{Kind: dist.Uniform, A: time.Millisecond, B: 3 * time.Millisecond},
+		dist.Const(time.Millisecond),
+		dist.Const(0),
+	} {
+		m := NewModel(Config{Network: d}, plan, rand.New(rand.NewPCG(5, 6)))
+		ref := rand.New(rand.NewPCG(5, 6))
+		for i := range 1000 {
+			want := time.Duration(0)
+			if !d.IsZero() {
+				want = d.Sample(ref)
+			}
+			if got := m.Hop(); got != want {
+				t.Fatalf("%v: hop %d is %v, want %v", d, i, got, want)
+			}
+		}
+		if m.rng.Uint64() != ref.Uint64() {
+			t.Fatalf("%v: the model's stream moved apart from the network's draws", d)
+		}
+	}
+}

@@ -48,7 +48,7 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 	case Exponential:
 		return clamp(r.ExpFloat64() * float64(d.A))
 	case Normal:
-		return clamp(math.Abs(float64(d.A) + r.NormFloat64()*float64(d.B)))
+		return NormalDraw(float64(d.A), float64(d.B), r.NormFloat64())
 	default:
 		return d.A
 	}
@@ -60,6 +60,12 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 // exponential and normal draws are +Inf once in 2^53 (a uniform draw of
 // exactly 0 in their tails), which time.Duration would turn negative.
 const maxSample = 100 * MaxDuration
+
+// NormalDraw is the draw of a Normal distribution of mean and standard
+// deviation sd (in nanoseconds) that z, a standard normal draw, gives: the
+// same as Sample's, for a caller that keeps mean and sd as floats and
+// draws z itself (a network hop, four times an OCC attempt).
+func NormalDraw(mean, sd, z float64) time.Duration { return clamp(math.Abs(mean + z*sd)) }
 
 func clamp(ns float64) time.Duration {
 	if !(ns < float64(maxSample)) { // +Inf and NaN too
