@@ -413,9 +413,10 @@ func warnHarness(w io.Writer, s *results.Summary, what string, slowable bool) {
 		for _, r := range s.Runs {
 			need = max(need, r.LatenessNeeds)
 		}
-		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores, need))
+		k, byModel := needFactor(sp.P99, h.LimitMS, need)
+		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores, k, byModel))
 		if slowable {
-			fmt.Fprintln(w, "  "+slowNeeds(sp.P99, h.LimitMS, s.SlowMotion, s.DurationS, need))
+			fmt.Fprintln(w, "  "+slowNeeds(k, s.SlowMotion, s.DurationS))
 		}
 	}
 }
@@ -444,19 +445,30 @@ var autogroup = func() (on bool, nice int) {
 	return true, n
 }
 
-// spreadNeeds says what a run whose clients learned of a crash over p99
-// ms (its spread) needs for its waves to hold within limit ms: the spread
-// grows with the clients each core wakes and reconnects, so about p99 /
-// limit times this machine's cores, or as many shards of this machine.
-// model is the factor of less lateness the model's second opinion needs
-// for the figures to hold (results.Run.LatenessNeeds, 0 if none): where it
-// is larger, it is the one said.
-func spreadNeeds(p99, limit float64, cores, model int) string {
-	k := int(math.Ceil(p99 / limit))
-	what := fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here", trimMS(limit), k)
+// needFactor is how many times less late than here a run's harness must
+// be, for a run whose clients learned of a crash over p99 ms (its spread)
+// with its waves held within limit ms: p99 / limit, rounded up (the
+// spread grows with the clients each core wakes and reconnects); or model,
+// the factor the model's second opinion needs for the figures to hold
+// (results.Run.LatenessNeeds, 0 if none), where that is larger (a figure
+// that hangs on a millisecond), and byModel says so. Both pieces of
+// advice read it, so they never disagree.
+func needFactor(p99, limit float64, model int) (k int, byModel bool) {
+	k = int(math.Ceil(p99 / limit))
 	if model > k {
-		what = fmt.Sprintf("To hold its figures this run needs a harness %d× less late than here (the model's second opinion; its clients learning of a crash within %s, %d× tighter, holds only its waves)", model, trimMS(limit), k)
-		k = model
+		return model, true
+	}
+	return k, false
+}
+
+// spreadNeeds says what a run whose clients learned of a crash over p99
+// ms needs for its waves (within limit ms) and figures to hold: k
+// (needFactor) times this machine's cores, or as many shards of this
+// machine, or a k times smaller crowd.
+func spreadNeeds(p99, limit float64, cores, k int, byModel bool) string {
+	what := fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here", trimMS(limit), k)
+	if byModel {
+		what = fmt.Sprintf("To hold its figures this run needs a harness %d× less late than here (the model's second opinion; its clients learning of a crash within %s, %d× tighter, holds only its waves)", k, trimMS(limit), int(math.Ceil(p99/limit)))
 	}
 	c := "its cores"
 	if cores > 0 {
@@ -466,14 +478,12 @@ func spreadNeeds(p99, limit float64, cores, model int) string {
 		what, c, k, k, k, k-1, k, k)
 }
 
-// slowNeeds says what slow motion would hold the waves of a run whose
-// clients learned of a crash over p99 ms of the scenario's time, at slow
-// motion already (0: real speed): the harness's spread does not slow
-// down, so a factor p99 / limit times the run's tightens it that much; or
-// the model's factor (spreadNeeds), where it is larger.
-func slowNeeds(p99, limit float64, already int, durationS float64, model int) string {
-	k := max(1, already) * max(int(math.Ceil(p99/limit)), model)
-	k = min(k, slowmo.Max)
+// slowNeeds says what slow motion would make a run's harness k times less
+// late (needFactor), at slow motion already (0: real speed): the harness's
+// spread does not slow down, so a factor k times the run's tightens it
+// that much in the scenario's time.
+func slowNeeds(k, already int, durationS float64) string {
+	k = min(max(1, already)*k, slowmo.Max)
 	wall := time.Duration(float64(k) * durationS * float64(time.Second)).Round(time.Second)
 	return fmt.Sprintf("Or on this machine, in slow motion: --slow-motion %d lives each second of the scenario %d times longer, so the harness's spread is %d× smaller in the scenario's time (one run of it then lasts about %s).", k, k, k, wall)
 }
