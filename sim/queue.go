@@ -68,11 +68,12 @@ type queue struct {
 	// soon holds the args of the events that became imminent in the last
 	// pop: those of a bucket of at most soonMax events that the pop spread
 	// or sorted into the run, which are, with whatever is pushed before
-	// them, the next events to come out (empty after any other pop). The simulator loads their clients' state into the cache
-	// while it handles the events before them, so that a million clients'
-	// cache misses overlap instead of coming one after the other. Each
-	// event is handed out once (soonMark). Only with ahead: with clients
-	// that fit in the cache the lookahead would cost without saving.
+	// them, the next events to come out (empty after any other pop). The
+	// simulator loads their clients' state into the cache while it
+	// handles the events before them, so that a million clients' cache
+	// misses overlap instead of coming one after the other. Each event is
+	// handed out once (soonMark). Only with ahead: with clients that fit
+	// in the cache the lookahead would cost without saving.
 	soon  []uint64
 	ahead bool
 }
