@@ -24,12 +24,14 @@ const (
 	// report's fonts.
 	memBase = 60 << 20
 	// memPerWrittenSecond is one second of one cohort whose timeline is
-	// written: its 10 ms timeline (22 series × 100 buckets × 8 bytes),
+	// written: its 10 ms timeline (23 series × 100 buckets × 8 bytes),
 	// its latency intervals, and the copies that writing timeline.csv
 	// and drawing report.html make.
 	memPerWrittenSecond = 100 << 10
 	// memPerRecorderSecond is one second of a recorder that is only
-	// summarized (repetitions and sweeps): its timeline and intervals.
+	// summarized (repetitions and sweeps): its timeline (18.4 KB), the
+	// attempts and successes it keeps per bucket as it records (1.6 KB)
+	// and its intervals.
 	memPerRecorderSecond = 20 << 10
 	// memPerRealCohort is a real-time cohort's fixed part: its recorder's
 	// shards, each with two dense latency histograms.

@@ -117,6 +117,9 @@ type Recorder struct {
 
 	unshared bool        // one writer, no concurrent reader (unshared.go)
 	plain    plainTotals // the totals of an unshared recorder
+	// tried and okCol are an unshared recorder's attempts and successes
+	// per bucket, kept as it records (columnsPlain).
+	tried, okCol []int64
 
 	obs    Observer   // told of each attempt, or nil (Observe)
 	spread *spreadLog // the synchronizing edges' spread (spread.go); nil without edges
@@ -550,6 +553,10 @@ func (r *Recorder) SetEnd(at time.Duration) {
 func (r *Recorder) Reset() {
 	r.split = 0
 	clear(r.counts[:int(r.touched.Load())*int(NumSeries)])
+	if r.tried != nil {
+		clear(r.tried[:r.touched.Load()])
+		clear(r.okCol[:r.touched.Load()])
+	}
 	r.used.Store(int64(r.buckets))
 	r.plain = plainTotals{}
 	r.calls.Store(0)
@@ -623,6 +630,9 @@ func (r *Recorder) Timeline(res time.Duration) Timeline {
 // repetitions. The two columns share one buffer from a pool: give it back
 // with putColumns when done.
 func (r *Recorder) columns() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
+	if r.unshared {
+		return r.columnsPlain()
+	}
 	r.flush()
 	used := int(r.used.Load())
 	buf := getColumns(2 * used)

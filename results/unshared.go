@@ -12,6 +12,9 @@ import "time"
 // Call it before recording.
 func (r *Recorder) Unshared() *Recorder {
 	r.unshared = true
+	if r.tried == nil {
+		r.tried, r.okCol = make([]int64, r.buckets), make([]int64, r.buckets)
+	}
 	return r
 }
 
@@ -20,11 +23,10 @@ func (r *Recorder) addPlain(at time.Duration, s Series) {
 	if s >= SeriesBudgetDenied {
 		r.plain.policy++
 	}
-	r.counts[r.row(at)+int(s)]++
+	r.counts[r.row(at)*int(NumSeries)+int(s)]++
 }
 
-// row returns the index of the first count of at's bucket, noting that the
-// bucket is in use.
+// row returns at's bucket, noting that it is in use.
 func (r *Recorder) row(at time.Duration) int {
 	b := int(at / Bucket)
 	if b >= r.buckets {
@@ -35,7 +37,7 @@ func (r *Recorder) row(at time.Duration) int {
 	if t := int64(b) + 1; t > r.touched.Load() {
 		r.touched.Store(t) // rare: once per new bucket
 	}
-	return b * int(NumSeries)
+	return b
 }
 
 // plainTotals are an unshared recorder's running totals.
@@ -44,6 +46,7 @@ type plainTotals struct {
 	policy                                           int64 // policy events of any kind
 	resends                                          int64 // attempts with Resend
 	lastEnd                                          time.Duration
+	outcomes                                         [NumOutcomes]int64 // attempts by outcome
 }
 
 func (s *Shard) startedPlain(at time.Duration) {
@@ -62,8 +65,14 @@ func (s *Shard) attemptPlain(a Attempt) {
 	if a.Outcome == OK {
 		r.plain.ok++
 	}
-	i := r.row(a.Sent)
+	b := r.row(a.Sent)
+	i := b * int(NumSeries)
 	r.counts[i+int(a.Outcome)]++
+	r.plain.outcomes[a.Outcome]++
+	r.tried[b]++
+	if a.Outcome == OK {
+		r.okCol[b]++
+	}
 	if a.Resend {
 		r.plain.resends++
 		r.counts[i+int(SeriesTransportResends)]++
@@ -95,4 +104,26 @@ func (s *Shard) requestPlain(q Request) {
 func (r *Recorder) livePlain() Live {
 	t := &r.plain
 	return Live{Attempts: t.attempts, OK: t.ok, Requests: t.requests, Succeeded: t.succeeded, Failed: t.failed}
+}
+
+// columnsPlain is columns for an unshared recorder, from the columns and
+// totals its records keep as they go: a copy of each column, not a pass
+// over every series of every bucket. The totals by outcome are the
+// running ones, unless the run's end (SetEnd) cut records off, which are
+// then summed from the timeline up to it.
+func (r *Recorder) columnsPlain() (attempts, ok []int64, outcomes [NumOutcomes]int64) {
+	used := int(r.used.Load())
+	buf := getColumns(2 * used)
+	attempts, ok = buf[:used], buf[used:] // attempts keeps the whole buffer as its capacity
+	copy(attempts, r.tried[:used])
+	copy(ok, r.okCol[:used])
+	if int(r.touched.Load()) <= used {
+		return attempts, ok, r.plain.outcomes
+	}
+	for b := range used {
+		for o := range NumOutcomes {
+			outcomes[o] += r.counts[b*int(NumSeries)+int(o)]
+		}
+	}
+	return attempts, ok, outcomes
 }

@@ -37,7 +37,7 @@ func feed(r *Recorder, seed uint64) {
 // counters for dashboards are the only thing left empty.
 func TestUnsharedRecordsTheSame(t *testing.T) {
 	for _, whole := range []bool{false, true} {
-		for seed := uint64(1); seed <= 3; seed++ {
+		for seed := uint64(1); seed <= 4; seed++ {
 			shared := NewRecorder(7*time.Second+3*time.Millisecond, 1)
 			plain := NewRecorder(7*time.Second+3*time.Millisecond, 1).Unshared()
 			if whole {
@@ -46,9 +46,16 @@ func TestUnsharedRecordsTheSame(t *testing.T) {
 			}
 			feed(plain, seed+10) // then reset: nothing of it may remain
 			plain.Reset()
+			// Odd seeds end the run before the last records (SetEnd cuts
+			// them off), even ones after: both ways the unshared columns
+			// and totals must agree with the shared recorder's.
+			end := 5 * time.Second
+			if seed%2 == 0 {
+				end = 7*time.Second + 3*time.Millisecond
+			}
 			for _, r := range []*Recorder{shared, plain} {
 				feed(r, seed)
-				r.SetEnd(5 * time.Second)
+				r.SetEnd(end)
 			}
 			want, got := shared.Live(), plain.Live()
 			want.ByAttempt = [NumOutcomes][AttemptGroups]int64{}
@@ -102,5 +109,28 @@ func TestRecordingAllocatesNothing(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("unshared %v: %v allocations per record, want 0", unshared, allocs)
 		}
+	}
+}
+
+// A recorder restored from a timeline (an unshared one) summarizes as the
+// one that recorded it: its columns and its totals by outcome come back
+// with its counts.
+func TestRestoredSummarizesTheSame(t *testing.T) {
+	rec := NewRecorder(7*time.Second, 1)
+	feed(rec, 9)
+	back, err := Restore(rec.Duration(), rec.Timeline(Bucket), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := Window{FirstStart: time.Second, LastEnd: 2 * time.Second}
+	want, got := Summarize(Cohort{Strategy: "x", Rec: rec}, w), Summarize(Cohort{Strategy: "x", Rec: back}, w)
+	if !reflect.DeepEqual(got.Outcomes, want.Outcomes) || got.HerdFactor != want.HerdFactor || got.FailedAfterFault != want.FailedAfterFault ||
+		!reflect.DeepEqual(got.RecoveryS, want.RecoveryS) || got.PeakAttemptsPerS != want.PeakAttemptsPerS || got.Attempts != want.Attempts {
+		t.Errorf("restored: outcomes %v, herd %v, failed after %d, recovery %v, peak %d, attempts %d\nwant %v, %v, %d, %v, %d, %d",
+			got.Outcomes, got.HerdFactor, got.FailedAfterFault, got.RecoveryS, got.PeakAttemptsPerS, got.Attempts,
+			want.Outcomes, want.HerdFactor, want.FailedAfterFault, want.RecoveryS, want.PeakAttemptsPerS, want.Attempts)
+	}
+	if want.Attempts == 0 || want.HerdFactor == 0 {
+		t.Fatalf("feed recorded too little to compare: %+v", want)
 	}
 }
