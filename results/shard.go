@@ -123,11 +123,9 @@ func Restore(duration time.Duration, t Timeline, intervals []Interval) (*Recorde
 			p := &r.plain
 			switch {
 			case s < Series(NumOutcomes):
-				p.attempts += v
 				p.outcomes[s] += v
 				r.tried[b] += v
 				if s == Series(OK) {
-					p.ok += v
 					r.okCol[b] += v
 				}
 			case s == SeriesRequests:

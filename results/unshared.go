@@ -42,11 +42,11 @@ func (r *Recorder) row(at time.Duration) int {
 
 // plainTotals are an unshared recorder's running totals.
 type plainTotals struct {
-	attempts, ok, requests, succeeded, failed, calls int64
-	policy                                           int64 // policy events of any kind
-	resends                                          int64 // attempts with Resend
-	lastEnd                                          time.Duration
-	outcomes                                         [NumOutcomes]int64 // attempts by outcome
+	requests, succeeded, failed, calls int64
+	policy                             int64 // policy events of any kind
+	resends                            int64 // attempts with Resend
+	lastEnd                            time.Duration
+	outcomes                           [NumOutcomes]int64 // attempts by outcome: their sum is the attempts, OK's the successes
 }
 
 func (s *Shard) startedPlain(at time.Duration) {
@@ -61,10 +61,6 @@ func (r *Recorder) callPlain(at time.Duration) {
 
 func (s *Shard) attemptPlain(a Attempt) {
 	r := s.rec
-	r.plain.attempts++
-	if a.Outcome == OK {
-		r.plain.ok++
-	}
 	b := r.row(a.Sent)
 	i := b * int(NumSeries)
 	r.counts[i+int(a.Outcome)]++
@@ -103,7 +99,11 @@ func (s *Shard) requestPlain(q Request) {
 // livePlain is Live for an unshared recorder.
 func (r *Recorder) livePlain() Live {
 	t := &r.plain
-	return Live{Attempts: t.attempts, OK: t.ok, Requests: t.requests, Succeeded: t.succeeded, Failed: t.failed}
+	var attempts int64
+	for _, n := range t.outcomes {
+		attempts += n
+	}
+	return Live{Attempts: attempts, OK: t.outcomes[OK], Requests: t.requests, Succeeded: t.succeeded, Failed: t.failed}
 }
 
 // columnsPlain is columns for an unshared recorder, from the columns and

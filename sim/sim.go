@@ -720,8 +720,8 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	if s.instant {
 		// Served at once, as below, without a job: the same effects and
 		// answer (Model.ServeNow).
-		var version uint64
-		if s.occ {
+		var version uint64 // a write carries the version its read saw
+		if c.op == target.OpWrite {
 			version = s.cold(ci).version
 		}
 		var a chaos.Answer
