@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/results"
 )
 
 // memoryChildEnv marks the test binary run as a child process: it then
@@ -66,8 +68,9 @@ strategies:
 		{"real gRPC clients, a channel each", []string{grpcReal, "--clients", "1500"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
 			args := append([]string{"scenario"}, c.args...)
-			args = append(args, "--out", t.TempDir(), "-q", "--no-png")
+			args = append(args, "--out", dir, "-q", "--no-png")
 			estimate := estimateOf(t, args)
 			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMemoryChild$", "--"}, args...)...)
 			cmd.Env = append(os.Environ(), memoryChildEnv+"=1")
@@ -77,12 +80,28 @@ strategies:
 			}
 			peak := uint64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
 			ratio := float64(peak) / float64(estimate)
-			t.Logf("estimate %d MiB, measured peak %d MiB (%.2f of it)", estimate>>20, peak>>20, ratio)
+			work := workDone(readSummary(t, dir))
+			t.Logf("estimate %d MiB, measured peak %d MiB (%.2f of it); %s", estimate>>20, peak>>20, ratio, work)
 			if ratio < 0.5 || ratio > 1.25 {
-				t.Errorf("measured peak %d MiB is %.2f of the estimate %d MiB; want 0.5 to 1.25", peak>>20, ratio, estimate>>20)
+				t.Errorf("measured peak %d MiB is %.2f of the estimate %d MiB; want 0.5 to 1.25 (the run: %s)", peak>>20, ratio, estimate>>20, work)
 			}
 		})
 	}
+}
+
+// workDone says how much a run did, as its summary counts it: a real
+// run starved of CPU makes fewer attempts and holds less memory, which
+// the log then shows beside the peak.
+func workDone(s results.Summary) string {
+	var parts []string
+	for _, r := range s.Runs {
+		p := fmt.Sprintf("%s %d attempts", r.Strategy, r.Attempts)
+		if r.SendLagMS != nil {
+			p += fmt.Sprintf(", send lag p99 %.1f ms", r.SendLagMS.P99)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // estimateOf returns the memory estimate of herdbench args, as the command
