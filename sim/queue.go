@@ -117,7 +117,7 @@ func (q *queue) push(at time.Duration, arg uint64) {
 	if q.full&(1<<i) == 0 || at < q.min[i] {
 		q.min[i] = at
 	}
-	q.b[i] = append(q.b[i], event{at: at, arg: arg})
+	q.b[i] = append(roomy(q.b[i]), event{at: at, arg: arg})
 	q.full |= 1 << i
 }
 
@@ -167,7 +167,7 @@ func (q *queue) pop() event {
 				if q.full&(1<<j) == 0 || e.at < q.min[j] {
 					q.min[j] = e.at
 				}
-				q.b[j] = append(q.b[j], e)
+				q.b[j] = append(roomy(q.b[j]), e)
 				q.full |= 1 << j
 			}
 		}
@@ -179,4 +179,16 @@ func (q *queue) pop() event {
 	q.n--
 	q.last = e.at
 	return e
+}
+
+// roomy returns b with room for one more event, doubling a full one's
+// capacity: append grows a large slice by a quarter, and a bucket that
+// grows to hold a million events would be copied four times over.
+func roomy(b []event) []event {
+	if len(b) < cap(b) {
+		return b
+	}
+	n := make([]event, len(b), 2*cap(b)+64)
+	copy(n, b)
+	return n
 }

@@ -109,3 +109,25 @@ func TestQueueSoon(t *testing.T) {
 		t.Fatalf("%d of %d popped events were handed out first", named, pops)
 	}
 }
+
+// A full bucket grows to twice its capacity, keeping its events in order;
+// one with room is handed back as it is.
+func TestRoomyDoubles(t *testing.T) {
+	var b []event
+	for i := range 10_000 {
+		before := cap(b)
+		full := len(b) == cap(b)
+		b = append(roomy(b), event{at: time.Duration(i), arg: uint64(i)})
+		if full && cap(b) < 2*before {
+			t.Fatalf("a full bucket of %d grew to %d, want at least %d", before, cap(b), 2*before)
+		}
+		if !full && cap(b) != before {
+			t.Fatalf("a bucket with room (%d of %d) was copied to %d", len(b)-1, before, cap(b))
+		}
+	}
+	for i, e := range b {
+		if e.at != time.Duration(i) || e.arg != uint64(i) {
+			t.Fatalf("event %d is %+v after growing", i, e)
+		}
+	}
+}
