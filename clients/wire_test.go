@@ -81,6 +81,9 @@ func TestReadFastAgreesWithNetHTTP(t *testing.T) {
 		{"HTTP/1.1 2x0 OK\r\nContent-Length: 3\r\n\r\nok\n", false},
 		{"garbage\r\n\r\n", false},
 		{"HTTP/1.1 200 OK\r\nContent-Len", false}, // the header block is not all there
+		{"HTTP/1.1 200 OK\r\nContent-Length: 3\nX-Bare: lf\r\n\r\nok\n", false}, // a bare LF: net/http's own line break
+		{"HTTP/1.1 200 OK\nContent-Length: 3\r\n\r\nok\n", false},
+		{"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Split: a\nb\r\n\r\nok\n", false}, // net/http: a malformed line "b"
 	}
 	next := "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"
 	for _, c := range cases {
@@ -167,5 +170,21 @@ func TestReadFastFailedConnection(t *testing.T) {
 	_, _, serr = slowRead(bufio.NewReader(strings.NewReader("")), false)
 	if !ok || !closing || err != io.ErrUnexpectedEOF || serr != io.ErrUnexpectedEOF {
 		t.Errorf("closed: ok %v closing %v err %v (net/http %v); want unexpected EOF from both", ok, closing, err, serr)
+	}
+}
+
+// BenchmarkReadFast reads net/http's answer to the probe: what every
+// attempt against a Go target parses.
+func BenchmarkReadFast(b *testing.B) {
+	raw := "HTTP/1.1 200 OK\r\nDate: Thu, 03 Dec 2026 14:00:00 GMT\r\nContent-Length: 3\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nok\n"
+	r := strings.NewReader(raw)
+	br := bufio.NewReaderSize(r, 4096)
+	var body [64]byte
+	for b.Loop() {
+		r.Reset(raw)
+		br.Reset(r)
+		if _, _, ok, err := readFast(br, body[:], false); !ok || err != nil {
+			b.Fatalf("fast path: ok %v, err %v", ok, err)
+		}
 	}
 }
