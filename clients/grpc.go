@@ -425,24 +425,25 @@ func GRPCCode(status int) codes.Code { return grpcwire.Code(status) }
 // reading of a code for both engines: grpcswarm's classification of a
 // call the server answered, and the simulator's of the model's status
 // over gRPC (GRPCOutcome(GRPCCode(status))), so a 400 is INTERNAL and
-// an http_5xx in both, not the http_4xx an HTTP client records.
+// an http_5xx in both, not the http_4xx an HTTP client records. The
+// status is grpcwire.Status's, as the target's recordings have it.
 func GRPCOutcome(c codes.Code) (results.Outcome, int) {
 	switch c {
-	case codes.OK:
-		return results.OK, 200
 	case codes.DeadlineExceeded:
 		return results.Timeout, 0
 	case codes.Canceled:
 		return results.Error, 0
-	case codes.ResourceExhausted:
-		return results.HTTP429, 429
-	case codes.Unavailable:
-		return results.HTTP5xx, 503
-	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
-		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
-		return results.HTTP4xx, 400
 	}
-	return results.HTTP5xx, 500
+	st := grpcwire.Status(c)
+	switch {
+	case st == 200:
+		return results.OK, st
+	case st == 429:
+		return results.HTTP429, st
+	case st >= 400 && st < 500:
+		return results.HTTP4xx, st
+	}
+	return results.HTTP5xx, st
 }
 
 // GRPCThrottler is grpc-go's retry throttling (clientconn.go

@@ -80,7 +80,7 @@ func TestReadFastAgreesWithNetHTTP(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nContent-Length: 3\r\n\r\nok\n", false},
 		{"HTTP/1.1 2x0 OK\r\nContent-Length: 3\r\n\r\nok\n", false},
 		{"garbage\r\n\r\n", false},
-		{"HTTP/1.1 200 OK\r\nContent-Len", false}, // the header block is not all there
+		{"HTTP/1.1 200 OK\r\nContent-Len", false},                               // the header block is not all there
 		{"HTTP/1.1 200 OK\r\nContent-Length: 3\nX-Bare: lf\r\n\r\nok\n", false}, // a bare LF: net/http's own line break
 		{"HTTP/1.1 200 OK\nContent-Length: 3\r\n\r\nok\n", false},
 		{"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nX-Split: a\nb\r\n\r\nok\n", false}, // net/http: a malformed line "b"

@@ -52,3 +52,40 @@ func Code(status int) codes.Code {
 	}
 	return codes.Unknown
 }
+
+// Status is the HTTP status that stands for status code c in herdbench's
+// records of a gRPC call (a recording's status, an attempt's label), the
+// one reading of a code for the target and the clients alike:
+//
+//	OK                  200
+//	RESOURCE_EXHAUSTED  429: pushback, overload
+//	INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, PERMISSION_DENIED,
+//	FAILED_PRECONDITION, OUT_OF_RANGE, UNAUTHENTICATED, UNIMPLEMENTED
+//	                    400: the caller's mistakes
+//	UNAVAILABLE         503
+//	DEADLINE_EXCEEDED   504
+//	CANCELLED           0: the caller gave up, nothing answered
+//	any other           500: the server's other failures (INTERNAL,
+//	                    UNKNOWN, ABORTED, ...)
+//
+// A client that gave up at its deadline has no answer either: it
+// records DEADLINE_EXCEEDED as a timeout, without a status
+// (clients.GRPCOutcome).
+func Status(c codes.Code) int {
+	switch c {
+	case codes.OK:
+		return 200
+	case codes.ResourceExhausted:
+		return 429
+	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
+		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
+		return 400
+	case codes.Unavailable:
+		return 503
+	case codes.DeadlineExceeded:
+		return 504
+	case codes.Canceled:
+		return 0
+	}
+	return 500
+}

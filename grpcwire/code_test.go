@@ -42,6 +42,23 @@ func TestCode(t *testing.T) {
 	}
 }
 
+// TestStatus: the table, exactly, for every code grpc-go has and one
+// beyond them.
+func TestStatus(t *testing.T) {
+	want := map[codes.Code]int{
+		codes.OK: 200, codes.Canceled: 0, codes.Unknown: 500, codes.InvalidArgument: 400,
+		codes.DeadlineExceeded: 504, codes.NotFound: 400, codes.AlreadyExists: 400, codes.PermissionDenied: 400,
+		codes.ResourceExhausted: 429, codes.FailedPrecondition: 400, codes.Aborted: 500, codes.OutOfRange: 400,
+		codes.Unimplemented: 400, codes.Internal: 500, codes.Unavailable: 503, codes.DataLoss: 500,
+		codes.Unauthenticated: 400, 17: 500,
+	}
+	for c := codes.Code(0); c <= 17; c++ {
+		if got := Status(c); got != want[c] {
+			t.Errorf("Status(%s) = %d; want %d", c, got, want[c])
+		}
+	}
+}
+
 // grpcGoReads is what grpc-go's client reads where Code is herdbench's own:
 // an answer without a grpc-status (a 2xx of a plain HTTP/2 server is no
 // gRPC answer either).

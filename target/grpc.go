@@ -217,26 +217,23 @@ func clientCode(a Answer, crashed bool, err, ctxErr error) codes.Code {
 }
 
 // answerOfCode classifies a call's status as its client sees it, and the
-// HTTP status that stands for it in a recording: RESOURCE_EXHAUSTED is a
-// 429, the server's failures (UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED
-// and the like) 5xx, the caller's mistakes 4xx.
+// HTTP status that stands for it in a recording (grpcwire.Status):
+// RESOURCE_EXHAUSTED is a 429, the server's failures (UNAVAILABLE,
+// INTERNAL, DEADLINE_EXCEEDED and the like) 5xx, the caller's mistakes
+// 4xx, CANCELLED a call that ended unanswered.
 func answerOfCode(c codes.Code) (Answer, int) {
-	switch c {
-	case codes.OK:
-		return AnswerOK, http.StatusOK
-	case codes.Canceled:
+	st := grpcwire.Status(c)
+	switch {
+	case c == codes.Canceled:
 		return AnswerAborted, 0
-	case codes.ResourceExhausted:
-		return Answer429, http.StatusTooManyRequests
-	case codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.PermissionDenied,
-		codes.FailedPrecondition, codes.OutOfRange, codes.Unauthenticated, codes.Unimplemented:
-		return Answer4xx, http.StatusBadRequest
-	case codes.Unavailable:
-		return Answer5xx, http.StatusServiceUnavailable
-	case codes.DeadlineExceeded:
-		return Answer5xx, http.StatusGatewayTimeout
+	case st == http.StatusOK:
+		return AnswerOK, st
+	case st == http.StatusTooManyRequests:
+		return Answer429, st
+	case st >= 400 && st < 500:
+		return Answer4xx, st
 	}
-	return Answer5xx, http.StatusInternalServerError
+	return Answer5xx, st
 }
 
 // grpcRequest is a call as a recording reads a request: its method as the
