@@ -38,7 +38,10 @@ const (
 	memPerRealCohort = 4 << 20
 	// memPerRealClient is a real-time client: its goroutine, its
 	// connection's buffers, and the embedded target's side of it.
-	memPerRealClient = 36 << 10
+	// Measured (cmd/herdbench's TestMemoryEstimateIsHonest, 2 cohorts of
+	// 1,500 clients for 2 s): peaks of 187 to 205 MiB in eight runs,
+	// 41 to 47 KB a client above the rest of the estimate.
+	memPerRealClient = 42 << 10
 	// memPerGRPCCaller is a real-time client of a gRPC target beside its
 	// channel: its goroutine and its calls' state, and the embedded
 	// target's side of its calls. Measured (docs/limits.md): a cohort of
@@ -52,8 +55,12 @@ const (
 	// caller's.
 	memPerGRPCChannel = 115 << 10
 	// memPerSimClient is a simulated client: its slot in the slab, its
-	// random stream and its policies' state.
-	memPerSimClient = 600
+	// random stream, its policies' state and its events in the queue.
+	// Measured (2026-12-03, the queue's buckets doubling): the outage at
+	// 1M clients a cohort peaks at 1,019 to 1,093 MiB, at 300,000 at 301
+	// to 307 MiB (two cohorts at once on 2 cores), 10M in one cohort at
+	// 3.6 GiB.
+	memPerSimClient = 512
 	// memPerSimChannel is a simulated grpc-go channel's state.
 	memPerSimChannel = 64
 	// memPerCohortRun is the figures of one cohort run kept until the
