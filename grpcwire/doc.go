@@ -4,8 +4,9 @@
 // target's default method and the check of a method name, the metadata
 // keys (grpc-previous-rpc-attempts, grpc-retry-pushback-ms), the pushback
 // trailer's encoding, the check of a grpc-go service config by grpc-go's
-// own parser, and the gRPC status code of each HTTP status the target's
-// model answers with (Code).
+// own parser, the gRPC status code of each HTTP status the target's model
+// answers with (Code), and the HTTP status that stands for each code in
+// herdbench's records (Status).
 //
 // The target (package target), the gRPC swarm (package grpcswarm), the
 // chaos proxy (package proxy) and the client model (package clients, whose
