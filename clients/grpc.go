@@ -435,15 +435,7 @@ func GRPCOutcome(c codes.Code) (results.Outcome, int) {
 		return results.Error, 0
 	}
 	st := grpcwire.Status(c)
-	switch {
-	case st == 200:
-		return results.OK, st
-	case st == 429:
-		return results.HTTP429, st
-	case st >= 400 && st < 500:
-		return results.HTTP4xx, st
-	}
-	return results.HTTP5xx, st
+	return results.FromStatus(st), st
 }
 
 // GRPCThrottler is grpc-go's retry throttling (clientconn.go

@@ -222,18 +222,11 @@ func clientCode(a Answer, crashed bool, err, ctxErr error) codes.Code {
 // INTERNAL, DEADLINE_EXCEEDED and the like) 5xx, the caller's mistakes
 // 4xx, CANCELLED a call that ended unanswered.
 func answerOfCode(c codes.Code) (Answer, int) {
-	st := grpcwire.Status(c)
-	switch {
-	case c == codes.Canceled:
+	if c == codes.Canceled {
 		return AnswerAborted, 0
-	case st == http.StatusOK:
-		return AnswerOK, st
-	case st == http.StatusTooManyRequests:
-		return Answer429, st
-	case st >= 400 && st < 500:
-		return Answer4xx, st
 	}
-	return Answer5xx, st
+	st := grpcwire.Status(c)
+	return AnswerOf(st), st
 }
 
 // grpcRequest is a call as a recording reads a request: its method as the
