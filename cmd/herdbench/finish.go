@@ -413,8 +413,8 @@ func warnHarness(w io.Writer, s *results.Summary, what string, slowable bool) {
 		for _, r := range s.Runs {
 			need = max(need, r.LatenessNeeds)
 		}
-		k, byModel := needFactor(sp.P99, h.LimitMS, need)
-		fmt.Fprintln(w, "  "+spreadNeeds(sp.P99, h.LimitMS, h.CPU.Cores, k, byModel))
+		k, waves := needFactor(sp.P99, h.LimitMS, need)
+		fmt.Fprintln(w, "  "+spreadNeeds(h.LimitMS, h.CPU.Cores, k, waves))
 		if slowable {
 			fmt.Fprintln(w, "  "+slowNeeds(k, s.SlowMotion, s.DurationS))
 		}
@@ -451,24 +451,23 @@ var autogroup = func() (on bool, nice int) {
 // spread grows with the clients each core wakes and reconnects); or model,
 // the factor the model's second opinion needs for the figures to hold
 // (results.Run.LatenessNeeds, 0 if none), where that is larger (a figure
-// that hangs on a millisecond), and byModel says so. Both pieces of
-// advice read it, so they never disagree.
-func needFactor(p99, limit float64, model int) (k int, byModel bool) {
-	k = int(math.Ceil(p99 / limit))
-	if model > k {
-		return model, true
-	}
-	return k, false
+// that hangs on a millisecond). waves is the first of the two, which
+// holds the waves alone. Both pieces of advice read k, so they never
+// disagree.
+func needFactor(p99, limit float64, model int) (k, waves int) {
+	waves = int(math.Ceil(p99 / limit))
+	return max(waves, model), waves
 }
 
-// spreadNeeds says what a run whose clients learned of a crash over p99
-// ms needs for its waves (within limit ms) and figures to hold: k
-// (needFactor) times this machine's cores, or as many shards of this
-// machine, or a k times smaller crowd.
-func spreadNeeds(p99, limit float64, cores, k int, byModel bool) string {
+// spreadNeeds says what a run needs for its waves (within limit ms) and
+// figures to hold: k (needFactor) times this machine's cores, or as many
+// shards of this machine, or a k times smaller crowd; where k is the
+// model's and more than waves (the factor that holds the waves alone), it
+// says so.
+func spreadNeeds(limit float64, cores, k, waves int) string {
 	what := fmt.Sprintf("To hold its waves this run needs its clients to learn of a crash within %s, %d× tighter than here", trimMS(limit), k)
-	if byModel {
-		what = fmt.Sprintf("To hold its figures this run needs a harness %d× less late than here (the model's second opinion; its clients learning of a crash within %s, %d× tighter, holds only its waves)", k, trimMS(limit), int(math.Ceil(p99/limit)))
+	if k > waves {
+		what = fmt.Sprintf("To hold its figures this run needs a harness %d× less late than here (the model's second opinion; its clients learning of a crash within %s, %d× tighter, holds only its waves)", k, trimMS(limit), waves)
 	}
 	c := "its cores"
 	if cores > 0 {
