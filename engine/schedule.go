@@ -289,6 +289,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 			results.JudgeModel(s.Harness, s.Runs)
 		}
 	}
+	s.Verdict = results.Decide(s)
 	pt := Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	if s.Shard == nil { // a shard's figures are its share: the merge checks them (Shard.Thresholds)
 		s.Thresholds = results.CheckThresholds(s, p.Thresholds, pt.Repetitions)

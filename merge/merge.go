@@ -362,6 +362,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 			}
 		}
 	}
+	sum.Verdict = results.Decide(&sum)
 	sum.Merged = mergedInfo(shards)
 	m := &Merged{Output: out, Shards: shards}
 	for _, d := range f.Shard.Thresholds {

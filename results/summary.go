@@ -49,6 +49,9 @@ type Summary struct {
 	// Harness is a real-time run's self-check (selfcheck.go); absent in
 	// virtual time.
 	Harness *Harness `json:"harness,omitempty"`
+	// Verdict is a real-time run's answer to whether its figures can be
+	// taken at their word (verdict.go); absent in virtual time.
+	Verdict *Verdict `json:"verdict,omitempty"`
 	// Recorded is set when the figures are not a swarm's but a recording of
 	// the traffic a chaos proxy or standalone target received: where they
 	// come from. Absent for a swarm's run.
