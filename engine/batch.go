@@ -67,9 +67,9 @@ type Options struct {
 	Resolver *net.Resolver
 
 	// lateness is, for the simulator, each plan's cohorts' lateness tables
-	// (sim.Cohort.Lateness; lateness.go): the model with a real run's own
-	// lateness. Nil for every other run.
-	lateness map[*scenarios.Plan][][]time.Duration
+	// (sim.Cohort's Lateness and SendLag; lateness.go): the model with a
+	// real run's own lateness. Nil for every other run.
+	lateness map[*scenarios.Plan][]lateTables
 
 	// Part runs one shard of every cohort (clients.Part): its clients, or
 	// its share of an open workload's arrivals. A Part with Of set marks
@@ -155,7 +155,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		d, mode = sd, "sim"
 	}
 	got, err := schedule(ctx, d, plans, o, func(rep int) bool { return rep == 0 && o.Timelines })
-	var refs []*results.Summary
+	var refs []*model
 	var lates []*opinion
 	if !o.Sim && !o.NoSimReference && ctx.Err() == nil && err == nil {
 		refs = simReference(ctx, plans, got, o)
@@ -166,7 +166,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		if pi > 0 && !got[pi].ran() {
 			continue // interrupted before this point began: nothing to keep
 		}
-		var ref *results.Summary
+		var ref *model
 		var late *opinion
 		if refs != nil {
 			ref = refs[pi]
@@ -184,7 +184,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 // there is none). An external target has no model to simulate, and a
 // point cut short has no whole figures to compare: neither gets one. A
 // bug in the simulator leaves every point without a reference.
-func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*results.Summary {
+func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*model {
 	var at []int
 	for i, p := range plans {
 		if p.TargetURL == "" && got[i].ran() && !got[i].partial() {
