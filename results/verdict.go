@@ -127,14 +127,18 @@ func (b Band) within(v, ref figure, attempts float64) bool {
 }
 
 // agrees reports whether a real figure agrees with the simulator's: within
-// its band, and not just as well within the band of the model given the
-// harness's lateness where that left the band (a real figure that could
-// be the harness's as much as the strategy's).
+// its band, and, where the model given the harness's lateness left the
+// band, not within the band of that too and nearer it than the
+// simulator's (a real figure the harness's lateness explains better than
+// the strategy).
 func (b Band) agrees(real, sim, late figure, attempts float64) bool {
 	if !b.within(real, sim, attempts) {
 		return false
 	}
-	return !late.asked || b.within(late, sim, attempts) || !b.within(real, late, attempts)
+	if !late.asked || b.within(late, sim, attempts) {
+		return true
+	}
+	return !b.within(real, late, attempts) || math.Abs(real.v-late.v) >= math.Abs(real.v-sim.v)
 }
 
 // figure is one value of a figure: ok false when it is missing (a
@@ -372,7 +376,7 @@ func whyNot(cohort string, b Band, real, sim, late figure, attempts float64, res
 	if !b.within(real, sim, attempts) || !late.asked {
 		return fmt.Sprintf("%s's %s%s is %s against the simulator's %s, outside its band", cohort, name, at, valueText(b.Name, real), valueText(b.Name, sim))
 	}
-	return fmt.Sprintf("%s's %s%s, %s, is as near %s, the model's given this harness's lateness, as the simulator's %s: the harness could have moved it", cohort, name, at, valueText(b.Name, real), valueText(b.Name, late), valueText(b.Name, sim))
+	return fmt.Sprintf("%s's %s%s, %s, is nearer %s, the model's given this harness's lateness, than the simulator's %s: the harness could have moved it", cohort, name, at, valueText(b.Name, real), valueText(b.Name, late), valueText(b.Name, sim))
 }
 
 // valueText writes a figure as the summary's table does; "never" for a
@@ -474,4 +478,27 @@ func MergeVerdicts(vs []*Verdict, shards []int) *Verdict {
 		}
 	}
 	return &out
+}
+
+// BandOf returns the band of the headline figure name (Bands).
+func BandOf(name string) (Band, bool) {
+	for _, b := range Bands {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Band{}, false
+}
+
+// Within reports whether v is within b of ref (nil: missing: both missing
+// agree, one does not), where attempts are the attempts of ref's run: the
+// band alone, as a calibration corpus counts a run within it.
+func (b Band) Within(v, ref *float64, attempts float64) bool {
+	fig := func(p *float64) figure {
+		if p == nil {
+			return figure{}
+		}
+		return figure{v: *p, ok: true}
+	}
+	return b.within(fig(v), fig(ref), attempts)
 }

@@ -65,7 +65,10 @@ func TestDecide(t *testing.T) {
 		// outside the band; the real 3.3 s is within both bands: it
 		// could be the harness's.
 		{name: "could be", real: reading(443, 3.3, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
-			want: NotTrustworthy, resolution: 10, says: "no-jitter's recovery, 3.30s, is as near 2.80s, the model's given this harness's lateness, as the simulator's 3.91s: the harness could have moved it"},
+			want: NotTrustworthy, resolution: 10, says: "no-jitter's recovery, 3.30s, is nearer 2.80s, the model's given this harness's lateness, than the simulator's 3.91s: the harness could have moved it"},
+		// Within both bands, but nearer the simulator's: the strategy's.
+		{name: "nearer the model", real: reading(443, 3.5, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
+			want: Exact, resolution: 10},
 		// The model given the lateness moved the recovery, the real run
 		// did not: the model is wrong about this run, the real figure
 		// stands.
