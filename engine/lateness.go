@@ -205,15 +205,7 @@ func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled
 // predict returns what the verdict says of a run of p whose figures are
 // late's, against ref's.
 func predict(p *scenarios.Plan, ref, late *model) results.Judgement {
-	var ev []results.Evidence
-	for _, st := range p.Strategies {
-		r, s := late.reading(st.Name), ref.reading(st.Name)
-		if r == nil || s == nil {
-			continue
-		}
-		ev = append(ev, results.Evidence{Cohort: st.Name, Real: *r, Sim: *s})
-	}
-	j, _ := results.Predict(ev, hasFaults(p))
+	j, _ := results.Predict(evidenceOf(p, ref, late), hasFaults(p))
 	return j
 }
 

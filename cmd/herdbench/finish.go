@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,7 +80,7 @@ func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points [
 	if (werr != nil || oerr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
-	return exitCodeOf(summaries, stderr)
+	return exitCodeOf(summaries, f.allowUntrustworthy, stderr)
 }
 
 // reportIn returns the path of the results folder dir's report.html, the
@@ -284,23 +285,37 @@ func interruptedLine(command string) string {
 }
 
 // exitCodeOf maps a finished run to the exit code: interrupted beats
-// failed thresholds.
-func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
-	failed, checked := 0, 0
+// failed thresholds, which beat a verdict not trustworthy (unless allowed:
+// --allow-untrustworthy).
+func exitCodeOf(summaries []*results.Summary, allow bool, stderr io.Writer) int {
+	failed, checked, untrusted := 0, 0, 0
+	var first *results.Verdict // the first point's verdict not trustworthy
 	for _, s := range summaries {
 		if s.Partial {
 			return exitSignal
 		}
 		failed += results.ThresholdsFailed(s.Thresholds)
 		checked += len(s.Thresholds)
+		if !s.Verdict.Trusted() {
+			untrusted++
+			first = cmp.Or(first, s.Verdict)
+		}
+	}
+	where := ""
+	if len(summaries) > 1 {
+		where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
 	}
 	if failed > 0 {
-		where := ""
-		if len(summaries) > 1 {
-			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
-		}
 		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
 		return exitThresholds
+	}
+	if untrusted > 0 && !allow {
+		what := first.Sentence
+		if len(summaries) > 1 {
+			what = fmt.Sprintf("the verdict of %d of the %d points of the sweep is not trustworthy; the first's: %s", untrusted, len(summaries), first.Sentence)
+		}
+		fmt.Fprintf(stderr, "herdbench: %s (exit code %d; --allow-untrustworthy exits 0)\n", what, exitUntrustworthy)
+		return exitUntrustworthy
 	}
 	return exitOK
 }

@@ -19,6 +19,7 @@ import (
 func addOutputFlags(fs *pflag.FlagSet, f *scenarioFlags) {
 	fs.StringVar(&f.junit, "junit", "", "also write the thresholds as a JUnit XML report to this file, for CI systems: a test case per threshold per cohort, failures with the value measured")
 	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout (the tables and messages go to stderr); for a sweep, a JSON array of every point's summary")
+	fs.BoolVar(&f.allowUntrustworthy, "allow-untrustworthy", false, fmt.Sprintf("a real run whose verdict is not trustworthy exits %d, and is a failed test case in --junit's report; with this flag it exits as if trustworthy (0, or 3 for a failed threshold) and the case is skipped", exitUntrustworthy))
 }
 
 // checkJUnitPath checks, before the run, that --junit's file can be
@@ -47,7 +48,7 @@ func writeOutputs(f *scenarioFlags, e *ending, stdout io.Writer) error {
 	summaries := e.summaries()
 	var errs []error
 	if f.junit != "" {
-		data, err := encodeJUnit(summaries, e.label)
+		data, err := encodeJUnit(summaries, e.label, f.allowUntrustworthy)
 		if err == nil {
 			err = folder.WriteFileAtomic(f.junit, data)
 		}
