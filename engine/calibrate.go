@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
@@ -214,4 +216,51 @@ func Lead(p *scenarios.Plan, o Options) time.Duration {
 		p = &q
 	}
 	return leadFor(p, o.Part)
+}
+
+// RunWall is about how long real-time runs of plans last on the wall clock
+// with o at real speed, their leads aside: every point's duration, times
+// its repetitions and, apart, its cohorts. A one-shot workload ends with
+// its last unit of work: its cohorts' completion in the simulator (the
+// plan's duration where the simulator's does not end before it).
+func RunWall(ctx context.Context, plans []*scenarios.Plan, o Options) time.Duration {
+	var wall time.Duration
+	for _, p := range plans {
+		each := make([]time.Duration, len(p.Strategies)) // each cohort's
+		for i := range each {
+			each[i] = p.Duration
+		}
+		if p.Workload.Kind == clients.OneShot {
+			each = completions(ctx, p)
+		}
+		var d time.Duration
+		if o.Apart {
+			for _, c := range each {
+				d += c
+			}
+		} else {
+			d = slices.Max(each)
+		}
+		wall += d * time.Duration(max(1, p.Runs))
+	}
+	return wall
+}
+
+// completions returns each cohort of p's completion in the simulator, its
+// first repetition's, or p's duration for one that does not complete.
+func completions(ctx context.Context, p *scenarios.Plan) []time.Duration {
+	out := make([]time.Duration, len(p.Strategies))
+	for i := range out {
+		out[i] = p.Duration
+	}
+	m := simulate(ctx, []*scenarios.Plan{p}, []int{0}, nil, Options{Runs: 1})
+	if m == nil || m[0] == nil {
+		return out
+	}
+	for i, st := range p.Strategies {
+		if r := refRun(m[0].sum, st.Name); r != nil && r.CompletionS != nil {
+			out[i] = min(p.Duration, time.Duration(*r.CompletionS*float64(time.Second)))
+		}
+	}
+	return out
 }

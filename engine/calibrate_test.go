@@ -102,3 +102,27 @@ func TestChooseSlowMotion(t *testing.T) {
 		}
 	}
 }
+
+// RunWall: a plan lasts its duration, times its repetitions and, apart,
+// its cohorts; a one-shot workload ends with its last unit of work, as
+// the simulator has it.
+func TestRunWall(t *testing.T) {
+	ctx := context.Background()
+	p := scenariotest.Plan(t, lateCrash, scenarios.Overrides{})
+	if got := RunWall(ctx, []*scenarios.Plan{p, p}, Options{Apart: true}); got != 2*2*p.Duration {
+		t.Errorf("two points of two cohorts apart: %v, want %v", got, 4*p.Duration)
+	}
+	one := scenariotest.Plan(t, `
+name: one
+duration: 10m
+target: {concurrency: 4, service_time: 10ms}
+workload: {kind: oneshot, clients: 40}
+strategies:
+  - {name: a, backoff: full, base: 10ms}
+  - {name: b, backoff: full, base: 10ms}
+`, scenarios.Overrides{})
+	together, apart := RunWall(ctx, []*scenarios.Plan{one}, Options{}), RunWall(ctx, []*scenarios.Plan{one}, Options{Apart: true})
+	if together <= 0 || together > 10*time.Second || apart < together || apart > 2*together {
+		t.Errorf("a one-shot workload of 40 units on 4 slots of 10 ms: %v together, %v apart; want about 100 ms, not its 10 minutes", together, apart)
+	}
+}

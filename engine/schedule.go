@@ -337,10 +337,9 @@ func evidence(p *scenarios.Plan, s *results.Summary, first []*results.Cohort, re
 // figures (twice the run's own when the model was not asked or held them
 // already), unless none up to results.MaxLatenessNeeds did.
 func remedy(p *scenarios.Plan, o Options, s *results.Summary, late *opinion) results.Remedy {
-	r := results.Remedy{Wall: p.Duration * time.Duration(max(1, o.Runs))}
-	if s.CohortsApart {
-		r.Wall *= time.Duration(len(p.Strategies))
-	}
+	// What the run took, at real speed: a one-shot workload ends before
+	// its plan's duration.
+	r := results.Remedy{Wall: time.Duration(s.Harness.CPU.WallS * float64(time.Second) / float64(max(1, s.SlowMotion))).Round(time.Second)}
 	r.Slowable = CheckSlowMotion(p, Options{SlowMotion: 2, Drive: o.Drive}) == nil
 	if !r.Slowable {
 		return r

@@ -169,6 +169,8 @@ type scenarioRun struct {
 	opts      engine.Options
 	limit     uint64 // --max-memory, or its default; 0 for none
 	limitText string // how to name the limit in messages
+	// wall is how long the runs last at real speed (wallAtRealSpeed).
+	wall time.Duration
 }
 
 // planScenario reads the scenario command's flags and compiles its
@@ -314,7 +316,7 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		fmt.Fprintln(stderr, "herdbench: interrupted before the run; nothing was written")
 		return exitSignal
 	}
-	sr.announce(stderr)
+	sr.announce(ctx, stderr)
 	points, err := sr.execute(ctx, gd, stderr)
 	var internal *engine.PanicError
 	switch {
@@ -381,7 +383,7 @@ func (sr *scenarioRun) strategyNames() []string {
 }
 
 // announce says on stderr what is about to run.
-func (sr *scenarioRun) announce(stderr io.Writer) {
+func (sr *scenarioRun) announce(ctx context.Context, stderr io.Writer) {
 	plan, names := sr.plans[0], sr.strategyNames()
 	externalNote(stderr, plan, &sr.f.game)
 	if sr.f.quiet {
@@ -409,7 +411,7 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 			runtime.GOMAXPROCS(0), len(names))
 	}
 	if !sr.f.sim {
-		fmt.Fprintf(stderr, "Expected wall time: about %s.\n", roundWall(sr.expectedWall()))
+		fmt.Fprintf(stderr, "Expected wall time: about %s.\n", roundWall(sr.expectedWall(ctx)))
 	}
 }
 
@@ -417,8 +419,8 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 // clock: every unit's runs in slow motion, and each one's lead; then the
 // simulator's reference, its second opinion and the report, a few
 // seconds at most (afterRun).
-func (sr *scenarioRun) expectedWall() time.Duration {
-	wall := sr.opts.SlowMotion.Wall(sr.wallAtRealSpeed())
+func (sr *scenarioRun) expectedWall(ctx context.Context) time.Duration {
+	wall := sr.opts.SlowMotion.Wall(sr.wallAtRealSpeed(ctx))
 	for _, p := range sr.plans {
 		units := max(1, p.Runs)
 		if sr.opts.Apart {

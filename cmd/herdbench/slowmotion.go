@@ -67,18 +67,13 @@ func (sr *scenarioRun) autoSlowable() bool {
 		engine.CheckSlowMotion(sr.plans[0], engine.Options{SlowMotion: 2}) == nil
 }
 
-// wallAtRealSpeed is how long sr's runs last at real speed: every
-// point, repetition and, run apart, cohort.
-func (sr *scenarioRun) wallAtRealSpeed() time.Duration {
-	var wall time.Duration
-	for _, p := range sr.plans {
-		d := p.Duration * time.Duration(max(1, p.Runs))
-		if sr.opts.Apart {
-			d *= time.Duration(len(p.Strategies))
-		}
-		wall += d
+// wallAtRealSpeed is how long sr's runs last at real speed
+// (engine.RunWall), computed once.
+func (sr *scenarioRun) wallAtRealSpeed(ctx context.Context) time.Duration {
+	if sr.wall == 0 {
+		sr.wall = engine.RunWall(ctx, sr.plans, sr.opts)
 	}
-	return wall
+	return sr.wall
 }
 
 // chooseSlowMotion carries out --slow-motion auto: calibrates, chooses
@@ -95,7 +90,7 @@ func (sr *scenarioRun) chooseSlowMotion(ctx context.Context, stderr io.Writer) e
 	cal, err := engine.Calibrate(ctx, p, sr.opts)
 	if err == nil {
 		var c engine.Choice
-		if c, err = engine.ChooseSlowMotion(ctx, p, cal, sr.wallAtRealSpeed(), autoBudget); err == nil {
+		if c, err = engine.ChooseSlowMotion(ctx, p, cal, sr.wallAtRealSpeed(ctx), autoBudget); err == nil {
 			sr.opts.SlowMotion = c.Factor
 			if !quiet {
 				fmt.Fprintln(stderr, "slow motion auto: "+choiceText(cal, c))
