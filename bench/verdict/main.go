@@ -48,13 +48,15 @@ func main() {
 	flag.StringVar(&c.Slow, "slow", "2", "the --slow-motion of the corpus's slow-motion conditions (a factor, or auto)")
 	flag.IntVar(&c.Main, "main", 10, "runs of the main job (herdbench scenario outage.yaml) on the machine as it is, and as many beside the hogs")
 	flag.StringVar(&c.Scenarios, "scenarios", "", "scenarios of the corpus, comma-separated (default: every built-in and bench/physics/*.yaml)")
+	flag.StringVar(&c.MainArgs, "main-args", "", "more arguments for the main job, space-separated, to measure another way of running it (e.g. \"--cohorts together --slow-motion 8\")")
+	appendTo := flag.Bool("append", false, "add the runs to those -data holds (another -main-args, more rounds) instead of starting afresh")
 	hb := flag.String("herdbench", "", "the herdbench binary (default: built from this tree into a temporary folder)")
 	keep := flag.String("keep", "", "keep the results folders in this folder (default: a temporary folder, removed at the end)")
 	data := flag.String("data", "docs/verdict-corpus.json", "where the measurements go (JSON), and -render reads them")
 	out := flag.String("out", "docs/verdict-corpus.md", "the page of the measurements (Markdown)")
 	render := flag.Bool("render", false, "only draw -out again from -data; run nothing")
 	flag.Parse()
-	if err := run(c, *hb, *keep, *data, *out, *render); err != nil {
+	if err := run(c, *hb, *keep, *data, *out, *render, *appendTo); err != nil {
 		fmt.Fprintln(os.Stderr, "verdict:", err)
 		os.Exit(1)
 	}
@@ -67,19 +69,25 @@ type config struct {
 	Slow      string `json:"slow"`
 	Main      int    `json:"main"`
 	Scenarios string `json:"scenarios,omitempty"`
+	MainArgs  string `json:"main_args,omitempty"`
 }
 
-func run(c config, hb, keep, dataPath, outPath string, render bool) error {
-	if render {
-		var cp corpus
+func run(c config, hb, keep, dataPath, outPath string, render, appendTo bool) error {
+	var before corpus
+	if render || appendTo {
 		b, err := os.ReadFile(dataPath)
 		if err == nil {
-			err = json.Unmarshal(b, &cp)
+			err = json.Unmarshal(b, &before)
 		}
 		if err != nil {
-			return fmt.Errorf("-render: %w", err)
+			return fmt.Errorf("reading -data: %w", err)
 		}
-		return writePage(outPath, &cp)
+		if before.Command != "" && len(before.Commands) == 0 {
+			before.Commands, before.Command = []string{before.Command}, ""
+		}
+		if render {
+			return writePage(outPath, &before)
+		}
 	}
 	dir, bin, remove, err := cli.Workdir("herdbench-verdict-", hb)
 	if err != nil {
@@ -95,7 +103,11 @@ func run(c config, hb, keep, dataPath, outPath string, render bool) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cp := &corpus{Config: c, Command: commandLine(), Machine: machine(), Started: time.Now().UTC()}
+	cp := &corpus{Config: c, Commands: []string{commandLine()}, Machine: machine(), Started: time.Now().UTC()}
+	if appendTo {
+		cp = &before
+		cp.Commands = append(cp.Commands, commandLine())
+	}
 	r := &runner{bin: bin, dir: dir, hogs: c.Hogs, log: os.Stderr}
 	save := func() error {
 		cp.Ended = time.Now().UTC()
@@ -124,7 +136,7 @@ func run(c config, hb, keep, dataPath, outPath string, render bool) error {
 	for i := 0; i < c.Main && ctx.Err() == nil; i++ {
 		for _, h := range []int{0, c.Hogs} {
 			if ctx.Err() == nil {
-				cp.Main = append(cp.Main, r.mainRun(ctx, h))
+				cp.Main = append(cp.Main, r.mainRun(ctx, h, strings.Fields(c.MainArgs)))
 			}
 		}
 		if err := save(); err != nil {

@@ -44,7 +44,7 @@ func TestJudgedReadsTheBands(t *testing.T) {
 // and says the two rates the targets are about.
 func TestPageCountsTheConfusion(t *testing.T) {
 	held := true
-	cp := &corpus{Config: config{Rounds: 1, Hogs: 2, Slow: "2", Main: 1}, Command: "go run ./bench/verdict", Machine: "a machine",
+	cp := &corpus{Config: config{Rounds: 1, Hogs: 2, Slow: "2", Main: 1}, Commands: []string{"go run ./bench/verdict"}, Machine: "a machine",
 		Runs: []record{
 			{Scenario: "outage", Outcome: "holds", InBand: true, Load: [3]float64{1.5}},
 			{Scenario: "outage", Outcome: "not_trustworthy", InBand: true, Hogs: 2, Load: [3]float64{3}},
@@ -66,7 +66,7 @@ func TestPageCountsTheConfusion(t *testing.T) {
 		"| within their bands | 1 | 1 | 1 | 3 |",
 		"| outside their bands | 0 | 0 | 1 | 1 |",
 		"Within their bands, flagged: 1 of 3 (33%). Outside, marked exact or holds: 0 of 1 (0%).",
-		"| as the machine is | 1 | 1 | 0 | 0 | 1 | 130 / 130 / 130 s | 126 / 126 / 126 s | 2× |",
+		"| (none: the default) | as the machine is | 1 | 1 | 0 | 0 | 1 | 130 / 130 / 130 s | 126 / 126 / 126 s | 2× |",
 		"load average (1 min) before the runs: 0.0 to 3.0",
 		"| metastable | 0 |",
 	} {

@@ -23,8 +23,12 @@ import (
 
 // corpus is everything the command measured, as -data holds it.
 type corpus struct {
-	Config  config    `json:"config"`
-	Command string    `json:"command"`
+	Config config `json:"config"`
+	// Commands are the commands that measured it: the first, and each
+	// -append after it.
+	Commands []string `json:"commands"`
+	// Command is the first's, as the first corpora wrote it.
+	Command string    `json:"command,omitempty"`
 	Machine string    `json:"machine"`
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
@@ -39,6 +43,8 @@ type record struct {
 	Point    string `json:"point,omitempty"` // a sweep's point
 	Hogs     int    `json:"hogs"`
 	Slow     string `json:"slow"` // the --slow-motion given
+	// Args are the main job's arguments beyond its scenario (-main-args).
+	Args string `json:"args,omitempty"`
 	// SlowMotion is the factor the run lived at (auto's choice).
 	SlowMotion int        `json:"slow_motion"`
 	Apart      bool       `json:"apart"`
@@ -98,15 +104,20 @@ func (r *runner) corpusRun(ctx context.Context, name string, cond condition) []r
 // mainRun runs the main job, `herdbench scenario outage.yaml`, as a user
 // types it (in a folder of its own, where no outage.yaml is: the
 // built-in runs), beside h hogs.
-func (r *runner) mainRun(ctx context.Context, h int) record {
+func (r *runner) mainRun(ctx context.Context, h int, extra []string) record {
 	r.n++
 	wd := filepath.Join(r.dir, fmt.Sprintf("main-%03d", r.n))
-	base := record{Scenario: "outage", Hogs: h, Slow: "auto"}
+	base := record{Scenario: "outage", Hogs: h, Slow: "auto", Args: strings.Join(extra, " ")}
+	for i, a := range extra {
+		if a == "--slow-motion" && i+1 < len(extra) {
+			base.Slow = extra[i+1]
+		}
+	}
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		base.Err = err.Error()
 		return base
 	}
-	res := r.exec(ctx, []string{"scenario", "outage.yaml"}, wd, h, &base)
+	res := r.exec(ctx, append([]string{"scenario", "outage.yaml"}, extra...), wd, h, &base)
 	if base.Err != "" {
 		logf(r.log, "main job (%d hogs): %s", h, base.Err)
 		return base
