@@ -132,6 +132,17 @@ func (r *runner) mainRun(ctx context.Context, h int, extra []string) record {
 	return recs[0]
 }
 
+// skippedPrefix starts the error of a run the corpus could not make: a
+// condition the scenario refuses (slow motion of a gRPC scenario), which
+// the page leaves out.
+const skippedPrefix = "skipped: "
+
+// skipped reports whether r is a condition its scenario refuses. The
+// first corpora recorded such a run as herdbench's refusal.
+func (r record) skipped() bool {
+	return strings.HasPrefix(r.Err, skippedPrefix) || strings.Contains(r.Err, "--slow-motion: slow motion (")
+}
+
 // expectedRE finds the expected wall time the scenario command prints.
 var expectedRE = regexp.MustCompile(`Expected wall time: about (\S+)\.`)
 
@@ -172,6 +183,9 @@ func (r *runner) exec(ctx context.Context, args []string, wd string, h int, rec 
 		return result{}
 	case errors.As(err, &exit) && (exit.ExitCode() == 3 || exit.ExitCode() == 5):
 		rec.Exit = exit.ExitCode()
+	case errors.As(err, &exit) && exit.ExitCode() == 2 && strings.Contains(stderr.String(), "--slow-motion: slow motion"):
+		rec.Err = skippedPrefix + "slow motion cannot slow this scenario"
+		return result{}
 	case err != nil:
 		rec.Err = fmt.Sprintf("herdbench %s: %v: %s", strings.Join(args, " "), err, lastLine(stderr.String()))
 		return result{}
