@@ -180,7 +180,7 @@ strategies:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := runCLI(t, "scenario", file, "--out", dir, "--quiet", "--strategies", "no-jitter")
+	code, out, stderr := runCLI(t, "scenario", file, "--out", dir, "--quiet", "--strategies", "no-jitter", "--allow-untrustworthy")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
