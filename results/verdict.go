@@ -40,11 +40,12 @@ type Verdict struct {
 	// Sentence says the outcome in one sentence; for a run that is not
 	// trustworthy, what to do about it.
 	Sentence string `json:"sentence"`
-	// ResolutionMS is the bucket width, in milliseconds, at which the
-	// figures of waves (the herd factor) were read: the finest of
-	// Resolutions at which every cohort's agreed with the model's, 10 for
-	// an exact run. Absent when no figure of waves was judged (a plan
-	// without faults, or no model to compare with).
+	// ResolutionMS is the coarsest bucket width, in milliseconds, at which
+	// a figure of waves (a cohort's herd factor) was read: each at the
+	// finest of Resolutions at which it agreed with the model's (each
+	// figure says its own), 10 for an exact run. Absent when no figure of
+	// waves was judged (a plan without faults, or no model to compare
+	// with).
 	ResolutionMS float64 `json:"resolution_ms,omitempty"`
 	// SlowMotion is, for a run that is not trustworthy and that slow
 	// motion can slow (herdbench's own clients and target), the factor
@@ -228,7 +229,7 @@ func Decide(s *Summary, ev []Evidence, rem Remedy) *Verdict {
 		}
 		v.Sentence += "."
 	case Holds:
-		v.Sentence = fmt.Sprintf("Holds at %s: every headline figure is within its band of the simulator's, but this harness smeared the waves at 10 ms (%s), so they are read at %s (%s).",
+		v.Sentence = fmt.Sprintf("Holds at %s: every headline figure is within its band of the simulator's, but this harness smeared the waves at 10 ms (%s), so they are read at up to %s (%s).",
 			resText(j.res), j.finer, resText(j.res), j.held)
 	default:
 		v.SlowMotion = rem.SlowMotion
@@ -284,62 +285,55 @@ func judge(ev []Evidence, faults bool) judgement {
 	return j
 }
 
-// judgeWaves reads band b's figure of waves at the finest resolution at
-// which every cohort's agrees with the simulator's, adds it to j (and at
-// 10 ms beside it, for a coarser one), and returns what disagrees at the
-// coarsest when none does ("" when one does).
+// judgeWaves reads band b's figure of waves of each cohort at the finest
+// resolution at which it agrees with the simulator's, and adds it to j's
+// figures (and at 10 ms beside it, for a coarser one); j's resolution is
+// the coarsest of them. It returns what disagrees at every resolution
+// ("" when every cohort's agrees at one).
 func (j *judgement) judgeWaves(b Band, ev []Evidence) string {
 	j.waves = true
-	at := -1
-	for i := range Resolutions {
-		all := true
-		for _, e := range ev {
-			all = all && b.agrees(e.Real.get(b, i), e.Sim.get(b, i), e.Late.get(b, i), attemptsOf(e.Sim))
-		}
-		if all {
-			at = i
-			break
-		}
-	}
-	held := at
-	if at < 0 {
-		held = len(Resolutions) - 1
-	}
-	j.res = Resolutions[held]
-	if held > 0 {
-		worst := j.addWaves(b, ev, 0, true)
-		j.finer = fmt.Sprintf("%s's herd factor %s against %s", ev[worst].Cohort, valueText(b.Name, ev[worst].Real.get(b, 0)), valueText(b.Name, ev[worst].Sim.get(b, 0)))
-		j.held = fmt.Sprintf("%s against %s", valueText(b.Name, ev[worst].Real.get(b, held)), valueText(b.Name, ev[worst].Sim.get(b, held)))
-	}
-	j.addWaves(b, ev, held, false)
-	switch {
-	case at > 0:
-		j.outcome = Holds
-	case at < 0:
-		for _, e := range ev {
-			real, sim, late := e.Real.get(b, held), e.Sim.get(b, held), e.Late.get(b, held)
-			if !b.agrees(real, sim, late, attemptsOf(e.Sim)) {
-				return fmt.Sprintf("the waves disagree with the simulator's at every resolution up to %s (%s)", resText(j.res), whyNot(e.Cohort, b, real, sim, late, attemptsOf(e.Sim), j.res))
+	j.res = Resolutions[0]
+	worstOff, why := -1.0, ""
+	for _, e := range ev {
+		n := attemptsOf(e.Sim)
+		at := -1
+		for i := range Resolutions {
+			if b.agrees(e.Real.get(b, i), e.Sim.get(b, i), e.Late.get(b, i), n) {
+				at = i
+				break
 			}
 		}
-	}
-	return ""
-}
-
-// addWaves adds every cohort's figure of waves at resolution Resolutions[i]
-// to j's figures, and returns the index in ev of the cohort whose figure
-// is farthest from the simulator's.
-func (j *judgement) addWaves(b Band, ev []Evidence, i int, finer bool) (worst int) {
-	worstOff := -1.0
-	for k, e := range ev {
-		real, sim, late := e.Real.get(b, i), e.Sim.get(b, i), e.Late.get(b, i)
-		j.figures = append(j.figures, VerdictFigure{Cohort: e.Cohort, Name: b.Name, Real: real.ptr(), Sim: sim.ptr(), Late: late.ptr(),
-			Within: b.agrees(real, sim, late, attemptsOf(e.Sim)), ResolutionMS: ms(Resolutions[i]), Finer: finer})
-		if off := offBy(real, sim); off > worstOff {
-			worst, worstOff = k, off
+		read := at
+		if at < 0 {
+			read = len(Resolutions) - 1
+		}
+		if read > 0 {
+			real, sim := e.Real.get(b, 0), e.Sim.get(b, 0)
+			j.addWave(b, e, 0, true)
+			if off := offBy(real, sim); at > 0 && off > worstOff {
+				worstOff = off
+				j.finer = fmt.Sprintf("%s's herd factor %s against %s", e.Cohort, valueText(b.Name, real), valueText(b.Name, sim))
+				j.held = fmt.Sprintf("%s against %s at %s", valueText(b.Name, e.Real.get(b, at)), valueText(b.Name, e.Sim.get(b, at)), resText(Resolutions[at]))
+			}
+		}
+		j.addWave(b, e, read, false)
+		j.res = max(j.res, Resolutions[read])
+		if at < 0 && why == "" {
+			why = whyNot(e.Cohort, b, e.Real.get(b, read), e.Sim.get(b, read), e.Late.get(b, read), n, Resolutions[read]) + ", and at every finer resolution"
 		}
 	}
-	return worst
+	if why == "" && j.res > Resolutions[0] {
+		j.outcome = Holds
+	}
+	return why
+}
+
+// addWave adds cohort e's figure of waves at resolution Resolutions[i] to
+// j's figures.
+func (j *judgement) addWave(b Band, e Evidence, i int, finer bool) {
+	real, sim, late := e.Real.get(b, i), e.Sim.get(b, i), e.Late.get(b, i)
+	j.figures = append(j.figures, VerdictFigure{Cohort: e.Cohort, Name: b.Name, Real: real.ptr(), Sim: sim.ptr(), Late: late.ptr(),
+		Within: b.agrees(real, sim, late, attemptsOf(e.Sim)), ResolutionMS: ms(Resolutions[i]), Finer: finer})
 }
 
 // attemptsOf returns a reading's attempts (0 if it has none).
