@@ -98,7 +98,7 @@ func run(herdbench, baseline string, which []string, rounds int, rec *measured.R
 	fmt.Println()
 	t := measured.Table{Name: "simcost", Title: "What the simulator costs a user: wall time, CPU and peak RSS of runs in virtual time through the CLI",
 		Columns: []string{"run", "build", "runs", "wall s", "CPU s", "peak RSS MiB"},
-		Notes: []string{"Medians over the rounds; each round runs every run of every build once, the builds' order alternating."}}
+		Notes:   []string{"Medians over the rounds; each round runs every run of every build once, the builds' order alternating."}}
 	wall := func(s sample) float64 { return s.wall }
 	for _, w := range which {
 		for _, b := range builds {
