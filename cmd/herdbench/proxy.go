@@ -36,14 +36,15 @@ chain does (client -> herdbench proxy -> service): every request it
 forwards is one request of herdbench's retry strategy NAME, one of the
 scenario's strategies or a preset (grpc, envoy, botocore-standard,
 aws-sdk-go-v2-standard, go-retryablehttp, cenkalti-backoff-v4, ...:
-docs/policies.md lists them). A failed attempt (a connection error, a 5xx or 429, the strategy's
-per-attempt timeout) is retried after the strategy's backoff, within its
-budget, breaker and throttle, which every forwarded request shares; the
-first success, or the last failure, goes back to the client. A 4xx other
-than 429 goes back at once. Bodies up to 1 MiB are kept to be sent again.
-A POST or PATCH is sent once, as the swarm sends it, unless the strategy
-says retry_non_idempotent (envoy, grpc and the aws presets do) or the
-request carries its idempotency_header (Idempotency-Key by default).
+docs/policies.md lists them). A failed attempt (a connection error, a
+5xx or 429, the strategy's per-attempt timeout) is retried after the
+strategy's backoff, within its budget, breaker and throttle, which every
+forwarded request shares; the first success, or the last failure, goes
+back to the client. A 4xx other than 429 goes back at once. Bodies up to
+1 MiB are kept to be sent again. A POST or PATCH is sent once, as the
+swarm sends it, unless the strategy says retry_non_idempotent (envoy,
+grpc, the aws and the Go libraries' presets do) or the request carries
+its idempotency_header (Idempotency-Key by default).
 In a scenario that chains tiers, --tier names the tier the proxy plays:
 its faults, and the strategy as that tier retries it (every method, as a
 tier retries herdbench's calls, unless the tier says otherwise).
