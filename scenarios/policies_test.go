@@ -74,7 +74,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
 	a := p.Strategies[1]
 	if a.MaxAttempts != 5 || a.Backoff.Base != 500*time.Millisecond || a.Backoff.Cap != 20*time.Second || a.Backoff.Shape != clients.Full ||
 		!isPolicy(a.Budget, "aws", clients.PerClient, &clients.AWSBudgetConfig{Tokens: 100, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}) {
-		t.Errorf("aws-standard with overrides compiled to %+v, budget %+v", a, a.Budget)
+		t.Errorf("botocore-standard with overrides compiled to %+v, budget %+v", a, a.Budget)
 	}
 	ea := p.Strategies[2]
 	if ea.Backoff.Shape != clients.Envoy || ea.Backoff.Base != 50*time.Millisecond || ea.Backoff.Cap != 250*time.Millisecond || ea.MaxAttempts != 2 ||
