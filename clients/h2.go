@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 )
@@ -44,9 +45,9 @@ func (e *endpoint) use(p wire.Protocol, roots *x509.CertPool) error {
 func (e *endpoint) setupH2(u *url.URL, p wire.Protocol) error {
 	switch {
 	case p == wire.H2 && u.Scheme != "https":
-		return fmt.Errorf("target %q: protocol h2 is HTTP/2 over TLS; use an https:// target, or protocol h2c for cleartext", u.Redacted())
+		return fmt.Errorf("target %q: protocol h2 is HTTP/2 over TLS; use an https:// target, or protocol h2c for cleartext", secret.URL(u.String()))
 	case p == wire.H2C && u.Scheme != "http":
-		return fmt.Errorf("target %q: protocol h2c is HTTP/2 over cleartext; use an http:// target, or protocol h2 for TLS", u.Redacted())
+		return fmt.Errorf("target %q: protocol h2c is HTTP/2 over cleartext; use an http:// target, or protocol h2 for TLS", secret.URL(u.String()))
 	}
 	e.proto = p
 	if e.tls != nil {

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 )
 
@@ -149,7 +150,7 @@ func (w *wireRequest) fill(b []byte, f *filler) []byte {
 func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, err
+		return nil, secret.Error(err)
 	}
 	e := &endpoint{dial: dial, url: u}
 	port := u.Port()
@@ -166,10 +167,10 @@ func newEndpoint(raw string, dial DialFunc, mix *Mix) (*endpoint, error) {
 		// each client's own connection.
 		e.tls = &tls.Config{ServerName: u.Hostname(), NextProtos: []string{"http/1.1"}}
 	default:
-		return nil, fmt.Errorf("target %q: the swarm speaks http and https", raw)
+		return nil, fmt.Errorf("target %q: the swarm speaks http and https", secret.URL(raw))
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("target %q has no host", raw)
+		return nil, fmt.Errorf("target %q has no host", secret.URL(raw))
 	}
 	e.addr = net.JoinHostPort(u.Hostname(), port)
 	if e.dial == nil {

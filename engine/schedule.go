@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
@@ -242,7 +243,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 	}
 	s := newSummary(p, mode, o.Version, started)
 	if mode == "real" {
-		s.Target = p.TargetURL
+		s.Target = secret.URL(p.TargetURL) // summary.json, the report, --json
 	}
 	s.Partial, s.CohortsApart = partial, apart
 	if mode == "real" && o.SlowMotion.On() {

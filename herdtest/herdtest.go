@@ -90,6 +90,19 @@ type Client struct {
 	Method string
 
 	grpc *grpcClient // nil for an HTTP target
+
+	cleanups []func()
+}
+
+// Cleanup registers f to be called when the run ends, after this
+// client's requests have returned (or were given up on), last registered
+// first. Stop there what the client's code started and the run's end
+// does not stop: a library's background refresher, a ticker, a pool's
+// reaper (close the library's client). In virtual time it runs on the
+// run's clock, where those goroutines live; a goroutine still running
+// when the run ends fails the test.
+func (c *Client) Cleanup(f func()) {
+	c.cleanups = append(c.cleanups, f)
 }
 
 // RequestFunc performs one logical request: nil when it succeeded, an
@@ -328,6 +341,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		n = 1 // one process serves the arrivals: its policies see them all
 	}
 	var fns []func()
+	var envs []*Client
 	for i := range n {
 		dial := c.Dial
 		if dial == nil {
@@ -335,6 +349,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		}
 		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end, tally: tally}
 		env := &Client{Cohort: co.Name, Index: i, Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
+		envs = append(envs, env)
 		if d.grpc {
 			g := &grpcClient{cl: cl, addr: hostPort(c.URL), dialer: dial}
 			grpcs = append(grpcs, g)
@@ -384,15 +399,13 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	select {
 	case <-done:
 	case <-time.After(time.Until(end) + d.grace):
+		// They are left running: in virtual time the bubble reports
+		// them once the run is over (inBubble), instead of a deadlock.
 		d.probs.add(co.Name, "a request that did not return", fmt.Sprintf(
 			"cohort %s: requests still running %s after the run's end: a request function must return once its ctx ends (pass ctx to its requests, and to its waits); the figures leave them out", co.Name, d.grace))
-		if d.virtual {
-			// Virtual time costs nothing to wait in: a request that sleeps
-			// past the end ends by itself. One blocked for good on something
-			// no goroutine of the bubble will ever do is synctest's
-			// deadlock, which names the goroutines.
-			<-done
-		}
+	}
+	for _, env := range envs {
+		env.cleanup(d.probs)
 	}
 	for _, t := range transports {
 		t.CloseIdleConnections()
@@ -486,6 +499,22 @@ func (cl *client) build(co Cohort, env *Client) (fn RequestFunc, ok bool) {
 		return nil, false
 	}
 	return fn, true
+}
+
+// cleanup calls the client's Cleanup functions, last registered first;
+// a panic in one is its cohort's problem, reported, and the others still
+// run.
+func (c *Client) cleanup(probs *problems) {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					probs.add(c.Cohort, "a panic in a Cleanup function", fmt.Sprintf("cohort %s: a Cleanup function of client %d panicked: %v\n%s", c.Cohort, c.Index, v, debug.Stack()))
+				}
+			}()
+			c.cleanups[i]()
+		}()
+	}
 }
 
 // nilHint says, for a panic that is a runtime error (a nil pointer or

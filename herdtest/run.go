@@ -3,6 +3,7 @@ package herdtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
@@ -87,7 +87,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		go watch(d.progress, finished, stall, p.Duration)
 		wall := time.Now() // the bubble's clock starts at 2000-01-01
 		var startErr error
-		synctest.Test(t, func(t *testing.T) {
+		leftover := inBubble(t, func(t *testing.T) {
 			n := &memnet.Network{}
 			eo.Listen, eo.Dial = n.Listen, n.Dial
 			r, err := engine.Start(context.Background(), p, eo)
@@ -100,6 +100,12 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		close(finished)
 		if startErr != nil {
 			return nil, startErr
+		}
+		if leftover != "" && out.Summary == nil {
+			return nil, errors.New("herdtest: the run never ended, its cohorts' code blocked for good: " + leftover)
+		}
+		if leftover != "" {
+			t.Error("herdtest: " + leftover)
 		}
 		out.Summary.Started = wall.UTC().Truncate(time.Millisecond)
 		for i := range out.Cohorts {

@@ -98,3 +98,18 @@ func TestNameFitsAHostName(t *testing.T) {
 		t.Errorf("host name %q (%d bytes)", host, len(host))
 	}
 }
+
+// herdbench k8s's refusal of a --target naming a user quoted the URL
+// whole, password included, into the terminal and CI's log.
+func TestURLProblemsNeverQuoteAPassword(t *testing.T) {
+	o := Options{Target: "http://alice:pw-s3cret@proxy.staging.svc:8090/", ChaosControl: "http://bob:pw-s3cret@proxy.staging.svc:8091"}
+	ps := o.Problems()
+	if len(ps) != 2 {
+		t.Fatalf("%d problems, want 2: %v", len(ps), ps)
+	}
+	for _, p := range ps {
+		if msg := p.Error(); strings.Contains(msg, "s3cret") || !strings.Contains(msg, ":xxxxx@") || !strings.Contains(msg, "names a user") {
+			t.Errorf("%s", msg)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
 )
@@ -172,12 +173,14 @@ func CheckPlan(p *chaos.Plan) error {
 func ParseUpstream(raw string) (*url.URL, error) {
 	if !strings.Contains(raw, "://") && raw != "" {
 		// "127.0.0.1:9000" or "staging.internal": the scheme left out.
+		raw = secret.URL(raw)
 		return nil, fmt.Errorf("upstream %q is not a URL; write the scheme too: http://%s (or https://%s)", raw, raw, raw)
 	}
 	u, err := url.Parse(raw)
+	raw = secret.URL(raw) // quoted below: never with its password
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("upstream %q is not a URL: %w", raw, err)
+		return nil, fmt.Errorf("upstream %q is not a URL: %w", raw, secret.Error(err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("upstream %q: write an http:// or https:// URL, e.g. http://127.0.0.1:9000", raw)
 	case u.Host == "":

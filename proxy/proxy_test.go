@@ -401,3 +401,15 @@ func TestCheckFaultDecidesOnEffects(t *testing.T) {
 		}
 	}
 }
+
+// The proxy's refusal of an upstream with a user and password quoted the
+// URL whole, password included; so did its other refusals of such a URL.
+func TestParseUpstreamNeverQuotesAPassword(t *testing.T) {
+	for _, raw := range []string{"http://alice:pw-s3cret@127.0.0.1:9000", "alice:pw-s3cret@127.0.0.1:9000", "ftp://alice:pw-s3cret@127.0.0.1/",
+		"http://alice:pw-s3cret@127.0.0.1/?q=1", "http://alice:pw-s3cret@127.0.0.1:99x/"} {
+		_, err := ParseUpstream(raw)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "alice:xxxxx@") {
+			t.Errorf("ParseUpstream(%q): %v", raw, err)
+		}
+	}
+}

@@ -156,6 +156,12 @@ type compiler struct {
 	// method is the gRPC method the swarm calls, as written ("" for
 	// grpcwire.Method): a grpc-go cohort's service config applies to it.
 	method string
+	// urlAuth names the target URL with a user and password, which
+	// herdbench sends as Authorization (""; none), and authReported says
+	// a second source of Authorization was refused (oneAuthorization).
+	urlAuth      string
+	urlAuthAt    []step // target.url, or nil for --target
+	authReported bool
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -286,7 +292,8 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		c.errs.Sort()
 		return nil, c.errs
 	}
-	out, err := yaml.Marshal(&f)
+	masked := maskSecrets(f)
+	out, err := yaml.Marshal(&masked)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: writing the resolved scenario: %w", err)
 	}

@@ -36,7 +36,7 @@ type Claim struct {
 //     fail at the pick after the service is back: at least 200 failed
 //     attempts after the fault).
 //   - metastable: naive retries never recover within the run; every
-//     budgeted cohort (jitter+budget+breaker, aws-standard, grpc)
+//     budgeted cohort (jitter+budget+breaker, botocore-standard, grpc)
 //     recovers within 2 s with an amplification of at most 1.2.
 //   - aws-contention: exponential backoff without jitter makes more calls
 //     than full jitter and finishes later.
@@ -108,9 +108,9 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 			late,
 		}, true
 	case "metastable":
-		short := map[string]string{"jitter+budget+breaker": "budget+brk", "aws-standard": "aws", "grpc": "grpc"}
+		short := map[string]string{"jitter+budget+breaker": "budget+brk", "botocore-standard": "botocore", "grpc": "grpc"}
 		checks := []Claim{neverRecovers("recovery: naive never recovers", "naive never recovers", runs["naive"])}
-		for _, name := range []string{"jitter+budget+breaker", "aws-standard", "grpc"} {
+		for _, name := range []string{"jitter+budget+breaker", "botocore-standard", "grpc"} {
 			r := runs[name]
 			checks = append(checks, recoversWithin("recovery: "+name+" within 2 s", short[name]+" recovery ≤ 2 s", r, 2))
 			c := Claim{Text: "amplification: " + name + " ≤ 1.2", Short: short[name] + " amplif. ≤ 1.2", Value: math.NaN(), Figure: "no cohort"}

@@ -54,7 +54,7 @@ func TestMetastableHeadline(t *testing.T) {
 		{Strategy: "naive", Amplification: 3.4},
 		{Strategy: "full-jitter", Amplification: 3.5},
 		{Strategy: "jitter+budget+breaker", Amplification: 0.8, RecoveryS: ptr(0.0)},
-		{Strategy: "aws-standard", Amplification: 1.2, RecoveryS: ptr(2.0)},
+		{Strategy: "botocore-standard", Amplification: 1.2, RecoveryS: ptr(2.0)},
 		{Strategy: "grpc", Amplification: 1.0, RecoveryS: ptr(0.5)},
 	}}
 	cs, ok := Headline("metastable", s)
@@ -73,7 +73,7 @@ func TestMetastableHeadline(t *testing.T) {
 	s.Runs[4].RecoveryS = ptr(0.0)
 	s.Runs[3].Amplification = 1.21
 	if got, _ := holds(mustHeadline(t, "metastable", s)); got {
-		t.Error("aws-standard amplified 1.21 times, and the headline holds")
+		t.Error("botocore-standard amplified 1.21 times, and the headline holds")
 	}
 }
 

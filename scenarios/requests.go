@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -64,11 +65,14 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 	var out []clients.Request
 	if len(reqs) == 0 { // the probe, with the command line's headers
 		out = append(out, clients.Request{Method: "POST", Weight: 1, Retry: true, Header: extra})
+		c.oneAuthorization(out[0], 0, nil)
 		return clients.NewMix(out)
 	}
 	for i := range reqs {
 		r := c.request(&reqs[i], with(base, index(i)), c.dir())
+		own := len(r.Header)
 		r.Header = append(r.Header, extra...)
+		c.oneAuthorization(r, own, with(base, index(i)))
 		r.Retry = st.MayRetry(r.Method, func(name string) bool {
 			return slices.ContainsFunc(r.Header, func(h clients.Header) bool { return strings.EqualFold(h.Name, name) })
 		})
@@ -118,7 +122,15 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 			continue
 		}
 		if _, err := clients.CheckPlaceholders(v); err != nil {
-			c.fail(with(f("headers"), key(n)), "%v", err)
+			if secret.Header(n, v) == secret.Mask { // the error quotes the value
+				c.fail(with(f("headers"), key(n)), "a brace in the value starts no placeholder of %s; write {{ for a literal brace (the value is not quoted: it may be a secret)", strings.Join(clients.PlaceholderNames, ", "))
+			} else {
+				c.fail(with(f("headers"), key(n)), "%v", err)
+			}
+			continue
+		}
+		if v == secret.Mask && secret.Header(n, v) == secret.Mask {
+			c.fail(with(f("headers"), key(n)), "the value "+maskedValue, secret.Mask)
 			continue
 		}
 		r.Header = append(r.Header, clients.Header{Name: n, Value: v})

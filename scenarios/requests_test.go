@@ -180,8 +180,8 @@ requests:
   - {method: POST, path: /b}
 strategies:
   - {name: envoy, preset: envoy}
-  - {name: finagle, preset: finagle}
-  - {name: aws, preset: aws-standard-v2}
+  - {name: finagle, preset: finagle-budget}
+  - {name: aws, preset: aws-sdk-go-v2-standard}
   - {name: sre, preset: sre}
   - {name: mine, preset: envoy, retry_on: [503], retry_non_idempotent: false}
   - {name: plain, backoff: full}

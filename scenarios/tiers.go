@@ -349,6 +349,9 @@ func (s *Scenario) RetryStrategy(name, tier string, o Overrides) (*clients.Strat
 		}
 		return &st, nil
 	}
+	if successors, was := clients.RenamedPreset(name); was {
+		return nil, fmt.Errorf("--retry %s: preset %s was renamed, for the library it models: %s", name, name, successors)
+	}
 	names := make([]string, 0, len(s.File.Strategies))
 	for _, sf := range s.File.Strategies {
 		names = append(names, sf.Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
@@ -247,7 +248,7 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 	if plan.TargetURL == "" {
 		return
 	}
-	fmt.Fprintf(w, "herdbench: target %s (external): herdbench does not inject faults into it", plan.TargetURL)
+	fmt.Fprintf(w, "herdbench: target %s (external): herdbench does not inject faults into it", secret.URL(plan.TargetURL))
 	switch {
 	case plan.Chaos == nil || len(plan.Chaos.Faults()) == 0:
 		fmt.Fprintln(w, ".")

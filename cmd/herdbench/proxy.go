@@ -34,15 +34,17 @@ upstream's real capacity and recovery apply.
 With --retry NAME the proxy also retries upstream, as a middle tier of a
 chain does (client -> herdbench proxy -> service): every request it
 forwards is one request of herdbench's retry strategy NAME, one of the
-scenario's strategies or a preset (grpc, envoy, aws-standard, finagle,
-sre). A failed attempt (a connection error, a 5xx or 429, the strategy's
-per-attempt timeout) is retried after the strategy's backoff, within its
-budget, breaker and throttle, which every forwarded request shares; the
-first success, or the last failure, goes back to the client. A 4xx other
-than 429 goes back at once. Bodies up to 1 MiB are kept to be sent again.
-A POST or PATCH is sent once, as the swarm sends it, unless the strategy
-says retry_non_idempotent (envoy, grpc and the aws presets do) or the
-request carries its idempotency_header (Idempotency-Key by default).
+scenario's strategies or a preset (grpc, envoy, botocore-standard,
+aws-sdk-go-v2-standard, go-retryablehttp, cenkalti-backoff-v4, ...:
+docs/policies.md lists them). A failed attempt (a connection error, a
+5xx or 429, the strategy's per-attempt timeout) is retried after the
+strategy's backoff, within its budget, breaker and throttle, which every
+forwarded request shares; the first success, or the last failure, goes
+back to the client. A 4xx other than 429 goes back at once. Bodies up to
+1 MiB are kept to be sent again. A POST or PATCH is sent once, as the
+swarm sends it, unless the strategy says retry_non_idempotent (envoy,
+grpc, the aws and the Go libraries' presets do) or the request carries
+its idempotency_header (Idempotency-Key by default).
 In a scenario that chains tiers, --tier names the tier the proxy plays:
 its faults, and the strategy as that tier retries it (every method, as a
 tier retries herdbench's calls, unless the tier says otherwise).
@@ -94,7 +96,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
 	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
 		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
-	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, aws-standard, finagle, sre); default: forward each request once")
+	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, botocore-standard, aws-sdk-go-v2-standard, go-retryablehttp, ...: docs/policies.md); default: forward each request once")
 	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
 	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: grpc for a scenario whose target speaks gRPC, target.protocol: grpc; else the scenario's protocol, else http1)"
 	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests (or gRPC calls) forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 (a call UNAVAILABLE) at once (herdbench_proxy_overloaded_total)")
