@@ -60,7 +60,10 @@ func (c *compiler) readTargets(name string) ([]RequestFile, error) {
 			out = append(out, r)
 			cur = &out[len(out)-1]
 		case strings.HasPrefix(text, "@"):
-			b := strings.TrimPrefix(text, "@")
+			b := strings.TrimSpace(strings.TrimPrefix(text, "@"))
+			if b == "" {
+				return nil, fmt.Errorf("%s: @ names no file; write @file, the body's file relative to the targets file's folder", at)
+			}
 			if filepath.IsAbs(b) {
 				return nil, fmt.Errorf("%s: the body file is an absolute path; write @file relative to the targets file's folder, inside the scenario's folder", at)
 			}
