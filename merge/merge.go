@@ -448,7 +448,7 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 	return scanLog(ctx, filepath.Join(s.Dir, folder.SendLagLog), true, start, func(li folder.LoggedInterval) error {
 		i := slices.Index(tags, li.Tag+".hlog")
 		if i < 0 {
-			return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
+			return fmt.Errorf("%w: an interval whose tag is no cohort's", folder.ErrHistogramLog)
 		}
 		lags[i].Merge(li.Hist)
 		return nil
@@ -471,7 +471,7 @@ func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, s
 				}
 			}
 		}
-		return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
+		return fmt.Errorf("%w: an interval whose tag is no cohort's", folder.ErrHistogramLog)
 	})
 	if err != nil {
 		return err

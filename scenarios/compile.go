@@ -123,6 +123,12 @@ type Plan struct {
 	// Method is, for a gRPC target, the method the swarm calls
 	// (grpcwire.Method when empty; grpc.go).
 	Method string
+
+	// Files are the files the scenario names (request bodies, a targets
+	// file and its bodies), each once, as paths relative to its folder,
+	// in the order read: what a copy of the scenario elsewhere needs
+	// beside it (herdbench k8s ships them). Scenario.ReadFile reads them.
+	Files []string
 }
 
 // compiler accumulates problems while reading values.
@@ -162,6 +168,8 @@ type compiler struct {
 	urlAuth      string
 	urlAuthAt    []step // target.url, or nil for --target
 	authReported bool
+	// files are the files read from the scenario's folder (Plan.Files).
+	files []string
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -298,6 +306,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		return nil, fmt.Errorf("scenarios: writing the resolved scenario: %w", err)
 	}
 	p.Resolved = append(out, redactedHeaders(o.Headers)...)
+	p.Files = c.files
 	return p, nil
 }
 

@@ -1,16 +1,18 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/textproto"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/safefile"
 	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/target"
 )
@@ -21,7 +23,8 @@ type RequestFile struct {
 	Path    string            `yaml:"path,omitempty"`
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// Body is the body inline, or @file: a file relative to the
-	// scenario's folder, sent byte for byte.
+	// scenario's folder and inside it (safefile's rule), sent byte for
+	// byte.
 	Body   string   `yaml:"body,omitempty"`
 	Weight *float64 `yaml:"weight,omitempty"`
 }
@@ -40,14 +43,6 @@ var forbiddenHeaders = map[string]string{
 	"Host":              "the target URL (--target, target.url) decides where load goes, never a header; remove it",
 	"Content-Length":    "herdbench writes it from the body; remove it",
 	"Transfer-Encoding": "herdbench sends bodies with a Content-Length; remove it",
-}
-
-// dir is the folder a scenario's relative files are read from.
-func (c *compiler) dir() string {
-	if c.s.Filename == "" {
-		return "."
-	}
-	return filepath.Dir(c.s.Filename)
 }
 
 // mix compiles a list of requests (the scenario's, or a strategy's, at
@@ -69,7 +64,7 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 		return clients.NewMix(out)
 	}
 	for i := range reqs {
-		r := c.request(&reqs[i], with(base, index(i)), c.dir())
+		r := c.request(&reqs[i], with(base, index(i)))
 		own := len(r.Header)
 		r.Header = append(r.Header, extra...)
 		c.oneAuthorization(r, own, with(base, index(i)))
@@ -87,8 +82,9 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 	return clients.NewMix(out)
 }
 
-// request compiles one request, its body file relative to dir.
-func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Request {
+// request compiles one request, its body file relative to the scenario's
+// folder.
+func (c *compiler) request(rf *RequestFile, at []step) clients.Request {
 	f := func(k string) []step { return with(at, key(k)) }
 	r := clients.Request{Method: rf.Method, Path: rf.Path, Weight: 1}
 	switch {
@@ -144,7 +140,7 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 		}
 	}
 	if name, ok := strings.CutPrefix(rf.Body, "@"); ok {
-		r.Body = c.bodyFile(name, dir, f("body"))
+		r.Body = c.bodyFile(name, f("body"))
 	} else if rf.Body != "" {
 		if len(rf.Body) > clients.MaxBody {
 			c.fail(f("body"), "a body of %d bytes; herdbench sends at most %d (16 MiB)", len(rf.Body), clients.MaxBody)
@@ -157,35 +153,54 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 	return r
 }
 
-// bodyFile reads a body file, at most clients.MaxBody bytes.
-func (c *compiler) bodyFile(name, dir string, at []step) []byte {
+// bodyFile reads a body file from the scenario's folder, at most
+// clients.MaxBody bytes, under safefile's rule: inside the folder, a
+// regular file, bounded, never quoted.
+func (c *compiler) bodyFile(name string, at []step) []byte {
 	if name == "" {
 		c.fail(at, "@ names no file; write @file.json, a file relative to the scenario's folder")
 		return nil
 	}
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		c.fail(at, "the body file %s cannot be read (%v); write @file relative to the scenario's folder (%s)", name, err, dir)
+	b, err := c.readFile(name, clients.MaxBody)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		c.fail(at, "the body file %s is larger than %d bytes (16 MiB), the most herdbench sends", name, clients.MaxBody)
 		return nil
-	}
-	if !fi.Mode().IsRegular() {
-		c.fail(at, "the body file %s is not a regular file; write @file naming a file, relative to the scenario's folder (%s)", name, dir)
-		return nil
-	}
-	if fi.Size() > clients.MaxBody {
-		c.fail(at, "the body file %s has %d bytes; herdbench sends at most %d (16 MiB)", name, fi.Size(), clients.MaxBody)
-		return nil
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		c.fail(at, "the body file %s cannot be read (%v)", name, err)
+	case err != nil:
+		c.fail(at, "the body file %s", fileProblem(err, "write @file, a file relative to the scenario's folder"))
 		return nil
 	}
 	return b
+}
+
+// readFile reads the file name from the scenario's folder, at most max
+// bytes, and keeps its name for Plan.Files.
+func (c *compiler) readFile(name string, max int64) ([]byte, error) {
+	b, err := c.s.folder.Read(name, max)
+	if err == nil {
+		if n := filepath.ToSlash(filepath.Clean(name)); !slices.Contains(c.files, n) {
+			c.files = append(c.files, n)
+		}
+	}
+	return b, err
+}
+
+// ReadFile reads name, one of a plan's Files, from the scenario's folder
+// under the rule every file a scenario names is read with, at most max
+// bytes.
+func (s *Scenario) ReadFile(name string, max int64) ([]byte, error) {
+	return s.folder.Read(name, max)
+}
+
+// fileProblem says what is wrong with a file a scenario names, after
+// "the body file" or "the targets file": safefile's message, which names
+// the file and never quotes it (and, outside the folder, says the rule),
+// and for a file missing or not regular how to fix it.
+func fileProblem(err error, fix string) string {
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
+		return err.Error() + "; " + fix
+	}
+	return err.Error()
 }
 
 // pathProblem says what is wrong with a request's path, "" if nothing.
@@ -226,6 +241,18 @@ func HeaderProblem(name, value string) string {
 		return fmt.Sprintf("the value of header %s holds CR, LF or NUL, which would inject headers or end the request; write it on one line", name)
 	}
 	return ""
+}
+
+// ValidHeaderName reports whether name is a header name (an HTTP token).
+// A line of a file (a targets file, --header-file) whose name is not one
+// is refused by its number, without quoting it: it may be a secret.
+func ValidHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if !isToken(name[i]) {
+			return false
+		}
+	}
+	return name != ""
 }
 
 func isToken(b byte) bool {
@@ -325,7 +352,7 @@ func (c *compiler) sceneRequests(f *File) []RequestFile {
 		c.fail([]step{key("targets")}, "both requests and targets; write the mix in one of them")
 		return f.Requests
 	}
-	reqs, err := readTargets(f.Targets, c.dir())
+	reqs, err := c.readTargets(f.Targets)
 	if err != nil {
 		c.fail([]step{key("targets")}, "%v", err)
 		return nil

@@ -166,7 +166,7 @@ func TestBodyAbove16MiBRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open(p, Overrides{})
-	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin has 16777217 bytes; herdbench sends at most 16777216 (16 MiB)")
+	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin is larger than 16777216 bytes (16 MiB), the most herdbench sends")
 }
 
 // TestResolvedScenarioShowsPresetRetryRules: a preset's retry_on and its

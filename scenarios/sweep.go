@@ -434,7 +434,7 @@ func (s *Scenario) Expand(o Overrides) ([]*Plan, error) {
 	plans := make([]*Plan, len(points))
 	var found []occurrence
 	for i, pt := range points {
-		ps := &Scenario{Filename: s.Filename, Source: s.Source, root: clone(s.root), expanded: true, axes: axes, point: pt}
+		ps := &Scenario{Filename: s.Filename, Source: s.Source, root: clone(s.root), folder: s.folder, expanded: true, axes: axes, point: pt}
 		if len(axes) == 0 {
 			ps.point = nil
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/safefile"
 	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
@@ -60,6 +60,9 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 			return fmt.Errorf("%s: write a header as 'Name: value'", where)
 		}
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !scenarios.ValidHeaderName(name) { // never quoted: the line may be a secret
+			return fmt.Errorf("%s: the header's name is empty or holds a character a header name may not; names are letters, digits and !#$%%&'*+-.^_`|~", where)
+		}
 		if msg := scenarios.HeaderProblem(name, value); msg != "" {
 			return fmt.Errorf("%s: %s", where, msg)
 		}
@@ -73,9 +76,12 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 		}
 	}
 	if g.headerFile != "" {
-		data, err := os.ReadFile(g.headerFile)
+		// The user's own file, anywhere (safefile's rule for a flag's
+		// file): regular and bounded, so a FIFO or /dev/zero is refused
+		// at once rather than waited on or read without end.
+		data, err := safefile.ReadPath(g.headerFile, maxHeaderFile)
 		if err != nil {
-			return nil, fmt.Errorf("--header-file: %v", err)
+			return nil, fmt.Errorf("--header-file %v", err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			line = strings.TrimSuffix(line, "\r")
@@ -89,6 +95,9 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 	}
 	return out, nil
 }
+
+// maxHeaderFile is the most read of a --header-file: headers, one a line.
+const maxHeaderFile = 1 << 20
 
 // ordinal writes n as 1st, 2nd, 3rd, 4th, ...
 func ordinal(n int) string {

@@ -24,9 +24,9 @@ const (
 	plantedMix      = "mix-PLANTED-81be0c"
 )
 
-// planted are the secrets and the forms they travel in (the URL's user and
+// plantedSecrets are the secrets and the forms they travel in (the URL's user and
 // password as an Authorization: Basic value).
-var planted = []string{plantedPassword, plantedHeader, plantedToken, plantedMix,
+var plantedSecrets = []string{plantedPassword, plantedHeader, plantedToken, plantedMix,
 	base64.StdEncoding.EncodeToString([]byte("alice:" + plantedPassword))}
 
 const secretScenario = `name: secrets
@@ -166,7 +166,7 @@ func TestNoOutputHoldsASecret(t *testing.T) {
 // noSecret fails t when text holds a planted secret.
 func noSecret(t *testing.T, where, text string) {
 	t.Helper()
-	for _, s := range planted {
+	for _, s := range plantedSecrets {
 		if i := strings.Index(text, s); i >= 0 {
 			t.Errorf("%s holds the planted secret %q: ...%s...", where, s, text[max(0, i-120):min(len(text), i+len(s)+40)])
 		}

@@ -109,13 +109,13 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 	ci, okC := col[key]
 	ti, okT := col["t_s"]
 	if !okC || !okT {
-		return nil, nil, nil, fmt.Errorf("%w: the header lacks %s or t_s: %q", ErrTimeline, key, head)
+		return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s or t_s", ErrTimeline, key)
 	}
 	si := -1
 	for _, k := range sub {
 		var ok bool
 		if si, ok = col[k]; !ok {
-			return nil, nil, nil, fmt.Errorf("%w: the header lacks %s: %q", ErrTimeline, k, head)
+			return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s", ErrTimeline, k)
 		}
 	}
 	series := make([]int, results.NumSeries) // column of each series, -1 if absent
@@ -171,7 +171,7 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		}
 		t, err := strconv.ParseFloat(rec[ti], 64)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: line %d: t_s %q: %v", ErrTimeline, line, rec[ti], err)
+			return nil, nil, nil, fmt.Errorf("%w: line %d: t_s is not a number", ErrTimeline, line)
 		}
 		if n < 2 {
 			starts[k][n] = t
@@ -182,7 +182,7 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 				continue
 			}
 			if row[s], err = strconv.ParseInt(rec[i], 10, 64); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
+				return nil, nil, nil, fmt.Errorf("%w: line %d: %s is not a whole number", ErrTimeline, line, head[i])
 			}
 		}
 		timelines[k].Rows = append(timelines[k].Rows, row)

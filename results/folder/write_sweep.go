@@ -181,11 +181,11 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 			row.Point = append(row.Point, results.Setting{Field: f, Value: rec[j]})
 		}
 		if row.Clients, err = strconv.Atoi(rec[at]); err != nil {
-			return nil, nil, fmt.Errorf("%w: line %d: clients %q is not a count", ErrSweep, line, rec[at])
+			return nil, nil, fmt.Errorf("%w: line %d: clients is not a count", ErrSweep, line)
 		}
 		runs, err := strconv.Atoi(rec[at+2])
 		if err != nil || runs < 1 {
-			return nil, nil, fmt.Errorf("%w: line %d: runs %q is not a count of repetitions", ErrSweep, line, rec[at+2])
+			return nil, nil, fmt.Errorf("%w: line %d: runs is not a count of repetitions", ErrSweep, line)
 		}
 		for j := at + 3; j+1 < len(head); j++ {
 			name, ok := strings.CutSuffix(head[j], "_mean")
@@ -195,7 +195,7 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 			mean, err1 := strconv.ParseFloat(rec[j], 64)
 			sd, err2 := strconv.ParseFloat(rec[j+1], 64)
 			if err1 != nil || err2 != nil || math.IsNaN(mean+sd) || math.IsInf(mean+sd, 0) {
-				return nil, nil, fmt.Errorf("%w: line %d: %s is %q ± %q, not numbers", ErrSweep, line, name, rec[j], rec[j+1])
+				return nil, nil, fmt.Errorf("%w: line %d: %s_mean and %s_sd are not numbers", ErrSweep, line, name, name)
 			}
 			row.Run.Stats[name] = results.Stat{N: runs, Mean: mean, SD: sd}
 		}
