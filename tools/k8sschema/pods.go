@@ -188,14 +188,19 @@ func mount(spec corev1.PodSpec, vm corev1.VolumeMount, maps map[string]*corev1.C
 			if !ok {
 				return m, fmt.Errorf("volume %s: no ConfigMap %s in the manifest", v.Name, v.ConfigMap.Name)
 			}
+			data := map[string]string{}
+			for k, d := range cm.Data {
+				data[k] = d
+			}
+			for k, d := range cm.BinaryData {
+				data[k] = string(d)
+			}
 			m.Files = map[string]string{}
 			if len(v.ConfigMap.Items) == 0 {
-				for k, d := range cm.Data {
-					m.Files[k] = d
-				}
+				m.Files = data
 			}
 			for _, it := range v.ConfigMap.Items {
-				d, ok := cm.Data[it.Key]
+				d, ok := data[it.Key]
 				if !ok {
 					return m, fmt.Errorf("volume %s: ConfigMap %s has no key %s", v.Name, cm.Name, it.Key)
 				}

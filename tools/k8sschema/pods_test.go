@@ -68,3 +68,21 @@ func TestExpandAsKubernetes(t *testing.T) {
 		}
 	}
 }
+
+// TestJobPodsMountsTheScenariosFiles: a scenario's files, text and
+// binary, are projected where the manifest's items put them.
+func TestJobPodsMountsTheScenariosFiles(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "kube", "testdata", "gameday-2-files.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := JobPods(b, map[string]map[string]string{"herdbench-control-token": {"token": "t0k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range pods[0].Mounts {
+		if m.Path == "/etc/herdbench" && len(m.Files) < 2 {
+			t.Errorf("the scenario's mount holds %d files, want the scenario and the files it names: %v", len(m.Files), m.Files)
+		}
+	}
+}
