@@ -176,7 +176,31 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		}
 		points = append(points, assemble(p, o, mode, started, &got[pi], ref, late))
 	}
+	checkAcrossPoints(points)
 	return points, err
+}
+
+// checkAcrossPoints checks the thresholds that compare points of a sweep,
+// now that every point has run, into the summaries of the points they are
+// checked at (results.CheckPoints).
+func checkAcrossPoints(points []Point) {
+	if len(points) < 2 || points[0].Plan == nil {
+		return
+	}
+	var across []results.Threshold
+	for _, th := range points[0].Plan.Thresholds {
+		if th.AcrossPoints() {
+			across = append(across, th)
+		}
+	}
+	if len(across) == 0 {
+		return
+	}
+	runs := make([]results.PointRuns, len(points))
+	for i, pt := range points {
+		runs[i] = results.PointRuns{Summary: pt.Output.Summary, Reps: pt.Repetitions}
+	}
+	results.CheckPoints(runs, across)
 }
 
 // simReference runs the real points' plans again in virtual time, with
