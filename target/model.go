@@ -24,12 +24,12 @@ type Config struct {
 	Queue        int           // requests waiting for a slot; more are answered 503
 	QueueTimeout time.Duration // a request waiting longer is answered 503
 	ServiceTime  dist.Dist     // time a request holds its slot
+	ColdStart    ColdStart     // ramp after an outage; zero Ramp means none
 	// Contention adds to the service time a request draws when it starts
 	// this much for each request then in service, itself included: a
 	// server whose latency grows with its concurrency (Marc Brooker's
 	// collapse model: 1 s + 10 ms × concurrency). 0: none.
 	Contention time.Duration
-	ColdStart    ColdStart     // ramp after an outage; zero Ramp means none
 	// ServeAbandoned keeps queued work whose client has gone away: it is still
 	// served when its turn comes (wasted work), as most servers do.
 	ServeAbandoned bool
