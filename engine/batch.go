@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"runtime"
 	"time"
@@ -176,7 +177,31 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		}
 		points = append(points, assemble(p, o, mode, started, &got[pi], ref, late))
 	}
+	checkAcrossPoints(points)
 	return points, err
+}
+
+// checkAcrossPoints checks the thresholds that compare points of a sweep,
+// now that every point has run, into the summaries of the points they are
+// checked at (results.CheckPoints).
+func checkAcrossPoints(points []Point) {
+	if len(points) < 2 || points[0].Plan == nil {
+		return
+	}
+	var across []results.Threshold
+	for _, th := range points[0].Plan.Thresholds {
+		if th.AcrossPoints() {
+			across = append(across, th)
+		}
+	}
+	if len(across) == 0 {
+		return
+	}
+	runs := make([]results.PointRuns, len(points))
+	for i, pt := range points {
+		runs[i] = results.PointRuns{Summary: pt.Output.Summary, Reps: pt.Repetitions}
+	}
+	results.CheckPoints(runs, across)
 }
 
 // simReference runs the real points' plans again in virtual time, with
@@ -269,29 +294,49 @@ func newSummary(p *scenarios.Plan, mode, version string, started time.Time) *res
 			s.Faults = append(s.Faults, results.FaultWindow{Name: f.Name, Kind: f.Kind, AtS: f.At.Seconds(), ForS: f.For.Seconds(), Tier: p.FaultTier(i)})
 		}
 	}
+	for i, g := range p.Workload.Surges {
+		// A load spike is the run's trigger as a fault is: the figures
+		// measure from it, and the report shades it.
+		s.Faults = append(s.Faults, results.FaultWindow{Name: fmt.Sprintf("surge-%d", i+1), Kind: "surge", AtS: g.At.Seconds(), ForS: g.For.Seconds()})
+	}
 	return s
+}
+
+// triggers returns when p's triggers come and go: its chaos plan's
+// faults and its open workload's surges (a load spike); false if it has
+// neither.
+func triggers(p *scenarios.Plan) (first, last time.Duration, ok bool) {
+	if p.Chaos != nil {
+		first, last, ok = p.Chaos.Span()
+	}
+	for _, g := range p.Workload.Surges {
+		if !ok || g.At < first {
+			first = g.At
+		}
+		last, ok = max(last, g.At+g.For), true
+	}
+	return first, last, ok
 }
 
 // splitAtFault makes each recorder keep the latencies from the end of p's
 // last fault on (Recorder.SplitAt), when a metric reads them
 // (results.SplitWanted); a plan without faults has no split.
 func splitAtFault(p *scenarios.Plan, recs ...*results.Recorder) {
-	if p.Chaos == nil || !results.SplitWanted() {
+	if !results.SplitWanted() {
 		return
 	}
-	if _, last, ok := p.Chaos.Span(); ok {
+	if _, last, ok := triggers(p); ok {
 		for _, r := range recs {
 			r.SplitAt(last)
 		}
 	}
 }
 
-// window is the span of p's chaos plan that the metrics measure from.
+// window is the span of p's triggers (its faults and surges) that the
+// metrics measure from.
 func window(p *scenarios.Plan) results.Window {
-	if p.Chaos != nil {
-		if first, last, ok := p.Chaos.Span(); ok {
-			return results.Window{FirstStart: first, LastEnd: last}
-		}
+	if first, last, ok := triggers(p); ok {
+		return results.Window{FirstStart: first, LastEnd: last}
 	}
 	return results.Window{}
 }

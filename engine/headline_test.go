@@ -36,6 +36,21 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 				t.Errorf("%s: %s: %s", b.Name, c.Text, c.Figure)
 			}
 		}
+		// The run checked the same claims itself, as thresholds: once
+		// each (a sweep's comparisons of points at the point they name),
+		// and every one passed, so it exits 0.
+		checked := 0
+		for _, s := range summaries {
+			for _, r := range s.Thresholds {
+				checked++
+				if !r.Pass {
+					t.Errorf("%s: the run's own check of %s failed: %s", b.Name, r.Expression, r.Read())
+				}
+			}
+		}
+		if want, _ := scenarios.BuiltinClaims(b.Name); checked != len(want) || checked != len(claims) {
+			t.Errorf("%s: the run checked %d thresholds; its YAML states %d claims", b.Name, checked, len(want))
+		}
 		if d := time.Duration(summaries[0].DurationS * float64(time.Second)); b.Name != "aws-contention" && d > 30*time.Second {
 			t.Errorf("%s lasts %s; a demonstration should take at most 30 s", b.Name, d)
 		}

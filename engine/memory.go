@@ -174,7 +174,7 @@ func inFlight(p *scenarios.Plan) uint64 {
 		life = max(life, n*s.Timeout.Seconds()+(n-1)*s.Backoff.Cap.Seconds())
 	}
 	life = min(life, run)
-	n := p.Workload.Rate*life + 1
+	n := p.Workload.PeakRate()*life + 1
 	if !(n < 1<<53) {
 		return 1 << 53
 	}

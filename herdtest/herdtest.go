@@ -222,7 +222,10 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 	}
 	var ths []results.Threshold
 	for _, th := range p.Thresholds {
-		if th.Cohort == "" { // a strategy's own gates name the scenario's strategies, not these cohorts
+		// A strategy's own gates, and the file's that name cohorts (a
+		// built-in's claims), are about the scenario's strategies, not
+		// these cohorts.
+		if th.Cohort == "" && len(th.Cohorts()) == 0 {
 			ths = append(ths, th)
 		}
 	}

@@ -346,6 +346,12 @@ func (c *compiler) target(t *TargetFile, base []step) target.Config {
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
 	cfg.Routes = c.routes(t.Routes, at("routes"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
+	if t.Contention != "" {
+		cfg.Contention = c.duration(&t.Contention, 0, at("contention"))
+		if cfg.Contention > MaxContention {
+			c.fail(at("contention"), "%s a request in service; write at most %s (each adds it to a new request's service time)", cfg.Contention, MaxContention)
+		}
+	}
 	if cs := t.ColdStart; cs != nil {
 		p := func(k string) []step { return with(at("cold_start"), key(k)) }
 		cfg.ColdStart.From = cs.From
@@ -423,7 +429,11 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		if w.Clients != 0 {
 			c.fail(at("clients"), "an open workload has arrivals, not clients to count or sweep; remove clients and change its rate instead, or use kind: closed")
 		}
+		out.Surges = c.surges(w.Surges)
 	default:
+		if len(w.Surges) > 0 {
+			c.fail(at("surges"), "surges change an open workload's arrival rate; a %s workload has clients (use kind: open)", kind)
+		}
 		if w.Rate != 0 {
 			c.fail(at("rate"), "rate is for open workloads; a %s workload has clients", kind)
 		}
@@ -441,6 +451,29 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		out.Think = c.dist(&w.Think, DefaultThink, at("think"))
 	} else if w.Think != "" {
 		c.fail(at("think"), "think time is for closed workloads, where a client pauses between requests")
+	}
+	return out
+}
+
+// surges compiles an open workload's surges: each from at (0 or later)
+// for a while (more than 0), at a rate open arrivals may have, in order
+// and apart.
+func (c *compiler) surges(fs []SurgeFile) []clients.Surge {
+	var out []clients.Surge
+	for i := range fs {
+		f := &fs[i]
+		at := func(k string) []step { return []step{key("workload"), key("surges"), index(i), key(k)} }
+		s := clients.Surge{At: c.duration(&f.At, 0, at("at")), For: c.duration(&f.For, 0, at("for")), Rate: f.Rate}
+		if s.For == 0 {
+			c.fail(at("for"), "missing or 0; write how long the surge lasts, e.g. for: 5s")
+		}
+		if !(s.Rate >= MinRate && s.Rate <= MaxRate) { // NaN and ±Inf too
+			c.fail(at("rate"), "%v arrivals per second; write a rate from %v to %d, e.g. rate: 80", s.Rate, MinRate, MaxRate)
+		}
+		if n := len(out); n > 0 && s.At < out[n-1].At+out[n-1].For {
+			c.fail(at("at"), "%s is before the surge above ends (%s); write the surges in order, apart", s.At, out[n-1].At+out[n-1].For)
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -25,6 +25,11 @@ type Config struct {
 	QueueTimeout time.Duration // a request waiting longer is answered 503
 	ServiceTime  dist.Dist     // time a request holds its slot
 	ColdStart    ColdStart     // ramp after an outage; zero Ramp means none
+	// Contention adds to the service time a request draws when it starts
+	// this much for each request then in service, itself included: a
+	// server whose latency grows with its concurrency (Marc Brooker's
+	// collapse model: 1 s + 10 ms × concurrency). 0: none.
+	Contention time.Duration
 	// ServeAbandoned keeps queued work whose client has gone away: it is still
 	// served when its turn comes (wasted work), as most servers do.
 	ServeAbandoned bool
@@ -187,13 +192,13 @@ func (m *Model) Quiet() bool { return m.quiet }
 
 // Instant reports whether the model serves every request it admits at
 // once, as Arrive, Finish and Served would in one step: its plan is quiet,
-// its service time is a constant 0 and it has no routes. Such a model never
+// its service time is a constant 0, and it has no routes and no contention. Such a model never
 // holds a job, so nothing is ever busy or queued and no capacity or queue
 // limit can turn a request away; ServeNow then stands for the whole
 // sequence (the AWS experiment's row answers at once).
 func (m *Model) Instant() bool {
 	st := m.cfg.ServiceTime
-	return m.quiet && st.Kind == dist.Constant && st.A == 0 && len(m.cfg.Routes) == 0
+	return m.quiet && st.Kind == dist.Constant && st.A == 0 && len(m.cfg.Routes) == 0 && m.cfg.Contention == 0
 }
 
 // ServeNow serves, at now, a request of op carrying version (an OCC
@@ -350,6 +355,9 @@ func (m *Model) start(j *Job) {
 		j.Service = m.cfg.ServiceTime.Sample(m.rng)
 	}
 	m.busy++
+	if m.cfg.Contention > 0 {
+		j.Service += time.Duration(m.busy) * m.cfg.Contention
+	}
 }
 
 // Finish ends j's service at now and returns the queued jobs that start in

@@ -96,3 +96,35 @@ func TestPushbackIngress(t *testing.T) {
 		t.Fatalf("%d of 10000 pushed back at rate 0.5", n)
 	}
 }
+
+// Contention makes a request's service time grow with the requests in
+// service when it starts, itself included: Brooker's 1 s + 10 ms ×
+// concurrency; a queued request draws it when it starts; a finished
+// request's slot no longer counts.
+func TestContention(t *testing.T) {
+	m := model(t, Config{Concurrency: 3, Queue: 1, QueueTimeout: time.Minute, ServiceTime: dist.Const(time.Second), Contention: 10 * time.Millisecond})
+	var jobs []*Job
+	for i, want := range []time.Duration{1010, 1020, 1030} {
+		j, adm := m.Arrive(0)
+		if adm != Started || j.Service != want*time.Millisecond {
+			t.Fatalf("request %d: %v, service %s; want started, %s ms", i, adm, j.Service, want*time.Millisecond)
+		}
+		jobs = append(jobs, j)
+	}
+	q, adm := m.Arrive(0)
+	if adm != Queued {
+		t.Fatalf("the fourth: %v, want queued", adm)
+	}
+	next := m.Finish(time.Second, jobs[0])
+	if len(next) != 1 || next[0] != q || q.Service != 1030*time.Millisecond {
+		t.Fatalf("the queued one started with %s; want 1030 ms (three in service, itself included)", q.Service)
+	}
+	m.Finish(2*time.Second, jobs[1])
+	j, _ := m.Arrive(2 * time.Second)
+	if j.Service != 1030*time.Millisecond {
+		t.Errorf("after a finish: %s, want 1030 ms", j.Service)
+	}
+	if m.Instant() {
+		t.Error("a model with contention is instant")
+	}
+}

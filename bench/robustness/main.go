@@ -1,8 +1,9 @@
 // Command robustness measures how often the built-in scenarios show what
 // they claim in real time: it runs each one K times, on the machine as it
 // is and again with CPU hogs beside it, and prints for every run whether
-// its headline held (scenarios.Headline), with the figures, the harness's
-// self-check and the load average, then how often it held.
+// its headline held (scenarios.Headline: every claim its YAML states, c1,
+// c2, … in the tables), with the figures, the harness's self-check and the
+// load average, then how often it held.
 //
 //	go run ./bench/robustness -runs 20 -hog-runs 10 -hogs 2
 //

@@ -135,7 +135,9 @@ func measure(bin string, args []string, dir string) (sample, error) {
 	cmd := exec.Command(bin, append(args, "--out", out)...)
 	cmd.Stderr = os.Stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	// 3: a threshold failed (a million clients are not the outage's 500,
+	// so its claims need not hold); the run is measured all the same.
+	if err := cmd.Run(); err != nil && (cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3) {
 		return sample{}, err
 	}
 	wall := time.Since(start)

@@ -75,7 +75,9 @@ strategies:
 			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMemoryChild$", "--"}, args...)...)
 			cmd.Env = append(os.Environ(), memoryChildEnv+"=1")
 			out, err := cmd.CombinedOutput()
-			if err != nil {
+			// Exit 3 is a run whose claims did not hold: outage's are about
+			// its 500 clients, not these; its figures and memory stand.
+			if err != nil && cmd.ProcessState.ExitCode() != exitThresholds {
 				t.Fatalf("herdbench %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
 			peak := uint64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux

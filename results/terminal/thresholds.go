@@ -31,6 +31,10 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 			result = "FAIL"
 		}
 		value := valueText(r.Metric, r.Value)
+		if len(r.Figures) > 0 {
+			// A comparison: both sides, in the figures' own words below.
+			value = numberText(r.Metric, r.Value) + " against " + numberText(r.Metric, r.Limit)
+		}
 		switch {
 		case r.Repetitions == 0:
 		case strings.HasPrefix(r.Expression, "mean("):
@@ -44,6 +48,19 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, value, result)
 	}
 	return tw.Flush()
+}
+
+// numberText writes a side of a comparison: null is a time that never
+// came (a cohort that never recovered: never), another null figure or an
+// undefined ratio.
+func numberText(metric string, v *float64) string {
+	if m, _ := results.LookupMetric(metric); v == nil && m.Unit == results.Seconds {
+		return "never"
+	}
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
 // valueText writes a figure in its metric's unit.
