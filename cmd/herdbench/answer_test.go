@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/target"
 )
 
 // executeInBubble makes the scenario command run the real engine (its
@@ -213,5 +217,43 @@ func TestEndingWriteErrorsAreSaid(t *testing.T) {
 				t.Errorf("stdout has %q, which could not be written: the test shows nothing", c.text)
 			}
 		})
+	}
+}
+
+// TestRecordingEndingWriteErrorIsSaid: a proxy's recording ends as a run
+// does, its figures on stdout; one that cannot be written is said on
+// stderr and exits 1, the results folder in place.
+func TestRecordingEndingWriteErrorIsSaid(t *testing.T) {
+	scenario := writeScenario(t, recordedScenario)
+	stdout := &failOn{text: "one scale for all"}
+	var stderr bytes.Buffer
+	code := 0
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
+			Config: target.Config{Concurrency: 10, Queue: 10, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer up.Close()
+		upstream := &http.Transport{DialContext: n.Dial}
+		defer upstream.CloseIdleConnections()
+		done := make(chan int)
+		go func() {
+			done <- runProxyOn(context.Background(), &serveNet{listen: n.Listen, upstream: upstream},
+				[]string{"--listen", "127.0.0.1:8090", "--control-addr", "127.0.0.1:8091", "--upstream", "http://127.0.0.1:9000",
+					"--scenario", scenario, "--exit-after", "1s", "--out", t.TempDir(), "--no-png", "-q"}, stdout, &stderr)
+		}()
+		time.Sleep(time.Millisecond) // the proxy listens
+		tr := &http.Transport{DialContext: n.Dial}
+		defer tr.CloseIdleConnections()
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go sendFor(&http.Client{Transport: tr, Timeout: time.Second}, "http://127.0.0.1:8090/", "client-a", time.Now().Add(500*time.Millisecond), &wg)
+		wg.Wait()
+		code = <-done
+	})
+	if code != exitFailed || !strings.Contains(stderr.String(), "herdbench proxy: the recording's figures could not be written out: no space left on device (they are in ") {
+		t.Errorf("exit %d, stderr %q; want 1 and the error said", code, stderr.String())
 	}
 }
