@@ -427,7 +427,10 @@ func printRun(w io.Writer, out *folder.Output, explain bool, stats func(io.Write
 			if len(s.Runs) == 0 || len(s.Runs[0].Tiers) == 0 {
 				return nil
 			}
-			return joinBlank(w, terminal.RenderTiers(w, s))
+			if explain {
+				return joinBlank(w, terminal.RenderTiers(w, s))
+			}
+			return joinBlank(w, terminal.RenderTiersBrief(w, s, answerColumns))
 		},
 		func() error {
 			if r := s.Runs; s.Repetitions <= 1 && (len(r) == 0 || r[0].Calls == nil && r[0].CompletionS == nil) {
