@@ -2,7 +2,9 @@
 // in memory: the answer a run ends with, in brief (the verdict's sentence,
 // RenderVerdict; the comparison's headline columns with the simulator's
 // figures in brackets, RenderBrief; the thresholds that failed,
-// RenderThresholdsBrief), the comparison table of the cohorts in full
+// RenderThresholdsBrief; the repetitions' and tiers' tables held to a
+// width, RenderStatsBrief and RenderTiersBrief), the comparison table of
+// the cohorts in full
 // (RenderTable, its columns the metric table's Table entries), the
 // sparklines of attempts
 // (RenderSparklines), the repetitions and sweep table (RenderStatsTable),
