@@ -277,19 +277,20 @@ func (e *ending) show(w io.Writer) error {
 	if e.explain {
 		render = terminal.RenderThresholds
 	}
+	// The points' checks a blank line apart, the results folder's line
+	// right under the last (the answer holds to 20 lines).
+	sep := ""
 	for _, s := range summaries {
 		if len(s.Thresholds) == 0 {
 			continue
 		}
-		if _, err := fmt.Fprint(w, thresholdsLead(e.label(s), s)); err != nil {
+		if _, err := fmt.Fprint(w, sep+thresholdsLead(e.label(s), s)); err != nil {
 			return err
 		}
 		if err := render(w, s.Thresholds); err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
-		}
+		sep = "\n"
 	}
 	return nil
 }

@@ -218,7 +218,7 @@ thresholds:
 		t.Fatalf("exit code %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
 	// The answer names the check that failed; --explain's table has them all.
-	failed := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+requests < 1\s+\d+\s+FAIL\n\n`)
+	failed := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+requests < 1\s+\d+\s+FAIL\nresults: `)
 	if !failed.MatchString(stdout.String()) {
 		t.Errorf("no table of the failed check in the output:\n%s", stdout.String())
 	}
