@@ -37,13 +37,17 @@ cores smear each other's waves.
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
 
-At the end it prints a comparison table and a sparkline of attempts per
-cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
-summary.json (the figures), timeline.csv (counts per 10 ms),
-timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
-per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
-in a browser, no network needed) and PNG copies of its charts. See
-docs/results.md; 'herdbench report DIR' re-renders the report.
+At the end it prints the answer, in at most 20 lines at 120 columns: a real
+run's verdict in one sentence, the comparison in brief (the simulator's
+figures in brackets), a sparkline of attempts per cohort and the results
+folder; --explain prints everything else after it (every table in full,
+what the figures mean, the self-check). It writes a results folder
+<out>/<scenario>-<UTC time>/ holding summary.json (the figures),
+timeline.csv (counts per 10 ms), timeline_1s.csv, scenario.yaml (the
+scenario as run), one HdrHistogram log per cohort (<cohort>.hlog),
+report.html (charts and the comparison; open it in a browser, no network
+needed) and PNG copies of its charts. See docs/results.md; 'herdbench
+report DIR' re-renders the report.
 
 A real run checks itself: how late each attempt was sent (send time minus
 scheduled time), how late the embedded target ended the waits its model set,
@@ -51,7 +55,7 @@ and the CPU it used. When the harness was too late for the scenario's
 timescales (a tenth of its smallest backoff base, 2 to 10 ms) it warns and
 marks the run "trustworthy": false in summary.json. It also runs the same plan
 in virtual time (well under a second) and prints the simulator's figures for
-the same seed on a "(sim)" row under each cohort's (--no-sim-reference: not).
+the same seed in brackets beside each cohort's (--no-sim-reference: not).
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -139,6 +143,7 @@ type scenarioFlags struct {
 	noSimRef   bool
 	junit      string // --junit: the thresholds as a JUnit XML report
 	json       bool   // --json: summary.json on stdout, the tables on stderr
+	explain    bool   // --explain: every table and what the figures mean, after the answer
 	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
