@@ -77,6 +77,8 @@ func TestPolicyStatesCopy(t *testing.T) {
 // refState is a state holding a reference: it must say how to copy itself.
 type refState struct{ seen []int }
 
+var _ = refState{seen: nil}
+
 func (*refState) Allow(time.Duration) bool              { return true }
 func (*refState) Record(time.Duration, bool) Transition { return NoTransition }
 
