@@ -186,7 +186,9 @@ func (sp Spec) line(bk book, s, y int) line {
 			return ln
 		}
 		ln.b = boundary(sp.X, ln.edges, ln.down)
-		if ln.b.Width() <= sp.Width || ln.n >= sp.MaxSeeds {
+		// More seeds narrow the median's interval; they do not move a
+		// median that lies beyond the grid's end into it.
+		if !ln.b.Found || ln.b.Width() <= sp.Width || ln.n >= sp.MaxSeeds {
 			break
 		}
 		ln.n = min(2*ln.n, sp.MaxSeeds)
