@@ -15,6 +15,10 @@ type Boundary struct {
 	// whole range, and Median is the range's end.
 	Found  bool    `json:"found"`
 	Median float64 `json:"median"`
+	// Beyond is, when the median is not Found, what the median seed did
+	// over the whole range: recovered (the edge is past the collapsing
+	// end) or collapsed (before the recovering end).
+	Beyond Phase `json:"beyond,omitempty"`
 	// Low and High bound the median's 95% confidence interval; LowOpen
 	// (HighOpen) says it runs past the grid's low (high) end.
 	Low      float64 `json:"low"`
@@ -86,9 +90,9 @@ func boundary(x Axis, edges []edge, down bool) Boundary {
 	b.Found = !math.IsInf(m, 0) && !math.IsNaN(m)
 	switch {
 	case math.IsInf(m, -1) || math.IsNaN(m):
-		m = 0
+		m, b.Beyond = 0, Collapsed
 	case math.IsInf(m, 1):
-		m = float64(g - 1)
+		m, b.Beyond = float64(g-1), Recovered
 	}
 	// The interval: the lower rank's last recovering value, the upper
 	// rank's first collapsing one.

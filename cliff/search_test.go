@@ -164,10 +164,10 @@ func TestSearchEnds(t *testing.T) {
 		check func(b Line) bool
 	}{
 		{"never", world{x: &x, edge: func(int, int, int) float64 { return 1000 }}, func(b Line) bool {
-			return !b.Found && b.Above == b.Seeds && b.HighOpen && b.Doomed == nil && b.Safe != nil && *b.Safe == 40
+			return !b.Found && b.Beyond == Recovered && b.Above == b.Seeds && b.HighOpen && b.Doomed == nil && b.Safe != nil && *b.Safe == 40
 		}},
 		{"always", world{x: &x, edge: func(int, int, int) float64 { return -1 }}, func(b Line) bool {
-			return !b.Found && b.Below == b.Seeds && b.Safe == nil && *b.Doomed == 2
+			return !b.Found && b.Beyond == Collapsed && b.Below == b.Seeds && b.Safe == nil && *b.Doomed == 2
 		}},
 		{"down", world{x: &x, down: true, edge: func(_, _, k int) float64 { return 11 + float64(k%3) }}, func(b Line) bool {
 			return b.Found && b.Down && b.Median == 12.5 && b.Low == 12 && b.High == 13 && *b.Safe == 14 && *b.Doomed == 11
@@ -180,7 +180,7 @@ func TestSearchEnds(t *testing.T) {
 		if !c.check(b) {
 			t.Errorf("%s: %+v safe %v doomed %v", c.name, b, deref(b.Safe), deref(b.Doomed))
 		}
-		if c.name != "down" && len(rs) != 2*b.Seeds {
+		if c.name != "down" && (len(rs) != 2*b.Seeds || b.Seeds != DefaultSeeds) {
 			t.Errorf("%s: %d runs: the ends tell it all", c.name, len(rs))
 		}
 	}

@@ -95,7 +95,7 @@ func boundaryCells(x cliff.Axis, l cliff.Line) []string {
 	}
 	median := x.Format(l.Median)
 	switch {
-	case !l.Found && l.Above > l.Seeds/2:
+	case !l.Found && l.Beyond == cliff.Recovered:
 		median = "none: recovers"
 	case !l.Found:
 		median = "none: collapses"
