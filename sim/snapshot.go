@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/results"
@@ -43,6 +44,9 @@ type Variation struct {
 	// window still open ends there and later ones never begin
 	// (chaos.Plan.Until), at every tier.
 	Calm bool
+	// Stop, if set, stops the continuation early as Cohort.Stop does (an
+	// interrupt), in place of the cohort's own.
+	Stop *atomic.Bool
 }
 
 // RunPaused is Run that also hands take a Snapshot at each instant of at
@@ -94,6 +98,9 @@ func (sn *Snapshot) Continue(v Variation) (r Result, rec *results.Recorder, belo
 			co.Below = below
 		}
 		s.co = &co
+		if v.Stop != nil {
+			co.Stop = v.Stop
+		}
 		if v.Calm {
 			s.calm(sn.At)
 		}

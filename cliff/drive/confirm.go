@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/herdbench/herdbench/cliff"
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/cliff"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
