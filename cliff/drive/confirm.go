@@ -8,7 +8,6 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/cliff"
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 )
@@ -19,9 +18,10 @@ import (
 // seed collapsed, each cohort alone with the root seed, each run judged
 // by its verdict.
 type Confirm struct {
-	Search     *Search
-	SlowMotion slowmo.Factor
-	Version    string
+	Search *Search
+	// Options are the real runs' (Version, SlowMotion; in tests an
+	// in-memory network); Runs and Sim are Confirm's own.
+	Options engine.Options
 	// Before, if set, is told of each real run before it starts.
 	Before func(c cliff.Confirmation)
 }
@@ -64,7 +64,8 @@ func (cf *Confirm) Run(ctx context.Context, sides []cliff.Confirmation) ([]cliff
 		q := *p
 		q.Strategies = []clients.Strategy{p.Strategies[i]}
 		q.Thresholds = nil // gates are another question
-		o := engine.Options{Runs: 1, Version: cf.Version, SlowMotion: cf.SlowMotion}
+		o := cf.Options
+		o.Sim, o.Runs = false, 1
 		if err := engine.CheckSlowMotion(&q, o); err != nil {
 			return out, sums, err
 		}
