@@ -31,7 +31,7 @@ type Document struct {
 }
 
 // Criterion is what a run collapsing means, as cliff.json says it.
-const Criterion = "collapsed: recovery_s is null, i.e. no 1 s window after the end of the last fault, up to the end of the run, begins a stretch in which every 1 s window succeeds at least 95%"
+const Criterion = "collapsed: the run never recovers (recovery_s is null: no 1 s window after the end of the last fault begins a stretch to the end of the run in which every 1 s window succeeds at least 95%), or the 1 s window its recovery starts with reaches into the run's last stretch as long as the strategy's timeout, where the attempts still in flight are not yet counted"
 
 // NoReturnRun is the point of no return of one run, with what identifies
 // the run.

@@ -81,7 +81,7 @@ func (cf *Confirm) Run(ctx context.Context, sides []cliff.Confirmation) ([]cliff
 			return out, sums, ctx.Err()
 		}
 		c.RecoveryS = s.Runs[0].RecoveryS
-		c.Landed = (c.RecoveryS != nil) == (c.Expect == cliff.Recovered)
+		c.Landed = !Collapsed(&q, 0, engine.Window(&q), c.RecoveryS) == (c.Expect == cliff.Recovered)
 		if v := s.Verdict; v != nil {
 			c.Verdict, c.Sentence = string(v.Outcome), v.Sentence
 		}

@@ -75,8 +75,9 @@ func (nr *NoReturn) Check() (results.Run, error) {
 	}
 	c := engine.NewCohortRun(nr.Plan, i, nr.Rep)
 	res := sim.New().Run(c.Cohort, c.Rec)
-	run := c.Summarize(res, c.Rec, c.Below, engine.Window(nr.Plan))
-	if run.RecoveryS != nil {
+	w := engine.Window(nr.Plan)
+	run := c.Summarize(res, c.Rec, c.Below, w)
+	if !Collapsed(nr.Plan, i, w, run.RecoveryS) {
 		return run, fmt.Errorf("%s's run with seed %d recovers (in %.2f s after the fault): a point of no return is inside a run that collapses; lengthen the trigger with --set, or pick another seed or strategy", nr.Strategy, c.Cohort.Seed, *run.RecoveryS)
 	}
 	return run, nil
@@ -159,7 +160,7 @@ func (nr *NoReturn) round(ctx context.Context, strategy int, next []int, n int, 
 		}
 		w := results.Window{FirstStart: first, LastEnd: max(first, min(sn.At, last))}
 		run := c.Summarize(res, rec, below, w)
-		collapsed[job], ended[job] = run.RecoveryS == nil, true
+		collapsed[job], ended[job] = Collapsed(nr.Plan, strategy, w, run.RecoveryS), true
 		if nr.Progress != nil {
 			mu.Lock()
 			*made++

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/herdbench/herdbench/cliff"
 	"github.com/herdbench/herdbench/engine"
@@ -203,7 +204,23 @@ func probe(s *sim.Sim, stop *atomic.Bool, c *engine.CohortRun, pr cliff.Probe) (
 	}
 	w := engine.Window(c.Plan)
 	run := c.Summarize(res, c.Rec, c.Below, w)
-	return cliff.Result{Probe: pr, Collapsed: run.RecoveryS == nil, RecoveryS: run.RecoveryS, DuringFault: DuringFault(c.Rec, w)}, true
+	return cliff.Result{Probe: pr, Collapsed: Collapsed(c.Plan, c.Strategy, w, run.RecoveryS), RecoveryS: run.RecoveryS, DuringFault: DuringFault(c.Rec, w)}, true
+}
+
+// Collapsed is the search's criterion (cliff.Criterion): a run of
+// strategy (an index in p.Strategies) whose faults ended at w.LastEnd
+// collapsed when it never recovered (recovery null), or when the 1 s
+// window its recovery starts with reaches into the run's last stretch as
+// long as the strategy's timeout: the attempts sent then have not all
+// ended by the run's end, so those windows count the fast answers alone,
+// and a fleet stuck in timeouts shows as recovered in them.
+func Collapsed(p *scenarios.Plan, strategy int, w results.Window, recovery *float64) bool {
+	if recovery == nil {
+		return true
+	}
+	margin := p.Strategies[strategy].Timeout
+	at := w.LastEnd + time.Duration(*recovery*float64(time.Second))
+	return margin > 0 && at+time.Second > p.Duration-margin
 }
 
 // DuringFault returns the success ratio of the requests that ended during

@@ -54,7 +54,7 @@ func sweep(t *testing.T, name string, seed uint64, x cliff.Axis, strategies []st
 		out[s] = make([][]bool, seeds)
 		for k := range seeds {
 			for _, pt := range pts {
-				out[s][k] = append(out[s][k], pt.Repetitions[si][k].RecoveryS == nil)
+				out[s][k] = append(out[s][k], Collapsed(pt.Plan, si, engine.Window(pt.Plan), pt.Repetitions[si][k].RecoveryS))
 			}
 		}
 	}
