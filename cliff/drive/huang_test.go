@@ -19,6 +19,7 @@ import (
 //   - a milder cut (22.5% of capacity left, the paper's baseline) and a
 //     25% lower rate (its reduced load) each recover from a 10 s trigger,
 //     every seed.
+//
 // The arrival rate is the analogue's one calibrated parameter, set as the
 // authors tuned theirs (their README): the shape around it is the model's.
 const huangRig = "../../examples/huang-retry.yaml"
@@ -68,4 +69,3 @@ func deref(p *float64) any {
 	}
 	return *p
 }
-
