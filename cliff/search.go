@@ -67,8 +67,9 @@ type Result struct {
 	// null).
 	Collapsed bool     `json:"collapsed"`
 	RecoveryS *float64 `json:"recovery_s"`
-	// DuringFault is the success ratio of the requests that ended during
-	// the fault window; nil when none did.
+	// DuringFault is the success ratio of the requests that began during
+	// the fault window, however late they ended (within the run); nil
+	// when none did.
 	DuringFault *float64 `json:"success_during_fault"`
 }
 

@@ -40,9 +40,9 @@ type Line struct {
 }
 
 // Cost is what staying out of collapse costs in success during the fault:
-// the mean over the seeds of the success ratio of the requests that ended
-// during the fault window, at the safe setting and at the ends of the
-// range (nil where no run tells).
+// the mean over the seeds of the success ratio of the requests that began
+// during the fault window (whenever they ended), at the safe setting and
+// at the ends of the range (nil where no run tells).
 type Cost struct {
 	Safe   float64  `json:"safe"`
 	AtSafe *float64 `json:"at_safe"`

@@ -53,6 +53,10 @@ type Cohort struct {
 	// a draw of these values later, each equally likely. Empty: at once,
 	// as the model has it.
 	Lateness []time.Duration
+	// OnRequest, if set, is told of every logical request of the
+	// workload's clients as it ends, beside the recorder: the cliff
+	// search's success of the requests that began during a fault.
+	OnRequest func(results.Request)
 	// Stop, if set, stops the run early once it holds true (an interrupt):
 	// Run looks at it every StopEvery events, and every StopEvery clients
 	// while it sets them up, so it returns within a fraction of a
@@ -230,6 +234,8 @@ type Sim struct {
 	perChan int
 	drops   []time.Duration
 
+	taps []*tap // the workload clients' tapped sinks (Cohort.OnRequest)
+
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
 	look func(setup bool, n uint64)
@@ -386,7 +392,8 @@ func (s *Sim) finish(stopped bool, at time.Duration, rec *results.Recorder) Resu
 	for i := range s.lv {
 		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
 	}
-	s.co, s.arrivalRNG, s.arrivalPCG = nil, nil, nil
+	clear(s.taps)
+	s.co, s.arrivalRNG, s.arrivalPCG, s.taps = nil, nil, nil, s.taps[:0]
 	return r
 }
 
@@ -561,9 +568,36 @@ func (s *Sim) newClient(id int) int32 {
 	}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
-	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.sink(lv.rec.Shard(id)))
 	c.cl.Traffic(s.co.Seed)
 	return ci
+}
+
+// sink is a workload client's sink: its recorder's shard, or with
+// Cohort.OnRequest the shard tapped, one tap per shard.
+func (s *Sim) sink(sh *results.Shard) results.Sink {
+	if s.co.OnRequest == nil {
+		return sh
+	}
+	for _, t := range s.taps {
+		if t.Shard == sh {
+			return t
+		}
+	}
+	t := &tap{Shard: sh, on: s.co.OnRequest}
+	s.taps = append(s.taps, t)
+	return t
+}
+
+// tap is a recorder's shard that also tells on of each request's end.
+type tap struct {
+	*results.Shard
+	on func(results.Request)
+}
+
+func (t *tap) Request(q results.Request) {
+	t.Shard.Request(q)
+	t.on(q)
 }
 
 // slot returns a free client slot.

@@ -212,7 +212,11 @@ func (c *Sim) copyClients(s *Sim) {
 			*d = *o
 			d.rng = *rand.New(&d.pcg)
 			lv, lc := &s.lv[o.tier], &c.lv[o.tier]
-			lv.k.CloneClient(lc.k, &d.cl, &o.cl, &d.rng, lc.rec.Shard(o.cl.ID))
+			var sink results.Sink = lc.rec.Shard(o.cl.ID)
+			if o.tier == 0 && !o.has(callFlag) {
+				sink = c.sink(lc.rec.Shard(o.cl.ID))
+			}
+			lv.k.CloneClient(lc.k, &d.cl, &o.cl, &d.rng, sink)
 		}
 	}
 	c.colds = make([]*[chunkSize]cold, len(s.colds))

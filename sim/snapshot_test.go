@@ -206,3 +206,28 @@ func TestSnapshotIsItsOwn(t *testing.T) {
 		t.Fatalf("continuations: %q", out)
 	}
 }
+
+// TestOnRequest: Cohort.OnRequest is told of every request the recorder
+// records as ended, and what it is told leaves the records as they are.
+func TestOnRequest(t *testing.T) {
+	p := loadPlan(t, "metastable", scenarios.Overrides{})
+	plain := newCohortRun(p, "naive", 7)
+	want := fingerprint(t, p, "naive", sim.New().Run(plain.co, plain.rec), plain.rec, nil)
+	tapped := newCohortRun(p, "naive", 7)
+	var ok, failed int64
+	tapped.co.OnRequest = func(q results.Request) {
+		if q.Succeeded {
+			ok++
+		} else {
+			failed++
+		}
+	}
+	res := sim.New().Run(tapped.co, tapped.rec)
+	if got := fingerprint(t, p, "naive", res, tapped.rec, nil); !bytes.Equal(got, want) {
+		t.Fatal("tapping the requests changed the records")
+	}
+	live := tapped.rec.Live()
+	if ok != live.Succeeded || failed != live.Failed || ok == 0 || failed == 0 {
+		t.Fatalf("told of %d succeeded and %d failed; the recorder has %d and %d", ok, failed, live.Succeeded, live.Failed)
+	}
+}

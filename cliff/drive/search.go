@@ -197,14 +197,15 @@ func (sr *Search) round(ctx context.Context, next []cliff.Probe, before, left in
 
 // probe runs one probe's cohort run on s; ok is false when stop cut it.
 func probe(s *sim.Sim, stop *atomic.Bool, c *engine.CohortRun, pr cliff.Probe) (cliff.Result, bool) {
-	c.Cohort.Stop = stop
+	w := engine.Window(c.Plan)
+	var during duringFault
+	c.Cohort.Stop, c.Cohort.OnRequest = stop, during.tally(w)
 	res := s.Run(c.Cohort, c.Rec)
 	if res.Stopped {
 		return cliff.Result{}, false
 	}
-	w := engine.Window(c.Plan)
 	run := c.Summarize(res, c.Rec, c.Below, w)
-	return cliff.Result{Probe: pr, Collapsed: Collapsed(c.Plan, c.Strategy, w, run.RecoveryS), RecoveryS: run.RecoveryS, DuringFault: DuringFault(c.Rec, w)}, true
+	return cliff.Result{Probe: pr, Collapsed: Collapsed(c.Plan, c.Strategy, w, run.RecoveryS), RecoveryS: run.RecoveryS, DuringFault: during.ratio()}, true
 }
 
 // Collapsed is the search's criterion (cliff.Criterion): a run of
@@ -223,20 +224,32 @@ func Collapsed(p *scenarios.Plan, strategy int, w results.Window, recovery *floa
 	return margin > 0 && at+time.Second > p.Duration-margin
 }
 
-// DuringFault returns the success ratio of the requests that ended during
-// the fault window w, by the timeline's 10 ms buckets; nil when none did.
-func DuringFault(rec *results.Recorder, w results.Window) *float64 {
-	tl := rec.Timeline(results.Bucket)
-	from, to := int(w.FirstStart/results.Bucket), int((w.LastEnd+results.Bucket-1)/results.Bucket)
-	var ok, failed int64
-	for i := from; i < to && i < len(tl.Rows); i++ {
-		ok += tl.Rows[i][results.SeriesSucceeded]
-		failed += tl.Rows[i][results.SeriesFailed]
+// duringFault counts the requests that began during a fault window and
+// how many of them succeeded, whenever they ended: what a budget costs
+// while the fault lasts (a request denied a retry fails at once; one
+// allowed to retry may succeed once the fault is over).
+type duringFault struct{ ok, failed int64 }
+
+// tally returns the function that counts the requests that began in w.
+func (d *duringFault) tally(w results.Window) func(results.Request) {
+	return func(q results.Request) {
+		if q.Start < w.FirstStart || q.Start >= w.LastEnd {
+			return
+		}
+		if q.Succeeded {
+			d.ok++
+		} else {
+			d.failed++
+		}
 	}
-	if ok+failed == 0 {
+}
+
+// ratio is the success ratio of the requests counted; nil when none ended.
+func (d *duringFault) ratio() *float64 {
+	if d.ok+d.failed == 0 {
 		return nil
 	}
-	v := float64(ok) / float64(ok+failed)
+	v := float64(d.ok) / float64(d.ok+d.failed)
 	return &v
 }
 
