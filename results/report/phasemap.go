@@ -190,7 +190,7 @@ func phaseCaption(s *cliff.Summary) string {
 // one-sided 95% bounds, the 95% level and the fault window.
 func noReturnSpec(nr *cliff.NoReturnRun) *chartSpec {
 	spec := &chartSpec{ID: "no_return", Title: fmt.Sprintf("Point of no return of %s's run (seed %d)", nr.Strategy, nr.Seed),
-		XLabel: "instant the trigger was removed (s)", YLabel: "share of continuations that collapsed", Height: 260, Points: true, Group: "no_return"}
+		XLabel: "instant the trigger was removed (s)", YLabel: "share collapsed", Height: 260, Points: true, Group: "no_return"}
 	pane := chartPane{Faults: []chartFault{{Name: "fault", AtS: nr.FaultStart.Seconds(), ForS: (nr.FaultEnd - nr.FaultStart).Seconds()}}, FaultNames: true}
 	var share, lower, upper, tau []*float64
 	for _, p := range nr.Points {
