@@ -108,10 +108,15 @@ func sweepOutcomes(scenario string, x cliff.Axis, names []string, dir string) (m
 		}
 		for _, r := range s.Runs {
 			si := slices.IndexFunc(p.Strategies, func(st clients.Strategy) bool { return st.Name == r.Strategy })
-			for k, rec := range r.Stats["recovery_s"].Values {
-				if out[r.Strategy] == nil {
-					out[r.Strategy] = make([][]bool, len(r.Stats["recovery_s"].Values))
-				}
+			// Stats leaves out a figure null in every repetition.
+			recs := r.Stats["recovery_s"].Values
+			if len(recs) == 0 {
+				recs = make([]*float64, max(1, s.Repetitions))
+			}
+			if out[r.Strategy] == nil {
+				out[r.Strategy] = make([][]bool, len(recs))
+			}
+			for k, rec := range recs {
 				if len(out[r.Strategy][k]) != i {
 					return nil, fmt.Errorf("%s: point %s out of order", dir, v)
 				}
