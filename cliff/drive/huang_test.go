@@ -25,6 +25,9 @@ import (
 const huangRig = "../../examples/huang-retry.yaml"
 
 func TestHuangRetryReplay(t *testing.T) {
+	if underRace {
+		t.Skip("the replay is the model's figures, one goroutine per run: without -race only")
+	}
 	op, _ := open(t, huangRig, 7)
 	x, err := cliff.ParseAxis("chaos[cpu].for=1s..20s/0.5s")
 	if err != nil {

@@ -26,6 +26,11 @@ func TestNoReturn(t *testing.T) {
 		instants = append(instants, at)
 	}
 	nr := &NoReturn{Plan: p, Strategy: "naive", Spec: cliff.NoReturnSpec{Instants: instants}}
+	if underRace {
+		// Too few to make collapse sure anywhere: the continuations on
+		// the workers are raced, the point itself is checked without.
+		nr.Spec.Runs = 12
+	}
 	if _, err := nr.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +40,9 @@ func TestNoReturn(t *testing.T) {
 	}
 	res := cliff.SummarizeNoReturn(nr.Spec, tallies)
 	t.Logf("%+v", res)
+	if underRace {
+		return
+	}
 	if !res.Found || !res.Done || res.Instant <= first || res.Low > res.Instant || res.High < res.Instant {
 		t.Fatalf("%+v", res)
 	}

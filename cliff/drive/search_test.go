@@ -78,6 +78,9 @@ func TestSearchAgreesWithTheSweep(t *testing.T) {
 	const seeds = 8
 	for _, c := range cases {
 		t.Run(c.scenario, func(t *testing.T) {
+			if underRace && c.scenario == "outage" {
+				t.Skip("the outage's sweep is the model's figures: without -race only")
+			}
 			x, err := cliff.ParseAxis(c.vary)
 			if err != nil {
 				t.Fatal(err)
