@@ -155,7 +155,7 @@ func planCliff(f *cliffFlags, fs *pflag.FlagSet) (*cliffJob, error) {
 	}
 	j.op = op
 	if len(f.vary) > 0 {
-		if j.search, err = j.planSearch(fs); err != nil {
+		if j.search, err = j.planSearch(); err != nil {
 			return nil, err
 		}
 	}
@@ -167,7 +167,7 @@ func planCliff(f *cliffFlags, fs *pflag.FlagSet) (*cliffJob, error) {
 	return j, nil
 }
 
-func (j *cliffJob) planSearch(fs *pflag.FlagSet) (*drive.Search, error) {
+func (j *cliffJob) planSearch() (*drive.Search, error) {
 	f := j.f
 	sp := cliff.Spec{Seeds: f.seeds, MaxSeeds: f.maxSeeds, Lines: f.lines}
 	if f.seeds < 6 || f.maxSeeds < f.seeds || f.maxSeeds > 1024 {
@@ -202,7 +202,6 @@ func (j *cliffJob) planSearch(fs *pflag.FlagSet) (*drive.Search, error) {
 	if f.confirm && sp.Y != nil {
 		return nil, errors.New("--confirm runs a one-field boundary on sockets; with two --vary there is a curve, not two sides: drop one")
 	}
-	_ = fs
 	return sr, nil
 }
 
@@ -267,6 +266,9 @@ func (j *cliffJob) planNoReturn() (*drive.NoReturn, error) {
 		}
 	} else {
 		nr.Spec.Instants = drive.Instants(p)
+	}
+	if _, err := nr.Check(); err != nil {
+		return nil, err
 	}
 	return nr, nil
 }

@@ -93,11 +93,6 @@ func confirmName(c cliff.Confirmation) string {
 }
 
 func (j *cliffJob) runNoReturn(ctx context.Context, out *cliffOutcome, stderr io.Writer) error {
-	run, err := j.nr.Check()
-	if err != nil {
-		return err
-	}
-	_ = run
 	bar := newCountBar(stderr, "point of no return: continuations")
 	j.nr.Progress = func(done, left int) { bar.set(done, done+left) }
 	tallies, err := j.nr.Run(ctx)

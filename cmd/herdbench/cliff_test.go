@@ -31,6 +31,8 @@ func TestCliffUsage(t *testing.T) {
 		{[]string{"cliff", "metastable", "--vary", "chaos[blip].for=1s..9s", "--width", "fast"}, "--width fast"},
 		{[]string{"cliff", "no-such-scenario", "--vary", "x=1..2"}, "no-such-scenario"},
 		{[]string{"cliff", "metastable", "--no-return", "naive", "--instants", "5s..40s"}, "the run ends at"},
+		{[]string{"cliff", "metastable", "--no-return", "grpc"}, "recovers"},
+		{[]string{"cliff", "metastable", "--no-return", "nope"}, `no strategy "nope"`},
 	}
 	for _, c := range cases {
 		code, _, errOut := runCLI(t, c.args...)
@@ -108,5 +110,30 @@ func TestCliffInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "interrupted") {
 		t.Errorf("the output does not say it was interrupted:\n%s", stdout.String())
+	}
+}
+
+// TestCliffNoReturn: --no-return writes the point of no return of a
+// collapsing run into cliff.json, the table and the report.
+func TestCliffNoReturn(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "cliff", "metastable", "--no-return", "naive", "--seed", "7", "--instants", "8s..12s/1s", "--continuations", "10", "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "point of no return of naive's run (seed 7") {
+		t.Errorf("the output:\n%s", stdout)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "metastable-*-cliff"))
+	if len(dirs) != 1 {
+		t.Fatalf("folders %v", dirs)
+	}
+	data, _ := os.ReadFile(filepath.Join(dirs[0], "cliff.json"))
+	doc, err := cliff.Decode(data)
+	if err != nil || doc.NoReturn == nil || len(doc.NoReturn.Points) < 2 || doc.NoReturn.Continuations != 10 || doc.Search != nil {
+		t.Fatalf("cliff.json: %v %+v", err, doc)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[0], "no_return.png")); err != nil {
+		t.Error(err)
 	}
 }
