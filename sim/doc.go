@@ -55,6 +55,13 @@
 // times and backoff, the target's for service times, hops and error rates.
 // The same cohort and seed give the same records, bit for bit.
 //
+// Snapshots (snapshot.go): RunPaused hands out, at instants of a run, a
+// deep copy of the simulator's whole state, and Snapshot.Continue runs a
+// copy of it to the end, as it was (byte for byte the run never paused) or
+// varied: with fresh randomness (every stream reseeded under a new seed)
+// and without the faults from that instant on. The cliff search's point of
+// no return continues a collapsing run's snapshots many times.
+//
 // Cost: what an event touches of a client sits in one 192-byte slot (three
 // cache lines) of a chunked slab, what only some runs use in cold chunks
 // beside it; events are 16-byte values in a radix heap (simulated time

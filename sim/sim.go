@@ -53,6 +53,10 @@ type Cohort struct {
 	// a draw of these values later, each equally likely. Empty: at once,
 	// as the model has it.
 	Lateness []time.Duration
+	// OnRequest, if set, is told of every logical request of the
+	// workload's clients as it ends, beside the recorder: the cliff
+	// search's success of the requests that began during a fault.
+	OnRequest func(results.Request)
 	// Stop, if set, stops the run early once it holds true (an interrupt):
 	// Run looks at it every StopEvery events, and every StopEvery clients
 	// while it sets them up, so it returns within a fraction of a
@@ -184,6 +188,8 @@ type level struct {
 	rec     *results.Recorder
 	crashes []time.Duration // when the tier crashes
 	calls   int             // calls made to this tier so far (their stream ids)
+	pcg     *rand.PCG       // the model's random stream (a snapshot copies it)
+	stream  uint64          // its id under the cohort's seed
 }
 
 // Sim is a reusable simulator. It is not safe for concurrent use: give
@@ -215,6 +221,7 @@ type Sim struct {
 	// reused one.
 	pool, pooled bool
 	arrivalRNG   *rand.Rand
+	arrivalPCG   *rand.PCG // arrivalRNG's source (a snapshot copies it)
 	arrivalAt    time.Duration
 	nextID       int
 	events       uint64
@@ -226,6 +233,8 @@ type Sim struct {
 	chans   []channel
 	perChan int
 	drops   []time.Duration
+
+	taps []*tap // the workload clients' tapped sinks (Cohort.OnRequest)
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
@@ -240,6 +249,14 @@ func New() *Sim { return &Sim{} }
 // this goroutine writes it). Run calls rec.SetEnd when every client stopped
 // before the duration.
 func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
+	return s.RunPaused(co, rec, nil, nil)
+}
+
+// begin sets the simulator up for co, recording into rec: the levels, the
+// channels, the crashes, and the workload's clients (or its first
+// arrival). It reports whether Cohort.Stop stopped it while it set the
+// clients up.
+func (s *Sim) begin(co *Cohort, rec *results.Recorder) (stopped bool) {
 	plan := co.Chaos
 	if plan == nil {
 		plan, _ = chaos.NewPlan(nil, co.Duration)
@@ -261,24 +278,20 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.arrivals = nil
 	s.pool = co.Workload.Kind == clients.Open && co.Strategy.Transport != clients.RawTransport
 	s.pooled = false
-	stopped := false
 
 	for t := range s.lv {
 		lv := &s.lv[t]
-		segs := lv.plan.Segments()
-		for i := 1; i < len(segs); i++ {
-			prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
-			if prev != next && next.Crashes() {
-				s.q.push(segs[i].Start, pack(evCrash, 0, uint32(t)))
-				lv.crashes = append(lv.crashes, segs[i].Start)
-			}
+		lv.crashes = crashInstants(lv.plan, lv.crashes[:0])
+		for _, at := range lv.crashes {
+			s.q.push(at, pack(evCrash, 0, uint32(t)))
 		}
 	}
 	w := co.Workload
 	switch w.Kind {
 	case clients.Open:
 		s.arrivals = w
-		s.arrivalRNG = seeds.Stream(co.Seed, seeds.Arrivals)
+		s.arrivalPCG = rand.NewPCG(co.Seed, seeds.Arrivals)
+		s.arrivalRNG = rand.New(s.arrivalPCG) // what seeds.Stream(co.Seed, seeds.Arrivals) draws
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
@@ -289,8 +302,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 					s.look(true, uint64(n))
 				}
 				if co.Stop.Load() {
-					stopped = true // ten million clients take seconds to set up
-					break
+					return true // ten million clients take seconds to set up
 				}
 			}
 			ci := s.newClient(id)
@@ -298,9 +310,32 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 			s.schedule(ci, s.cl(ci).cl.Begin(), 0)
 		}
 	}
+	return false
+}
 
-	end, at := co.Duration, time.Duration(0)
-	for !stopped && s.q.len() > 0 && (s.active > 0 || s.arrivals != nil) {
+// crashInstants appends to out the instants at which a tier under plan
+// crashes: where a reset or refuse outage begins.
+func crashInstants(plan *chaos.Plan, out []time.Duration) []time.Duration {
+	segs := plan.Segments()
+	for i := 1; i < len(segs); i++ {
+		if prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage; prev != next && next.Crashes() {
+			out = append(out, segs[i].Start)
+		}
+	}
+	return out
+}
+
+// advance processes the run's events in order, up to the run's end or,
+// when until comes before it, up to until: every event before until is
+// done and none at or after it. It reports whether Cohort.Stop stopped the
+// run, and then the instant the run had reached.
+func (s *Sim) advance(until time.Duration) (stopped bool, at time.Duration) {
+	co := s.co
+	end := co.Duration
+	for s.q.len() > 0 && (s.active > 0 || s.arrivals != nil) {
+		if until < end && s.q.next() >= until {
+			return false, 0
+		}
 		e := s.q.pop()
 		if e.at >= end {
 			break
@@ -315,13 +350,20 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 			if co.Stop.Load() {
 				// Every event before e's instant is done: the records
 				// cover [0, e.at).
-				stopped, at = true, e.at
-				break
+				return true, e.at
 			}
 		}
 		s.events++
 		s.dispatch(e)
 	}
+	return false, 0
+}
+
+// finish ends the run: what it did, rec's end when it stopped early, and
+// the simulator's references to the cohort dropped.
+func (s *Sim) finish(stopped bool, at time.Duration, rec *results.Recorder) Result {
+	co := s.co
+	end := co.Duration
 	bottom := s.lv[len(s.lv)-1].m
 	r := Result{End: end, Events: s.events, Target: bottom.Stats, Row: *bottom.Row()}
 	if co.Tiers != nil {
@@ -350,7 +392,8 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	for i := range s.lv {
 		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
 	}
-	s.co, s.arrivalRNG = nil, nil
+	clear(s.taps)
+	s.co, s.arrivalRNG, s.arrivalPCG, s.taps = nil, nil, nil, s.taps[:0]
 	return r
 }
 
@@ -377,9 +420,10 @@ func (s *Sim) setLevels(co *Cohort, plan *chaos.Plan, rec *results.Recorder) {
 				st, lrec = &co.Strategy.Tiers[t-1], co.Below[t-1]
 			}
 		}
-		m := target.NewModel(cfg, plan, seeds.Stream(co.Seed, stream))
+		pcg := rand.NewPCG(co.Seed, stream) // what seeds.Stream(co.Seed, stream) draws from
+		m := target.NewModel(cfg, plan, rand.New(pcg))
 		m.RecordCalls(lrec)
-		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0]}
+		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0], pcg: pcg, stream: stream}
 	}
 }
 
@@ -524,9 +568,36 @@ func (s *Sim) newClient(id int) int32 {
 	}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
-	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.sink(lv.rec.Shard(id)))
 	c.cl.Traffic(s.co.Seed)
 	return ci
+}
+
+// sink is a workload client's sink: its recorder's shard, or with
+// Cohort.OnRequest the shard tapped, one tap per shard.
+func (s *Sim) sink(sh *results.Shard) results.Sink {
+	if s.co.OnRequest == nil {
+		return sh
+	}
+	for _, t := range s.taps {
+		if t.Shard == sh {
+			return t
+		}
+	}
+	t := &tap{Shard: sh, on: s.co.OnRequest}
+	s.taps = append(s.taps, t)
+	return t
+}
+
+// tap is a recorder's shard that also tells on of each request's end.
+type tap struct {
+	*results.Shard
+	on func(results.Request)
+}
+
+func (t *tap) Request(q results.Request) {
+	t.Shard.Request(q)
+	t.on(q)
 }
 
 // slot returns a free client slot.

@@ -137,6 +137,8 @@ var layers = []struct {
 	{"results/report", []string{"engine", "sim", "scenarios", "cmd/", "results/terminal", "merge"}},
 	{"merge", []string{"engine", "sim", "scenarios", "cmd/", "results/terminal", "results/report"}},
 	{"internal/", []string{"engine", "sim", "scenarios", "cmd/", "results"}},
+	// The cliff search decides; cliff/drive runs.
+	{"cliff", []string{"engine", "sim", "scenarios", "cmd/", "results", "cliff/drive"}},
 }
 
 // matches says whether package p is the rule's path or, for a path ending

@@ -165,9 +165,20 @@ func WriteFiles(dir string, files []File) error {
 }
 
 // RenderDir re-renders the report of the results folder dir in place, a
-// run's or a sweep's: what a run does at its end and `herdbench report DIR`
-// does later.
+// run's, a sweep's or a cliff search's: what a run does at its end and
+// `herdbench report DIR` does later.
 func RenderDir(dir string, o Options) error {
+	if IsCliff(dir) {
+		c, err := LoadCliff(dir)
+		if err != nil {
+			return err
+		}
+		files, err := RenderCliff(context.Background(), c, o)
+		if err != nil {
+			return err
+		}
+		return WriteFiles(dir, files)
+	}
 	if IsSweep(dir) {
 		sw, err := LoadSweep(dir)
 		if err != nil {
