@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Options say how Execute runs plans.
@@ -58,7 +59,7 @@ type Options struct {
 	// (results.Run.Sim): the same plans and seeds, run in virtual time.
 	NoSimReference bool
 	// BeforeSend, if set, is called by every real-time client right before
-	// each send (clients.Swarm.BeforeSend): tests make the harness late
+	// each send (swarm.Swarm.BeforeSend): tests make the harness late
 	// with it.
 	BeforeSend func()
 	// Resolver resolves an external target's host, for the loopback
@@ -301,7 +302,7 @@ func window(p *scenarios.Plan) results.Window {
 func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder, below []*results.Recorder) results.Cohort {
 	return results.Cohort{
 		Strategy: name, Rec: rec,
-		OCC:     p.Target.Kind == target.OCC,
+		OCC:     p.Target.Kind == model.OCC,
 		OneShot: p.Workload.Kind == clients.OneShot,
 		Tiers:   tierNames(p), Below: below,
 	}

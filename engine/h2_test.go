@@ -20,6 +20,7 @@ import (
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // countingListener counts the connections a target accepts.
@@ -209,7 +210,7 @@ strategies:
 // proxy, which serves h2c and forwards over h2c to an h2c target; a
 // goaway outage at the proxy lets the requests in flight finish.
 func TestH2CThroughTheProxy(t *testing.T) {
-	up, err := target.Listen(target.Options{Config: target.Config{Concurrency: 16, Queue: 16, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}, Protocol: wire.H2C})
+	up, err := target.Listen(target.Options{Config: model.Config{Concurrency: 16, Queue: 16, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}, Protocol: wire.H2C})
 	if err != nil {
 		t.Fatal(err)
 	}

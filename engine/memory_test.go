@@ -135,7 +135,7 @@ strategies:
 // Over gRPC, a real-time client is a caller on a grpc-go channel, and the
 // channels count apart: one per client by default, one per
 // connections.shared clients, one for a cohort whose grpc-go throttler is
-// the cohort's (channel: cohort), as grpcswarm opens them.
+// the cohort's (channel: cohort), as the swarm opens them over gRPC.
 func TestEstimateMemoryCountsGRPCChannels(t *testing.T) {
 	const src = `
 name: grpc

@@ -20,7 +20,9 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/grpcswarm"
+
+	"github.com/herdbench/herdbench/clients/swarm"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -368,7 +370,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		for _, g := range grpcs {
 			chans = append(chans, g.toWarm()...)
 		}
-		grpcswarm.Warm(context.Background(), chans, c.Origin)
+		swarm.Warm(context.Background(), chans, c.Origin)
 	}
 	for _, fn := range fns {
 		wg.Add(1)
@@ -660,7 +662,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	outcome := results.OK
 	if err != nil {
-		outcome = clients.Classify(err)
+		outcome = httpwire.Classify(err)
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Options configure a proxy.
@@ -252,7 +253,7 @@ func Start(o Options) (*Proxy, error) {
 	p.limit = newInFlight(forward, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
-		Config:   target.Config{Concurrency: 1},
+		Config:   model.Config{Concurrency: 1},
 		Next:     refuseConnect(p.limit),
 		Limits:   o.limits(),
 		Observer: o.Observer,

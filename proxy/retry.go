@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -128,11 +129,11 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.Cancel(now, true, sent)
 			panic(http.ErrAbortHandler) // the client went away, or a crash reset it
 		}
-		o, pushback, status := clients.Classify(err), time.Duration(0), 0
+		o, pushback, status := httpwire.Classify(err), time.Duration(0), 0
 		if err == nil {
 			o, status = results.FromStatus(resp.StatusCode), resp.StatusCode
 			if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode >= 400 {
-				pushback, _ = clients.ParseRetryAfter(ra, time.Now())
+				pushback, _ = httpwire.ParseRetryAfter(ra, time.Now())
 			}
 			if o == results.HTTP4xx {
 				defer end()

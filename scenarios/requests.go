@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // RequestFile is one request of a mix as written (docs/traffic.md).
@@ -53,7 +53,7 @@ func (c *compiler) dir() string {
 // base), the headers of the command line appended to each, for strategy
 // st, whose idempotency rule says which it may retry. It returns nil
 // for no requests and no headers: the probe.
-func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *target.Config) *clients.Mix {
+func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *model.Config) *clients.Mix {
 	if len(reqs) == 0 && len(extra) == 0 {
 		return nil
 	}
@@ -225,12 +225,12 @@ func isToken(b byte) bool {
 }
 
 // routes compiles the embedded target's routes.
-func (c *compiler) routes(rs []RouteFile, base []step) []target.Route {
-	var out []target.Route
+func (c *compiler) routes(rs []RouteFile, base []step) []model.Route {
+	var out []model.Route
 	for i := range rs {
 		rf := &rs[i]
 		at := func(k string) []step { return with(with(base, index(i)), key(k)) }
-		r := target.Route{Method: rf.Method, Path: rf.Path}
+		r := model.Route{Method: rf.Method, Path: rf.Path}
 		if rf.Method != "" && !slices.Contains(clients.Methods, rf.Method) {
 			c.fail(at("method"), "unknown method %q; valid: %s, or leave it out for every method", rf.Method, validList(clients.Methods))
 		}

@@ -3,7 +3,7 @@
 //
 // It drives the same code as the real-time engine, unchanged: each client
 // is a clients.Client step function (Begin, Result), the target is a
-// target.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
+// model.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
 // chaos plan is the same chaos.Plan, and everything is recorded through a
 // results.Recorder, so the same metrics come out. Only the driver differs:
 // where the real engine sleeps, the simulator schedules an event.

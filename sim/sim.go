@@ -10,13 +10,13 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Cohort is one strategy's run: everything the simulator needs, as the
 // scenario compiled it.
 type Cohort struct {
-	Target   target.Config
+	Target   model.Config
 	Chaos    *chaos.Plan // nil: no faults
 	Workload *clients.Workload
 	Strategy *clients.Strategy
@@ -67,7 +67,7 @@ const StopEvery = 1024
 
 // Tier is one server of a chain of tiers.
 type Tier struct {
-	Target target.Config
+	Target model.Config
 	Chaos  *chaos.Plan // nil: no faults
 }
 
@@ -80,11 +80,11 @@ type Result struct {
 	// Stopped says Cohort.Stop cut the run before End: its records cover
 	// [0, End) only.
 	Stopped bool
-	Events  uint64       // events processed
-	Target  target.Stats // the target model's counters (the bottom tier's)
-	Row     target.Row   // the OCC row's counters (zero for a plain target)
+	Events  uint64      // events processed
+	Target  model.Stats // the target model's counters (the bottom tier's)
+	Row     model.Row   // the OCC row's counters (zero for a plain target)
 	// Tiers are, with tiers, each tier's model's counters, in order.
-	Tiers []target.Stats
+	Tiers []model.Stats
 }
 
 type kind uint8
@@ -124,7 +124,7 @@ type client struct {
 	status uint16        // the answer's status (HTTP, or a gRPC code), 0 if none
 	tier   uint8         // the tier its attempts go to (0: the first, or the single target)
 	flags  uint8         // okFlag, reusedFlag, resendFlag, callFlag, raFlag
-	op     target.Op     // what the request in flight asks
+	op     model.Op      // what the request in flight asks
 	out    results.Outcome
 }
 
@@ -165,7 +165,7 @@ func (c *client) has(f uint8) bool { return c.flags&f != 0 }
 // the pending events that name it plus the client's link; at zero the job
 // goes back to the model (Release) and the link to the free list.
 type job struct {
-	j      *target.Job
+	j      *model.Job
 	client int32
 	idx    int32
 	call   int32 // at a middle tier, the call it makes to the next tier; -1 if none
@@ -177,7 +177,7 @@ type job struct {
 // is the workload's clients and the first tier (the single target without
 // tiers), level k the calls of tier k-1 and tier k.
 type level struct {
-	m       *target.Model
+	m       *model.Model
 	plan    *chaos.Plan
 	k       *clients.Cohort // the callers' shared policy state
 	timeout time.Duration   // the callers' per-attempt timeout
@@ -202,7 +202,7 @@ type Sim struct {
 	lv       []level // one per tier; one for a single target
 	co       *Cohort
 	occ      bool
-	instant  bool // one tier whose model serves every request at once (target.Model.Instant)
+	instant  bool // one tier whose model serves every request at once (model.Model.Instant)
 	active   int  // workload clients not yet stopped
 	lastStop time.Duration
 	callWork clients.Workload // a call's: one request
@@ -248,7 +248,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.callWork = clients.Workload{Kind: clients.OneShot}
 	s.setLevels(co, plan, rec)
 	s.setChannels(co, plan)
-	s.occ = co.Tiers == nil && co.Target.Kind == target.OCC
+	s.occ = co.Tiers == nil && co.Target.Kind == model.OCC
 	s.instant = co.Tiers == nil && s.lv[0].m.Instant()
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
@@ -377,7 +377,7 @@ func (s *Sim) setLevels(co *Cohort, plan *chaos.Plan, rec *results.Recorder) {
 				st, lrec = &co.Strategy.Tiers[t-1], co.Below[t-1]
 			}
 		}
-		m := target.NewModel(cfg, plan, seeds.Stream(co.Seed, stream))
+		m := model.NewModel(cfg, plan, seeds.Stream(co.Seed, stream))
 		m.RecordCalls(lrec)
 		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0]}
 	}
@@ -589,9 +589,9 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 // depart starts client ci's attempt at at.
 func (s *Sim) depart(ci int32, at time.Duration) {
 	c := s.cl(ci)
-	c.sent, c.op = at, target.OpPlain
+	c.sent, c.op = at, model.OpPlain
 	if s.occ {
-		c.op = target.OpRead
+		c.op = model.OpRead
 	}
 	if s.pool && !c.has(callFlag) {
 		c.set(reusedFlag, s.pooled)
@@ -682,10 +682,10 @@ func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 		switch {
 		case a.Truncate:
 			out = results.Reset // the client reads a short body
-		case c.op == target.OpRead && out == results.OK:
+		case c.op == model.OpRead && out == results.OK:
 			// The read's answer travels back and the client sends the
 			// write at once, in the same attempt: two hops in one event.
-			c.op = target.OpWrite
+			c.op = model.OpWrite
 			m := s.lv[c.tier].m
 			if d := m.Hop() + m.Hop(); d > 0 {
 				s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
@@ -721,12 +721,12 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		// Served at once, as below, without a job: the same effects and
 		// answer (Model.ServeNow).
 		var version uint64 // a write carries the version its read saw
-		if c.op == target.OpWrite {
+		if c.op == model.OpWrite {
 			version = s.cold(ci).version
 		}
 		var a chaos.Answer
 		read := m.ServeNow(&a, now, c.op, version)
-		if c.op == target.OpRead {
+		if c.op == model.OpRead {
 			s.cold(ci).version = read
 		}
 		s.answer(ci, now, &a)
@@ -743,11 +743,11 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		j.Version = s.cold(ci).version
 	}
 	switch adm {
-	case target.Rejected:
+	case model.Rejected:
 		m.Release(j)
 		a := m.Overloaded()
 		s.answer(ci, now, &a)
-	case target.Started:
+	case model.Started:
 		if j.Service == 0 {
 			if int(c.tier) < len(s.lv)-1 {
 				s.relay(s.link(j, ci), now) // a middle tier calls the next at once
@@ -764,7 +764,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		w := s.link(j, ci)
 		s.q.push(now+j.Service, pack(evFinish, 0, uint32(w.idx)))
 		w.refs++
-	case target.Queued:
+	case model.Queued:
 		w := s.link(j, ci)
 		s.q.push(j.Deadline, pack(evExpire, 0, uint32(w.idx)))
 		w.refs++
@@ -772,7 +772,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 }
 
 // link registers j as client ci's attempt's job.
-func (s *Sim) link(j *target.Job, ci int32) *job {
+func (s *Sim) link(j *model.Job, ci int32) *job {
 	var w *job
 	if n := len(s.freeJobs); n > 0 {
 		w = s.jobs[s.freeJobs[n-1]]
@@ -788,7 +788,7 @@ func (s *Sim) link(j *target.Job, ci int32) *job {
 }
 
 // startJob schedules the end of a queued job that the model just started.
-func (s *Sim) startJob(now time.Duration, j *target.Job) {
+func (s *Sim) startJob(now time.Duration, j *model.Job) {
 	w := j.Owner.(*job)
 	s.q.push(now+j.Service, pack(evFinish, 0, uint32(w.idx)))
 	w.refs++
@@ -804,9 +804,9 @@ func (s *Sim) unref(w *job) {
 }
 
 // served answers the request whose job j the model just served.
-func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
+func (s *Sim) served(ci int32, now time.Duration, j *model.Job) {
 	c := s.cl(ci)
-	if c.op == target.OpRead {
+	if c.op == model.OpRead {
 		s.cold(ci).version = j.Version
 	}
 	a := s.lv[c.tier].m.Served(now, j)

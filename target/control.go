@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // planClock is what a standalone target's control calls change: the
@@ -208,7 +209,7 @@ type Status struct {
 	Busy        int             // slots in use
 	Queued      int             // requests waiting for a slot
 	Capacity    int             // slots available now
-	Stats       Stats           // the capacity model's counters
+	Stats       model.Stats     // the capacity model's counters
 }
 
 // FaultState is one planned or injected fault, relative to now.

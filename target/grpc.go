@@ -18,26 +18,9 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/internal/grpcraw"
+	"github.com/herdbench/herdbench/target/model"
 )
-
-// Protocol is the wire a target (or the proxy) speaks.
-type Protocol uint8
-
-// Protocols.
-const (
-	HTTP1 Protocol = iota // HTTP/1.1 (the default)
-	GRPC                  // gRPC: any unary method, the raw codec (grpc.go)
-)
-
-var protocolNames = [...]string{HTTP1: "http", GRPC: "grpc"}
-
-// String returns the protocol's name as a scenario writes it.
-func (p Protocol) String() string {
-	if int(p) < len(protocolNames) {
-		return protocolNames[p]
-	}
-	return "Protocol(?)"
-}
 
 // GRPCHandler takes a call the chaos plan let through, instead of the
 // capacity model: the chaos proxy forwards it upstream. It returns the
@@ -52,7 +35,7 @@ type GRPCHandler func(method string, stream grpc.ServerStream) error
 func (s *Server) newGRPC() {
 	s.grpc = grpc.NewServer(
 		grpc.Creds(connCreds{s: s}),
-		grpc.ForceServerCodec(grpcwire.Codec{}),
+		grpc.ForceServerCodec(grpcraw.Codec{}),
 		grpc.UnknownServiceHandler(s.serveGRPC),
 	)
 }
@@ -144,7 +127,7 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
 		route = cfg.Route("POST", method) // a gRPC call is a POST to /package.Service/Method
 	}
-	x.serve(OpPlain, 0, route)
+	x.serve(model.OpPlain, 0, route)
 	return g.err
 }
 

@@ -49,6 +49,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 const scenario = `
@@ -156,7 +157,7 @@ func main() {
 func runTarget(addr string) error {
 	srv, err := target.Listen(target.Options{
 		Addr:   addr,
-		Config: target.Config{Concurrency: 100000, ServiceTime: dist.Dist{}},
+		Config: model.Config{Concurrency: 100000, ServiceTime: dist.Dist{}},
 	})
 	if err != nil {
 		return err
