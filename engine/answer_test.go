@@ -106,7 +106,7 @@ func TestAnswerTable(t *testing.T) {
 		for _, tiers := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/tiers=%v", c.name, tiers), func(t *testing.T) {
 				p := scenariotest.Plan(t, answerScenario("answer-"+c.name, tiers), scenarios.Overrides{})
-				sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs[0]
+				sim := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true}})[0].Output.Summary.Runs[0]
 				real := runInBubble(t, p).Summary.Runs[0]
 				want := int64(8) // two attempts each, or one that succeeds
 				if c.outcome == "ok" {

@@ -213,22 +213,15 @@ func (r *Run) launch(ctx context.Context, dial swarm.DialFunc) {
 			}()
 			continue
 		}
-		hs := &swarm.Swarm{
+		sw := &swarm.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
 			OCC: p.Target.Kind == model.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 			Protocol: p.Protocol, Shared: p.Shared, Slow: o.SlowMotion,
+			GRPC: p.Target.Protocol == model.GRPC, Method: p.Method,
 		}
 		if r.cert != nil && p.TargetURL == "" {
-			hs.Roots = r.cert.Pool // the embedded targets' own certificate
-		}
-		var sw interface{ Run(context.Context) } = hs
-		if p.Target.Protocol == model.GRPC {
-			sw = &swarm.GRPCSwarm{
-				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
-				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
-				Panicked: r.panicked, BeforeSend: o.BeforeSend,
-			}
+			sw.Roots = r.cert.Pool // the embedded targets' own certificate
 		}
 		wg.Add(1)
 		go func() {

@@ -40,7 +40,7 @@ func TestGRPCOutageHoldsOverSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	points := execute(t, op.Plans, Options{Sim: true, Runs: 20})
+	points := execute(t, op.Plans, Options{Mode: Mode{Sim: true, Runs: 20}})
 	held := map[string]int{}
 	for i, s := range repetitionSummaries(t, points[0]) {
 		claims, _ := scenarios.Headline("grpc-outage", s)
@@ -97,7 +97,7 @@ func meanOf(t *testing.T, p Point, strategy, metric string) float64 {
 func TestGRPCPresetAgreesWithGRPCGo(t *testing.T) {
 	for _, mode := range []string{"refuse", "reset"} {
 		p := scenariotest.Plan(t, fmt.Sprintf(grpcAgreement, "1.5s", mode), scenarios.Overrides{})
-		pt := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Runs: 10})[0]
+		pt := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Runs: 10}})[0]
 		for _, c := range []struct {
 			metric string
 			band   float64
@@ -117,7 +117,7 @@ func TestGRPCPresetAgreesWithGRPCGo(t *testing.T) {
 // deadline is the RPC's, and DEADLINE_EXCEEDED is never retried.
 func TestGRPCPresetPartsFromGRPCGoOnDeadlines(t *testing.T) {
 	p := scenariotest.Plan(t, strings.Replace(fmt.Sprintf(grpcAgreement, "8s", "refuse"), "at: 4.5s", "at: 12s", 1), scenarios.Overrides{})
-	pt := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Runs: 3})[0]
+	pt := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Runs: 3}})[0]
 	pre, g := meanOf(t, pt, "preset", "amplification"), meanOf(t, pt, "grpc-go", "amplification")
 	t.Logf("an 8 s stall: amplification preset %.3f, grpc-go %.3f", pre, g)
 	if !(pre > 1.05*g) {
@@ -188,7 +188,7 @@ func TestGRPCStatusOutcomesAgree(t *testing.T) {
 `
 			p := scenariotest.Plan(t, scenario, scenarios.Overrides{})
 			want, _ := clients.GRPCOutcome(grpcwire.Code(st))
-			sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs
+			sim := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true}})[0].Output.Summary.Runs
 			real := runInBubble(t, p).Summary.Runs
 			if len(sim) != 2 || len(real) != 2 {
 				t.Fatalf("%d simulated runs, %d real; want 2 each", len(sim), len(real))

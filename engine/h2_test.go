@@ -52,7 +52,7 @@ func runCounting(t *testing.T, p *scenarios.Plan) (folder.Output, int64) {
 			}
 			return countingListener{ln, &conns}, nil
 		}
-		r, err := Start(context.Background(), p, Options{Version: "test", Listen: listen, Dial: n.Dial, NoSimReference: true})
+		r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}, Network: Network{Listen: listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,9 +165,9 @@ func TestOutageHeadlineOverH2CShared(t *testing.T) {
 	for _, engine := range []string{"simulator", "real"} {
 		var pts []Point
 		if engine == "simulator" {
-			pts = execute(t, op.Plans, Options{Sim: true})
+			pts = execute(t, op.Plans, Options{Mode: Mode{Sim: true}})
 		} else {
-			pts = executeInBubble(t, op.Plans, Options{NoSimReference: true})
+			pts = executeInBubble(t, op.Plans, Options{Mode: Mode{NoSimReference: true}})
 		}
 		claims, _ := scenarios.Headline("outage", pts[0].Output.Summary)
 		if len(claims) == 0 {
@@ -196,7 +196,7 @@ workload: {kind: oneshot, clients: 8}
 strategies:
   - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 900ms}
 `, scenarios.Overrides{})
-	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ workload: {kind: oneshot, clients: 8}
 strategies:
   - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 1900ms}
 `, scenarios.Overrides{})
-	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

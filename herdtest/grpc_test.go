@@ -63,7 +63,7 @@ func swarmGRPCGo(t *testing.T, clients int) results.Run {
 	var out results.Run
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
+		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Network: engine.Network{Listen: n.Listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}

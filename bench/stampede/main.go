@@ -335,7 +335,7 @@ func (c wireConn) Read(b []byte) (int, error) {
 // stampede runs plan p once and measures it.
 func stampede(p *scenarios.Plan) (measure, error) {
 	w := &wire{writes: make([]time.Time, 0, 2*p.Workload.Clients)}
-	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: w.dial})
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Network: engine.Network{Dial: w.dial}})
 	if err != nil {
 		return measure{}, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/url"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,101 +22,59 @@ import (
 	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/internal/grpcraw"
 	"github.com/herdbench/herdbench/results"
-	"github.com/herdbench/herdbench/seeds"
 )
 
-// GRPCSwarm is one cohort's clients in real time over gRPC.
-type GRPCSwarm struct {
-	// Target is where to call: host:port, or a URL (http://, grpc://)
-	// whose host and port are taken.
-	Target string
-	// Method is the unary method every call asks for; grpcwire.Method
-	// when empty.
-	Method   string
-	Strategy *clients.Strategy
-	Workload *clients.Workload
-	Seed     uint64
-	Origin   time.Time
-	Duration time.Duration
-	Rec      *results.Recorder
-	Part     clients.Part
-	// Shared is how many clients share one channel: clients i with the
-	// same i / Shared (of this part's clients); 0 or 1: each its own.
-	// An open workload's arrivals all take one channel.
-	Shared int
-	// Dial opens connections; nil means the host's TCP stack.
-	Dial       DialFunc
-	BeforeSend func()
-	Panicked   func(v any, stack []byte)
+// grpcTransport is a swarm's gRPC: channels of google.golang.org/grpc,
+// Shared clients on each (a grpc-go cohort whose throttler is the
+// cohort's: one channel for all), one for an open workload's arrivals,
+// each dialled and connected before the run's t = 0.
+type grpcTransport struct {
+	s        *Swarm
+	method   string
+	grpcGo   bool // a grpc-go cohort: grpc-go retries, below each call
+	chans    []*grpc.ClientConn
+	per      int // clients to a channel
+	handler  *attempts
+	callOnce *clients.Strategy // what a grpc-go cohort's step function runs
 }
 
-// Run drives the swarm until the run's end or until ctx is done, and
-// waits for every client goroutine and closes every channel.
-func (s *GRPCSwarm) Run(ctx context.Context) {
-	ctx, cancel := context.WithDeadline(ctx, s.Origin.Add(s.Duration))
-	defer cancel()
-	method := s.Method
-	if method == "" {
-		method = grpcwire.Method
+// openGRPC dials the swarm's channels and connects them, until the run's
+// t = 0 at the latest.
+func (s *Swarm) openGRPC(ctx context.Context) *grpcTransport {
+	t := &grpcTransport{s: s, method: s.Method, grpcGo: s.Strategy.GRPC != nil}
+	t.handler = &attempts{t: t}
+	if t.method == "" {
+		t.method = grpcwire.Method
 	}
-	per := max(1, s.Shared)
-	if b := s.Strategy.Budget; s.Strategy.GRPC != nil && b != nil && b.Scope.Shared() {
-		per = max(1, s.Part.Count(s.Workload.Clients)) // channel: cohort: grpc-go's throttler is the channel's
+	t.per = max(1, s.Shared)
+	if b := s.Strategy.Budget; t.grpcGo && b != nil && b.Scope.Shared() {
+		t.per = max(1, s.Part.Count(s.Workload.Clients)) // channel: cohort: grpc-go's throttler is the channel's
 	}
-	nch := (s.Part.Count(s.Workload.Clients) + per - 1) / per
+	nch := (s.Part.Count(s.Workload.Clients) + t.per - 1) / t.per
 	if s.Workload.Kind == clients.Open {
 		nch = 1
 	}
-	nch = max(1, nch)
-	grpcGo := s.grpcGoCohort()
-	chans := make([]*grpc.ClientConn, nch)
-	for i := range chans {
-		cc, err := s.dial(grpcGo)
-		if err != nil {
-			// Every attempt on it fails with this error (the address, a
-			// service config): the run shows it.
-			chans[i] = nil
-			continue
-		}
-		chans[i] = cc
+	t.chans = make([]*grpc.ClientConn, max(1, nch))
+	for i := range t.chans {
+		// A channel that cannot be made (the address, a service config)
+		// stays nil: every attempt on it fails, and the run shows it.
+		t.chans[i], _ = t.dial()
 	}
-	defer func() {
-		for _, cc := range chans {
-			if cc != nil {
-				_ = cc.Close()
-			}
-		}
-	}()
-	Warm(ctx, chans, s.Origin)
-	caller := &caller{s: s, method: method, grpcGo: grpcGo}
-	var wg sync.WaitGroup
-	k := clients.NewCohort(s.callStrategy())
-	if s.Workload.Kind == clients.Open {
-		s.runOpen(ctx, k, &wg, caller, chans[0])
-	} else {
-		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
-			sh := s.shard(id)
-			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
-			cc := chans[min(s.Part.Local(id)/per, nch-1)]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer s.recoverPanic()
-				caller.drive(ctx, c, c.Begin(), cc, sh)
-			}()
-		}
-	}
-	wg.Wait()
+	Warm(ctx, t.chans, s.Origin)
+	t.callOnce = t.callStrategy()
+	return t
 }
 
-// callStrategy is the strategy the step function runs: the cohort's own,
+// strategy is the strategy the step function runs: the cohort's own,
 // or for a grpc-go cohort one attempt per logical request (grpc-go makes
 // the retries, below the call).
-func (s *GRPCSwarm) callStrategy() *clients.Strategy {
-	if !s.grpcGoCohort() {
-		return s.Strategy
+func (t *grpcTransport) strategy() *clients.Strategy { return t.callOnce }
+
+func (t *grpcTransport) callStrategy() *clients.Strategy {
+	if !t.grpcGo {
+		return t.s.Strategy
 	}
-	st := *s.Strategy
+	st := *t.s.Strategy
 	g := *st.GRPC
 	g.Retry = nil // each RPC once, within its deadline over all of grpc-go's attempts
 	st.GRPC = &g
@@ -128,8 +85,8 @@ func (s *GRPCSwarm) callStrategy() *clients.Strategy {
 
 // sink is where a client's records go: for a grpc-go cohort, its
 // requests only (the stats handler records every attempt).
-func (s *GRPCSwarm) sink(sh *results.Shard) results.Sink {
-	if !s.grpcGoCohort() {
+func (t *grpcTransport) sink(sh *results.Shard) results.Sink {
+	if !t.grpcGo {
 		return sh
 	}
 	return requestsOnly{sh}
@@ -142,50 +99,58 @@ func (r requestsOnly) Started(at time.Duration)  { r.sh.Started(at) }
 func (r requestsOnly) Attempt(results.Attempt)   {}
 func (r requestsOnly) Request(q results.Request) { r.sh.Request(q) }
 
-func (s *GRPCSwarm) shard(id int) *results.Shard { return s.Rec.Shard(s.Part.Local(id)) }
+func (t *grpcTransport) client(id int, _ *clients.Client) Sender {
+	cc := t.chans[min(t.s.Part.Local(id)/t.per, len(t.chans)-1)]
+	return &grpcSender{t: t, cc: cc, sh: t.s.shard(id)}
+}
 
-func (s *GRPCSwarm) recoverPanic() {
-	if s.Panicked == nil {
-		return
-	}
-	if v := recover(); v != nil {
-		s.Panicked(v, debug.Stack())
+// warm does nothing: the channels were connected before any client began.
+func (t *grpcTransport) warm(context.Context, Sender, time.Duration) {}
+
+func (t *grpcTransport) arrival(id int, _ *clients.Client) Sender {
+	return &grpcSender{t: t, cc: t.chans[0], sh: t.s.shard(id)}
+}
+
+func (t *grpcTransport) close() {
+	for _, cc := range t.chans {
+		if cc != nil {
+			_ = cc.Close()
+		}
 	}
 }
 
-// address is the host:port of Target.
-func (s *GRPCSwarm) address() string {
-	t := s.Target
-	if strings.Contains(t, "://") {
-		if u, err := url.Parse(t); err == nil {
-			return u.Host
+// address is the host:port of the swarm's URL.
+func (t *grpcTransport) address() string {
+	u := t.s.URL
+	if strings.Contains(u, "://") {
+		if p, err := url.Parse(u); err == nil {
+			return p.Host
 		}
 	}
-	return t
+	return u
 }
 
 // dial makes one channel: herdbench's strategies with grpc-go's retries
 // off, a grpc-go cohort with its service config; both with the stats
 // handler that sees each attempt.
-func (s *GRPCSwarm) dial(grpcGo bool) (*grpc.ClientConn, error) {
+func (t *grpcTransport) dial() (*grpc.ClientConn, error) {
 	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithUserAgent("herdbench"),
-		grpc.WithStatsHandler(&attempts{s: s}),
+		grpc.WithStatsHandler(t.handler),
 		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})),
 	}
-	if s.Dial != nil {
-		dial := s.Dial
+	if dial := t.s.Dial; dial != nil {
 		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 			return dial(ctx, "tcp", addr)
 		}))
 	}
-	if grpcGo {
-		opts = append(opts, grpc.WithDefaultServiceConfig(s.Strategy.GRPC.JSON))
+	if t.grpcGo {
+		opts = append(opts, grpc.WithDefaultServiceConfig(t.s.Strategy.GRPC.JSON))
 	} else {
 		opts = append(opts, grpc.WithDisableRetry())
 	}
-	return grpc.NewClient("passthrough:///"+s.address(), opts...)
+	return grpc.NewClient("passthrough:///"+t.address(), opts...)
 }
 
 // Warm connects every channel (a nil one is skipped) before the run's
@@ -218,52 +183,35 @@ func Warm(ctx context.Context, chans []*grpc.ClientConn, origin time.Time) {
 	wg.Wait()
 }
 
-// caller makes the calls of a swarm's clients.
-type caller struct {
-	s      *GRPCSwarm
-	method string
-	grpcGo bool
+// grpcSender makes one client's calls on its channel.
+type grpcSender struct {
+	t  *grpcTransport
+	cc *grpc.ClientConn // nil: the channel could not be made
+	sh *results.Shard
 }
 
 // errNoChannel is every attempt's error on a channel that could not be made.
 var errNoChannel = errors.New("swarm: the gRPC channel could not be made")
 
-// drive runs one client's step function on the wall clock, each attempt a
-// call on cc.
-func (k *caller) drive(ctx context.Context, c *clients.Client, a clients.Action, cc *grpc.ClientConn, sh *results.Shard) {
-	s := k.s
-	var wake Alarm
-	defer wake.Stop()
-	for a.Op == clients.Send {
-		if !wake.SleepUntil(ctx, s.Origin.Add(a.At)) {
-			return
-		}
-		if s.BeforeSend != nil {
-			s.BeforeSend()
-		}
-		sh.InFlight(1)
-		r := k.call(ctx, cc, a, sh)
-		sh.InFlight(-1)
-		if s.cut(ctx, time.Now()) {
-			return // the run ended mid-call: not an outcome of the target
-		}
-		r.Lag = max(0, r.Sent-a.At)
-		a = c.Result(r)
-	}
+// Send makes attempt a (for a grpc-go cohort, the whole logical request).
+// A call that ended at the run's end or after it is cut (grpcTransport.cut).
+func (g *grpcSender) Send(ctx context.Context, a Attempt) (clients.Reply, *clients.Reply, bool) {
+	r := g.call(ctx, a.Action)
+	return r, nil, g.t.cut(ctx, time.Now())
 }
 
 // call makes attempt a (for a grpc-go cohort, the whole logical request)
 // and returns what became of it.
-func (k *caller) call(ctx context.Context, cc *grpc.ClientConn, a clients.Action, sh *results.Shard) clients.Reply {
-	s := k.s
-	cs := &callState{shard: sh, origin: s.Origin, want: a.At, run: ctx}
+func (g *grpcSender) call(ctx context.Context, a clients.Action) clients.Reply {
+	s, cc := g.t.s, g.cc
+	cs := &callState{shard: g.sh, origin: s.Origin, want: a.At, run: ctx}
 	cctx := context.WithValue(ctx, callKey{}, cs)
 	if t := s.Strategy.Timeout; t > 0 {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithTimeout(cctx, t)
 		defer cancel()
 	}
-	if !k.grpcGo {
+	if !g.t.grpcGo {
 		cctx = grpcraw.WithAttempt(cctx, a.Attempt)
 	}
 	var trailer metadata.MD
@@ -271,7 +219,7 @@ func (k *caller) call(ctx context.Context, cc *grpc.ClientConn, a clients.Action
 	err := errNoChannel
 	if cc != nil {
 		var out []byte
-		err = cc.Invoke(cctx, k.method, []byte{}, &out, grpc.Trailer(&trailer))
+		err = cc.Invoke(cctx, g.t.method, []byte{}, &out, grpc.Trailer(&trailer))
 	}
 	end := time.Now()
 	if first := cs.firstSent.Load(); first != 0 {
@@ -345,7 +293,7 @@ type attemptState struct {
 
 // attempts is the channels' stats handler: it sees every attempt of every
 // call, grpc-go's retries included, from stats.Begin to stats.End.
-type attempts struct{ s *GRPCSwarm }
+type attempts struct{ t *grpcTransport }
 
 var _ stats.Handler = (*attempts)(nil)
 
@@ -383,7 +331,7 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		at.answered = true
 		cs.answered.Store(true)
 	case *stats.End:
-		if !h.s.grpcGoCohort() || at.number <= 0 || h.s.cut(cs.run, e.EndTime) {
+		if !h.t.grpcGo || at.number <= 0 || h.t.cut(cs.run, e.EndTime) {
 			return // the run ended mid-attempt: not an outcome of the target
 		}
 		o, code := AttemptOutcome(e.Error, at.left, at.answered, at.reply)
@@ -401,26 +349,9 @@ func (h *attempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 // later. The second catches a call whose deadline is the run's: the
 // server's own timer, set from the grpc-timeout header, may answer
 // DEADLINE_EXCEEDED before the client's context sees its deadline.
-func (s *GRPCSwarm) cut(run context.Context, end time.Time) bool {
-	return run.Err() != nil || !end.Before(s.Origin.Add(s.Duration))
+func (t *grpcTransport) cut(run context.Context, end time.Time) bool {
+	return run.Err() != nil || !end.Before(t.s.Slow.At(t.s.Origin, t.s.Duration))
 }
-
-func (s *GRPCSwarm) grpcGoCohort() bool { return s.Strategy.GRPC != nil }
 
 func (h *attempts) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (h *attempts) HandleConn(context.Context, stats.ConnStats)                       {}
-
-// runOpen starts one client per Poisson arrival, all on one channel.
-func (s *GRPCSwarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, cl *caller, cc *grpc.ClientConn) {
-	Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, 0, s.Duration, func(id int, at time.Duration) {
-		sh := s.shard(id)
-		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.sink(sh))
-		first := c.BeginAt(at)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer s.recoverPanic()
-			cl.drive(ctx, c, first, cc, sh)
-		}()
-	})
-}

@@ -31,7 +31,7 @@ func TestSharedChannels(t *testing.T) {
 			defer srv.Close()
 			var dials atomic.Int64
 			rec := results.NewRecorder(time.Second, 1)
-			s := &GRPCSwarm{Target: "http://target:80", Shared: c.shared,
+			s := &Swarm{URL: "http://target:80", GRPC: true, Shared: c.shared,
 				Strategy: &clients.Strategy{Name: "s", MaxAttempts: 1, Timeout: time.Second},
 				Workload: &clients.Workload{Kind: clients.Closed, Clients: c.clients, Think: dist.Const(90 * time.Millisecond)},
 				Origin:   time.Now().Add(100 * time.Millisecond), Duration: time.Second, Rec: rec,

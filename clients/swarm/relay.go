@@ -15,13 +15,13 @@ import (
 // Relay is the calls that a middle tier of a chain of tiers makes to the
 // next tier, in real time: every request the tier serves makes one call
 // (Call), a fresh client of the tier's strategy, as an open workload's
-// arrival is, driven on the wall clock. Its attempts go on herdbench's own
-// HTTP client over a pool of connections to the next tier, and are
-// recorded as the simulator records a tier's calls. It is safe for
-// concurrent use: a tier's handlers call it at once.
+// arrival is, run by the Driver. Its attempts go on herdbench's own HTTP
+// client over a pool of connections to the next tier, and are recorded as
+// the simulator records a tier's calls. It is safe for concurrent use: a
+// tier's handlers call it at once.
 type Relay struct {
-	sw     Swarm // the strategy, origin, duration, seed and recorder of the calls
-	tier   int
+	o      RelayOptions
+	d      Driver
 	cohort *clients.Cohort
 	pool   *httpwire.Pool
 	work   clients.Workload
@@ -49,17 +49,17 @@ type RelayOptions struct {
 
 // NewRelay returns the relay of o.
 func NewRelay(o RelayOptions) (*Relay, error) {
-	ep, err := httpwire.NewEndpoint(o.URL, httpwire.DialFunc(o.Dial), nil)
+	ep, err := httpwire.NewEndpoint(o.URL, o.Dial, nil)
 	if err != nil {
 		return nil, err
 	}
 	return &Relay{
-		sw:     Swarm{Strategy: o.Strategy, Seed: o.Seed, Origin: o.Origin, Duration: o.Duration, Rec: o.Rec, Slow: o.Slow},
-		att:    httpwire.Attempts{Origin: o.Origin, Slow: o.Slow, Timeout: o.Strategy.Timeout},
-		tier:   o.Tier,
+		o:      o,
+		d:      Driver{Origin: o.Origin, Slow: o.Slow},
 		cohort: clients.NewCohort(o.Strategy),
 		pool:   httpwire.NewPool(ep, &httpwire.LinkSet{}),
 		work:   clients.Workload{Kind: clients.OneShot},
+		att:    httpwire.Attempts{Origin: o.Origin, Slow: o.Slow, Timeout: o.Strategy.Timeout},
 	}, nil
 }
 
@@ -72,56 +72,52 @@ func NewRelay(o RelayOptions) (*Relay, error) {
 // recorded, as the swarm records nothing an end cuts.
 func (r *Relay) Call(ctx context.Context) bool {
 	n := int(r.n.Add(1) - 1)
-	sh := r.sw.Rec.Shard(n)
-	c := r.cohort.NewClient(n, &r.work, r.sw.Duration, seeds.Stream(r.sw.Seed, seeds.Call(r.tier, n)), sh)
-	a := c.BeginAt(r.elapsed())
-	var wake Alarm
-	defer wake.Stop()
-	ok := false
-	for a.Op == clients.Send {
-		if !wake.SleepUntil(ctx, r.sw.Slow.At(r.sw.Origin, a.At)) {
-			r.cancel(c, false, 0)
-			return false
-		}
-		l := r.pool.Get()
-		stop := context.AfterFunc(ctx, l.Abort)
-		sh.InFlight(1)
-		sent, end, o, status, pushback, _ := r.att.Send(ctx, l, nil) // a tier's calls use herdbench's transport: never re-sent
-		sh.InFlight(-1)
-		if stop() {
-			r.pool.Put(l)
-		} else {
-			r.pool.Drop(l) // cut by ctx's end: it is spent
-		}
-		if ctx.Err() != nil {
-			r.cancel(c, true, sent)
-			return false
-		}
-		ok = o == results.OK
-		a = c.Result(clients.Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: pushback, Lag: max(0, sent-a.At), Status: status})
+	sh := r.o.Rec.Shard(n)
+	c := r.cohort.NewClient(n, &r.work, r.o.Duration, seeds.Stream(r.o.Seed, seeds.Call(r.o.Tier, n)), sh)
+	e := r.d.Drive(ctx, c, c.BeginAt(r.elapsed()), relaySender{r}, sh)
+	if e.Cut {
+		r.cancel(c, e.InFlight, e.Sent)
+		return false
 	}
 	if c.Unfinished() {
 		// Its next attempt would come after the run's end: the call waits
 		// for the end (or for its caller to go), answering nothing.
-		if !wake.SleepUntil(ctx, r.sw.Slow.At(r.sw.Origin, r.sw.Duration)) {
+		var wake Alarm
+		defer wake.Stop()
+		if !wake.SleepUntil(ctx, r.d.Slow.At(r.d.Origin, r.o.Duration)) {
 			r.cancel(c, false, 0)
 		}
 		return false
 	}
-	return ok
+	return e.OK
+}
+
+// relaySender sends a call's attempts, each on a link of the pool; a link
+// whose exchange ctx's end cut is spent.
+type relaySender struct{ r *Relay }
+
+func (s relaySender) Send(ctx context.Context, _ Attempt) (clients.Reply, *clients.Reply, bool) {
+	r := s.r
+	l := r.pool.Get()
+	stop := context.AfterFunc(ctx, l.Abort)
+	sent, end, o, status, pushback, _ := r.att.Send(ctx, l, nil) // a tier's calls use herdbench's transport: never re-sent
+	if stop() {
+		r.pool.Put(l)
+	} else {
+		r.pool.Drop(l) // cut by ctx's end: it is spent
+	}
+	return clients.Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: pushback, Status: status}, nil, false
 }
 
 // cancel ends c's request now, unless the run has ended.
 func (r *Relay) cancel(c *clients.Client, inFlight bool, sent time.Duration) {
-	if now := r.elapsed(); now < r.sw.Duration {
+	if now := r.elapsed(); now < r.o.Duration {
 		c.Cancel(now, inFlight, sent)
 	}
 }
 
-func (r *Relay) elapsed() time.Duration { return r.sw.Slow.Since(r.sw.Origin) }
+func (r *Relay) elapsed() time.Duration { return r.d.Slow.Since(r.d.Origin) }
 
 // Close closes the relay's connections. Call it once the tier's server is
 // closed: no call is in flight then.
-func (r *Relay) Close() {
-	r.pool.Close()
-}
+func (r *Relay) Close() { r.pool.Close() }

@@ -15,9 +15,13 @@ import (
 	"github.com/herdbench/herdbench/seeds"
 )
 
-// Swarm is one cohort's clients in real time.
+// Swarm is one cohort's clients in real time, over any wire: HTTP/1.1,
+// HTTP/2 (h2, h2c) or gRPC, each a transport (http.go, grpc.go) under the
+// one Driver.
 type Swarm struct {
-	URL      string // the target, e.g. http://127.0.0.1:8080/ (http or https)
+	// URL is the target: http://127.0.0.1:8080/ (http or https); for a
+	// gRPC target, host:port or a URL whose host and port are taken.
+	URL      string
 	Strategy *clients.Strategy
 	Workload *clients.Workload
 	Seed     uint64
@@ -30,18 +34,23 @@ type Swarm struct {
 	// Dial opens connections; nil means the host's TCP stack. Tests pass
 	// an in-memory network's.
 	Dial DialFunc
-	// Protocol is what the swarm speaks: HTTP/1.1 (the zero value), h2
-	// (an https URL) or h2c (an http URL) (h2.go).
+	// Protocol is what the swarm speaks over HTTP: HTTP/1.1 (the zero
+	// value), h2 (an https URL) or h2c (an http URL).
 	Protocol wire.Protocol
-	// Shared is, over HTTP/2, how many closed-loop clients share one
-	// connection (clients i with the same i / Shared); 0 or 1: each its
-	// own. An open workload's arrivals take a connection each from a pool.
+	// GRPC makes the swarm call a unary method over gRPC (grpc.go) instead
+	// of HTTP; Method is that method, grpcwire.Method when empty.
+	GRPC   bool
+	Method string
+	// Shared is how many closed-loop clients share one connection (over
+	// HTTP/2) or one channel (over gRPC): clients i with the same
+	// i / Shared; 0 or 1: each its own. An open workload's arrivals take
+	// a connection each from a pool (HTTP) or share one channel (gRPC).
 	Shared int
 	// Roots, when set, are the certificates an https target is trusted
 	// by instead of the system's: an embedded target's (wire.Cert.Pool).
 	Roots *x509.CertPool
 	// OCC makes each attempt a read then a write of the target's OCC row
-	// (see attemptOCC) instead of one plain request.
+	// (httpwire.Attempts) instead of one plain request.
 	OCC bool
 	// BeforeSend, if set, is called by a client's goroutine each time it
 	// has woken to send an attempt, right before it sends. Tests make the
@@ -56,75 +65,81 @@ type Swarm struct {
 	// instant they record is in the scenario's time. The target must be
 	// slowed by the same factor.
 	Slow slowmo.Factor
-
-	ep  *httpwire.Endpoint // Run's
-	att httpwire.Attempts  // Run's: how its attempts go on HTTP
 }
 
 // DialFunc opens a connection, like net.Dialer.DialContext.
 type DialFunc = httpwire.DialFunc
 
+// transport is one wire's side of a swarm's run: what its clients' step
+// function runs and records into, and how their attempts go out (a Sender
+// each), set up before the first send (open) and closed after the last.
+type transport interface {
+	strategy() *clients.Strategy
+	sink(sh *results.Shard) results.Sink
+	// client returns closed-loop or one-shot client id's sender; warm
+	// readies it before its first send, at at.
+	client(id int, c *clients.Client) Sender
+	warm(ctx context.Context, s Sender, at time.Duration)
+	// arrival returns an open workload's arrival's sender.
+	arrival(id int, c *clients.Client) Sender
+	close()
+}
+
 // Run drives the swarm until the run's end or until ctx is done, and waits
 // for every client goroutine. Attempts cut short by the end are not
 // recorded. No goroutine it starts outlives it.
 //
-// Each closed-loop or one-shot client has its own connection (a link),
-// opened before its first send so that a wave of first attempts is not
-// slowed by TCP handshakes: real clients hold keep-alive connections. A
-// connection that a crash resets is opened again by the next attempt, whose
-// latency includes the reconnection, as a real client's would.
+// Each closed-loop or one-shot client has its own connection (or channel,
+// or a share of one), opened before its first send so that a wave of first
+// attempts is not slowed by handshakes: real clients hold keep-alive
+// connections. A connection that a crash resets is opened again by the
+// next attempt, whose latency includes the reconnection, as a real
+// client's would. An open workload starts one client per Poisson arrival;
+// a swarm that is one shard of a split run draws every arrival, to keep
+// the whole run's stream, and starts those of its part.
 func (s *Swarm) Run(ctx context.Context) {
 	ctx, cancel := context.WithDeadline(ctx, s.Slow.At(s.Origin, s.Duration))
 	defer cancel()
-	ep, _ := httpwire.Open(s.URL, httpwire.DialFunc(s.Dial), s.Strategy.Requests, s.Protocol, s.Roots)
-	s.ep = ep
-	s.att = httpwire.Attempts{Origin: s.Origin, Slow: s.Slow, Timeout: s.Strategy.Timeout, OCC: s.OCC, Transport: s.Strategy.Transport}
-	links := &httpwire.LinkSet{}
-	// The run's end (or ctx's) unblocks every exchange at once.
-	var aborting sync.WaitGroup
-	aborting.Add(1)
-	stop := context.AfterFunc(ctx, func() {
-		defer aborting.Done()
-		links.Abort()
-	})
-	defer func() {
-		if stop() {
-			aborting.Done()
-		}
-		aborting.Wait()
-		links.CloseAll()
-	}()
+	var t transport
+	if s.GRPC {
+		t = s.openGRPC(ctx)
+	} else {
+		t = s.openHTTP(ctx)
+	}
+	defer t.close()
+	d := &Driver{Origin: s.Origin, Slow: s.Slow, BeforeSend: s.BeforeSend}
+	k := clients.NewCohort(t.strategy())
+	newClient := func(id int) *clients.Client {
+		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), t.sink(s.shard(id)))
+		c.Traffic(s.Seed)
+		return c
+	}
 	var wg sync.WaitGroup
-	k := clients.NewCohort(s.Strategy)
-	switch s.Workload.Kind {
-	case clients.Open:
-		s.runOpen(ctx, k, &wg, httpwire.NewPool(ep, links))
-	default:
-		dials := make(chan struct{}, warmDials)
-		shared := map[int]*httpwire.H2Conn{}
-		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
-			c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
-			c.Traffic(s.Seed)
-			l := httpwire.NewLink(ep)
-			if ep.HTTP2() {
-				g := id / max(1, s.Shared)
-				if shared[g] == nil {
-					shared[g] = ep.NewH2Conn()
-				}
-				l = httpwire.NewStreamLink(ep, shared[g])
-			}
+	if s.Workload.Kind == clients.Open {
+		Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Slow, s.Duration, func(id int, at time.Duration) {
+			c := newClient(id)
+			first := c.BeginAt(at)
+			snd := t.arrival(id, c)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer s.recoverPanic()
-				links.Add(l)
+				d.Drive(ctx, c, first, snd, s.shard(id))
+			}()
+		})
+	} else {
+		for id := s.Part.First(); id < s.Workload.Clients; id += s.Part.Step() {
+			c := newClient(id)
+			snd := t.client(id, c)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer s.recoverPanic()
 				a := c.Begin()
 				if a.Op == clients.Send {
-					dials <- struct{}{}
-					l.Warm(ctx, s.Slow.At(s.Origin, a.At))
-					<-dials
+					t.warm(ctx, snd, a.At)
 				}
-				s.drive(ctx, c, a, l)
+				d.Drive(ctx, c, a, snd, s.shard(id))
 			}()
 		}
 	}
@@ -143,67 +158,5 @@ func (s *Swarm) recoverPanic() {
 	}
 }
 
-// warmDials is how many connections a swarm opens at once before its
-// clients' first sends: enough to open thousands in well under a second,
-// few enough to stay inside the listener's backlog (beyond it, handshakes
-// are dropped and retried a second later).
-const warmDials = 128
-
 // shard returns the recorder's shard for client id.
 func (s *Swarm) shard(id int) *results.Shard { return s.Rec.Shard(s.Part.Local(id)) }
-
-// runOpen starts one client per Poisson arrival, all sharing a pool of
-// connections. A swarm that is one shard of a split run draws every
-// arrival, to keep the whole run's stream, and starts those of its part.
-func (s *Swarm) runOpen(ctx context.Context, k *clients.Cohort, wg *sync.WaitGroup, pool *httpwire.Pool) {
-	Arrivals(ctx, s.Workload, s.Seed, s.Part, s.Origin, s.Slow, s.Duration, func(id int, at time.Duration) {
-		c := k.NewClient(id, s.Workload, s.Duration, seeds.Stream(s.Seed, seeds.Client(id)), s.shard(id))
-		c.Traffic(s.Seed)
-		first := c.BeginAt(at)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer s.recoverPanic()
-			s.drive(ctx, c, first, pool)
-		}()
-	})
-}
-
-// drive runs one client's step function on the wall clock, each attempt on
-// a link from src.
-func (s *Swarm) drive(ctx context.Context, c *clients.Client, a clients.Action, src httpwire.Source) {
-	sh := s.shard(c.ID)
-	var wake Alarm
-	defer wake.Stop()
-	var req, buf []byte // the current logical request's bytes (a mix's)
-	calm := false       // the last attempt succeeded
-	for a.Op == clients.Send {
-		if !wake.SleepUntil(ctx, s.Slow.At(s.Origin, a.At)) {
-			return
-		}
-		if s.BeforeSend != nil {
-			s.BeforeSend()
-		}
-		if a.Attempt == 1 {
-			req, buf = s.ep.Request(c, s.Seed, buf)
-		}
-		l := src.Get()
-		l.SetCalm(calm && !wake.waited) // the next request of a closed loop, sent at once
-		sh.InFlight(1)
-		sent, end, o, status, retryAfter, first := s.att.Send(ctx, l, req)
-		sh.InFlight(-1)
-		src.Put(l)
-		if ctx.Err() != nil {
-			return // the run ended mid-attempt: not an outcome of the target
-		}
-		// The send lag is the harness's lateness: the wake-up, the
-		// scheduler, everything before the request's first byte or packet.
-		lag := max(0, sent-a.At)
-		if first != nil { // the transport re-sent it: sent is the re-send's
-			first.Lag, lag = lag, 0
-			c.Resent(*first)
-		}
-		a = c.Result(clients.Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Lag: lag, Status: status, Resend: first != nil})
-		calm = o == results.OK
-	}
-}

@@ -268,7 +268,7 @@ func (e *ending) warn(stderr io.Writer) {
 			at, what = " at "+l, "the figures at "+l
 		}
 		warnNoSuccess(stderr, s, at, e.points[i].Plan != nil && e.points[i].Plan.GRPC)
-		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
+		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{Mode: engine.Mode{SlowMotion: 2}}) == nil
 		warnHarness(stderr, s, what, slowable)
 	}
 }
