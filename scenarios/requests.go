@@ -300,6 +300,13 @@ func (c *compiler) traffic(sf *StrategyFile, s *clients.Strategy, at func(string
 		c.fail(base, "an occ target serves its own read and write; requests are for a plain target or an external one")
 		return
 	}
+	if len(reqs) > 0 && c.grpc {
+		// Each call is target.method with an empty message: a request's
+		// method, path, headers and body have no place in it, and were
+		// once dropped in silence (the service received empty messages).
+		c.fail(base, "a grpc target is called with its method (target.method) and an empty message, the same for every call: herdbench's gRPC calls carry no request's method, path, headers or body; remove them, or send them to an http target (docs/grpc.md)")
+		return
+	}
 	s.Requests = c.mix(reqs, base, c.headers, s, c.routed)
 }
 

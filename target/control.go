@@ -184,7 +184,7 @@ func (s *Server) replace() error {
 	}
 	s.history.update(faults, now)
 	s.plan = p
-	s.model.SetPlan(p)
+	s.locked().SetPlan(p)
 	select {
 	case s.replan <- struct{}{}:
 	default: // a wake-up is already pending
@@ -233,10 +233,10 @@ func (s *Server) Status() Status {
 		InFlight:    s.counters.InFlight(),
 		Answers:     s.counters.Answers(),
 		Codes:       s.counters.Codes(),
-		Busy:        s.model.Busy(),
-		Queued:      s.model.QueueLen(),
-		Capacity:    s.model.Capacity(now),
-		Stats:       s.model.Stats,
+		Busy:        s.locked().Busy(),
+		Queued:      s.locked().QueueLen(),
+		Capacity:    s.locked().Capacity(now),
+		Stats:       s.locked().Stats,
 		Active:      append([]string{}, s.plan.ActiveAt(now).Active...),
 	}
 	add := func(f chaos.Timed, injected bool) {

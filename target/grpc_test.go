@@ -118,6 +118,31 @@ func TestGRPCPushbackTrailer(t *testing.T) {
 	})
 }
 
+// TestGRPCTargetSendsPushbackMSNotRetryAfter: the real gRPC target once
+// ignored a fault's pushback_ms and sent its retry_after as the pushback
+// (one gRPC scenario: 12 attempts done at 0.50 s in the simulator, 8 at
+// 2.01 s on sockets). The trailer is the fault's pushback_ms, its stop
+// form "-1", and retry_after only when it has none, as the simulator reads
+// the same answer.
+func TestGRPCTargetSendsPushbackMSNotRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		pushback time.Duration
+		want     string
+	}{{250 * time.Millisecond, "250"}, {chaos.PushbackStop, "-1"}, {0, "2000"}} {
+		synctest.Test(t, func(t *testing.T) {
+			push := chaos.Timed{Name: "push", Kind: "pushback", For: time.Second, Fault: chaos.Pushback{Rate: 1, Status: 429, RetryAfter: 2 * time.Second, Pushback: c.pushback}}
+			cfg := model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+			cc := grpcTarget(t, cfg, []chaos.Timed{push}, nil, grpc.WithDisableRetry())
+			var tr metadata.MD
+			var out []byte
+			err := cc.Invoke(context.Background(), "/pkg.Service/Any", []byte{}, &out, grpc.Trailer(&tr))
+			if got := tr.Get(grpcwire.Pushback); status.Code(err) != codes.ResourceExhausted || len(got) != 1 || got[0] != c.want {
+				t.Errorf("pushback_ms %v, retry_after 2s: %v, trailer %v; want RESOURCE_EXHAUSTED with %s: %s", c.pushback, err, tr, grpcwire.Pushback, c.want)
+			}
+		})
+	}
+}
+
 // TestGRPCResetFailsEveryStream: a crash resets the connection, and every
 // call in flight on the channel fails at the same instant.
 func TestGRPCResetFailsEveryStream(t *testing.T) {

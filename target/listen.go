@@ -139,8 +139,11 @@ func Listen(o Options) (*Server, error) {
 		s.srv.Handler = s.counters.Wrap(s)
 	}
 	if o.Hold {
+		s.mu.Lock()
 		s.clock.running = false
-		if err := s.replace(); err != nil {
+		err := s.replace()
+		s.mu.Unlock()
+		if err != nil {
 			_ = ln.Close()
 			return nil, err
 		}

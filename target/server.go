@@ -38,8 +38,11 @@ type Server struct {
 	slow slowmo.Factor
 	plan *chaos.Plan
 	kind model.Kind
-	addr string
-	srv  *http.Server
+	// routes are the target's routes (model.Config.Routes), read by the
+	// handlers without the lock: the configuration never changes.
+	routes *model.Config
+	addr   string
+	srv    *http.Server
 	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
 	// its connections, which a crash resets.
 	grpc      *grpc.Server
@@ -50,7 +53,7 @@ type Server struct {
 	h2        *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
 
 	mu      sync.Mutex
-	model   *model.Model
+	model   *model.Model  // guarded by mu: use locked
 	crashed chan struct{} // closed when a crash begins; replaced after
 	timers  map[*model.Job]*time.Timer
 	conns   map[net.Conn]*connInfo
@@ -82,6 +85,22 @@ type Server struct {
 // network's; the default is the host's TCP stack.
 type ListenFunc func(network, addr string) (net.Listener, error)
 
+// lockCheck makes locked panic when its caller does not hold the server's
+// lock: set in tests (export_test.go), where no other goroutine holding it
+// at that instant is the rule, so a model used outside the lock is caught.
+var lockCheck bool
+
+// locked returns the server's model, which its caller must use under s.mu
+// (every call: the model is a state machine that is not safe for
+// concurrent use). With lockCheck, a caller that does not hold it panics.
+func (s *Server) locked() *model.Model {
+	if lockCheck && s.mu.TryLock() {
+		s.mu.Unlock()
+		panic("target: the model used outside the server's lock")
+	}
+	return s.model
+}
+
 // newServer returns a server whose plan runs from origin; run starts it.
 func newServer(cfg model.Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
 	s := &Server{
@@ -89,6 +108,7 @@ func newServer(cfg model.Config, plan *chaos.Plan, rng *rand.Rand, origin time.T
 		plan:    plan,
 		kind:    cfg.Kind,
 		model:   model.NewModel(cfg, plan, rng),
+		routes:  &cfg,
 		crashed: make(chan struct{}),
 		timers:  map[*model.Job]*time.Timer{},
 		conns:   map[net.Conn]*connInfo{},
@@ -136,7 +156,7 @@ func (s *Server) URL() string { return s.proto.Scheme() + "://" + s.addr }
 func (s *Server) Stats() model.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.model.Stats
+	return s.locked().Stats
 }
 
 // Close stops the server, its plan and every pending service timer, and
@@ -338,7 +358,7 @@ func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
 func (s *Server) crash() {
 	s.mu.Lock()
 	s.lastCrash.Store(time.Now().UnixNano())
-	s.model.Crash()
+	s.locked().Crash()
 	for j, t := range s.timers {
 		t.Stop()
 		delete(s.timers, j)
@@ -457,14 +477,14 @@ var okBody = []byte("ok\n")
 func (s *Server) RecordCalls(r model.CallRecorder) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.model.RecordCalls(r)
+	s.locked().RecordCalls(r)
 }
 
 // hop draws one network hop from the model.
 func (s *Server) hop() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.model.Hop()
+	return s.locked().Hop()
 }
 
 // ServeHTTP implements http.Handler: a request goes through the steps
@@ -506,8 +526,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route := 0
-	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
-		route = cfg.Route(r.Method, r.URL.Path)
+	if len(s.routes.Routes) > 0 {
+		route = s.routes.Route(r.Method, r.URL.Path)
 	}
 	x.serve(op, version, route)
 }
@@ -586,7 +606,7 @@ func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 func (x *exchange) applyFaults() bool {
 	s := x.s
 	s.mu.Lock()
-	a := s.model.Ingress(s.elapsed())
+	a := s.locked().Ingress(s.elapsed())
 	x.crashed = s.crashed
 	s.mu.Unlock()
 	return x.answer(a, nil)
@@ -605,9 +625,13 @@ func (x *exchange) serve(op model.Op, version uint64, route int) {
 		s.mu.Unlock()
 		return
 	}
-	j, adm := s.model.ArriveOn(s.elapsed(), route)
+	j, adm := s.locked().ArriveOn(s.elapsed(), route)
 	j.Owner = wt
 	j.Op, j.Version = op, version
+	var over chaos.Answer // the model's answer to a request capacity turned away, read under the lock
+	if adm == model.Rejected {
+		over = s.locked().Overloaded()
+	}
 	if adm == model.Started {
 		if j.Service == 0 {
 			// Served at once, under the lock: the order of effects on an
@@ -620,7 +644,7 @@ func (x *exchange) serve(op model.Op, version uint64, route int) {
 	s.mu.Unlock()
 
 	if adm == model.Rejected {
-		x.answer(s.model.Overloaded(), nil)
+		x.answer(over, nil)
 		return
 	}
 	var expire <-chan time.Time
@@ -640,17 +664,20 @@ func (x *exchange) serve(op model.Op, version uint64, route int) {
 			return
 		case <-expire:
 			s.mu.Lock()
-			timedOut := s.model.Expire(s.elapsed(), j)
+			timedOut := s.locked().Expire(s.elapsed(), j)
+			if timedOut {
+				over = s.locked().Overloaded()
+			}
 			s.mu.Unlock()
 			if timedOut {
-				x.answer(s.model.Overloaded(), nil)
+				x.answer(over, nil)
 				return
 			}
 			expire = nil
 		case <-x.ctx.Done():
 			s.mu.Lock()
 			wt.gone = true
-			s.model.Abandon(s.elapsed(), j)
+			s.locked().Abandon(s.elapsed(), j)
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		case <-x.crashed:
@@ -664,7 +691,7 @@ func (x *exchange) serve(op model.Op, version uint64, route int) {
 func (x *exchange) respondServed(j *model.Job, op model.Op) {
 	s := x.s
 	s.mu.Lock()
-	a := s.model.Served(s.elapsed(), j)
+	a := s.locked().Served(s.elapsed(), j)
 	s.mu.Unlock()
 	switch {
 	case op == model.OpRead:
@@ -718,7 +745,7 @@ func (s *Server) finishLocked(j *model.Job) {
 // releaseLocked frees j's slot and starts the jobs that take it. Called
 // with s.mu held.
 func (s *Server) releaseLocked(j *model.Job) {
-	for _, next := range s.model.Finish(s.elapsed(), j) {
+	for _, next := range s.locked().Finish(s.elapsed(), j) {
 		if next.Service == 0 {
 			s.finishLocked(next)
 			continue

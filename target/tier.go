@@ -32,11 +32,11 @@ func (x *exchange) relay(j *model.Job) {
 	var a chaos.Answer
 	s.mu.Lock()
 	if gone {
-		s.model.Abandon(s.elapsed(), j)
+		s.locked().Abandon(s.elapsed(), j)
 	}
 	s.releaseLocked(j)
 	if !gone {
-		a = s.model.Relayed(s.elapsed(), ok)
+		a = s.locked().Relayed(s.elapsed(), ok)
 	}
 	s.mu.Unlock()
 	if gone {

@@ -228,6 +228,7 @@ func (g *grpcSender) call(ctx context.Context, a clients.Action) clients.Reply {
 	r := clients.Reply{Sent: sent.Sub(s.Origin), Latency: end.Sub(sent)}
 	r.Outcome, r.Status = outcome(err, cs.left.Load(), cs.answered.Load())
 	if v := trailer.Get(grpcwire.Pushback); len(v) > 0 {
+		r.RetryAfter = clients.GRPCPushbackStop // as the simulator hands a stop form
 		if wait, stop := grpcwire.ParsePushback(v[0]); !stop {
 			r.RetryAfter = wait
 		}

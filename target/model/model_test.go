@@ -2,6 +2,8 @@ package model
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -311,3 +313,47 @@ func TestQuiet(t *testing.T) {
 		t.Error("a model without a plan is quiet")
 	}
 }
+
+// TestQuietIsReadOffTheEffects: the fast path's list is derived from the
+// effects, not kept by hand. Every field of chaos.Effect, set alone to
+// something other than a healthy target's, takes the model off its fast
+// path, but those that act elsewhere (capacity): a new effect is never
+// skipped by it.
+func TestQuietIsReadOffTheEffects(t *testing.T) {
+	ty := reflect.TypeFor[chaos.Effect]()
+	for i := range ty.NumField() {
+		f := ty.Field(i)
+		if f.Name == "Active" || f.Name == "RecoveredAt" {
+			continue // the plan's, not a fault's
+		}
+		name := f.Tag.Get("effect")
+		set := func(e *chaos.Effect) {
+			v := reflect.ValueOf(e).Elem().Field(i)
+			switch v.Kind() {
+			case reflect.Bool:
+				v.SetBool(true)
+			case reflect.Float64:
+				v.SetFloat(0.5)
+			case reflect.Int, reflect.Int64, reflect.Uint8:
+				if v.Kind() == reflect.Uint8 {
+					v.SetUint(1)
+				} else {
+					v.SetInt(int64(ms))
+				}
+			case reflect.Slice:
+				v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+			default:
+				t.Fatalf("chaos.Effect.%s: a field of kind %s this test cannot set; teach it", f.Name, v.Kind())
+			}
+		}
+		m := model(t, Config{Concurrency: 4}, chaos.Timed{Kind: "k", At: s, For: s, Fault: effectFault(set)})
+		if want := slices.Contains(actsElsewhere, name); m.Quiet() != want {
+			t.Errorf("a plan with chaos.Effect.%s (%s) alone: Quiet() = %v, want %v", f.Name, name, m.Quiet(), want)
+		}
+	}
+}
+
+// effectFault is a fault made of one function on the effect.
+type effectFault func(e *chaos.Effect)
+
+func (f effectFault) Apply(e *chaos.Effect) { f(e) }
