@@ -180,10 +180,17 @@ func window(p *scenarios.Plan) results.Window {
 // cohortOf returns the cohort name of p recorded by rec (and, for a chain
 // of tiers, by below).
 func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder, below []*results.Recorder) results.Cohort {
+	hedged := false
+	for i := range p.Strategies {
+		if s := &p.Strategies[i]; s.Name == name {
+			hedged = s.Hedge.Max > 0
+		}
+	}
 	return results.Cohort{
 		Strategy: name, Rec: rec,
 		OCC:     p.Target.Kind == model.OCC,
 		OneShot: p.Workload.Kind == clients.OneShot,
 		Tiers:   tierNames(p), Below: below,
+		Hedged: hedged,
 	}
 }

@@ -205,6 +205,9 @@ func Start(o Options) (*Proxy, error) {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
+	if o.Retry != nil && o.Retry.Hedge.Max > 0 {
+		return nil, fmt.Errorf("proxy: strategy %s hedges, and a retrying proxy sends each request's attempts one at a time: choose a strategy without hedge", o.Retry.Name)
+	}
 	if o.UpstreamProtocol.HTTP2() {
 		if o.Retry != nil {
 			return nil, fmt.Errorf("proxy: %w", ErrHTTP1Only)

@@ -564,6 +564,7 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 		s.Transport = c.transport(sf.Transport, at("transport"))
 	}
 	c.policies(sf, &s, at)
+	c.hedge(sf, &s, at)
 	if c.atTier {
 		c.retryRules(sf, &s, at) // a tier's calls are the probe
 		// and the probe is retried whatever its method, unless the tier

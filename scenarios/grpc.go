@@ -92,6 +92,7 @@ var herdbenchLoopFields = []struct {
 	{"retry_after", func(sf *StrategyFile) bool { return sf.RetryAfter != "" }},
 	{"retry_after_cap", func(sf *StrategyFile) bool { return sf.RetryAfterCap != "" }},
 	{"tiers", func(sf *StrategyFile) bool { return sf.Tiers != nil }},
+	{"hedge", func(sf *StrategyFile) bool { return sf.Hedge != nil }},
 }
 
 // grpcStrategy compiles a strategy with a client: grpc-go's own retries,

@@ -112,7 +112,7 @@ func (s *Sim) channelOf(ci int32) *channel {
 	}
 	i := 0
 	if s.co.Workload.Kind != clients.Open {
-		i = min(s.co.Part.Local(c.cl.ID)/s.perChan, len(s.chans)-1)
+		i = min(s.co.Part.Local(s.owner(ci).ID)/s.perChan, len(s.chans)-1)
 	}
 	return &s.chans[i]
 }

@@ -100,6 +100,7 @@ const (
 	evCrash               // a reset or refuse outage begins (index: the tier)
 	evArrival             // the open workload's next arrival
 	evLearn               // a client learns, late, of its attempt's failure (Cohort.Lateness)
+	evHedge               // a hedging client's hedge comes due (hedge.go)
 )
 
 // client is what an event touches of one client, in one place: its step
@@ -135,8 +136,9 @@ type client struct {
 type cold struct {
 	version uint64        // OCC: the version this attempt read
 	ra      time.Duration // the answer's Retry-After (pushback), with raFlag
-	parent  int32         // a call's caller (client slot), with callFlag
+	parent  int32         // a call's caller (client slot), with callFlag; a hedging attempt's client, with hedgeFlag
 	pjob    int32         // a call's job at the calling tier, with callFlag
+	hedge   hedgeState    // a hedging client's, or one of its attempts' (hedge.go)
 }
 
 // Client flags, in one byte (a million clients' slab has no room to spare).
@@ -148,6 +150,7 @@ const (
 	resendFlag // the attempt in flight is such a re-send
 	callFlag   // a tier's call to the next tier: cold's parent and pjob name its caller
 	raFlag     // the answer in hand has a Retry-After (pushback): cold's ra
+	hedgeFlag  // one attempt of a hedging client (hedge.go): cold's parent names it
 )
 
 // set sets or clears flag f.
@@ -203,6 +206,7 @@ type Sim struct {
 	co       *Cohort
 	occ      bool
 	instant  bool // one tier whose model serves every request at once (model.Model.Instant)
+	hedging  bool // the cohort's strategy hedges: its clients' attempts go out in slots of their own (hedge.go)
 	active   int  // workload clients not yet stopped
 	lastStop time.Duration
 	callWork clients.Workload // a call's: one request
@@ -250,6 +254,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.setChannels(co, plan)
 	s.occ = co.Tiers == nil && co.Target.Kind == model.OCC
 	s.instant = co.Tiers == nil && s.lv[0].m.Instant()
+	s.hedging = co.Strategy.Hedge.Max > 0
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
 	// Job links are kept from run to run; all of them are free now.
@@ -388,8 +393,16 @@ func (s *Sim) dispatch(e event) {
 	switch e.kind() {
 	case evSend:
 		ci := int32(e.index())
-		if s.cl(ci).gen&genMask == e.gen() {
+		if c := s.cl(ci); c.gen&genMask == e.gen() {
+			if s.hedging && c.flags&(callFlag|hedgeFlag) == 0 {
+				s.sendHedged(ci, now)
+				return
+			}
 			s.send(ci, now)
+		}
+	case evHedge:
+		if ci := int32(e.index()); s.cl(ci).gen&genMask == e.gen() {
+			s.hedgeDue(ci, now)
 		}
 	case evArrive, evAdmit, evReply, evTimeout:
 		ci := int32(e.index())
@@ -491,7 +504,7 @@ func (s *Sim) prefetch() {
 		e := event{arg: arg}
 		ci := int32(e.index())
 		switch e.kind() {
-		case evSend, evArrive, evAdmit, evReply, evTimeout, evLearn:
+		case evSend, evArrive, evAdmit, evReply, evTimeout, evLearn, evHedge:
 		case evFinish, evExpire:
 			ci = s.jobs[ci].client
 		default:
@@ -521,6 +534,9 @@ func (s *Sim) newClient(id int) int32 {
 	*c = client{gen: gen + 1, job: -1, slot: -1}
 	if s.occ {
 		s.cold(ci).version = 0
+	}
+	if s.hedging {
+		s.cold(ci).hedge = hedgeState{}
 	}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
@@ -552,6 +568,10 @@ func (s *Sim) slot() int32 {
 // schedule carries out a client's next action.
 func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	c := s.cl(ci)
+	if s.hedging && c.flags&(callFlag|hedgeFlag) == 0 {
+		s.scheduleHedged(ci, a, now)
+		return
+	}
 	lv := &s.lv[c.tier]
 	if a.Op == clients.Send {
 		// A pick on a shared channel is made in its turn (evSend), as
@@ -566,7 +586,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 				s.track(ci)
 				s.q.push(a.At+d, pack(evArrive, c.gen, uint32(ci)))
 				if lv.timeout > 0 {
-					s.q.push(c.cl.Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
+					s.q.push(s.owner(ci).Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
 				}
 				return
 			}
@@ -578,9 +598,14 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 		s.callDone(ci, now)
 		return
 	}
+	s.stopped(ci, now)
+}
+
+// stopped ends workload client ci, whose step function stopped at now.
+func (s *Sim) stopped(ci int32, now time.Duration) {
 	s.active--
 	s.lastStop = max(s.lastStop, now)
-	c.gen++
+	s.cl(ci).gen++
 	if s.co.Workload.Kind == clients.Open {
 		s.freeCS = append(s.freeCS, ci)
 	}
@@ -607,7 +632,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 	// Only an attempt still in flight after everything that happens at once
 	// needs its timeout scheduled.
 	if t := s.lv[c.tier].timeout; t > 0 && c.gen == gen && c.slot >= 0 {
-		s.q.push(c.cl.Deadline(now), pack(evTimeout, gen, uint32(ci)))
+		s.q.push(s.owner(ci).Deadline(now), pack(evTimeout, gen, uint32(ci)))
 	}
 }
 
@@ -734,7 +759,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	}
 	route := 0
 	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && !c.has(callFlag) {
-		i, _ := c.cl.Current()
+		i, _ := s.owner(ci).Current()
 		route = mix.Requests[i].Route
 	}
 	j, adm := m.ArriveOn(now, route)
@@ -822,7 +847,7 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; !c.has(callFlag) && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
+	if at := now + d; !c.has(callFlag) && at < s.co.Duration && (lv.timeout == 0 || at < s.owner(ci).Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
 		// now, as of its landing time: one event less per attempt. Not
@@ -879,7 +904,12 @@ func (s *Sim) learn(ci int32, now time.Duration) {
 	}
 	status := int(c.status)
 	c.status = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: c.out, RetryAfter: ra, Status: status, Resend: resend})
+	r := clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: c.out, RetryAfter: ra, Status: status, Resend: resend}
+	if c.has(hedgeFlag) {
+		s.attemptDone(ci, r, now)
+		return
+	}
+	a := c.cl.Result(r)
 	s.schedule(ci, a, now)
 }
 
@@ -894,7 +924,7 @@ func (s *Sim) late(ci int32, now time.Duration) time.Duration {
 	if n == 0 || c.out == results.OK || c.has(callFlag) {
 		return 0
 	}
-	h := s.co.Seed ^ uint64(c.cl.ID)<<32 ^ uint64(c.gen)
+	h := s.co.Seed ^ uint64(s.owner(ci).ID)<<32 ^ uint64(c.gen)
 	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
 	h = (h ^ h>>27) * 0x94d049bb133111eb
 	h ^= h >> 31
@@ -913,7 +943,7 @@ func (s *Sim) late(ci int32, now time.Duration) time.Duration {
 // hears of it. Otherwise the attempt ends as a reset.
 func (s *Sim) reset(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if c.has(callFlag) || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
+	if c.has(callFlag) || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), s.owner(ci).Replayable()) {
 		s.end(ci, now, results.Reset)
 		return
 	}
@@ -924,7 +954,7 @@ func (s *Sim) reset(ci int32, now time.Duration) {
 		s.unref(w)
 	}
 	c.gen++
-	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
+	s.owner(ci).Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
 	deadline := c.sent + s.lv[c.tier].timeout
 	c.set(raFlag, false)
 	gen := c.gen
@@ -958,6 +988,16 @@ func (s *Sim) cold(ci int32) *cold {
 		s.colds[k] = new([chunkSize]cold)
 	}
 	return &s.colds[k][ci&(chunkSize-1)]
+}
+
+// owner returns the step function whose attempt client slot ci carries:
+// its own, or for a hedging client's attempt its client's (hedge.go).
+func (s *Sim) owner(ci int32) *clients.Client {
+	c := s.cl(ci)
+	if c.flags&hedgeFlag != 0 {
+		return &s.cl(s.cold(ci).parent).cl
+	}
+	return &c.cl
 }
 
 // untrack takes client ci out of the in-flight list.

@@ -1,6 +1,9 @@
 // Package swarm is the clients in real time: the client step function
-// (clients.Client) driven on the wall clock, a goroutine per client, over
-// a transport per wire.
+// (clients.Client) driven on the wall clock by the one real-time driver
+// (Driver: the swarm's, a middle tier's calls' and the retrying proxy's),
+// a goroutine per client, over a transport per wire, each supplying only
+// how to send an attempt (a Sender). A hedging client's attempts go out
+// each in a goroutine of its own, several in flight at once (hedge.go).
 //
 // Over HTTP/1.1 and HTTP/2 (Swarm) it speaks herdbench's own HTTP
 // (internal/httpwire): each closed-loop client has its own connection (or

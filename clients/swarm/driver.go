@@ -40,9 +40,21 @@ type Sender interface {
 // Attempt is one attempt a Sender sends: the step function's action, and
 // whether it follows its client's previous success at once, without a
 // wait (Calm: nothing lines it up with other clients, httpwire.Link.SetCalm).
+// Bytes are the attempt's request as its wire writes it, when its Sender
+// prepared them (Preparer).
 type Attempt struct {
 	clients.Action
-	Calm bool
+	Calm  bool
+	Bytes []byte
+}
+
+// A Preparer is a Sender that reads what it needs of its client's state
+// for an attempt before the attempt is sent: a hedging client's attempts
+// go out each in a goroutine of its own, while the client steps on in the
+// driver's (hedge.go), so Send must not read the client. Prepare runs in
+// the driver's goroutine.
+type Preparer interface {
+	Prepare(a Attempt) Attempt
 }
 
 // Ending is how a client's drive ended: done (its step function stopped),
@@ -62,6 +74,9 @@ type Ending struct {
 // the wake-up, the scheduler, everything before the request's first byte
 // or packet.
 func (d *Driver) Drive(ctx context.Context, c *clients.Client, a clients.Action, s Sender, sh *results.Shard) Ending {
+	if c.Hedges() {
+		return d.driveHedged(ctx, c, a, s, sh)
+	}
 	var wake Alarm
 	defer wake.Stop()
 	ok := false // the last attempt succeeded

@@ -62,21 +62,30 @@ func (t *httpTransport) client(id int, c *clients.Client) Sender {
 		if t.shared[g] == nil {
 			t.shared[g] = t.ep.NewH2Conn()
 		}
-		l = httpwire.NewStreamLink(t.ep, t.shared[g])
+		l = httpwire.NewStreamLink(t.ep, t.shared[g]) // streams: one link takes a hedge's too
+	} else if c.Hedges() {
+		// A hedge needs a connection of its own beside its attempt's: a
+		// pool of them for the client, the first opened ahead.
+		p := httpwire.NewPool(t.ep, t.links)
+		p.Put(t.links.Add(l))
+		return &httpSender{t: t, c: c, src: p, hedged: true}
 	}
 	t.links.Add(l)
-	return &httpSender{t: t, c: c, src: l}
+	return &httpSender{t: t, c: c, src: l, hedged: c.Hedges()}
 }
 
 // warm opens a client's connection ahead of its first attempt, at at.
 func (t *httpTransport) warm(ctx context.Context, s Sender, at time.Duration) {
 	t.dials <- struct{}{}
-	s.(*httpSender).src.(*httpwire.Link).Warm(ctx, t.s.Slow.At(t.s.Origin, at))
+	src := s.(*httpSender).src
+	l := src.Get()
+	l.Warm(ctx, t.s.Slow.At(t.s.Origin, at))
+	src.Put(l)
 	<-t.dials
 }
 
 func (t *httpTransport) arrival(_ int, c *clients.Client) Sender {
-	return &httpSender{t: t, c: c, src: t.pool}
+	return &httpSender{t: t, c: c, src: t.pool, hedged: c.Hedges()}
 }
 
 func (t *httpTransport) close() {
@@ -89,21 +98,47 @@ func (t *httpTransport) close() {
 
 // httpSender sends one client's attempts, each on a link from src, with
 // the bytes of its current logical request (a mix's, placeholders filled
-// once per request: its retries resend them).
+// once per request: its retries resend them). A hedging client's
+// (hedged) are sent at once, each in a goroutine of its own: Prepare
+// takes each request's bytes, in a buffer of its own, in the driver's.
 type httpSender struct {
 	t        *httpTransport
 	c        *clients.Client
 	src      httpwire.Source
 	req, buf []byte
+	hedged   bool
+}
+
+var _ Preparer = (*httpSender)(nil)
+
+// Prepare gives a hedging client's attempt its request's bytes.
+func (h *httpSender) Prepare(a Attempt) Attempt {
+	if h.hedged {
+		if a.Attempt == 1 {
+			h.req, _ = h.t.ep.Request(h.c, h.t.s.Seed, nil) // a fresh buffer: the request's attempts may still be in flight
+		}
+		a.Bytes = h.req
+	}
+	return a
 }
 
 func (h *httpSender) Send(ctx context.Context, a Attempt) (clients.Reply, *clients.Reply, bool) {
+	if h.hedged {
+		return h.send(ctx, a.Bytes, false)
+	}
 	if a.Attempt == 1 {
 		h.req, h.buf = h.t.ep.Request(h.c, h.t.s.Seed, h.buf)
 	}
+	return h.send(ctx, h.req, a.Calm)
+}
+
+// send sends req on a link from src.
+func (h *httpSender) send(ctx context.Context, req []byte, calm bool) (clients.Reply, *clients.Reply, bool) {
 	l := h.src.Get()
-	l.SetCalm(a.Calm) // the next request of a closed loop, sent at once
-	sent, end, o, status, retryAfter, first := h.t.att.Send(ctx, l, h.req)
+	if !h.hedged { // a hedging client's stream link carries its attempts at once
+		l.SetCalm(calm) // the next request of a closed loop, sent at once
+	}
+	sent, end, o, status, retryAfter, first := h.t.att.Send(ctx, l, req)
 	h.src.Put(l)
 	return clients.Reply{Sent: sent, Latency: end - sent, Outcome: o, RetryAfter: retryAfter, Status: status, Resend: first != nil}, first, false
 }
