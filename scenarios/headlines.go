@@ -82,31 +82,7 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 			recoveryNoLater("recovery: full-jitter no later than no-jitter", "recovery fj ≤ nj", fj, nj),
 		}, true
 	case "grpc-outage":
-		g, fj, th, ex := runs["grpc-go"], runs["full-jitter"], runs["grpc-go+throttling"], runs["grpc-go-example"]
-		herd := func(r *results.Run) float64 { return r.HerdFactor }
-		success := func(r *results.Run) float64 {
-			if r.SuccessRatio == nil {
-				return math.NaN()
-			}
-			return *r.SuccessRatio
-		}
-		amp := Claim{Text: "amplification: grpc-go+throttling ≤ 1.05", Short: "throttled amplif. ≤ 1.05", Value: math.NaN(), Figure: "no cohort"}
-		calm := Claim{Text: "herd factor: grpc-go+throttling ≤ 2", Short: "throttled herd ≤ 2", Value: math.NaN(), Figure: "no cohort"}
-		late := Claim{Text: "failed after fault: grpc-go ≥ 200 (its channels reconnect on their own backoff)", Short: "grpc failed after ≥ 200", Value: math.NaN(), Figure: "no cohort"}
-		if g != nil {
-			late.Value, late.Figure, late.Holds = float64(g.FailedAfterFault), fmt.Sprint(g.FailedAfterFault), g.FailedAfterFault >= 200
-		}
-		if th != nil {
-			amp.Value, amp.Figure, amp.Holds = th.Amplification, fmt.Sprintf("%.2f", th.Amplification), th.Amplification <= 1.05
-			calm.Value, calm.Figure, calm.Holds = th.HerdFactor, fmt.Sprintf("%.2f", th.HerdFactor), th.HerdFactor <= 2
-		}
-		return []Claim{
-			ratioCheck("herd factor: grpc-go ≥ 1.5 × full-jitter", "herd grpc/fj ≥ 1.5", g, fj, herd, 1.5, true),
-			ratioCheck("herd factor: grpc-go-example ≥ 5 × full-jitter", "herd example/fj ≥ 5", ex, fj, herd, 5, true),
-			amp, calm,
-			ratioCheck("success: grpc-go+throttling ≤ 0.95 × grpc-go", "success throttled/grpc ≤ .95", th, g, success, 0.95, false),
-			late,
-		}, true
+		return grpcOutageClaims(runs), true
 	case "metastable":
 		short := map[string]string{"jitter+budget+breaker": "budget+brk", "aws-standard": "aws", "grpc": "grpc"}
 		checks := []Claim{neverRecovers("recovery: naive never recovers", "naive never recovers", runs["naive"])}
@@ -121,32 +97,7 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 		}
 		return checks, true
 	case "layers":
-		every, edge, budget := runs["every-tier"], runs["edge-only"], runs["every-tier+budget"]
-		bottom := func(r *results.Run) float64 {
-			if b := r.Bottom(); b != nil {
-				return b.Amplification
-			}
-			return math.NaN()
-		}
-		success := func(r *results.Run) float64 {
-			if r.SuccessRatio == nil {
-				return math.NaN() // no request ended
-			}
-			return *r.SuccessRatio
-		}
-		c := Claim{Text: "amplification at the bottom tier: every-tier+budget ≤ 1.5", Short: "budget bottom amplif. ≤ 1.5", Value: math.NaN(), Figure: "no cohort"}
-		if budget != nil {
-			c.Value, c.Figure, c.Holds = bottom(budget), fmt.Sprintf("%.2f", bottom(budget)), bottom(budget) <= 1.5
-		}
-		return []Claim{
-			ratioCheck("amplification at the bottom tier: every-tier ≥ 10 × edge-only", "bottom every/edge ≥ 10", every, edge, bottom, 10, true),
-			neverRecovers("recovery: every-tier never recovers", "every-tier never recovers", every),
-			recoversWithin("recovery: edge-only within 2 s", "edge-only recovery ≤ 2 s", edge, 2),
-			recoversWithin("recovery: every-tier+budget within 2 s", "budget recovery ≤ 2 s", budget, 2),
-			ratioCheck("success: edge-only ≥ 2 × every-tier", "success edge/every ≥ 2", edge, every, success, 2, true),
-			ratioCheck("success: every-tier+budget ≥ 2 × every-tier", "success budget/every ≥ 2", budget, every, success, 2, true),
-			c,
-		}, true
+		return layersClaims(runs), true
 	case "aws-contention":
 		exp, full := runs["exponential"], runs["full"]
 		calls := func(r *results.Run) float64 {
@@ -167,6 +118,65 @@ func Headline(name string, summaries ...*results.Summary) ([]Claim, bool) {
 		}, true
 	}
 	return nil, false
+}
+
+// grpcOutageClaims are the built-in grpc-outage's claims on its runs.
+func grpcOutageClaims(runs map[string]*results.Run) []Claim {
+	g, fj, th, ex := runs["grpc-go"], runs["full-jitter"], runs["grpc-go+throttling"], runs["grpc-go-example"]
+	herd := func(r *results.Run) float64 { return r.HerdFactor }
+	success := func(r *results.Run) float64 {
+		if r.SuccessRatio == nil {
+			return math.NaN()
+		}
+		return *r.SuccessRatio
+	}
+	amp := Claim{Text: "amplification: grpc-go+throttling ≤ 1.05", Short: "throttled amplif. ≤ 1.05", Value: math.NaN(), Figure: "no cohort"}
+	calm := Claim{Text: "herd factor: grpc-go+throttling ≤ 2", Short: "throttled herd ≤ 2", Value: math.NaN(), Figure: "no cohort"}
+	late := Claim{Text: "failed after fault: grpc-go ≥ 200 (its channels reconnect on their own backoff)", Short: "grpc failed after ≥ 200", Value: math.NaN(), Figure: "no cohort"}
+	if g != nil {
+		late.Value, late.Figure, late.Holds = float64(g.FailedAfterFault), fmt.Sprint(g.FailedAfterFault), g.FailedAfterFault >= 200
+	}
+	if th != nil {
+		amp.Value, amp.Figure, amp.Holds = th.Amplification, fmt.Sprintf("%.2f", th.Amplification), th.Amplification <= 1.05
+		calm.Value, calm.Figure, calm.Holds = th.HerdFactor, fmt.Sprintf("%.2f", th.HerdFactor), th.HerdFactor <= 2
+	}
+	return []Claim{
+		ratioCheck("herd factor: grpc-go ≥ 1.5 × full-jitter", "herd grpc/fj ≥ 1.5", g, fj, herd, 1.5, true),
+		ratioCheck("herd factor: grpc-go-example ≥ 5 × full-jitter", "herd example/fj ≥ 5", ex, fj, herd, 5, true),
+		amp, calm,
+		ratioCheck("success: grpc-go+throttling ≤ 0.95 × grpc-go", "success throttled/grpc ≤ .95", th, g, success, 0.95, false),
+		late,
+	}
+}
+
+// layersClaims are the built-in layers' claims on its runs.
+func layersClaims(runs map[string]*results.Run) []Claim {
+	every, edge, budget := runs["every-tier"], runs["edge-only"], runs["every-tier+budget"]
+	bottom := func(r *results.Run) float64 {
+		if b := r.Bottom(); b != nil {
+			return b.Amplification
+		}
+		return math.NaN()
+	}
+	success := func(r *results.Run) float64 {
+		if r.SuccessRatio == nil {
+			return math.NaN() // no request ended
+		}
+		return *r.SuccessRatio
+	}
+	c := Claim{Text: "amplification at the bottom tier: every-tier+budget ≤ 1.5", Short: "budget bottom amplif. ≤ 1.5", Value: math.NaN(), Figure: "no cohort"}
+	if budget != nil {
+		c.Value, c.Figure, c.Holds = bottom(budget), fmt.Sprintf("%.2f", bottom(budget)), bottom(budget) <= 1.5
+	}
+	return []Claim{
+		ratioCheck("amplification at the bottom tier: every-tier ≥ 10 × edge-only", "bottom every/edge ≥ 10", every, edge, bottom, 10, true),
+		neverRecovers("recovery: every-tier never recovers", "every-tier never recovers", every),
+		recoversWithin("recovery: edge-only within 2 s", "edge-only recovery ≤ 2 s", edge, 2),
+		recoversWithin("recovery: every-tier+budget within 2 s", "budget recovery ≤ 2 s", budget, 2),
+		ratioCheck("success: edge-only ≥ 2 × every-tier", "success edge/every ≥ 2", edge, every, success, 2, true),
+		ratioCheck("success: every-tier+budget ≥ 2 × every-tier", "success budget/every ≥ 2", budget, every, success, 2, true),
+		c,
+	}
 }
 
 // HeadlineFigures returns what built-in scenario name's headline rests

@@ -268,17 +268,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.pooled = false
 	stopped := false
 
-	for t := range s.lv {
-		lv := &s.lv[t]
-		segs := lv.plan.Segments()
-		for i := 1; i < len(segs); i++ {
-			prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
-			if prev != next && next.Crashes() {
-				s.q.push(segs[i].Start, pack(evCrash, 0, uint32(t)))
-				lv.crashes = append(lv.crashes, segs[i].Start)
-			}
-		}
-	}
+	s.scheduleCrashes()
 	w := co.Workload
 	switch w.Kind {
 	case clients.Open:
@@ -327,6 +317,41 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		s.events++
 		s.dispatch(e)
 	}
+	r := s.result(rec, stopped, at)
+	// Drop references so that a parked Sim does not keep a cohort alive.
+	for i := int32(0); i < s.nclients; i += chunkSize {
+		clear(s.chunks[i>>chunkBits][:min(chunkSize, s.nclients-i)])
+	}
+	for _, w := range s.jobs {
+		w.j, w.refs = nil, 0
+	}
+	for i := range s.lv {
+		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
+	}
+	s.co, s.arrivalRNG = nil, nil
+	return r
+}
+
+// scheduleCrashes puts on the queue every instant a tier crashes: where a
+// reset or refuse outage begins.
+func (s *Sim) scheduleCrashes() {
+	for t := range s.lv {
+		lv := &s.lv[t]
+		segs := lv.plan.Segments()
+		for i := 1; i < len(segs); i++ {
+			prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
+			if prev != next && next.Crashes() {
+				s.q.push(segs[i].Start, pack(evCrash, 0, uint32(t)))
+				lv.crashes = append(lv.crashes, segs[i].Start)
+			}
+		}
+	}
+}
+
+// result is what the run did besides its records, once its events are
+// done (or, stopped, cut at at), and the end of its records.
+func (s *Sim) result(rec *results.Recorder, stopped bool, at time.Duration) Result {
+	co, end := s.co, s.co.Duration
 	bottom := s.lv[len(s.lv)-1].m
 	r := Result{End: end, Events: s.events, Target: bottom.Stats, Row: *bottom.Row()}
 	if co.Tiers != nil {
@@ -345,17 +370,6 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 		r.End = s.lastStop
 		rec.SetEnd(s.lastStop)
 	}
-	// Drop references so that a parked Sim does not keep a cohort alive.
-	for i := int32(0); i < s.nclients; i += chunkSize {
-		clear(s.chunks[i>>chunkBits][:min(chunkSize, s.nclients-i)])
-	}
-	for _, w := range s.jobs {
-		w.j, w.refs = nil, 0
-	}
-	for i := range s.lv {
-		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
-	}
-	s.co, s.arrivalRNG = nil, nil
 	return r
 }
 
@@ -457,31 +471,7 @@ func (s *Sim) dispatch(e event) {
 		}
 		s.unref(w)
 	case evCrash:
-		t := e.index()
-		s.lv[t].m.Crash()
-		if t == 0 {
-			s.pooled = false // a re-send below takes a new connection
-		}
-		s.scratch = append(s.scratch[:0], s.inflight...)
-		for _, ci := range s.scratch {
-			// An attempt scheduled straight to its arrival is in the list
-			// before it is sent; one sent at this very instant goes after
-			// the crash, as its send event would have. Ending an attempt
-			// at a middle tier cancels its call below, which may leave the
-			// list first.
-			if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
-				s.reset(ci, now)
-			}
-		}
-		if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
-			// The crash closed every connection, idle ones too: the next
-			// attempts dial new ones (a re-send just made is on one).
-			for i := int32(0); i < s.nclients; i++ {
-				if c := s.cl(i); !c.has(callFlag) {
-					c.set(reusedFlag, false)
-				}
-			}
-		}
+		s.crash(e.index(), now)
 	case evArrival:
 		id := s.nextID
 		s.nextID++
@@ -491,6 +481,35 @@ func (s *Sim) dispatch(e event) {
 			s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
 		}
 		s.nextArrival()
+	}
+}
+
+// crash crashes tier t at now: its model drops its work, and every attempt
+// in flight to it is reset.
+func (s *Sim) crash(t uint32, now time.Duration) {
+	s.lv[t].m.Crash()
+	if t == 0 {
+		s.pooled = false // a re-send below takes a new connection
+	}
+	s.scratch = append(s.scratch[:0], s.inflight...)
+	for _, ci := range s.scratch {
+		// An attempt scheduled straight to its arrival is in the list
+		// before it is sent; one sent at this very instant goes after
+		// the crash, as its send event would have. Ending an attempt
+		// at a middle tier cancels its call below, which may leave the
+		// list first.
+		if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
+			s.reset(ci, now)
+		}
+	}
+	if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
+		// The crash closed every connection, idle ones too: the next
+		// attempts dial new ones (a re-send just made is on one).
+		for i := int32(0); i < s.nclients; i++ {
+			if c := s.cl(i); !c.has(callFlag) {
+				c.set(reusedFlag, false)
+			}
+		}
 	}
 }
 
