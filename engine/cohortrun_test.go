@@ -18,7 +18,7 @@ func TestCohortRunIsExecutes(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := op.Plans[0]
-		pts := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Runs: 3})
+		pts := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Runs: 3}})
 		for _, strategy := range []int{0, 1} {
 			c := NewCohortRun(p, strategy, 2)
 			res := sim.New().Run(c.Cohort, c.Rec)

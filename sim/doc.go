@@ -3,7 +3,7 @@
 //
 // It drives the same code as the real-time engine, unchanged: each client
 // is a clients.Client step function (Begin, Result), the target is a
-// target.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
+// model.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
 // chaos plan is the same chaos.Plan, and everything is recorded through a
 // results.Recorder, so the same metrics come out. Only the driver differs:
 // where the real engine sleeps, the simulator schedules an event.
@@ -48,6 +48,12 @@
 //     reused connection (its last attempt was answered and no crash has
 //     closed it since), as net/http does and the swarm with that transport
 //     does (clients.Transport); the strategy sees only the re-send's end.
+//   - A hedging strategy's client (clients.Hedge) sends each attempt from a
+//     slot of its own (hedge.go), so that several are in flight at once:
+//     an attempt still unanswered at its action's Hedge time is joined by
+//     the client's hedge, as the real driver sends it; every attempt's
+//     reply goes to the client as it comes, those of a request already
+//     ended recorded and nothing more.
 //
 // Determinism: events are ordered by time, then by the order in which they
 // were scheduled (first in, first out), and every random draw comes from a

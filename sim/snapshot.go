@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/herdbench/herdbench/target/model"
 	"math/rand/v2"
 	"slices"
 	"sync/atomic"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
 )
 
 // Rewinding a run: a Snapshot is a cohort run paused at an instant, a deep
@@ -155,12 +155,12 @@ func (s *Sim) copyState(rec *results.Recorder, below []*results.Recorder) *Sim {
 // policies, its random stream) and job links, every job the models and
 // the links share copied once.
 func (c *Sim) copyJobs(s *Sim, rec *results.Recorder, below []*results.Recorder) {
-	jobs := map[*target.Job]*target.Job{}
-	copyJob := func(j *target.Job) *target.Job {
+	jobs := map[*model.Job]*model.Job{}
+	copyJob := func(j *model.Job) *model.Job {
 		if n, ok := jobs[j]; ok {
 			return n
 		}
-		n := new(target.Job)
+		n := new(model.Job)
 		*n = *j
 		jobs[j] = n
 		return n

@@ -73,7 +73,7 @@ func TestConfirm(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		cf := &Confirm{Search: sr, Options: engine.Options{Listen: n.Listen, Dial: n.Dial, NoSimReference: true}}
+		cf := &Confirm{Search: sr, Options: engine.Options{Network: engine.Network{Listen: n.Listen, Dial: n.Dial}, Mode: engine.Mode{NoSimReference: true}}}
 		cs, sums, err := cf.Run(context.Background(), sides)
 		if err != nil {
 			t.Fatal(err)

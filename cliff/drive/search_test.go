@@ -45,7 +45,7 @@ func sweep(t *testing.T, name string, seed uint64, x cliff.Axis, strategies []st
 	if err != nil {
 		t.Fatal(err)
 	}
-	pts, err := engine.Execute(context.Background(), op.Plans, engine.Options{Sim: true, Runs: seeds})
+	pts, err := engine.Execute(context.Background(), op.Plans, engine.Options{Mode: engine.Mode{Sim: true, Runs: seeds}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/herdbench/herdbench/target/model"
 	"net/http"
 	"os"
 	"regexp"
@@ -236,7 +237,7 @@ func TestRecordingEndingWriteErrorIsSaid(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
-			Config: target.Config{Concurrency: 10, Queue: 10, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+			Config: model.Config{Concurrency: 10, Queue: 10, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
 		if err != nil {
 			t.Fatal(err)
 		}

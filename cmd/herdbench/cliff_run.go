@@ -71,7 +71,7 @@ func (j *cliffJob) runConfirm(ctx context.Context, out *cliffOutcome, stderr io.
 		fmt.Fprintln(stderr, "herdbench cliff: --confirm: no strategy's boundary is inside the range: nothing to confirm on sockets")
 		return nil
 	}
-	cf := &drive.Confirm{Search: j.search, Options: engine.Options{SlowMotion: slowmo.Factor(j.f.slow), Version: herdbenchVersion()}, Before: func(c cliff.Confirmation) {
+	cf := &drive.Confirm{Search: j.search, Options: engine.Options{Mode: engine.Mode{SlowMotion: slowmo.Factor(j.f.slow)}, Version: herdbenchVersion()}, Before: func(c cliff.Confirmation) {
 		fmt.Fprintf(stderr, "on sockets: %s at %s=%s (the search says: %s), %s of wall time\n", c.Strategy, j.search.Spec.X.Path, c.Text, c.Expect,
 			slowmo.Factor(j.f.slow).Wall(j.op.Plans[0].Duration))
 	}}

@@ -358,7 +358,7 @@ func (e *ending) warn(stderr io.Writer) {
 		if !e.explain {
 			continue // the verdict says it in a sentence
 		}
-		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
+		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{Mode: engine.Mode{SlowMotion: 2}}) == nil
 		warnHarness(stderr, s, what, slowable)
 	}
 }
