@@ -340,11 +340,16 @@ func (r linkReader) Read(p []byte) (int, error) {
 // early reports whether err is a read's timeout on a deadline before the
 // exchange's own, and if so sets the exchange's: the read is to go on.
 func (l *Link) early(err error) bool {
-	if l.want.IsZero() || !l.rd.Before(l.want) || !errors.Is(err, os.ErrDeadlineExceeded) || !time.Now().Before(l.want) {
+	if l.want.IsZero() || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return false
 	}
+	// Under mu: close, from another goroutine (a relayed call whose
+	// caller went away), clears rd and nc.
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.nc == nil || !l.rd.Before(l.want) || !time.Now().Before(l.want) {
+		return false
+	}
 	if l.aborted.Load() {
 		return false // the run's end: its deadline, not a kept one
 	}

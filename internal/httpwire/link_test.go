@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -407,4 +408,29 @@ func TestLinkPoolFullClosesAndDrops(t *testing.T) {
 	if _, err := b.Write([]byte("x")); err == nil {
 		t.Error("its connection still writes")
 	}
+}
+
+// TestEarlyAfterCloseNeitherRacesNorPanics: a read that times out on a
+// kept deadline after another goroutine closed the link (a relayed call
+// whose caller went away) read the deadline without the lock, a data
+// race, and then set a deadline on the closed link's nil connection.
+func TestEarlyAfterCloseNeitherRacesNorPanics(t *testing.T) {
+	a, b := net.Pipe()
+	defer b.Close()
+	now := time.Now()
+	l := &Link{nc: a, rd: now.Add(time.Millisecond), want: now.Add(time.Hour)}
+	l.close()
+	if l.early(os.ErrDeadlineExceeded) {
+		t.Error("a closed link resumed its read")
+	}
+	c, d := net.Pipe()
+	defer d.Close()
+	l = &Link{nc: c, rd: now.Add(time.Millisecond), want: now.Add(time.Hour)}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); l.close() }()
+	for range 100 {
+		l.early(os.ErrDeadlineExceeded)
+	}
+	wg.Wait()
 }
