@@ -41,3 +41,17 @@ func TestGRPCAndEnvoyShapes(t *testing.T) {
 		}
 	}
 }
+
+// Fibonacci waits what sethvargo/go-retry's NewFibonacci(1 s) waits
+// before retries 1 to 6 (1, 2, 3, 5, 8, 13 s), then the cap.
+func TestFibonacciShape(t *testing.T) {
+	b := Backoff{Shape: Fibonacci, Base: time.Second, Cap: 20 * time.Second}
+	for n, want := range []time.Duration{1, 2, 3, 5, 8, 13, 20, 20} {
+		if got := b.Next(n+1, 0, 0.7); got != want*time.Second {
+			t.Errorf("Next(%d) = %s, want %s", n+1, got, want*time.Second)
+		}
+	}
+	if got := b.Next(1<<20, 0, 0); got != b.Cap {
+		t.Errorf("Next(2^20) = %s, want the cap", got)
+	}
+}

@@ -1,11 +1,7 @@
 package clients
 
 import (
-	"context"
-	"errors"
 	"math"
-	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -106,65 +102,6 @@ func TestSameSeedSameDraws(t *testing.T) {
 	}
 }
 
-func TestClassify(t *testing.T) {
-	// Refused: a port nobody listens on.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := ln.Addr().String()
-	ln.Close()
-
-	// Reset: a server that answers every connection with an RST.
-	rst, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rst.Close()
-	go func() {
-		for {
-			c, err := rst.Accept()
-			if err != nil {
-				return
-			}
-			buf := make([]byte, 1024)
-			_, _ = c.Read(buf)
-			_ = c.(*net.TCPConn).SetLinger(0)
-			_ = c.Close()
-		}
-	}()
-
-	post := func(ctx context.Context, addr string) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/", http.NoBody)
-		tr := &http.Transport{}
-		defer tr.CloseIdleConnections()
-		resp, err := (&http.Client{Transport: tr}).Do(req)
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
-	}
-	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel()
-
-	cases := []struct {
-		name string
-		err  error
-		want results.Outcome
-	}{
-		{"nil", nil, results.OK},
-		{"refused", post(context.Background(), closedAddr), results.Refused},
-		{"reset", post(context.Background(), rst.Addr().String()), results.Reset},
-		{"deadline", post(expired, rst.Addr().String()), results.Timeout},
-		{"other", errors.New("something else"), results.Error},
-	}
-	for _, c := range cases {
-		if got := Classify(c.err); got != c.want {
-			t.Errorf("%s: Classify(%v) = %v, want %v", c.name, c.err, got, c.want)
-		}
-	}
-}
-
 // Arrivals end at the end of the run, and a huge or infinite draw ends
 // them instead of overflowing into the past.
 func TestNextArrival(t *testing.T) {
@@ -188,6 +125,45 @@ func TestNextArrival(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("NextArrival(%v, %v) = %v, %v; want %v, %v", c.prev, c.e, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// A surge changes the arrival rate for its stretch: a gap crossing a
+// change of rate is spent at each stretch's rate in turn, and the
+// arrivals in a stretch come at its rate.
+func TestNextArrivalWithSurges(t *testing.T) {
+	w := Workload{Kind: Open, Rate: 40, Surges: []Surge{{At: time.Second, For: time.Second, Rate: 80}, {At: 3 * time.Second, For: time.Second, Rate: 0.001}}}
+	end := 10 * time.Second
+	for _, c := range []struct {
+		prev time.Duration
+		e    float64
+		want time.Duration
+		ok   bool
+	}{
+		{0, 4, 100 * time.Millisecond, true},                           // 40/s
+		{900 * time.Millisecond, 8, 1050 * time.Millisecond, true},     // 4 at 40/s to 1 s, 4 at 80/s
+		{1500 * time.Millisecond, 8, 1600 * time.Millisecond, true},    // 80/s
+		{1900 * time.Millisecond, 47, 2975 * time.Millisecond, true},   // 8 at 80/s, 39 at 40/s
+		{2900 * time.Millisecond, 8, 4099975 * time.Microsecond, true}, // 4 to 3 s, 0.001 over the next second, 3.999 at 40/s
+		{9 * time.Second, 100, end, false},
+		{0, math.Inf(1), end, false},
+		{0, math.NaN(), end, false},
+	} {
+		got, ok := w.NextArrival(c.prev, c.e, end)
+		if d := got - c.want; d < -time.Microsecond || d > time.Microsecond || ok != c.ok {
+			t.Errorf("NextArrival(%v, %v) = %v, %v; want %v, %v", c.prev, c.e, got, ok, c.want, c.ok)
+		}
+	}
+	rng := seeds.Stream(7, seeds.Arrivals)
+	counts := map[int]int{}
+	for at, ok := w.NextArrival(0, rng.ExpFloat64(), end); ok; at, ok = w.NextArrival(at, rng.ExpFloat64(), end) {
+		counts[int(at/time.Second)]++
+	}
+	if counts[0] < 25 || counts[0] > 55 || counts[1] < 60 || counts[1] > 100 || counts[3] > 1 {
+		t.Errorf("arrivals per second: %v; want about 40, then 80 in the surge, then none in the second at 0.001/s", counts)
+	}
+	if w.PeakRate() != 80 {
+		t.Errorf("PeakRate %v, want 80", w.PeakRate())
 	}
 }
 

@@ -2,6 +2,7 @@ package clients
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
@@ -51,6 +52,10 @@ type Strategy struct {
 	// Timeout is each RPC's deadline, over all its attempts, not each
 	// attempt's. GRPCStrategy makes such a strategy.
 	GRPC *GRPCServiceConfig
+
+	// Hedge, when its Max is set, sends another attempt of a request while
+	// the first is still in flight (hedge.go).
+	Hedge Hedge
 
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
@@ -210,6 +215,39 @@ type Workload struct {
 	Clients int       // Closed, OneShot: number of clients
 	Think   dist.Dist // Closed: pause between a request's end and the next one's start
 	Rate    float64   // Open: arrivals per second (Poisson)
+	// Surges are, for Open, stretches of the run at another rate (a load
+	// spike), in order and apart.
+	Surges []Surge
+}
+
+// Surge is a stretch of an open workload's run, from At for For, at Rate
+// arrivals per second.
+type Surge struct {
+	At, For time.Duration
+	Rate    float64
+}
+
+// segment returns the arrival rate in effect at t and when it next
+// changes (the end of time if never).
+func (w *Workload) segment(t time.Duration) (float64, time.Duration) {
+	for _, s := range w.Surges {
+		switch {
+		case t < s.At:
+			return w.Rate, s.At
+		case t < s.At+s.For:
+			return s.Rate, s.At + s.For
+		}
+	}
+	return w.Rate, time.Duration(math.MaxInt64)
+}
+
+// PeakRate returns the highest arrival rate of an open workload.
+func (w *Workload) PeakRate() float64 {
+	r := w.Rate
+	for _, s := range w.Surges {
+		r = max(r, s.Rate)
+	}
+	return r
 }
 
 // NextArrival returns an open workload's next arrival after the one at
@@ -218,10 +256,32 @@ type Workload struct {
 // gap is compared in floating point before it becomes a duration, so a
 // rare huge draw (the standard library's exponential draw is +Inf once in
 // 2^53) ends the arrivals instead of overflowing into the past.
+//
+// With surges the rate changes over the run: the arrivals are a Poisson
+// process of that rate (e is spent at each stretch's rate in turn, so a
+// gap that crosses a change of rate is drawn as the process would).
 func (w *Workload) NextArrival(prev time.Duration, e float64, end time.Duration) (time.Duration, bool) {
+	if len(w.Surges) > 0 {
+		return w.nextSurging(prev, e, end)
+	}
 	gap := e / w.Rate * float64(time.Second)
 	if !(gap < float64(end-prev)) { // NaN and +Inf too
 		return end, false
 	}
 	return prev + time.Duration(gap), true
+}
+
+// nextSurging is NextArrival over stretches of different rates.
+func (w *Workload) nextSurging(t time.Duration, e float64, end time.Duration) (time.Duration, bool) {
+	for t < end {
+		rate, until := w.segment(t)
+		until = min(until, end)
+		span := (until - t).Seconds()
+		if need := e / rate; need < span { // NaN and +Inf not
+			return t + time.Duration(need*float64(time.Second)), true
+		}
+		e -= rate * span
+		t = until
+	}
+	return end, false
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 )
 
 // Client calls the control API of a herdbench target or proxy (the server
@@ -69,9 +70,10 @@ func (e *APIError) Error() string {
 // that.
 func NewClient(ctx context.Context, raw string, o ClientOptions) (*Client, error) {
 	u, err := url.Parse(raw)
+	raw = secret.URL(raw) // quoted below: never with its password
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("%q is not a URL (%w); write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091", raw, err)
+		return nil, fmt.Errorf("%q is not a URL (%w); write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091", raw, secret.Error(err))
 	case u.Scheme != "http":
 		return nil, fmt.Errorf("%q: write the control API's address as http://HOST:PORT, e.g. http://127.0.0.1:8091 (the control API speaks plain http)", raw)
 	case u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "":

@@ -50,7 +50,7 @@ type Calibration struct {
 // CalibrationWall is about how long Calibrate takes on the wall clock:
 // the run and its lead.
 func CalibrationWall(p *scenarios.Plan, o Options) time.Duration {
-	q := calibrationPlan(p, o.Apart)
+	q := calibrationPlan(p, o.Apart(p))
 	return q.Duration + leadFor(q, o.Part)
 }
 
@@ -58,9 +58,9 @@ func CalibrationWall(p *scenarios.Plan, o Options) time.Duration {
 // o (its cohorts together or apart, its network): it runs calibrationPlan
 // at real speed and reads its self-check.
 func Calibrate(ctx context.Context, p *scenarios.Plan, o Options) (*Calibration, error) {
-	q := calibrationPlan(p, o.Apart)
+	q := calibrationPlan(p, o.Apart(p))
 	began := time.Now()
-	r, err := Start(ctx, q, Options{Listen: o.Listen, Dial: o.Dial, Resolver: o.Resolver, BeforeSend: o.BeforeSend, Version: o.Version})
+	r, err := Start(ctx, q, Options{Network: o.Network, BeforeSend: o.BeforeSend, Version: o.Version})
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ const MaxAutoSlowMotion = 64
 // at its calibration.
 func ChooseSlowMotion(ctx context.Context, p *scenarios.Plan, cal *Calibration, wall, budget time.Duration) (Choice, error) {
 	plans := []*scenarios.Plan{p}
-	o := Options{Runs: 1}
+	o := Options{Mode: Mode{Runs: 1}}
 	ref := simulate(ctx, plans, []int{0}, nil, o)
 	if ref == nil || ctx.Err() != nil {
 		return Choice{Factor: 1, Wall: wall}, fmt.Errorf("engine: the model of %s did not run", p.Name)
@@ -196,7 +196,7 @@ func better(j results.Judgement, res time.Duration, bj results.Judgement, bres t
 
 // evidenceOf is what results.Predict weighs of a model with lateness
 // (late) against the model (ref): each cohort's figures.
-func evidenceOf(p *scenarios.Plan, ref, late *model) []results.Evidence {
+func evidenceOf(p *scenarios.Plan, ref, late *simulated) []results.Evidence {
 	var ev []results.Evidence
 	for _, st := range p.Strategies {
 		r, s := late.reading(st.Name), ref.reading(st.Name)
@@ -210,7 +210,7 @@ func evidenceOf(p *scenarios.Plan, ref, late *model) []results.Evidence {
 // Lead is how long before its t = 0 a real-time unit of p starts setting
 // up with o: its clients' and targets' lead (one cohort's, when apart).
 func Lead(p *scenarios.Plan, o Options) time.Duration {
-	if o.Apart && len(p.Strategies) > 1 {
+	if o.Apart(p) {
 		q := *p
 		q.Strategies = p.Strategies[:1]
 		p = &q
@@ -234,7 +234,7 @@ func RunWall(ctx context.Context, plans []*scenarios.Plan, o Options) time.Durat
 			each = completions(ctx, p)
 		}
 		var d time.Duration
-		if o.Apart {
+		if o.Apart(p) {
 			for _, c := range each {
 				d += c
 			}
@@ -253,7 +253,7 @@ func completions(ctx context.Context, p *scenarios.Plan) []time.Duration {
 	for i := range out {
 		out[i] = p.Duration
 	}
-	m := simulate(ctx, []*scenarios.Plan{p}, []int{0}, nil, Options{Runs: 1})
+	m := simulate(ctx, []*scenarios.Plan{p}, []int{0}, nil, Options{Mode: Mode{Runs: 1}})
 	if m == nil || m[0] == nil {
 		return out
 	}

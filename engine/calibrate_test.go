@@ -26,7 +26,7 @@ func TestCalibrateMeasuresTheCrashAndTheSendLag(t *testing.T) {
 		crash int64   // attempts the crash ended, at least
 	}{
 		{"together, on time", Options{}, 0, 2 * 150},
-		{"apart, 5 ms late", Options{Apart: true, BeforeSend: func() { time.Sleep(5 * time.Millisecond) }}, 5, 150},
+		{"apart, 5 ms late", Options{Mode: Mode{Cohorts: Apart}, BeforeSend: func() { time.Sleep(5 * time.Millisecond) }}, 5, 150},
 	} {
 		var cal *Calibration
 		synctest.Test(t, func(t *testing.T) {
@@ -78,9 +78,9 @@ func TestChooseSlowMotion(t *testing.T) {
 	if free.Predicted != results.Exact || free.Factor < 2 || free.Factor != free.Exact || free.Wall != time.Duration(free.Factor)*wall {
 		t.Fatalf("without a budget: %+v, want the least factor that is exact (and more than 1: 8 ms moves these figures)", free)
 	}
-	ref := simulate(ctx, []*scenarios.Plan{p}, []int{0}, nil, Options{Runs: 1})
+	ref := simulate(ctx, []*scenarios.Plan{p}, []int{0}, nil, Options{Mode: Mode{Runs: 1}})
 	for _, k := range []int{int(free.Factor), int(free.Factor) / 2} {
-		late := simulate(ctx, []*scenarios.Plan{p}, []int{0}, map[*scenarios.Plan][]lateTables{p: {cal.tables[0].scaled(k), cal.tables[1].scaled(k)}}, Options{Runs: 1})
+		late := simulate(ctx, []*scenarios.Plan{p}, []int{0}, map[*scenarios.Plan][]lateTables{p: {cal.tables[0].scaled(k), cal.tables[1].scaled(k)}}, Options{Mode: Mode{Runs: 1}})
 		if j := predict(p, ref[0], late[0]); (j == results.Exact) != (k == int(free.Factor)) {
 			t.Errorf("at %d× the model predicts %s", k, j)
 		}
@@ -109,7 +109,7 @@ func TestChooseSlowMotion(t *testing.T) {
 func TestRunWall(t *testing.T) {
 	ctx := context.Background()
 	p := scenariotest.Plan(t, lateCrash, scenarios.Overrides{})
-	if got := RunWall(ctx, []*scenarios.Plan{p, p}, Options{Apart: true}); got != 2*2*p.Duration {
+	if got := RunWall(ctx, []*scenarios.Plan{p, p}, Options{Mode: Mode{Cohorts: Apart}}); got != 2*2*p.Duration {
 		t.Errorf("two points of two cohorts apart: %v, want %v", got, 4*p.Duration)
 	}
 	one := scenariotest.Plan(t, `
@@ -121,7 +121,7 @@ strategies:
   - {name: a, backoff: full, base: 10ms}
   - {name: b, backoff: full, base: 10ms}
 `, scenarios.Overrides{})
-	together, apart := RunWall(ctx, []*scenarios.Plan{one}, Options{}), RunWall(ctx, []*scenarios.Plan{one}, Options{Apart: true})
+	together, apart := RunWall(ctx, []*scenarios.Plan{one}, Options{}), RunWall(ctx, []*scenarios.Plan{one}, Options{Mode: Mode{Cohorts: Apart}})
 	if together <= 0 || together > 10*time.Second || apart < together || apart > 2*together {
 		t.Errorf("a one-shot workload of 40 units on 4 slots of 10 ms: %v together, %v apart; want about 100 ms, not its 10 minutes", together, apart)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/scenarios"
 )
 
@@ -26,13 +27,13 @@ func CheckTarget(rawURL string, allowRemote bool) error {
 func checkTarget(ctx context.Context, rawURL string, g netguard.Guard) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return fmt.Errorf("engine: target %q: %w", rawURL, err)
+		return fmt.Errorf("engine: target %q: %w", secret.URL(rawURL), secret.Error(err))
 	}
 	if g.AllowRemote {
 		// Anywhere is allowed; only a host whose meaning depends on who
 		// reads it is refused.
 		if _, _, err := netguard.CheckHost(u.Hostname()); err != nil {
-			return fmt.Errorf("engine: the target %s: %w", u.Redacted(), err)
+			return fmt.Errorf("engine: the target %s: %w", secret.URL(rawURL), err)
 		}
 		return nil
 	}
@@ -42,9 +43,9 @@ func checkTarget(ctx context.Context, rawURL string, g netguard.Guard) error {
 		return nil
 	case errors.Is(err, netguard.ErrRemote):
 		return fmt.Errorf("%w: the target %s is not on loopback (%w), and herdbench sends load elsewhere only when told to, so that a run never hits a real service by mistake; if you mean to load %s, pass --allow-remote",
-			ErrRemoteTarget, u.Redacted(), err, u.Hostname())
+			ErrRemoteTarget, secret.URL(rawURL), err, u.Hostname())
 	default:
-		return fmt.Errorf("engine: the target %s cannot be checked to be on loopback: %w", u.Redacted(), err)
+		return fmt.Errorf("engine: the target %s cannot be checked to be on loopback: %w", secret.URL(rawURL), err)
 	}
 }
 

@@ -22,7 +22,7 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range execute(t, op.Plans, Options{Sim: true}) {
+		for _, pt := range execute(t, op.Plans, Options{Mode: Mode{Sim: true}}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, ok := scenarios.Headline(b.Name, summaries...)
@@ -35,6 +35,21 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 			if !c.Holds {
 				t.Errorf("%s: %s: %s", b.Name, c.Text, c.Figure)
 			}
+		}
+		// The run checked the same claims itself, as thresholds: once
+		// each (a sweep's comparisons of points at the point they name),
+		// and every one passed, so it exits 0.
+		checked := 0
+		for _, s := range summaries {
+			for _, r := range s.Thresholds {
+				checked++
+				if !r.Pass {
+					t.Errorf("%s: the run's own check of %s failed: %s", b.Name, r.Expression, r.Read())
+				}
+			}
+		}
+		if want, _ := scenarios.BuiltinClaims(b.Name); checked != len(want) || checked != len(claims) {
+			t.Errorf("%s: the run checked %d thresholds; its YAML states %d claims", b.Name, checked, len(want))
 		}
 		if d := time.Duration(summaries[0].DurationS * float64(time.Second)); b.Name != "aws-contention" && d > 30*time.Second {
 			t.Errorf("%s lasts %s; a demonstration should take at most 30 s", b.Name, d)
@@ -55,7 +70,7 @@ func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range executeInBubble(t, op.Plans, Options{NoSimReference: true}) {
+		for _, pt := range executeInBubble(t, op.Plans, Options{Mode: Mode{NoSimReference: true}}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, _ := scenarios.Headline(name, summaries...)

@@ -100,16 +100,16 @@ func latenessTable(h *hdrhistogram.Histogram) []time.Duration {
 	return t
 }
 
-// model is a point simulated: its summary, and each cohort's herd factor
+// simulated is a point simulated: its summary, and each cohort's herd factor
 // at every resolution (results.Resolutions) in its first repetition, by
 // strategy.
-type model struct {
+type simulated struct {
 	sum  *results.Summary
 	herd map[string]results.HerdFactors
 }
 
 // reading returns the strategy name's reading of m, nil if m has none.
-func (m *model) reading(name string) *results.Reading {
+func (m *simulated) reading(name string) *results.Reading {
 	if m == nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func (m *model) reading(name string) *results.Reading {
 // none up to results.MaxLatenessNeeds does) and within their bands at
 // some resolution (hold; 1 when this run's lateness does).
 type opinion struct {
-	late        *model
+	late        *simulated
 	predicted   results.Judgement
 	exact, hold int
 }
@@ -137,7 +137,7 @@ type opinion struct {
 // was never late enough to ask. Until the model predicts exact figures it
 // runs it again with every cohort's lateness 2, 4, ...
 // results.MaxLatenessNeeds times smaller.
-func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*model, o Options) []*opinion {
+func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*simulated, o Options) []*opinion {
 	tables := map[*scenarios.Plan][]lateTables{}
 	var at []int
 	for i, p := range plans {
@@ -204,7 +204,7 @@ func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled
 
 // predict returns what the verdict says of a run of p whose figures are
 // late's, against ref's.
-func predict(p *scenarios.Plan, ref, late *model) results.Judgement {
+func predict(p *scenarios.Plan, ref, late *simulated) results.Judgement {
 	j, _ := results.Predict(evidenceOf(p, ref, late), hasFaults(p))
 	return j
 }
@@ -216,12 +216,12 @@ func hasFaults(p *scenarios.Plan) bool { return p.Chaos != nil && len(p.Chaos.Fa
 // its lateness tables in tables (none, or a nil map: as the model has
 // it), with o's repetitions and workers, and returns them by point (a
 // point the end of ctx cut is partial); nil if the simulator failed.
-func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*model {
+func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*simulated {
 	ps := make([]*scenarios.Plan, len(at))
 	for k, i := range at {
 		ps[k] = plans[i]
 	}
-	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers, lateness: tables, Timelines: true}
+	ro := Options{lateness: tables, Mode: Mode{Sim: true, Timelines: true, Runs: o.Runs, Workers: o.Workers}}
 	d, release := newSimDriver(ctx, ro)
 	defer release()
 	started := time.Now()
@@ -229,10 +229,10 @@ func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map
 	if err != nil {
 		return nil
 	}
-	out := make([]*model, len(plans))
+	out := make([]*simulated, len(plans))
 	for k, i := range at {
 		pt := assemble(ps[k], ro, "sim", started, &sg[k], nil, nil)
-		m := &model{sum: pt.Output.Summary, herd: map[string]results.HerdFactors{}}
+		m := &simulated{sum: pt.Output.Summary, herd: map[string]results.HerdFactors{}}
 		for _, c := range pt.Output.Cohorts {
 			m.herd[c.Strategy] = results.HerdFactorsOf(c, window(ps[k]))
 		}
@@ -243,7 +243,7 @@ func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map
 
 // simulateLate is simulate for the second opinion: nil as well when ctx
 // ended, since a cut point's figures would read as moved or held.
-func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*model {
+func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*simulated {
 	out := simulate(ctx, plans, at, tables, o)
 	if ctx.Err() != nil {
 		return nil

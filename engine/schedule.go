@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
@@ -187,7 +188,7 @@ func schedule(ctx context.Context, d driver, plans []*scenarios.Plan, o Options,
 // each cohort's own (nil: none), with the model's second opinion, late
 // (lateness.go; nil: none). started is the time a simulated point
 // began; a real-time point's is its first unit's t = 0.
-func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *model, late *opinion) Point {
+func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *simulated, late *opinion) Point {
 	reps := len(sc.got)
 	cohortRuns := make([][]results.Run, len(p.Strategies))
 	first := make([]*results.Cohort, len(p.Strategies)) // the first repetition's recorders
@@ -243,7 +244,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 	}
 	s := newSummary(p, mode, o.Version, started)
 	if mode == "real" {
-		s.Target = p.TargetURL
+		s.Target = secret.URL(p.TargetURL) // summary.json, the report, --json
 	}
 	s.Partial, s.CohortsApart = partial, apart
 	if mode == "real" && o.SlowMotion.On() {
@@ -271,24 +272,7 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 	if !o.Timelines {
 		out.Cohorts = nil
 	}
-	if ref != nil && !ref.sum.Partial {
-		for i := range s.Runs {
-			if r := refRun(ref.sum, s.Runs[i].Strategy); r != nil {
-				s.Runs[i].Sim = results.SimFigures(*r)
-			}
-		}
-		if late != nil && !late.late.sum.Partial && s.Harness != nil {
-			// The model's second opinion (lateness.go).
-			for i := range s.Runs {
-				if r := refRun(late.late.sum, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
-					s.Runs[i].SimLate = results.SimFigures(*r)
-					if len(results.ModelMoved(s.Runs[i].Sim, s.Runs[i].SimLate)) > 0 {
-						s.Runs[i].LatenessNeeds = late.exact
-					}
-				}
-			}
-		}
-	}
+	simBeside(s, ref, late)
 	if s.Harness != nil {
 		s.Verdict = results.Decide(s, evidence(p, s, first, ref, late), remedy(p, o, s, late))
 		s.Harness.Trustworthy = s.Verdict.Trusted()
@@ -305,11 +289,11 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 // its first repetition's recorders, first), the simulator's (ref) and
 // the simulator's with the run's own lateness (late); none without a
 // whole reference.
-func evidence(p *scenarios.Plan, s *results.Summary, first []*results.Cohort, ref *model, late *opinion) []results.Evidence {
+func evidence(p *scenarios.Plan, s *results.Summary, first []*results.Cohort, ref *simulated, late *opinion) []results.Evidence {
 	if ref == nil || ref.sum.Partial {
 		return nil
 	}
-	var lm *model
+	var lm *simulated
 	if late != nil && !late.late.sum.Partial {
 		lm = late.late
 	}
@@ -340,7 +324,7 @@ func remedy(p *scenarios.Plan, o Options, s *results.Summary, late *opinion) res
 	// What the run took, at real speed: a one-shot workload ends before
 	// its plan's duration.
 	r := results.Remedy{Wall: time.Duration(s.Harness.CPU.WallS * float64(time.Second) / float64(max(1, s.SlowMotion))).Round(time.Second)}
-	r.Slowable = CheckSlowMotion(p, Options{SlowMotion: 2, Drive: o.Drive}) == nil
+	r.Slowable = CheckSlowMotion(p, Options{Mode: Mode{SlowMotion: 2}, Drive: o.Drive}) == nil
 	if !r.Slowable {
 		return r
 	}
@@ -355,4 +339,29 @@ func remedy(p *scenarios.Plan, o Options, s *results.Summary, late *opinion) res
 		r.SlowMotion = k
 	}
 	return r
+}
+
+// simBeside puts the simulator's figures of the same plans and seeds
+// beside a real run's own (runs[].sim), and the model's second opinion
+// with the run's own lateness (lateness.go), when they ran whole.
+func simBeside(s *results.Summary, ref *simulated, late *opinion) {
+	if ref == nil || ref.sum.Partial {
+		return
+	}
+	for i := range s.Runs {
+		if r := refRun(ref.sum, s.Runs[i].Strategy); r != nil {
+			s.Runs[i].Sim = results.SimFigures(*r)
+		}
+	}
+	if late == nil || late.late.sum.Partial || s.Harness == nil {
+		return
+	}
+	for i := range s.Runs {
+		if r := refRun(late.late.sum, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
+			s.Runs[i].SimLate = results.SimFigures(*r)
+			if len(results.ModelMoved(s.Runs[i].Sim, s.Runs[i].SimLate)) > 0 {
+				s.Runs[i].LatenessNeeds = late.exact
+			}
+		}
+	}
 }

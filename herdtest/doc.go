@@ -47,7 +47,10 @@
 // on another process: such a wait is invisible to the bubble's clock.
 // herdtest watches the bubble from outside: when virtual time stands still
 // for Options.Stall of wall time while the run is unfinished, it stops the
-// test and says why, instead of hanging.
+// test and says why, instead of hanging. Goroutines of the cohorts' code
+// still in the bubble when the run is over (a request that never returns,
+// a library's background refresher) fail the test, and the package's
+// later tests still run; stop what a client starts with Client.Cleanup.
 //
 // Of grpc-go, everything a channel made by DialGRPC (or GRPC) runs is
 // inside the bubble: its resolver (passthrough), balancer and transport

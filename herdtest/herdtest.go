@@ -20,7 +20,9 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/grpcswarm"
+
+	"github.com/herdbench/herdbench/clients/swarm"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -90,6 +92,19 @@ type Client struct {
 	Method string
 
 	grpc *grpcClient // nil for an HTTP target
+
+	cleanups []func()
+}
+
+// Cleanup registers f to be called when the run ends, after this
+// client's requests have returned (or were given up on), last registered
+// first. Stop there what the client's code started and the run's end
+// does not stop: a library's background refresher, a ticker, a pool's
+// reaper (close the library's client). In virtual time it runs on the
+// run's clock, where those goroutines live; a goroutine still running
+// when the run ends fails the test.
+func (c *Client) Cleanup(f func()) {
+	c.cleanups = append(c.cleanups, f)
 }
 
 // RequestFunc performs one logical request: nil when it succeeded, an
@@ -214,7 +229,10 @@ func plan(o Options, cohorts []Cohort) (*scenarios.Plan, error) {
 	}
 	var ths []results.Threshold
 	for _, th := range p.Thresholds {
-		if th.Cohort == "" { // a strategy's own gates name the scenario's strategies, not these cohorts
+		// A strategy's own gates, and the file's that name cohorts (a
+		// built-in's claims), are about the scenario's strategies, not
+		// these cohorts.
+		if th.Cohort == "" && len(th.Cohorts()) == 0 {
 			ths = append(ths, th)
 		}
 	}
@@ -333,6 +351,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		n = 1 // one process serves the arrivals: its policies see them all
 	}
 	var fns []func()
+	var envs []*Client
 	for i := range n {
 		dial := c.Dial
 		if dial == nil {
@@ -340,6 +359,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		}
 		cl := &client{d: d, c: c, id: i, shard: c.Rec.Shard(i), think: seeds.Stream(c.Seed, seeds.Client(i)), end: end, tally: tally}
 		env := &Client{Cohort: co.Name, Index: i, Dial: dial, Rand: seeds.Stream(c.Seed, seeds.User(i))}
+		envs = append(envs, env)
 		if d.grpc {
 			g := &grpcClient{cl: cl, addr: hostPort(c.URL), dialer: dial}
 			grpcs = append(grpcs, g)
@@ -373,7 +393,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		for _, g := range grpcs {
 			chans = append(chans, g.toWarm()...)
 		}
-		grpcswarm.Warm(context.Background(), chans, c.Origin)
+		swarm.Warm(context.Background(), chans, c.Origin)
 	}
 	for _, fn := range fns {
 		wg.Add(1)
@@ -389,15 +409,13 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	select {
 	case <-done:
 	case <-time.After(time.Until(end) + d.grace):
+		// They are left running: in virtual time the bubble reports
+		// them once the run is over (inBubble), instead of a deadlock.
 		d.probs.add(co.Name, "a request that did not return", fmt.Sprintf(
 			"cohort %s: requests still running %s after the run's end: a request function must return once its ctx ends (pass ctx to its requests, and to its waits); the figures leave them out", co.Name, d.grace))
-		if d.virtual {
-			// Virtual time costs nothing to wait in: a request that sleeps
-			// past the end ends by itself. One blocked for good on something
-			// no goroutine of the bubble will ever do is synctest's
-			// deadlock, which names the goroutines.
-			<-done
-		}
+	}
+	for _, env := range envs {
+		env.cleanup(d.probs)
 	}
 	for _, t := range transports {
 		t.CloseIdleConnections()
@@ -405,19 +423,28 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	for _, g := range grpcs {
 		g.close()
 	}
-	if ended := tally.ended.Load(); ended > 0 && tally.trips.Load() == 0 && !d.probs.has(co.Name, kindPanic) {
-		if d.grpc {
-			d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
-				"cohort %s: its %d requests ended without one attempt on a channel herdtest made (c.GRPC, c.DialGRPC): the code calls on a channel of its own "+
-					"(grpc.NewClient, a channel made outside the test), which herdtest neither sees nor counts, and which in virtual time dials the host's "+
-					"real network (a dns:/// target resolves there too); make the library's channel with c.DialGRPC, or hand it c.GRPC", co.Name, ended))
-			return
-		}
-		d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
-			"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
-				"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
-				"and which in virtual time goes to the host's real network; build the library's client on c.HTTP or c.Transport", co.Name, ended))
+	d.roundTrips(co.Name, tally)
+}
+
+// roundTrips says when cohort's requests ended without one round trip
+// through herdtest's transport or channels: the code sent with a client
+// herdtest neither sees nor counts.
+func (d *driver) roundTrips(cohort string, tally *tally) {
+	ended := tally.ended.Load()
+	if ended == 0 || tally.trips.Load() > 0 || d.probs.has(cohort, kindPanic) {
+		return
 	}
+	if d.grpc {
+		d.probs.add(cohort, "requests without a round trip", fmt.Sprintf(
+			"cohort %s: its %d requests ended without one attempt on a channel herdtest made (c.GRPC, c.DialGRPC): the code calls on a channel of its own "+
+				"(grpc.NewClient, a channel made outside the test), which herdtest neither sees nor counts, and which in virtual time dials the host's "+
+				"real network (a dns:/// target resolves there too); make the library's channel with c.DialGRPC, or hand it c.GRPC", cohort, ended))
+		return
+	}
+	d.probs.add(cohort, "requests without a round trip", fmt.Sprintf(
+		"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
+			"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
+			"and which in virtual time goes to the host's real network; build the library's client on c.HTTP or c.Transport", cohort, ended))
 }
 
 // tally counts, for one cohort, the requests that ended and the round
@@ -491,6 +518,22 @@ func (cl *client) build(co Cohort, env *Client) (fn RequestFunc, ok bool) {
 		return nil, false
 	}
 	return fn, true
+}
+
+// cleanup calls the client's Cleanup functions, last registered first;
+// a panic in one is its cohort's problem, reported, and the others still
+// run.
+func (c *Client) cleanup(probs *problems) {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					probs.add(c.Cohort, "a panic in a Cleanup function", fmt.Sprintf("cohort %s: a Cleanup function of client %d panicked: %v\n%s", c.Cohort, c.Index, v, debug.Stack()))
+				}
+			}()
+			c.cleanups[i]()
+		}()
+	}
 }
 
 // nilHint says, for a panic that is a runtime error (a nil pointer or
@@ -665,7 +708,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	outcome := results.OK
 	if err != nil {
-		outcome = clients.Classify(err)
+		outcome = httpwire.Classify(err)
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}

@@ -245,7 +245,8 @@ func TestHelperEscapes(t *testing.T) {
 func runFailing(t *testing.T, name string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run", "^"+name+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "HERDTEST_HELPER=1")
+	// The failing run keeps its folder under $TMPDIR/herdtest: the test's own.
+	cmd.Env = append(os.Environ(), "HERDTEST_HELPER=1", "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {

@@ -3,6 +3,7 @@ package herdtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/herdbench/herdbench/engine"
@@ -20,7 +20,7 @@ import (
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/results/terminal"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Run runs the cohorts against the scenario's target and chaos plan and
@@ -65,7 +65,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		return nil, err
 	}
 	d := &driver{cohorts: cohorts, grace: o.Grace, probs: &problems{}, virtual: o.Mode != Real,
-		grpc: p.Target.Protocol == target.GRPC, method: p.Method}
+		grpc: p.Target.Protocol == model.GRPC, method: p.Method}
 	if d.grpc && d.method == "" {
 		d.method = grpcwire.Method
 	}
@@ -91,7 +91,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		go watch(d.progress, finished, stall, p.Duration)
 		wall := time.Now() // the bubble's clock starts at 2000-01-01
 		var startErr error
-		synctest.Test(t, func(t *testing.T) {
+		leftover := inBubble(t, func(t *testing.T) {
 			n := &memnet.Network{}
 			eo.Listen, eo.Dial = n.Listen, n.Dial
 			r, err := engine.Start(context.Background(), p, eo)
@@ -104,6 +104,12 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		close(finished)
 		if startErr != nil {
 			return nil, startErr
+		}
+		if leftover != "" && out.Summary == nil {
+			return nil, errors.New("herdtest: the run never ended, its cohorts' code blocked for good: " + leftover)
+		}
+		if leftover != "" {
+			t.Error("herdtest: " + leftover)
 		}
 		out.Summary.Started = wall.UTC().Truncate(time.Millisecond)
 		for i := range out.Cohorts {

@@ -2,13 +2,17 @@ package kube
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -19,7 +23,13 @@ type Options struct {
 	// ConfigMap as written.
 	Scenario string
 	File     []byte
-	Shards   int
+	// Files are the files the scenario names (request bodies, a targets
+	// file and its bodies), put in the ConfigMap beside it and mounted
+	// where the scenario finds them in the pod: at their names, relative
+	// to the scenario's folder. Together with File they fit in a
+	// ConfigMap (MaxConfigMap).
+	Files  []File
+	Shards int
 	// Target is the URL every shard sends to: the proxy in front of the
 	// service, or the standalone target.
 	Target string
@@ -49,6 +59,21 @@ type Options struct {
 	ClaimSize string
 	Existing  bool
 }
+
+// File is a file a scenario names, for the pods.
+type File struct {
+	Name string // relative to the scenario's folder, slash-separated, inside it
+	Data []byte
+}
+
+// MaxConfigMap is the most a ConfigMap holds (Kubernetes refuses one
+// whose data exceed 1 MiB): the scenario and its files, binary ones
+// counted as the base64 they are written in.
+const MaxConfigMap = 1 << 20
+
+// scenarioKey is the scenario's key in the ConfigMap and its name in the
+// pod's folder.
+const scenarioKey = "scenario.yaml"
 
 // The defaults of Options' strings.
 const (
@@ -147,6 +172,7 @@ func check(o Options) error {
 	for _, p := range o.Problems() {
 		problems = append(problems, p.Error())
 	}
+	problems = append(problems, filesProblems(o)...)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrOptions, strings.Join(problems, "; "))
 	}
@@ -254,10 +280,95 @@ type object struct {
 	Spec       any    `yaml:"spec,omitempty"`
 }
 
-func configMap(o Options, name string, labels map[string]string) object {
-	return object{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta{Name: name + "-scenario", Labels: labels},
-		Data: map[string]string{"scenario.yaml": string(o.File)}}
+func configMap(o Options, name string, labels map[string]string) configMapObject {
+	data := map[string]string{scenarioKey: string(o.File)}
+	binary := map[string]string{}
+	for i, f := range o.Files {
+		if utf8.Valid(f.Data) {
+			data[fileKey(i, f.Name)] = string(f.Data)
+		} else {
+			binary[fileKey(i, f.Name)] = base64.StdEncoding.EncodeToString(f.Data)
+		}
+	}
+	cm := configMapObject{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta{Name: name + "-scenario", Labels: labels}, Data: data}
+	if len(binary) > 0 {
+		cm.BinaryData = binary
+	}
+	return cm
 }
+
+// configMapObject is a ConfigMap: its binaryData beside its data.
+type configMapObject struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Metadata   meta              `yaml:"metadata"`
+	Data       map[string]string `yaml:"data"`
+	BinaryData map[string]string `yaml:"binaryData,omitempty"` // base64
+}
+
+// fileKey is the ConfigMap's key of the scenario's file i, named name:
+// its number and the letters of its name a key may hold.
+func fileKey(i int, name string) string {
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, path.Base(name))
+	if len(base) > 200 {
+		base = base[len(base)-200:]
+	}
+	return fmt.Sprintf("file-%d-%s", i+1, base)
+}
+
+// scenarioVolume is the volume the pod reads the scenario from: the
+// ConfigMap whole, or, when the scenario names files, each key at the
+// path the scenario names it by.
+func scenarioVolume(o Options, name string) map[string]any {
+	cm := map[string]any{"name": name + "-scenario"}
+	if len(o.Files) > 0 {
+		items := []any{map[string]string{"key": scenarioKey, "path": scenarioKey}}
+		for i, f := range o.Files {
+			items = append(items, map[string]string{"key": fileKey(i, f.Name), "path": f.Name})
+		}
+		cm["items"] = items
+	}
+	return map[string]any{"name": "scenario", "configMap": cm}
+}
+
+// filesProblems says what keeps o's files from the pods: a name that is
+// not a path inside the scenario's folder or that is the scenario's own,
+// or more than a ConfigMap holds.
+func filesProblems(o Options) []string {
+	var out []string
+	total := len(o.File)
+	for _, f := range o.Files {
+		switch {
+		case !fs.ValidPath(f.Name) || f.Name == ".":
+			out = append(out, fmt.Sprintf("the scenario's file %s is not a path inside its folder", quote(f.Name)))
+		case f.Name == scenarioKey:
+			out = append(out, fmt.Sprintf("the scenario names a file %s, the name the pods give the scenario itself; rename that file", scenarioKey))
+		}
+		if utf8.Valid(f.Data) {
+			total += len(f.Data)
+		} else {
+			total += base64.StdEncoding.EncodedLen(len(f.Data))
+		}
+	}
+	if total > MaxConfigMap {
+		out = append(out, fmt.Sprintf("the scenario and the %s it names hold %s, and a ConfigMap holds at most %s: the pods would not get them; make the bodies smaller, or build them into an image of your own", spokenFiles(len(o.Files)), mib(total), mib(MaxConfigMap)))
+	}
+	return out
+}
+
+func spokenFiles(n int) string {
+	if n == 1 {
+		return "file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 func claim(o Options, labels map[string]string) object {
 	return object{APIVersion: "v1", Kind: "PersistentVolumeClaim", Metadata: meta{Name: o.Claim, Labels: map[string]string{"app.kubernetes.io/name": "herdbench"}},
@@ -271,7 +382,7 @@ func claim(o Options, labels map[string]string) object {
 func job(o Options, name string, labels map[string]string) object {
 	n := o.Shards
 	args := []string{
-		"scenario", scenarioDir + "/scenario.yaml",
+		"scenario", scenarioDir + "/" + scenarioKey,
 		"--shard", fmt.Sprintf("$(JOB_COMPLETION_INDEX)/%d", n),
 		"--start-at", o.StartAt.UTC().Format("2006-01-02T15:04:05.000Z"),
 		"--seed", strconv.FormatUint(o.Seed, 10),
@@ -327,7 +438,7 @@ func job(o Options, name string, labels map[string]string) object {
 			},
 		}},
 		"volumes": []any{
-			map[string]any{"name": "scenario", "configMap": map[string]string{"name": name + "-scenario"}},
+			scenarioVolume(o, name),
 			map[string]any{"name": "results", "persistentVolumeClaim": map[string]string{"claimName": o.Claim}},
 		},
 	}

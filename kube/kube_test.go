@@ -31,6 +31,16 @@ func TestManifestGolden(t *testing.T) {
 	}{
 		{"gameday-3.yaml", example(3, "http://chaos-proxy.staging.svc:8091")},
 		{"gameday-2-no-control.yaml", func() Options { o := example(2, ""); o.Existing, o.Claim = true, "team-results"; return o }()},
+		{"gameday-2-files.yaml", func() Options {
+			o := example(2, "")
+			o.File = []byte("name: gameday\nduration: 30s\ntargets: traffic/targets.txt\nstrategies:\n  - {name: ours, backoff: full, requests: [{method: PUT, path: /b, body: \"@blob.bin\"}]}\n")
+			o.Files = []File{
+				{Name: "traffic/targets.txt", Data: []byte("POST http://x/login\n@bodies/login.json\n")},
+				{Name: "traffic/bodies/login.json", Data: []byte(`{"user":"u"}`)},
+				{Name: "blob.bin", Data: []byte{0xff, 0xfe, 0x00, 0x80}},
+			}
+			return o
+		}()},
 	} {
 		got, err := Manifest(c.o)
 		if err != nil {
@@ -96,5 +106,48 @@ func TestNameFitsAHostName(t *testing.T) {
 	name := Name(o)
 	if host := name + "-9999"; len(host) > 63 || strings.ContainsAny(host, "_.ABCDEFGHIJKLMNOPQRSTUVWXYZ") || strings.Contains(host, "--") {
 		t.Errorf("host name %q (%d bytes)", host, len(host))
+	}
+}
+
+// herdbench k8s's refusal of a --target naming a user quoted the URL
+// whole, password included, into the terminal and CI's log.
+func TestURLProblemsNeverQuoteAPassword(t *testing.T) {
+	o := Options{Target: "http://alice:pw-s3cret@proxy.staging.svc:8090/", ChaosControl: "http://bob:pw-s3cret@proxy.staging.svc:8091"}
+	ps := o.Problems()
+	if len(ps) != 2 {
+		t.Fatalf("%d problems, want 2: %v", len(ps), ps)
+	}
+	for _, p := range ps {
+		if msg := p.Error(); strings.Contains(msg, "s3cret") || !strings.Contains(msg, ":xxxxx@") || !strings.Contains(msg, "names a user") {
+			t.Errorf("%s", msg)
+		}
+	}
+}
+
+// TestFilesTheConfigMapCannotHold: files beyond a ConfigMap's 1 MiB (a
+// binary one counted as its base64), a name that is not a path inside the
+// scenario's folder, or one that is the scenario's own, are refused
+// before anything is printed.
+func TestFilesTheConfigMapCannotHold(t *testing.T) {
+	for _, c := range []struct {
+		files []File
+		want  string
+	}{
+		{[]File{{Name: "big.json", Data: make([]byte, MaxConfigMap)}}, "a ConfigMap holds at most 1.0 MiB"},
+		{[]File{{Name: "big.bin", Data: append([]byte{0xff}, make([]byte, 800<<10)...)}}, "hold 1.0 MiB, and a ConfigMap"},
+		{[]File{{Name: "../secret", Data: []byte("x")}}, "is not a path inside its folder"},
+		{[]File{{Name: "/etc/passwd", Data: []byte("x")}}, "is not a path inside its folder"},
+		{[]File{{Name: "scenario.yaml", Data: []byte("x")}}, "the name the pods give the scenario itself"},
+	} {
+		o := example(2, "")
+		o.Files = c.files
+		if _, err := Manifest(o); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.files[0].Name, err, c.want)
+		}
+	}
+	o := example(2, "")
+	o.Files = []File{{Name: "a.json", Data: make([]byte, MaxConfigMap-len(o.File))}}
+	if _, err := Manifest(o); err != nil {
+		t.Errorf("files that fill the ConfigMap exactly: %v", err)
 	}
 }

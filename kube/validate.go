@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/herdbench/herdbench/internal/secret"
 )
 
 // Problem is what is wrong with one of Options' values, named by the flag
@@ -46,8 +48,9 @@ func (o Options) Problems() []error {
 			ps = append(ps, &Problem{Flag: flag, Value: value, Why: w, Example: example})
 		}
 	}
-	add("--target", o.Target, func(s string) string { return urlProblem(s, false) }, "http://chaos-proxy.staging.svc:8090/")
-	add("--chaos-control", o.ChaosControl, func(s string) string { return urlProblem(s, true) }, "http://chaos-proxy.staging.svc:8091")
+	// A URL is quoted without its password: the problem is printed.
+	add("--target", secret.URL(o.Target), func(string) string { return urlProblem(o.Target, false) }, "http://chaos-proxy.staging.svc:8090/")
+	add("--chaos-control", secret.URL(o.ChaosControl), func(string) string { return urlProblem(o.ChaosControl, true) }, "http://chaos-proxy.staging.svc:8091")
 	add("--token-secret", o.TokenSecret, nameProblem, DefaultTokenSecret)
 	add("--image", o.Image, imageProblem, "registry.example/team/herdbench:v1.2 or "+DefaultImage+"@sha256:<64 hex digits>")
 	add("--cpu", o.CPU, quantityProblem, "2 or 1500m")

@@ -3,7 +3,8 @@
 // pins: hashicorp/go-retryablehttp, cenkalti/backoff v4 and v5, the AWS
 // SDK for Go v2's retry.NewStandard and retry.NewAdaptiveMode,
 // failsafe-go's RetryPolicy (its defaults, and with the backoff and jitter
-// its docs show), avast/retry-go v4, and grpc-go's service-config retries
+// its docs show), avast/retry-go v4, sethvargo/go-retry's Fibonacci, and
+// grpc-go's service-config retries
 // (examples/features/retry's policy, and gRFC A6's with throttling, the
 // grpc preset's design), whose cohorts run the storms over gRPC.
 //
@@ -20,6 +21,8 @@
 // libraries. TestLibraryTable prints their figures under the built-in
 // outage and metastable scenarios (over gRPC for grpc-go: grpc-outage and
 // metastable with target.protocol grpc); TestPresetsMatchTheirLibraries
-// keeps herdbench's aws-standard-v2 preset within bands of the SDK it
-// models, and the grpc preset within bands of grpc-go.
+// keeps each herdbench preset named for a Go library (aws-sdk-go-v2-standard,
+// grpc, go-retryablehttp, cenkalti-backoff-v4 and -v5,
+// sethvargo-go-retry-fibonacci) within bands of that library's storm, and
+// TestPresetWaitsAreTheLibrarys holds their waits to the library's own.
 package libraries

@@ -46,7 +46,7 @@ func simPreset(t *testing.T, st storm, preset string, runs int) []results.Run {
 		t.Fatal(err)
 	}
 	plans := opened.Plans
-	points, err := engine.Execute(context.Background(), plans, engine.Options{Sim: true, Runs: runs, Version: "libraries"})
+	points, err := engine.Execute(context.Background(), plans, engine.Options{Version: "libraries", Mode: engine.Mode{Sim: true, Runs: runs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +72,13 @@ type agreement struct {
 // resets, refusals, timeouts) never give, so it retries as the standard
 // one does.
 var agreements = []agreement{
-	{"aws-standard-v2", "aws-standard"},
-	{"aws-standard-v2", "aws-adaptive"},
+	{"aws-sdk-go-v2-standard", "aws-sdk-go-v2-standard"},
+	{"aws-sdk-go-v2-standard", "aws-sdk-go-v2-adaptive"},
 	{"grpc", "grpc-go-a6"},
+	{"go-retryablehttp", "go-retryablehttp"},
+	{"cenkalti-backoff-v4", "backoff-v4"},
+	{"cenkalti-backoff-v5", "backoff-v5"},
+	{"sethvargo-go-retry-fibonacci", "go-retry-fibonacci"},
 }
 
 // mean is the mean of the figures the bands compare, over runs.
@@ -125,9 +129,9 @@ func library(t *testing.T, name string) Library {
 // of 3 seeds) against the library as a herdtest cohort (the mean of 2
 // runs; the SDK draws its jitter from crypto/rand, so no two are alike).
 // A library upgrade that changes its behaviour, or a preset edited away
-// from it, fails here. It also checks that aws-standard, botocore's
+// from it, fails here. It also checks that botocore-standard, botocore's
 // design with its 1 s first ceiling, is not the Go SDK's, which is why
-// aws-standard-v2 exists.
+// aws-sdk-go-v2-standard exists.
 func TestPresetsMatchTheirLibraries(t *testing.T) {
 	var all []Library // each once, all cohorts of one run
 	for _, a := range agreements {
@@ -166,10 +170,10 @@ func holdPresets(t *testing.T, libs []Library, storms []storm) {
 			}
 		}
 		if st.name == "outage" {
-			old, lib := meanOf(simPreset(t, st, "aws-standard", 3)), meanOf(byLib["aws-standard"])
-			t.Logf("outage: preset aws-standard: herd %.2f, amplification %.2f, success %.1f%%", old.herd, old.amp, 100*old.success)
+			old, lib := meanOf(simPreset(t, st, "botocore-standard", 3)), meanOf(byLib["aws-sdk-go-v2-standard"])
+			t.Logf("outage: preset botocore-standard: herd %.2f, amplification %.2f, success %.1f%%", old.herd, old.amp, 100*old.success)
 			if disagreement(old, lib) == "" {
-				t.Errorf("outage: preset aws-standard (botocore's 1 s ceiling) now agrees with the Go SDK's standard retryer (herd %.2f against %.2f): the two presets may be one again", old.herd, lib.herd)
+				t.Errorf("outage: preset botocore-standard (botocore's 1 s ceiling) now agrees with the Go SDK's standard retryer (herd %.2f against %.2f): the two presets may be one again", old.herd, lib.herd)
 			}
 		}
 	}

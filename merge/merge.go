@@ -351,17 +351,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		sum.Runs = append(sum.Runs, run)
 		out.Cohorts = append(out.Cohorts, c)
 	}
-	if sum.Harness != nil {
-		results.Judge(sum.Harness, sum.Runs)
-		for _, s := range shards {
-			if h := s.Summary.Harness; h != nil && !h.Trustworthy {
-				sum.Harness.Trustworthy = false
-				for _, w := range h.Warnings {
-					sum.Harness.Warnings = append(sum.Harness.Warnings, fmt.Sprintf("shard %d: %s", s.Info().Index, w))
-				}
-			}
-		}
-	}
+	judgeHarness(&sum, shards)
 	sum.Verdict = mergeVerdict(&sum, shards)
 	sum.Merged = mergedInfo(shards)
 	m := &Merged{Output: out, Shards: shards}
@@ -375,6 +365,23 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	}
 	sum.Thresholds = results.CheckThresholds(&sum, m.Thresholds, nil) // over every shard's figures
 	return m, nil
+}
+
+// judgeHarness judges the merged run's harness by its own figures, and
+// untrustworthy where a shard's was, with that shard's warnings.
+func judgeHarness(sum *results.Summary, shards []*Shard) {
+	if sum.Harness == nil {
+		return
+	}
+	results.Judge(sum.Harness, sum.Runs)
+	for _, s := range shards {
+		if h := s.Summary.Harness; h != nil && !h.Trustworthy {
+			sum.Harness.Trustworthy = false
+			for _, w := range h.Warnings {
+				sum.Harness.Warnings = append(sum.Harness.Warnings, fmt.Sprintf("shard %d: %s", s.Info().Index, w))
+			}
+		}
+	}
 }
 
 // window is the span of the run's faults that the figures measure from.
@@ -448,7 +455,7 @@ func addLags(ctx context.Context, s *Shard, names []string, start time.Time, lag
 	return scanLog(ctx, filepath.Join(s.Dir, folder.SendLagLog), true, start, func(li folder.LoggedInterval) error {
 		i := slices.Index(tags, li.Tag+".hlog")
 		if i < 0 {
-			return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
+			return fmt.Errorf("%w: an interval whose tag is no cohort's", folder.ErrHistogramLog)
 		}
 		lags[i].Merge(li.Hist)
 		return nil
@@ -471,7 +478,7 @@ func addSplits(ctx context.Context, s *Shard, names []string, start time.Time, s
 				}
 			}
 		}
-		return fmt.Errorf("%w: an interval tagged %q, no cohort's", folder.ErrHistogramLog, li.Tag)
+		return fmt.Errorf("%w: an interval whose tag is no cohort's", folder.ErrHistogramLog)
 	})
 	if err != nil {
 		return err

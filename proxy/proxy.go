@@ -21,8 +21,10 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Options configure a proxy.
@@ -172,12 +174,14 @@ func CheckPlan(p *chaos.Plan) error {
 func ParseUpstream(raw string) (*url.URL, error) {
 	if !strings.Contains(raw, "://") && raw != "" {
 		// "127.0.0.1:9000" or "staging.internal": the scheme left out.
+		raw = secret.URL(raw)
 		return nil, fmt.Errorf("upstream %q is not a URL; write the scheme too: http://%s (or https://%s)", raw, raw, raw)
 	}
 	u, err := url.Parse(raw)
+	raw = secret.URL(raw) // quoted below: never with its password
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("upstream %q is not a URL: %w", raw, err)
+		return nil, fmt.Errorf("upstream %q is not a URL: %w", raw, secret.Error(err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		return nil, fmt.Errorf("upstream %q: write an http:// or https:// URL, e.g. http://127.0.0.1:9000", raw)
 	case u.Host == "":
@@ -203,6 +207,9 @@ func Start(o Options) (*Proxy, error) {
 	}
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.Retry != nil && o.Retry.Hedge.Max > 0 {
+		return nil, fmt.Errorf("proxy: strategy %s hedges, and a retrying proxy sends each request's attempts one at a time: choose a strategy without hedge", o.Retry.Name)
 	}
 	if o.UpstreamProtocol.HTTP2() {
 		if o.Retry != nil {
@@ -252,7 +259,7 @@ func Start(o Options) (*Proxy, error) {
 	p.limit = newInFlight(forward, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
-		Config:   target.Config{Concurrency: 1},
+		Config:   model.Config{Concurrency: 1},
 		Next:     refuseConnect(p.limit),
 		Limits:   o.limits(),
 		Observer: o.Observer,

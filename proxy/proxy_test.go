@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
-	"github.com/herdbench/herdbench/clients"
+
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
@@ -103,7 +104,7 @@ func (f *fixture) send(at, timeout time.Duration) reply {
 	r := reply{sent: sent}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		r.took, r.outcome = time.Since(f.start)-sent, clients.Classify(err)
+		r.took, r.outcome = time.Since(f.start)-sent, httpwire.Classify(err)
 		return r
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
@@ -111,7 +112,7 @@ func (f *fixture) send(at, timeout time.Duration) reply {
 	r.took, r.status, r.retryAfter = time.Since(f.start)-sent, resp.StatusCode, resp.Header.Get("Retry-After")
 	r.outcome = results.FromStatus(resp.StatusCode)
 	if err != nil {
-		r.outcome = clients.Classify(err)
+		r.outcome = httpwire.Classify(err)
 	}
 	return r
 }
@@ -398,6 +399,18 @@ func TestCheckFaultDecidesOnEffects(t *testing.T) {
 	for _, f := range []chaos.Fault{chaos.Outage{Mode: chaos.Reset}, chaos.Blip{Blackhole: true}, chaos.ErrorRate{Rate: 1, Status: 429, RetryAfter: time.Second}} {
 		if err := CheckFault(chaos.Timed{Name: "f", For: time.Second, Fault: f}); err != nil {
 			t.Errorf("CheckFault(%#v) = %v", f, err)
+		}
+	}
+}
+
+// The proxy's refusal of an upstream with a user and password quoted the
+// URL whole, password included; so did its other refusals of such a URL.
+func TestParseUpstreamNeverQuotesAPassword(t *testing.T) {
+	for _, raw := range []string{"http://alice:pw-s3cret@127.0.0.1:9000", "alice:pw-s3cret@127.0.0.1:9000", "ftp://alice:pw-s3cret@127.0.0.1/",
+		"http://alice:pw-s3cret@127.0.0.1/?q=1", "http://alice:pw-s3cret@127.0.0.1:99x/"} {
+		_, err := ParseUpstream(raw)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "alice:xxxxx@") {
+			t.Errorf("ParseUpstream(%q): %v", raw, err)
 		}
 	}
 }

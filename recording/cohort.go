@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -55,6 +56,9 @@ func ParseCohortBy(s string) (CohortBy, error) {
 		name := strings.TrimSpace(t[len("header:"):])
 		if _, err := ParseAttemptHeader(name); err != nil || name == "" {
 			return CohortBy{}, fmt.Errorf("--cohort-by %q: %q is not a header name; write e.g. header:X-Client-Name", s, name)
+		}
+		if secret.Credential(name) {
+			return CohortBy{}, fmt.Errorf("--cohort-by %q: %s carries credentials, and a cohort is named by its header's value, written into summary.json, the report and the live page; tell clients apart by a header of their own (header:X-Client-Name), their user-agent or source-ip", s, name)
 		}
 		return CohortBy{kind: byHeader, header: textproto.CanonicalMIMEHeaderKey(name)}, nil
 	}

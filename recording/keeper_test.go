@@ -78,6 +78,7 @@ func TestKeeperEndings(t *testing.T) {
 		{name: "failed in the last folder", until: 5 * time.Second, threshold: "attempts < 1", want: ThresholdsFailed, saved: 1, failed: 1},
 		{name: "failed in an ended window", until: 15 * time.Second, threshold: "attempts < 60", want: ThresholdsFailed, saved: 2, failed: 1},
 		{name: "nothing to check", threshold: "attempts >= 1", want: ThresholdsFailed, unchecked: 1, warn: "checked nothing"},
+		{name: "nothing recorded, claims about cohorts it never saw (a built-in's)", threshold: "herd_factor[no-jitter] >= 5 * herd_factor[full-jitter]", want: Kept, warn: "no results written"},
 		{name: "nothing, no thresholds", want: Kept, warn: "no results written"},
 		{name: "write failed", until: 5 * time.Second, fail: errors.New("disk full"), want: WriteFailed, warn: "disk full"},
 	} {

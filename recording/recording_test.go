@@ -478,3 +478,16 @@ func TestRecordingSetRun(t *testing.T) {
 		}
 	})
 }
+
+// --cohort-by header:Authorization named each cohort by its credentials,
+// which summary.json, the report and the live page then wrote.
+func TestCohortByACredentialHeaderIsRefused(t *testing.T) {
+	for _, in := range []string{"header:Authorization", "header:cookie", "header:X-Api-Key", "header:Proxy-Authorization"} {
+		if _, err := ParseCohortBy(in); err == nil || !strings.Contains(err.Error(), "carries credentials") {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	if _, err := ParseCohortBy("header:X-Client-Name"); err != nil {
+		t.Error(err)
+	}
+}

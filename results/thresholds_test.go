@@ -152,7 +152,9 @@ func TestCheckThresholds(t *testing.T) {
 }
 
 func FuzzParseThreshold(f *testing.F) {
-	for _, s := range []string{"amplification <= 1.5", "latency.request.p99 < 2s", "success_ratio >= 99%", "recovery_s<=5s", "<", "a<=<=b", "outcomes.ok == 1e400"} {
+	for _, s := range []string{"amplification <= 1.5", "latency.request.p99 < 2s", "success_ratio >= 99%", "recovery_s<=5s", "<", "a<=<=b", "outcomes.ok == 1e400",
+		"herd_factor[no-jitter] >= 5 * herd_factor[full-jitter]", `tiers[s].amplification["a,b", jitter=1] / tiers[s].amplification[c] >= 2`,
+		"recovery_s[a] == never", "mean(herd_factor[a]) >= 0.5 * mean(herd_factor[b])"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {

@@ -279,7 +279,7 @@ func judge(ev []Evidence, faults bool) judgement {
 		j.outcome = NotTrustworthy
 		j.why = bad[0]
 		if n := len(bad) - 1; n > 0 {
-			j.why += fmt.Sprintf(" (and %d more %s, each in the verdict's figures)", n, plural(n, "figure", "figures"))
+			j.why += fmt.Sprintf(" (and %d more %s)", n, plural(n, "figure", "figures"))
 		}
 	}
 	return j
@@ -319,7 +319,7 @@ func (j *judgement) judgeWaves(b Band, ev []Evidence) string {
 		j.addWave(b, e, read, false)
 		j.res = max(j.res, Resolutions[read])
 		if at < 0 && why == "" {
-			why = whyNot(e.Cohort, b, e.Real.get(b, read), e.Sim.get(b, read), e.Late.get(b, read), n, Resolutions[read]) + ", and at every finer resolution"
+			why = whyNot(e.Cohort, b, e.Real.get(b, read), e.Sim.get(b, read), e.Late.get(b, read), n, Resolutions[read])
 		}
 	}
 	if why == "" && j.res > Resolutions[0] {
@@ -364,8 +364,8 @@ func offBy(v, ref figure) float64 {
 func whyNot(cohort string, b Band, real, sim, late figure, attempts float64, res time.Duration) string {
 	name := strings.TrimSuffix(strings.ReplaceAll(b.Name, "_", " "), " s")
 	at := ""
-	if res > 0 {
-		at = " at " + resText(res)
+	if res > 0 { // the coarsest resolution: it disagrees at every one
+		at = " even at " + resText(res)
 	}
 	if !b.within(real, sim, attempts) || !late.asked {
 		return fmt.Sprintf("%s's %s%s is %s against the simulator's %s, outside its band", cohort, name, at, valueText(b.Name, real), valueText(b.Name, sim))
@@ -404,7 +404,7 @@ func decideByLimits(s *Summary, rem Remedy) *Verdict {
 func remedy(rem Remedy) string {
 	if k := rem.SlowMotion; k > 0 {
 		wall := time.Duration(k) * rem.Wall
-		return fmt.Sprintf("run it again with --slow-motion %d (about %s), on a quieter machine, or in virtual time (--sim)", k, wall.Round(time.Second))
+		return fmt.Sprintf("run it again with --slow-motion %d (about %s) or on a quieter machine", k, wall.Round(time.Second))
 	}
 	return "run it on a quieter machine with more cores, with fewer clients, or in virtual time (--sim)"
 }

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// reading is a cohort's reading with the outage's headline figures and
+// readingOf is a cohort's reading with the outage's headline figures and
 // its herd factor at 10, 20, 50 and 100 ms.
-func reading(failed, recovery float64, herd ...float64) Reading {
+func readingOf(failed, recovery float64, herd ...float64) Reading {
 	r := Reading{Figures: Values{"attempts": 7600, "amplification": 1.5, "herd_factor": herd[0], "failed_after_fault": failed, "recovery_s": recovery}}
 	copy(r.Herd[:], herd)
 	return r
@@ -28,7 +28,7 @@ func TestDecideWithoutAModelFollowsTheLimits(t *testing.T) {
 		t.Errorf("a run without a model whose harness kept up: %+v, want holds, saying there is no model", v)
 	}
 	v = Decide(&Summary{Harness: &Harness{Warnings: []string{"no-jitter: sent late."}}}, nil, Remedy{SlowMotion: 4, Wall: time.Minute})
-	want := "NOT TRUSTWORTHY: no-jitter: sent late; run it again with --slow-motion 4 (about 4m0s), on a quieter machine, or in virtual time (--sim)."
+	want := "NOT TRUSTWORTHY: no-jitter: sent late; run it again with --slow-motion 4 (about 4m0s) or on a quieter machine."
 	if v.Outcome != NotTrustworthy || v.Trusted() || v.Sentence != want || v.SlowMotion != 4 {
 		t.Errorf("a run without a model whose harness fell behind: %+v, want not_trustworthy saying %q", v, want)
 	}
@@ -37,8 +37,8 @@ func TestDecideWithoutAModelFollowsTheLimits(t *testing.T) {
 // The outcomes, from the figures of one run against the model's: the
 // cases the outage on 2 cores gives.
 func TestDecide(t *testing.T) {
-	sim := reading(443, 3.91, 135.7, 133.4, 127.8, 122.9)
-	fjSim := reading(0, 0, 2.7, 4.4, 9.6, 17.9)
+	sim := readingOf(443, 3.91, 135.7, 133.4, 127.8, 122.9)
+	fjSim := readingOf(0, 0, 2.7, 4.4, 9.6, 17.9)
 	for _, c := range []struct {
 		name       string
 		real, fj   Reading
@@ -47,38 +47,38 @@ func TestDecide(t *testing.T) {
 		resolution float64
 		says       string
 	}{
-		{name: "exact", real: reading(430, 3.95, 120, 125, 126, 121), fj: reading(0, 0, 2.9, 4.6, 9.5, 17),
+		{name: "exact", real: readingOf(430, 3.95, 120, 125, 126, 121), fj: readingOf(0, 0, 2.9, 4.6, 9.5, 17),
 			want: Exact, resolution: 10, says: "Exact: every headline figure agrees with the simulator's for the same plan and seed, the waves at 10 ms."},
-		{name: "holds at 50 ms", real: reading(365, 3.98, 35.4, 60, 115.7, 113.6), fj: reading(0, 0, 3.0, 4.7, 9.7, 15.2),
+		{name: "holds at 50 ms", real: readingOf(365, 3.98, 35.4, 60, 115.7, 113.6), fj: readingOf(0, 0, 3.0, 4.7, 9.7, 15.2),
 			want: Holds, resolution: 50,
 			says: "Holds at 50 ms: every headline figure is within its band of the simulator's, but this harness smeared the waves at 10 ms (no-jitter's herd factor 35.4 against 135.7), so they are read at up to 50 ms (115.7 against 127.8 at 50 ms)."},
 		// Each cohort's herd factor at its own finest resolution: no-jitter's
 		// agrees at 50 ms alone, full jitter's at 10 ms and not at 50 or
 		// 100 ms (13 against 9.6, 23 against 17.9): one resolution for
 		// both held neither.
-		{name: "each at its own", real: reading(365, 3.98, 35.4, 60, 115.7, 80), fj: reading(0, 0, 3.0, 4.7, 13, 23),
+		{name: "each at its own", real: readingOf(365, 3.98, 35.4, 60, 115.7, 80), fj: readingOf(0, 0, 3.0, 4.7, 13, 23),
 			want: Holds, resolution: 50, says: "so they are read at up to 50 ms (115.7 against 127.8 at 50 ms)"},
-		{name: "failures after the fault left their band", real: reading(257, 3.98, 120, 125, 120, 121), fj: reading(0, 0, 3.0, 4.7, 9.7, 15.2),
+		{name: "failures after the fault left their band", real: readingOf(257, 3.98, 120, 125, 120, 121), fj: readingOf(0, 0, 3.0, 4.7, 9.7, 15.2),
 			want: NotTrustworthy, resolution: 10, says: "NOT TRUSTWORTHY: no-jitter's failed after fault is 257 against the simulator's 443, outside its band; run it again with --slow-motion 2"},
 		// 30 failures against none: within half a percent of 7,600 attempts.
-		{name: "a small count within its floor", real: reading(443, 3.91, 130, 130, 127, 122), fj: reading(30, 0.39, 2.8, 4.4, 9.6, 17.9),
+		{name: "a small count within its floor", real: readingOf(443, 3.91, 130, 130, 127, 122), fj: readingOf(30, 0.39, 2.8, 4.4, 9.6, 17.9),
 			want: Exact, resolution: 10},
-		{name: "a recovery that never came", real: reading(443, -1, 130, 130, 127, 122), fj: fjSim,
+		{name: "a recovery that never came", real: readingOf(443, -1, 130, 130, 127, 122), fj: fjSim,
 			want: NotTrustworthy, resolution: 10, says: "no-jitter's recovery is never against the simulator's 3.91s, outside its band"},
-		{name: "waves smeared at every resolution", real: reading(430, 3.9, 15.9, 21.7, 32.1, 54.2), fj: fjSim,
-			want: NotTrustworthy, resolution: 100, says: "NOT TRUSTWORTHY: no-jitter's herd factor at 100 ms is 54.2 against the simulator's 122.9, outside its band, and at every finer resolution; run it again with --slow-motion 2"},
+		{name: "waves smeared at every resolution", real: readingOf(430, 3.9, 15.9, 21.7, 32.1, 54.2), fj: fjSim,
+			want: NotTrustworthy, resolution: 100, says: "NOT TRUSTWORTHY: no-jitter's herd factor even at 100 ms is 54.2 against the simulator's 122.9, outside its band; run it again with --slow-motion 2"},
 		// The model given this harness's lateness gives recovery 2.8 s,
 		// outside the band; the real 3.3 s is within both bands: it
 		// could be the harness's.
-		{name: "could be", real: reading(443, 3.3, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
+		{name: "could be", real: readingOf(443, 3.3, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
 			want: NotTrustworthy, resolution: 10, says: "no-jitter's recovery, 3.30s, is nearer 2.80s, the model's given this harness's lateness, than the simulator's 3.91s: the harness could have moved it"},
 		// Within both bands, but nearer the simulator's: the strategy's.
-		{name: "nearer the model", real: reading(443, 3.5, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
+		{name: "nearer the model", real: readingOf(443, 3.5, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 2.8, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
 			want: Exact, resolution: 10},
 		// The model given the lateness moved the recovery, the real run
 		// did not: the model is wrong about this run, the real figure
 		// stands.
-		{name: "the model moved it, the run did not", real: reading(443, 3.91, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 1.2, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
+		{name: "the model moved it, the run did not", real: readingOf(443, 3.91, 130, 130, 127, 122), fj: fjSim, late: &Reading{Figures: Values{"recovery_s": 1.2, "failed_after_fault": 443, "attempts": 7600}, Herd: sim.Herd},
 			want: Exact, resolution: 10},
 	} {
 		if c.real.Figures["recovery_s"] < 0 {
@@ -99,8 +99,8 @@ func TestDecide(t *testing.T) {
 // herd factor at the resolution read and, read coarser, at 10 ms beside
 // it (Finer).
 func TestDecideFigures(t *testing.T) {
-	sim := reading(443, 3.91, 135.7, 133.4, 127.8, 122.9)
-	ev := []Evidence{{Cohort: "no-jitter", Real: reading(365, 3.98, 35.4, 60, 115.7, 113.6), Sim: sim}}
+	sim := readingOf(443, 3.91, 135.7, 133.4, 127.8, 122.9)
+	ev := []Evidence{{Cohort: "no-jitter", Real: readingOf(365, 3.98, 35.4, 60, 115.7, 113.6), Sim: sim}}
 	v := Decide(faulted(), ev, Remedy{})
 	var herd []string
 	names := map[string]bool{}

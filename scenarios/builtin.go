@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/herdbench/herdbench/internal/safefile"
 )
 
 //go:embed builtin/*.yaml
@@ -42,6 +44,17 @@ func Builtins() ([]Builtin, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// builtinFolder is the folder a built-in scenario's files are read from:
+// the embedded folder it ships in, under the same rule as a folder on disk
+// (the built-ins name no file today).
+func builtinFolder() safefile.Folder {
+	sub, err := fs.Sub(builtin, "builtin")
+	if err != nil {
+		panic(err) // "builtin" is a valid path: fs.Sub cannot fail
+	}
+	return safefile.InFS(sub, "the built-in scenarios")
 }
 
 // builtinSuffix ends the name a built-in scenario's problems are reported

@@ -11,7 +11,8 @@ import (
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
-	"github.com/herdbench/herdbench/target"
+
+	"github.com/herdbench/herdbench/target/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -80,7 +81,7 @@ type Plan struct {
 	Description string
 	Duration    time.Duration
 	Seed        uint64
-	Target      target.Config
+	Target      model.Config
 	Chaos       *chaos.Plan
 	Workload    clients.Workload
 	Strategies  []clients.Strategy
@@ -123,6 +124,12 @@ type Plan struct {
 	// Method is, for a gRPC target, the method the swarm calls
 	// (grpcwire.Method when empty; grpc.go).
 	Method string
+
+	// Files are the files the scenario names (request bodies, a targets
+	// file and its bodies), each once, as paths relative to its folder,
+	// in the order read: what a copy of the scenario elsewhere needs
+	// beside it (herdbench k8s ships them). Scenario.ReadFile reads them.
+	Files []string
 }
 
 // compiler accumulates problems while reading values.
@@ -147,7 +154,7 @@ type compiler struct {
 	// map to (nil for an external one).
 	requests []RequestFile
 	headers  []clients.Header
-	routed   *target.Config
+	routed   *model.Config
 	occ      bool
 	// grpc is set when the target speaks gRPC (target.protocol: grpc),
 	// external when it is not embedded (a URL), tiered with a chain of
@@ -156,6 +163,14 @@ type compiler struct {
 	// method is the gRPC method the swarm calls, as written ("" for
 	// grpcwire.Method): a grpc-go cohort's service config applies to it.
 	method string
+	// urlAuth names the target URL with a user and password, which
+	// herdbench sends as Authorization (""; none), and authReported says
+	// a second source of Authorization was refused (oneAuthorization).
+	urlAuth      string
+	urlAuthAt    []step // target.url, or nil for --target
+	authReported bool
+	// files are the files read from the scenario's folder (Plan.Files).
+	files []string
 }
 
 func (c *compiler) fail(path []step, format string, args ...any) {
@@ -235,7 +250,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		c.external = p.TargetURL != ""
 	}
 	p.GRPC = c.grpc
-	c.occ = p.Target.Kind == target.OCC
+	c.occ = p.Target.Kind == model.OCC
 	c.requests = c.sceneRequests(&f)
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
@@ -286,23 +301,25 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		c.errs.Sort()
 		return nil, c.errs
 	}
-	out, err := yaml.Marshal(&f)
+	masked := maskSecrets(f)
+	out, err := yaml.Marshal(&masked)
 	if err != nil {
 		return nil, fmt.Errorf("scenarios: writing the resolved scenario: %w", err)
 	}
 	p.Resolved = append(out, redactedHeaders(o.Headers)...)
+	p.Files = c.files
 	return p, nil
 }
 
 // target compiles a capacity model: the target's, or a tier's (base is
 // its path: target, or tiers[i]).
-func (c *compiler) target(t *TargetFile, base []step) target.Config {
+func (c *compiler) target(t *TargetFile, base []step) model.Config {
 	at := func(k string) []step { return with(base, key(k)) }
-	cfg := target.Config{ServeAbandoned: t.ServeAbandoned}
+	cfg := model.Config{ServeAbandoned: t.ServeAbandoned}
 	if t.Kind == "" {
-		t.Kind = target.Plain.String()
+		t.Kind = model.Plain.String()
 	}
-	if k, ok := target.ParseKind(t.Kind); ok {
+	if k, ok := model.ParseKind(t.Kind); ok {
 		cfg.Kind = k
 	} else {
 		c.fail(at("kind"), "unknown target kind %q; valid kinds: plain (answers ok once served), occ (one row under optimistic concurrency control: read, then write the version read)", t.Kind)
@@ -330,6 +347,12 @@ func (c *compiler) target(t *TargetFile, base []step) target.Config {
 	cfg.QueueTimeout = c.duration(&t.QueueTimeout, DefaultQueueTimeout, at("queue_timeout"))
 	cfg.Routes = c.routes(t.Routes, at("routes"))
 	cfg.ServiceTime = c.dist(&t.ServiceTime, DefaultServiceTime, at("service_time"))
+	if t.Contention != "" {
+		cfg.Contention = c.duration(&t.Contention, 0, at("contention"))
+		if cfg.Contention > MaxContention {
+			c.fail(at("contention"), "%s a request in service; write at most %s (each adds it to a new request's service time)", cfg.Contention, MaxContention)
+		}
+	}
 	if cs := t.ColdStart; cs != nil {
 		p := func(k string) []step { return with(at("cold_start"), key(k)) }
 		cfg.ColdStart.From = cs.From
@@ -407,7 +430,11 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		if w.Clients != 0 {
 			c.fail(at("clients"), "an open workload has arrivals, not clients to count or sweep; remove clients and change its rate instead, or use kind: closed")
 		}
+		out.Surges = c.surges(w.Surges)
 	default:
+		if len(w.Surges) > 0 {
+			c.fail(at("surges"), "surges change an open workload's arrival rate; a %s workload has clients (use kind: open)", kind)
+		}
 		if w.Rate != 0 {
 			c.fail(at("rate"), "rate is for open workloads; a %s workload has clients", kind)
 		}
@@ -425,6 +452,29 @@ func (c *compiler) workload(w *WorkloadFile, clientsOverride int) clients.Worklo
 		out.Think = c.dist(&w.Think, DefaultThink, at("think"))
 	} else if w.Think != "" {
 		c.fail(at("think"), "think time is for closed workloads, where a client pauses between requests")
+	}
+	return out
+}
+
+// surges compiles an open workload's surges: each from at (0 or later)
+// for a while (more than 0), at a rate open arrivals may have, in order
+// and apart.
+func (c *compiler) surges(fs []SurgeFile) []clients.Surge {
+	var out []clients.Surge
+	for i := range fs {
+		f := &fs[i]
+		at := func(k string) []step { return []step{key("workload"), key("surges"), index(i), key(k)} }
+		s := clients.Surge{At: c.duration(&f.At, 0, at("at")), For: c.duration(&f.For, 0, at("for")), Rate: f.Rate}
+		if s.For == 0 {
+			c.fail(at("for"), "missing or 0; write how long the surge lasts, e.g. for: 5s")
+		}
+		if !(s.Rate >= MinRate && s.Rate <= MaxRate) { // NaN and ±Inf too
+			c.fail(at("rate"), "%v arrivals per second; write a rate from %v to %d, e.g. rate: 80", s.Rate, MinRate, MaxRate)
+		}
+		if n := len(out); n > 0 && s.At < out[n-1].At+out[n-1].For {
+			c.fail(at("at"), "%s is before the surge above ends (%s); write the surges in order, apart", s.At, out[n-1].At+out[n-1].For)
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -563,6 +613,7 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 		s.Transport = c.transport(sf.Transport, at("transport"))
 	}
 	c.policies(sf, &s, at)
+	c.hedge(sf, &s, at)
 	if c.atTier {
 		c.retryRules(sf, &s, at) // a tier's calls are the probe
 		// and the probe is retried whatever its method, unless the tier

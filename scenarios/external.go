@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/herdbench/herdbench/internal/secret"
 )
 
 // targetURL reads the external target's URL, from the command line
@@ -16,6 +18,7 @@ func (c *compiler) targetURL(t *TargetFile, override string) string {
 			return ""
 		}
 		t.URL = override
+		c.urlAuth = urlAuthSource(override, true)
 		return override
 	}
 	if t.URL == "" {
@@ -25,11 +28,16 @@ func (c *compiler) targetURL(t *TargetFile, override string) string {
 		c.fail([]step{key("target"), key("url")}, "%s", err)
 		return ""
 	}
+	c.urlAuth, c.urlAuthAt = urlAuthSource(t.URL, false), []step{key("target"), key("url")}
 	return t.URL
 }
 
 // checkTargetURL returns what is wrong with an external target's URL, or "".
 func checkTargetURL(raw string) string {
+	if secret.Masked(raw) {
+		return fmt.Sprintf("%s: its password "+maskedValue, secret.URL(raw), secret.Mask)
+	}
+	raw = secret.URL(raw) // quoted below: never with its password
 	if strings.Contains(raw, `\`) {
 		// Backslashes are a Windows path's, never a URL's.
 		return "\"" + raw + "\" has backslashes; a URL is written with forward slashes, e.g. " + suggestURL(strings.ReplaceAll(raw, `\`, "/"))

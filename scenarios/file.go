@@ -51,12 +51,15 @@ type TargetFile struct {
 	URL string `yaml:"url,omitempty"`
 	// Protocol is what the target speaks: http (the default) or grpc
 	// (grpc.go).
-	Protocol       string         `yaml:"protocol,omitempty"`
-	Kind           string         `yaml:"kind,omitempty"`
-	Concurrency    *int           `yaml:"concurrency,omitempty"`
-	Queue          *int           `yaml:"queue,omitempty"`
-	QueueTimeout   string         `yaml:"queue_timeout,omitempty"`
-	ServiceTime    string         `yaml:"service_time,omitempty"`
+	Protocol     string `yaml:"protocol,omitempty"`
+	Kind         string `yaml:"kind,omitempty"`
+	Concurrency  *int   `yaml:"concurrency,omitempty"`
+	Queue        *int   `yaml:"queue,omitempty"`
+	QueueTimeout string `yaml:"queue_timeout,omitempty"`
+	ServiceTime  string `yaml:"service_time,omitempty"`
+	// Contention is what each request in service adds to the service
+	// time of one that starts (target.Config.Contention).
+	Contention     string         `yaml:"contention,omitempty"`
 	ColdStart      *ColdStartFile `yaml:"cold_start,omitempty"`
 	ServeAbandoned bool           `yaml:"serve_abandoned,omitempty"`
 	// Routes give some requests their own service time.
@@ -96,6 +99,16 @@ type WorkloadFile struct {
 	Clients int     `yaml:"clients,omitempty"`
 	Think   string  `yaml:"think,omitempty"`
 	Rate    float64 `yaml:"rate,omitempty"`
+	// Surges are an open workload's stretches at another rate.
+	Surges []SurgeFile `yaml:"surges,omitempty"`
+}
+
+// SurgeFile is a stretch of an open workload's run at another rate: a
+// load spike from at, lasting for.
+type SurgeFile struct {
+	At   string  `yaml:"at"`
+	For  string  `yaml:"for"`
+	Rate float64 `yaml:"rate"`
 }
 
 // StrategyFile is one cohort's retry strategy. Name and backoff are
@@ -131,6 +144,9 @@ type StrategyFile struct {
 	// (clients.Transport). The cohort's alone: a tier's calls use
 	// herdbench's.
 	Transport string `yaml:"transport,omitempty"`
+	// Hedge sends another attempt of a request while the first is still
+	// in flight (hedge.go, clients.Hedge).
+	Hedge *HedgeFile `yaml:"hedge,omitempty"`
 
 	// What it sends and retries (requests.go): its own requests instead
 	// of the scenario's, the failures it retries (all, if not said), the

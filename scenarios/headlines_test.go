@@ -31,15 +31,15 @@ func TestOutageHeadline(t *testing.T) {
 	}{
 		{"the demonstration", []results.Run{run("no-jitter", 30, 500, nil), run("full-jitter", 2.5, 20, ptr(0.0))}, true, ""},
 		{"at every limit", []results.Run{run("no-jitter", 10, 300, ptr(2.0)), run("full-jitter", 2, 100, ptr(2.0))}, true, ""},
-		{"waves not 5x", []results.Run{run("no-jitter", 9.9, 500, nil), run("full-jitter", 2, 0, ptr(0.0))}, false, "herd factor"},
-		{"jitter knocked it down too", []results.Run{run("no-jitter", 30, 300, nil), run("full-jitter", 2, 101, ptr(0.0))}, false, "failed after fault"},
-		{"no failures at all", []results.Run{run("no-jitter", 30, 0, ptr(0.0)), run("full-jitter", 2, 0, ptr(0.0))}, false, "failed after fault"},
-		{"jitter recovered later", []results.Run{run("no-jitter", 30, 500, ptr(1.0)), run("full-jitter", 2, 0, ptr(1.5))}, false, "recovery"},
-		{"jitter never recovered", []results.Run{run("no-jitter", 30, 500, nil), run("full-jitter", 2, 0, nil)}, false, "recovery"},
-		{"a cohort left out", []results.Run{run("no-jitter", 30, 500, nil)}, false, "herd factor"},
+		{"waves not 5x", []results.Run{run("no-jitter", 9.9, 500, nil), run("full-jitter", 2, 0, ptr(0.0))}, false, "herd_factor"},
+		{"jitter knocked it down too", []results.Run{run("no-jitter", 30, 300, nil), run("full-jitter", 2, 101, ptr(0.0))}, false, "failed_after_fault"},
+		{"no failures at all", []results.Run{run("no-jitter", 30, 0, ptr(0.0)), run("full-jitter", 2, 0, ptr(0.0))}, false, "failed_after_fault"},
+		{"jitter recovered later", []results.Run{run("no-jitter", 30, 500, ptr(1.0)), run("full-jitter", 2, 0, ptr(1.5))}, false, "recovery_s"},
+		{"jitter never recovered", []results.Run{run("no-jitter", 30, 500, nil), run("full-jitter", 2, 0, nil)}, false, "recovery_s"},
+		{"a cohort left out", []results.Run{run("no-jitter", 30, 500, nil)}, false, "herd_factor"},
 	} {
 		cs, ok := Headline("outage", &results.Summary{Runs: c.runs})
-		if !ok || len(cs) != 3 {
+		if !ok || len(cs) != 4 {
 			t.Fatalf("%s: %d claims, %v", c.name, len(cs), ok)
 		}
 		got, why := holds(cs)
@@ -54,7 +54,7 @@ func TestMetastableHeadline(t *testing.T) {
 		{Strategy: "naive", Amplification: 3.4},
 		{Strategy: "full-jitter", Amplification: 3.5},
 		{Strategy: "jitter+budget+breaker", Amplification: 0.8, RecoveryS: ptr(0.0)},
-		{Strategy: "aws-standard", Amplification: 1.2, RecoveryS: ptr(2.0)},
+		{Strategy: "botocore-standard", Amplification: 1.2, RecoveryS: ptr(2.0)},
 		{Strategy: "grpc", Amplification: 1.0, RecoveryS: ptr(0.5)},
 	}}
 	cs, ok := Headline("metastable", s)
@@ -73,7 +73,7 @@ func TestMetastableHeadline(t *testing.T) {
 	s.Runs[4].RecoveryS = ptr(0.0)
 	s.Runs[3].Amplification = 1.21
 	if got, _ := holds(mustHeadline(t, "metastable", s)); got {
-		t.Error("aws-standard amplified 1.21 times, and the headline holds")
+		t.Error("botocore-standard amplified 1.21 times, and the headline holds")
 	}
 }
 
@@ -237,11 +237,12 @@ func TestHeadlineFigures(t *testing.T) {
 		name := b.Name
 		cs, ok := Headline(name)
 		if !ok {
+			t.Errorf("built-in %s claims nothing: its YAML states no thresholds", name)
 			continue
 		}
 		waves := false
 		for _, c := range cs {
-			waves = waves || strings.HasPrefix(c.Text, "herd factor") || strings.HasPrefix(c.Text, "failed after fault")
+			waves = waves || strings.Contains(c.Text, "herd_factor") || strings.Contains(c.Text, "failed_after_fault")
 		}
 		if got := HeadlineFigures(name); (got == results.Waves) != waves {
 			t.Errorf("%s: HeadlineFigures %s, but its claims are about waves: %v", name, got, waves)
@@ -249,5 +250,11 @@ func TestHeadlineFigures(t *testing.T) {
 	}
 	if HeadlineFigures("my-own-scenario") != results.Waves {
 		t.Error("a scenario without a headline should be judged by waves")
+	}
+	for name, want := range map[string]results.Figures{"outage": results.Waves, "jitter-range": results.Waves, "grpc-outage": results.Waves,
+		"metastable": results.Counts, "aws-contention": results.Counts, "long-lived": results.Counts, "layers": results.Counts} {
+		if got := HeadlineFigures(name); got != want {
+			t.Errorf("%s: HeadlineFigures %s, want %s (as before its claims were data)", name, got, want)
+		}
 	}
 }

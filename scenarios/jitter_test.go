@@ -18,7 +18,7 @@ strategies:
   - {name: plain, backoff: exponential}
   - {name: full, backoff: full, jitter: 1}
   - {name: equal, backoff: equal, jitter: 0.5}
-  - {name: aws, preset: aws-standard, jitter: 0.05}
+  - {name: aws, preset: botocore-standard, jitter: 0.05}
   - {name: never, backoff: decorrelated, reset: never}
   - {name: on-success, backoff: full, reset: on-success}
 `, Overrides{})

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/herdbench/herdbench/internal/dist"
@@ -31,6 +32,9 @@ const (
 	// MaxConcurrency and MaxQueue bound the target's slots and queue.
 	MaxConcurrency = 1_000_000
 	MaxQueue       = 10_000_000
+	// MaxContention bounds what each request in service adds to a new
+	// one's service time (target.contention).
+	MaxContention = time.Second
 	// MaxMultiplier bounds a backoff's growth per failed attempt.
 	MaxMultiplier = 100
 	// MaxAttempts bounds a strategy's max_attempts (or unlimited).

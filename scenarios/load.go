@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/herdbench/herdbench/internal/safefile"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
 	"go.yaml.in/yaml/v3"
@@ -25,6 +27,10 @@ type Scenario struct {
 	Source   []byte
 	File     File
 	root     *yaml.Node
+	// folder is where the files it names are read from, under safefile's
+	// rule: the folder of its file, or the built-in scenarios' embedded
+	// files.
+	folder safefile.Folder
 
 	// A point of a sweep (Expand): the sweep as run, and this point's
 	// values, which its root holds.
@@ -47,7 +53,7 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 // not a YAML mapping at all; otherwise it holds every field that decoded,
 // even when e has problems, so Check can go on to what the values mean.
 func parse(filename string, data []byte) (*Scenario, *Error) {
-	s := &Scenario{Filename: filename, Source: data}
+	s := &Scenario{Filename: filename, Source: data, folder: safefile.In(filepath.Dir(filename))}
 	e := &Error{File: filename}
 	if p, ok := textProblem(data); !ok {
 		e.Problems = append(e.Problems, p)

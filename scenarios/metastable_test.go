@@ -47,7 +47,7 @@ func TestMetastableBuiltin(t *testing.T) {
 		s.Budget.Scope != clients.PerCohort || s.Breaker.Scope != clients.PerCohort {
 		t.Errorf("jitter+budget+breaker = %+v", s)
 	}
-	if s := byName["aws-standard"]; s.Budget == nil || s.Budget.Kind != "aws" || s.MaxAttempts != 3 {
-		t.Errorf("aws-standard = %+v", s)
+	if s := byName["botocore-standard"]; s.Budget == nil || s.Budget.Kind != "aws" || s.MaxAttempts != 3 {
+		t.Errorf("botocore-standard = %+v", s)
 	}
 }

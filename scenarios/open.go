@@ -2,7 +2,10 @@ package scenarios
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
+
+	"github.com/herdbench/herdbench/internal/safefile"
 
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -45,18 +48,29 @@ func Open(arg string, o Overrides) (*Opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := OpenData(name, data, o)
-	op.Builtin = strings.HasSuffix(name, builtinSuffix)
+	folder, builtin := safefile.In(filepath.Dir(arg)), strings.HasSuffix(name, builtinSuffix)
+	if builtin {
+		folder = builtinFolder()
+	}
+	op, err := openData(name, data, folder, o)
+	op.Builtin = builtin
 	return op, err
 }
 
 // OpenData is Open of a scenario given as text, named name in its
-// problems.
+// problems; the files it names are read from name's folder.
 func OpenData(name string, data []byte, o Overrides) (*Opened, error) {
+	return openData(name, data, safefile.In(filepath.Dir(name)), o)
+}
+
+// openData is OpenData with the folder the scenario's files are read
+// from.
+func openData(name string, data []byte, folder safefile.Folder, o Overrides) (*Opened, error) {
 	s, e := parse(name, data)
 	if s == nil {
 		return &Opened{Scenario: &Scenario{Filename: name, Source: data}}, e
 	}
+	s.folder = folder
 	if o.Cohorts && len(s.File.Strategies) == 0 && !s.hasRootKey("strategies") {
 		// The caller's cohorts are the strategies: a scenario written for
 		// herdtest (or for herdbench target and proxy) needs none of its
@@ -65,6 +79,7 @@ func OpenData(name string, data []byte, o Overrides) (*Opened, error) {
 		if s, e = parse(name, data); s == nil {
 			return &Opened{Scenario: &Scenario{Filename: name, Source: data}}, e
 		}
+		s.folder = folder
 	}
 	op := &Opened{Scenario: s, Seed: seeds.Resolve(o.Seed, s.File.Seed)}
 	o.Seed = &op.Seed

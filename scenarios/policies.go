@@ -319,6 +319,10 @@ func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
 		return
 	}
 	p, ok := clients.FindPreset(sf.Preset)
+	if successors, was := clients.RenamedPreset(sf.Preset); !ok && was {
+		c.fail(at("preset"), "preset %q was renamed, for the library it models: %s", sf.Preset, successors)
+		return
+	}
 	if !ok {
 		names := clients.PresetNames()
 		if m, near := closest(sf.Preset, names); near {
@@ -343,10 +347,17 @@ func (c *compiler) preset(sf *StrategyFile, at func(string) []step) {
 		if sf.Multiplier == 0 && b.Multiplier > 0 {
 			sf.Multiplier = b.Multiplier
 		}
+		if sf.Jitter == nil && b.Shape == clients.Exponential && sf.Backoff == b.Shape.String() && b.Jitter > 0 {
+			j := b.Jitter
+			sf.Jitter = &j
+		}
 	}
-	if sf.MaxAttempts == nil && p.MaxAttempts > 0 {
-		l := Limit(p.MaxAttempts)
+	if sf.MaxAttempts == nil && p.MaxAttempts != 0 {
+		l := Limit(max(p.MaxAttempts, 0)) // Unlimited is 0, "unlimited"
 		sf.MaxAttempts = &l
+	}
+	if sf.RetryAfter == "" && p.RetryAfter {
+		sf.RetryAfter = "honor"
 	}
 	// What the design retries: its failures, and (at the edge, where the
 	// requests are the scenario's) whether a POST or PATCH without an

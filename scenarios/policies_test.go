@@ -49,7 +49,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
   - name: grpc
     preset: grpc
   - name: aws
-    preset: aws-standard
+    preset: botocore-standard
     max_attempts: 5
     budget: {tokens: 100}
   - name: envoy-aws
@@ -61,7 +61,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
     timeout: 1s
     throttle: {k: 1.5}
   - name: finagle
-    preset: finagle
+    preset: finagle-budget
 `)
 	if e != nil {
 		t.Fatal(e)
@@ -74,7 +74,7 @@ func TestPresetsFillUnsetFields(t *testing.T) {
 	a := p.Strategies[1]
 	if a.MaxAttempts != 5 || a.Backoff.Base != 500*time.Millisecond || a.Backoff.Cap != 20*time.Second || a.Backoff.Shape != clients.Full ||
 		!isPolicy(a.Budget, "aws", clients.PerClient, &clients.AWSBudgetConfig{Tokens: 100, RetryCost: 5, TimeoutRetryCost: 10, NoRetryIncrement: 1}) {
-		t.Errorf("aws-standard with overrides compiled to %+v, budget %+v", a, a.Budget)
+		t.Errorf("botocore-standard with overrides compiled to %+v, budget %+v", a, a.Budget)
 	}
 	ea := p.Strategies[2]
 	if ea.Backoff.Shape != clients.Envoy || ea.Backoff.Base != 50*time.Millisecond || ea.Backoff.Cap != 250*time.Millisecond || ea.MaxAttempts != 2 ||
@@ -178,7 +178,7 @@ func TestPolicyValidation(t *testing.T) {
 		msg  string
 	}{
 		{"preset: grcp", "strategies[0].preset", `did you mean "grpc"`},
-		{"preset: istio", "strategies[0].preset", "valid presets: grpc, envoy, aws-standard, finagle, sre"},
+		{"preset: istio", "strategies[0].preset", "valid presets: grpc, envoy, botocore-standard, finagle-budget, sre, aws-sdk-go-v2-standard"},
 		{"budget: {scope: cohort}", "strategies[0].budget.kind", "missing; choose a budget"},
 		{"budget: {kind: gprc}", "strategies[0].budget.kind", `did you mean "grpc"`},
 		{"budget: {kind: grpc, ttl: 10s}", "strategies[0].budget.ttl", "ttl belongs to finagle budgets; a grpc budget takes max_tokens, token_ratio"},

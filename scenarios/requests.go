@@ -1,17 +1,20 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net/textproto"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/internal/safefile"
+	"github.com/herdbench/herdbench/internal/secret"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // RequestFile is one request of a mix as written (docs/traffic.md).
@@ -20,7 +23,8 @@ type RequestFile struct {
 	Path    string            `yaml:"path,omitempty"`
 	Headers map[string]string `yaml:"headers,omitempty"`
 	// Body is the body inline, or @file: a file relative to the
-	// scenario's folder, sent byte for byte.
+	// scenario's folder and inside it (safefile's rule), sent byte for
+	// byte.
 	Body   string   `yaml:"body,omitempty"`
 	Weight *float64 `yaml:"weight,omitempty"`
 }
@@ -41,19 +45,11 @@ var forbiddenHeaders = map[string]string{
 	"Transfer-Encoding": "herdbench sends bodies with a Content-Length; remove it",
 }
 
-// dir is the folder a scenario's relative files are read from.
-func (c *compiler) dir() string {
-	if c.s.Filename == "" {
-		return "."
-	}
-	return filepath.Dir(c.s.Filename)
-}
-
 // mix compiles a list of requests (the scenario's, or a strategy's, at
 // base), the headers of the command line appended to each, for strategy
 // st, whose idempotency rule says which it may retry. It returns nil
 // for no requests and no headers: the probe.
-func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *target.Config) *clients.Mix {
+func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *model.Config) *clients.Mix {
 	if len(reqs) == 0 && len(extra) == 0 {
 		return nil
 	}
@@ -64,11 +60,14 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 	var out []clients.Request
 	if len(reqs) == 0 { // the probe, with the command line's headers
 		out = append(out, clients.Request{Method: "POST", Weight: 1, Retry: true, Header: extra})
+		c.oneAuthorization(out[0], 0, nil)
 		return clients.NewMix(out)
 	}
 	for i := range reqs {
-		r := c.request(&reqs[i], with(base, index(i)), c.dir())
+		r := c.request(&reqs[i], with(base, index(i)))
+		own := len(r.Header)
 		r.Header = append(r.Header, extra...)
+		c.oneAuthorization(r, own, with(base, index(i)))
 		r.Retry = st.MayRetry(r.Method, func(name string) bool {
 			return slices.ContainsFunc(r.Header, func(h clients.Header) bool { return strings.EqualFold(h.Name, name) })
 		})
@@ -83,8 +82,9 @@ func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, 
 	return clients.NewMix(out)
 }
 
-// request compiles one request, its body file relative to dir.
-func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Request {
+// request compiles one request, its body file relative to the scenario's
+// folder.
+func (c *compiler) request(rf *RequestFile, at []step) clients.Request {
 	f := func(k string) []step { return with(at, key(k)) }
 	r := clients.Request{Method: rf.Method, Path: rf.Path, Weight: 1}
 	switch {
@@ -118,7 +118,15 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 			continue
 		}
 		if _, err := clients.CheckPlaceholders(v); err != nil {
-			c.fail(with(f("headers"), key(n)), "%v", err)
+			if secret.Header(n, v) == secret.Mask { // the error quotes the value
+				c.fail(with(f("headers"), key(n)), "a brace in the value starts no placeholder of %s; write {{ for a literal brace (the value is not quoted: it may be a secret)", strings.Join(clients.PlaceholderNames, ", "))
+			} else {
+				c.fail(with(f("headers"), key(n)), "%v", err)
+			}
+			continue
+		}
+		if v == secret.Mask && secret.Header(n, v) == secret.Mask {
+			c.fail(with(f("headers"), key(n)), "the value "+maskedValue, secret.Mask)
 			continue
 		}
 		r.Header = append(r.Header, clients.Header{Name: n, Value: v})
@@ -132,7 +140,7 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 		}
 	}
 	if name, ok := strings.CutPrefix(rf.Body, "@"); ok {
-		r.Body = c.bodyFile(name, dir, f("body"))
+		r.Body = c.bodyFile(name, f("body"))
 	} else if rf.Body != "" {
 		if len(rf.Body) > clients.MaxBody {
 			c.fail(f("body"), "a body of %d bytes; herdbench sends at most %d (16 MiB)", len(rf.Body), clients.MaxBody)
@@ -145,35 +153,54 @@ func (c *compiler) request(rf *RequestFile, at []step, dir string) clients.Reque
 	return r
 }
 
-// bodyFile reads a body file, at most clients.MaxBody bytes.
-func (c *compiler) bodyFile(name, dir string, at []step) []byte {
+// bodyFile reads a body file from the scenario's folder, at most
+// clients.MaxBody bytes, under safefile's rule: inside the folder, a
+// regular file, bounded, never quoted.
+func (c *compiler) bodyFile(name string, at []step) []byte {
 	if name == "" {
 		c.fail(at, "@ names no file; write @file.json, a file relative to the scenario's folder")
 		return nil
 	}
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		c.fail(at, "the body file %s cannot be read (%v); write @file relative to the scenario's folder (%s)", name, err, dir)
+	b, err := c.readFile(name, clients.MaxBody)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		c.fail(at, "the body file %s is larger than %d bytes (16 MiB), the most herdbench sends", name, clients.MaxBody)
 		return nil
-	}
-	if !fi.Mode().IsRegular() {
-		c.fail(at, "the body file %s is not a regular file; write @file naming a file, relative to the scenario's folder (%s)", name, dir)
-		return nil
-	}
-	if fi.Size() > clients.MaxBody {
-		c.fail(at, "the body file %s has %d bytes; herdbench sends at most %d (16 MiB)", name, fi.Size(), clients.MaxBody)
-		return nil
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		c.fail(at, "the body file %s cannot be read (%v)", name, err)
+	case err != nil:
+		c.fail(at, "the body file %s", fileProblem(err, "write @file, a file relative to the scenario's folder"))
 		return nil
 	}
 	return b
+}
+
+// readFile reads the file name from the scenario's folder, at most max
+// bytes, and keeps its name for Plan.Files.
+func (c *compiler) readFile(name string, max int64) ([]byte, error) {
+	b, err := c.s.folder.Read(name, max)
+	if err == nil {
+		if n := filepath.ToSlash(filepath.Clean(name)); !slices.Contains(c.files, n) {
+			c.files = append(c.files, n)
+		}
+	}
+	return b, err
+}
+
+// ReadFile reads name, one of a plan's Files, from the scenario's folder
+// under the rule every file a scenario names is read with, at most max
+// bytes.
+func (s *Scenario) ReadFile(name string, max int64) ([]byte, error) {
+	return s.folder.Read(name, max)
+}
+
+// fileProblem says what is wrong with a file a scenario names, after
+// "the body file" or "the targets file": safefile's message, which names
+// the file and never quotes it (and, outside the folder, says the rule),
+// and for a file missing or not regular how to fix it.
+func fileProblem(err error, fix string) string {
+	if errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
+		return err.Error() + "; " + fix
+	}
+	return err.Error()
 }
 
 // pathProblem says what is wrong with a request's path, "" if nothing.
@@ -216,6 +243,18 @@ func HeaderProblem(name, value string) string {
 	return ""
 }
 
+// ValidHeaderName reports whether name is a header name (an HTTP token).
+// A line of a file (a targets file, --header-file) whose name is not one
+// is refused by its number, without quoting it: it may be a secret.
+func ValidHeaderName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if !isToken(name[i]) {
+			return false
+		}
+	}
+	return name != ""
+}
+
 func isToken(b byte) bool {
 	switch {
 	case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
@@ -225,12 +264,12 @@ func isToken(b byte) bool {
 }
 
 // routes compiles the embedded target's routes.
-func (c *compiler) routes(rs []RouteFile, base []step) []target.Route {
-	var out []target.Route
+func (c *compiler) routes(rs []RouteFile, base []step) []model.Route {
+	var out []model.Route
 	for i := range rs {
 		rf := &rs[i]
 		at := func(k string) []step { return with(with(base, index(i)), key(k)) }
-		r := target.Route{Method: rf.Method, Path: rf.Path}
+		r := model.Route{Method: rf.Method, Path: rf.Path}
 		if rf.Method != "" && !slices.Contains(clients.Methods, rf.Method) {
 			c.fail(at("method"), "unknown method %q; valid: %s, or leave it out for every method", rf.Method, validList(clients.Methods))
 		}
@@ -300,6 +339,13 @@ func (c *compiler) traffic(sf *StrategyFile, s *clients.Strategy, at func(string
 		c.fail(base, "an occ target serves its own read and write; requests are for a plain target or an external one")
 		return
 	}
+	if len(reqs) > 0 && c.grpc {
+		// Each call is target.method with an empty message: a request's
+		// method, path, headers and body have no place in it, and were
+		// once dropped in silence (the service received empty messages).
+		c.fail(base, "a grpc target is called with its method (target.method) and an empty message, the same for every call: herdbench's gRPC calls carry no request's method, path, headers or body; remove them, or send them to an http target (docs/grpc.md)")
+		return
+	}
 	s.Requests = c.mix(reqs, base, c.headers, s, c.routed)
 }
 
@@ -313,7 +359,7 @@ func (c *compiler) sceneRequests(f *File) []RequestFile {
 		c.fail([]step{key("targets")}, "both requests and targets; write the mix in one of them")
 		return f.Requests
 	}
-	reqs, err := readTargets(f.Targets, c.dir())
+	reqs, err := c.readTargets(f.Targets)
 	if err != nil {
 		c.fail([]step{key("targets")}, "%v", err)
 		return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -137,7 +138,7 @@ func serveAndRun(t *testing.T, path string, o Overrides) []sent {
 	}
 	p := op.Plans[0]
 	rec := results.NewRecorder(p.Duration, 1)
-	sw := &clients.Swarm{URL: p.TargetURL, Strategy: &p.Strategies[0], Workload: &p.Workload, Seed: p.Seed, Origin: time.Now(), Duration: p.Duration, Rec: rec}
+	sw := &swarm.Swarm{URL: p.TargetURL, Strategy: &p.Strategies[0], Workload: &p.Workload, Seed: p.Seed, Origin: time.Now(), Duration: p.Duration, Rec: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sw.Run(ctx)
@@ -166,7 +167,7 @@ func TestBodyAbove16MiBRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Open(p, Overrides{})
-	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin has 16777217 bytes; herdbench sends at most 16777216 (16 MiB)")
+	checkRefused(t, p, err, 5, "requests[0].body: the body file big.bin is larger than 16777216 bytes (16 MiB), the most herdbench sends")
 }
 
 // TestResolvedScenarioShowsPresetRetryRules: a preset's retry_on and its
@@ -180,8 +181,8 @@ requests:
   - {method: POST, path: /b}
 strategies:
   - {name: envoy, preset: envoy}
-  - {name: finagle, preset: finagle}
-  - {name: aws, preset: aws-standard-v2}
+  - {name: finagle, preset: finagle-budget}
+  - {name: aws, preset: aws-sdk-go-v2-standard}
   - {name: sre, preset: sre}
   - {name: mine, preset: envoy, retry_on: [503], retry_non_idempotent: false}
   - {name: plain, backoff: full}

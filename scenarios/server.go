@@ -16,8 +16,8 @@ import (
 // checked, so a file with only target and chaos sections serves. In a
 // chain of tiers, the target is the tier o.Tier names (the bottom one by
 // default), with that tier's faults. The returned Plan has only those
-// fields set, and Resolved holds the file as written; its Chaos is never
-// nil.
+// fields set, and Resolved holds the file as written (unless it holds a
+// secret: sourceMasked); its Chaos is never nil.
 func (s *Scenario) compileServer(o Overrides) (*Plan, error) {
 	f := s.File
 	c := &compiler{s: s, errs: &Error{File: s.Filename}}
@@ -52,7 +52,7 @@ func (s *Scenario) compileServer(o Overrides) (*Plan, error) {
 		p.Protocol = proto // what the server speaks; connections are the swarm's
 	}
 	p.Thresholds = c.serverThresholds(&f)
-	p.Resolved = s.Source
+	p.Resolved = sourceMasked(s)
 	if len(c.errs.Problems) > 0 {
 		c.errs.Sort()
 		return nil, c.errs

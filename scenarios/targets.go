@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/safefile"
 )
 
 // maxTargetsFile is the largest targets file read.
@@ -24,28 +25,17 @@ const maxTargetsFile = 16 << 20
 // comments. The URL's path and query are sent (joined to the target URL's
 // base path); its host is not: the target URL alone decides where load
 // goes. Its user and password become an Authorization: Basic header, as
-// vegeta sends them. name is relative to dir.
-func readTargets(name, dir string) ([]RequestFile, error) {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	fi, err := os.Stat(p)
+// vegeta sends them. name is relative to the scenario's folder, and the
+// file and its bodies are read from inside it (safefile's rule). A line
+// that is wrong is named by its number, never quoted: a targets file
+// holds tokens, and CI logs are public.
+func (c *compiler) readTargets(name string) ([]RequestFile, error) {
+	data, err := c.readFile(name, maxTargetsFile)
 	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		return nil, fmt.Errorf("the targets file %s is larger than %d bytes; a targets file holds at most that (its bodies are files of their own)", name, maxTargetsFile)
 	case err != nil:
-		return nil, fmt.Errorf("the targets file %s cannot be read (%v); write targets: file.txt, relative to the scenario's folder", name, err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("the targets file %s is not a regular file; write targets: file.txt, relative to the scenario's folder", name)
-	case fi.Size() > maxTargetsFile:
-		return nil, fmt.Errorf("the targets file %s has %d bytes; a targets file holds at most %d (its bodies are files of their own)", name, fi.Size(), maxTargetsFile)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("the targets file %s cannot be read (%v)", name, err)
-	}
-	base, err := filepath.Abs(filepath.Dir(p))
-	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the targets file %s", fileProblem(err, "write targets: file.txt, a file relative to the scenario's folder"))
 	}
 	var out []RequestFile
 	var cur *RequestFile
@@ -55,6 +45,7 @@ func readTargets(name, dir string) ([]RequestFile, error) {
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
+		at := fmt.Sprintf("%s line %d", name, line)
 		switch {
 		case strings.HasPrefix(text, "#"):
 			continue
@@ -62,55 +53,87 @@ func readTargets(name, dir string) ([]RequestFile, error) {
 			cur = nil
 			continue
 		case cur == nil || startsWithMethod(text):
-			method, raw, ok := strings.Cut(text, " ")
-			if !ok {
-				return nil, fmt.Errorf("%s line %d: %q is not a target; write METHOD URL, e.g. GET http://localhost:8080/users/1", name, line, text)
-			}
-			u, err := url.Parse(strings.TrimSpace(raw))
-			if err != nil || u.Host == "" {
-				return nil, fmt.Errorf("%s line %d: %q is not an absolute URL; write e.g. http://localhost:8080/path", name, line, strings.TrimSpace(raw))
-			}
-			r := RequestFile{Method: method, Path: u.EscapedPath(), Headers: map[string]string{}}
-			if r.Path == "" {
-				r.Path = "/"
-			}
-			if u.RawQuery != "" {
-				r.Path += "?" + u.RawQuery
-			}
-			// Braces in a vegeta target are literal: vegeta has no placeholders.
-			r.Path = strings.ReplaceAll(r.Path, "{", "{{")
-			if u.User != nil {
-				pw, _ := u.User.Password()
-				r.Headers["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+			r, err := targetLine(text, at)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, r)
 			cur = &out[len(out)-1]
 		case strings.HasPrefix(text, "@"):
-			b := strings.TrimPrefix(text, "@")
-			if !filepath.IsAbs(b) {
-				b = filepath.Join(base, b)
+			b := strings.TrimSpace(strings.TrimPrefix(text, "@"))
+			if b == "" {
+				return nil, fmt.Errorf("%s: @ names no file; write @file, the body's file relative to the targets file's folder", at)
 			}
-			cur.Body = "@" + b
+			if filepath.IsAbs(b) {
+				return nil, fmt.Errorf("%s: the body file is an absolute path; write @file relative to the targets file's folder, inside the scenario's folder", at)
+			}
+			// Relative to the targets file's folder, then to the
+			// scenario's: the folder's rule refuses one that climbs out.
+			cur.Body = "@" + filepath.Join(filepath.Dir(name), b)
 			cur = nil // the body ends the target
 		default:
-			k, v, ok := strings.Cut(text, ":")
-			if !ok {
-				return nil, fmt.Errorf("%s line %d: %q is not a header; write Name: value (or @file for the body, or an empty line before the next target)", name, line, text)
+			if err := addHeader(cur, text, at); err != nil {
+				return nil, err
 			}
-			k, v = strings.TrimSpace(k), strings.ReplaceAll(strings.TrimSpace(v), "{", "{{")
-			if old, dup := cur.Headers[k]; dup {
-				v = old + ", " + v // repeated: one field, as HTTP combines them
-			}
-			cur.Headers[k] = v
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s line %d: longer than 1 MiB; a line holds one target, header or @file", name, line+1)
+	} else if err != nil {
+		return nil, fmt.Errorf("the targets file %s cannot be read: %v", name, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("the targets file %s holds no target; write METHOD URL lines (vegeta's http format)", name)
 	}
 	return out, nil
+}
+
+// targetLine reads the line "METHOD URL" that starts a target, at is
+// where it is; its errors never quote it.
+func targetLine(text, at string) (RequestFile, error) {
+	method, raw, ok := strings.Cut(text, " ")
+	if !ok || !slices.Contains(clients.Methods, method) {
+		return RequestFile{}, fmt.Errorf("%s: not a target; a target starts with its method (%s, in capitals) and URL, e.g. GET http://localhost:8080/users/1", at, validList(clients.Methods))
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return RequestFile{}, fmt.Errorf("%s: the target's URL is not an absolute URL; write e.g. %s http://localhost:8080/path", at, method)
+	}
+	r := RequestFile{Method: method, Path: u.EscapedPath(), Headers: map[string]string{}}
+	if r.Path == "" {
+		r.Path = "/"
+	}
+	if u.RawQuery != "" {
+		r.Path += "?" + u.RawQuery
+	}
+	if pathProblem(r.Path) != "" {
+		return RequestFile{}, fmt.Errorf("%s: the target's path or query holds a space, # or control character; escape them (%%20, %%23)", at)
+	}
+	// Braces in a vegeta target are literal: vegeta has no placeholders.
+	r.Path = strings.ReplaceAll(r.Path, "{", "{{")
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		r.Headers["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+	}
+	return r, nil
+}
+
+// addHeader adds the header line text to r, at is where it is; its errors
+// never quote it (a header line is most often a token).
+func addHeader(r *RequestFile, text, at string) error {
+	k, v, ok := strings.Cut(text, ":")
+	if !ok {
+		return fmt.Errorf("%s: not a header; write Name: value (or @file for the body, or an empty line before the next target)", at)
+	}
+	k, v = strings.TrimSpace(k), strings.ReplaceAll(strings.TrimSpace(v), "{", "{{")
+	if !ValidHeaderName(k) {
+		return fmt.Errorf("%s: the header's name is empty or holds a character a header name may not; names are letters, digits and !#$%%&'*+-.^_`|~", at)
+	}
+	if old, dup := r.Headers[k]; dup {
+		v = old + ", " + v // repeated: one field, as HTTP combines them
+	}
+	r.Headers[k] = v
+	return nil
 }
 
 // startsWithMethod reports whether a line starts a new target: in vegeta's

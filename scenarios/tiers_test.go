@@ -333,7 +333,7 @@ strategies:
   - {name: plain, backoff: full}
   - {name: keyed, backoff: full, idempotency_header: X-Request-Id}
   - {name: any, backoff: full, retry_non_idempotent: true}
-  - {name: finagle, preset: finagle}
+  - {name: finagle, preset: finagle-budget}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -354,9 +354,9 @@ strategies:
 		{s, "plain", "", false, true, "Idempotency-Key"},
 		{s, "keyed", "", false, true, "X-Request-Id"},
 		{s, "any", "", true, true, "Idempotency-Key"},
-		{s, "finagle", "", false, true, "Idempotency-Key"},
+		{s, "finagle-budget", "", false, true, "Idempotency-Key"},
 		{s, "envoy", "", true, true, "Idempotency-Key"},
-		{s, "aws-standard", "", true, true, "Idempotency-Key"},
+		{s, "botocore-standard", "", true, true, "Idempotency-Key"},
 		{s, "sre", "", false, true, "Idempotency-Key"},
 		{chain, "every-tier", "api", true, true, "Idempotency-Key"},
 	} {
@@ -376,7 +376,7 @@ strategies:
 	}
 	// A preset's retry_on holds at the proxy too: finagle retries a 5xx,
 	// not a timeout.
-	st, err := s.RetryStrategy("finagle", "", Overrides{})
+	st, err := s.RetryStrategy("finagle-budget", "", Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

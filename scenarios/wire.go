@@ -4,8 +4,10 @@ import (
 	"net/url"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // ConnectionsFile is how the swarm's clients hold connections: each its
@@ -26,14 +28,14 @@ func (c *compiler) wire(f *File, p *Plan) {
 	}
 	p.Protocol = proto
 	if proto.HTTP2() {
-		if p.Target.Kind == target.OCC && p.TargetURL == "" {
+		if p.Target.Kind == model.OCC && p.TargetURL == "" {
 			c.fail([]step{key("protocol")}, "protocol %s: the OCC target's read-then-write is sent over HTTP/1.1 only; remove protocol, or use kind: plain", proto)
 		}
 		if len(p.Tiers) > 0 {
 			c.fail([]step{key("protocol")}, "protocol %s: the tiers of a chain call each other over HTTP/1.1 only; remove protocol, or drop tiers", proto)
 		}
 		if u, err := url.Parse(p.TargetURL); err == nil && p.TargetURL != "" && u.Scheme != proto.Scheme() {
-			c.fail([]step{key("protocol")}, "protocol %s speaks %s, but the target is %s; write a %s:// URL, or protocol %s", proto, proto.Scheme(), u.Redacted(), proto.Scheme(), map[wire.Protocol]string{wire.H2: "h2c", wire.H2C: "h2"}[proto])
+			c.fail([]step{key("protocol")}, "protocol %s speaks %s, but the target is %s; write a %s:// URL, or protocol %s", proto, proto.Scheme(), secret.URL(p.TargetURL), proto.Scheme(), map[wire.Protocol]string{wire.H2: "h2c", wire.H2C: "h2"}[proto])
 		}
 	}
 	if c.grpc && proto != wire.HTTP1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/secret"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/metric"
@@ -69,14 +70,14 @@ var ErrRemoteOTLP = errors.New("the OTLP collector is off loopback")
 func CheckOTLPURL(ctx context.Context, raw string, allowRemote bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--otlp %q: write the collector's OTLP/HTTP URL, e.g. http://127.0.0.1:4318 (metrics are posted to %s unless the URL has a path)", raw, OTLPPath)
+		return nil, fmt.Errorf("--otlp %q: write the collector's OTLP/HTTP URL, e.g. http://127.0.0.1:4318 (metrics are posted to %s unless the URL has a path)", secret.URL(raw), OTLPPath)
 	}
 	g := netguard.Guard{AllowRemote: allowRemote}
 	if _, err := g.Check(ctx, u.Hostname()); err != nil {
 		if errors.Is(err, netguard.ErrRemote) {
-			return nil, fmt.Errorf("--otlp %s: %w (%w): use a collector on 127.0.0.1, or pass --allow-remote", u.Redacted(), ErrRemoteOTLP, err)
+			return nil, fmt.Errorf("--otlp %s: %w (%w): use a collector on 127.0.0.1, or pass --allow-remote", secret.URL(raw), ErrRemoteOTLP, err)
 		}
-		return nil, fmt.Errorf("--otlp %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("--otlp %s: %w", secret.URL(raw), err)
 	}
 	return u, nil
 }
@@ -109,7 +110,7 @@ func StartOTLP(ctx context.Context, o OTLPOptions) (*Exporter, error) {
 		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: false}),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("--otlp %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("--otlp %s: %w", secret.URL(o.URL), secret.Error(err))
 	}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", o.Service),

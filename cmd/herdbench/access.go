@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/safefile"
 )
 
 // tokenEnv is the environment variable that holds the control API's token,
@@ -64,27 +64,20 @@ func checkToken(tok string) error {
 	return nil
 }
 
-// readTokenFile reads a token from a regular file of at most 4 KiB; spaces
-// and newlines around it are ignored.
+// readTokenFile reads a token from a regular file of at most 4 KiB
+// (safefile's rule for a flag's file: anywhere, but never a FIFO, a device
+// or a file of the kernel's); spaces and newlines around it are ignored.
 func readTokenFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !st.Mode().IsRegular() {
-		return "", errors.New("is not a regular file")
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 4<<10+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > 4<<10 {
+	b, err := safefile.ReadPath(path, 4<<10)
+	if errors.Is(err, safefile.ErrTooLarge) {
 		return "", errors.New("is larger than 4 KiB; it should hold the token alone")
+	}
+	if err != nil {
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			return "", errors.New(se.Why) // the caller names the file
+		}
+		return "", err
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

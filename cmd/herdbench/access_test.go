@@ -90,7 +90,7 @@ func TestServeAddressesRefused(t *testing.T) {
 		{[]string{"--control-token", "short"}, "is 5 characters long; use at least 16"},
 		{[]string{"--control-token", "has space 0123456789"}, "has a space"},
 		{[]string{"--control-token-file", short}, "is 3 characters long"},
-		{[]string{"--control-token-file", dir}, "is not a regular file"},
+		{[]string{"--control-token-file", dir}, "is a folder, not a regular file"},
 		{[]string{"--control-token-file", filepath.Join(dir, "none")}, "no such file"},
 		{[]string{"--control-token-file", good, "--control-token", "0123456789abcdef0123"}, "not both"},
 	} {

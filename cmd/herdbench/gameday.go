@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/netguard"
+	"github.com/herdbench/herdbench/internal/safefile"
+	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/telemetry"
@@ -33,6 +34,20 @@ type gameDayFlags struct {
 	uiTokenFile  string
 	headers      []string
 	headerFile   string
+}
+
+// live names the live outputs set, which watch a real run as it goes.
+func (g *gameDayFlags) live() []string {
+	var out []string
+	for _, x := range []struct {
+		set  bool
+		flag string
+	}{{g.metricsAddr != "", "--metrics-addr"}, {g.otlp.url != "", "--otlp"}, {g.ui != "", "--ui"}} {
+		if x.set {
+			out = append(out, x.flag)
+		}
+	}
+	return out
 }
 
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
@@ -59,6 +74,9 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 			return fmt.Errorf("%s: write a header as 'Name: value'", where)
 		}
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !scenarios.ValidHeaderName(name) { // never quoted: the line may be a secret
+			return fmt.Errorf("%s: the header's name is empty or holds a character a header name may not; names are letters, digits and !#$%%&'*+-.^_`|~", where)
+		}
 		if msg := scenarios.HeaderProblem(name, value); msg != "" {
 			return fmt.Errorf("%s: %s", where, msg)
 		}
@@ -72,9 +90,12 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 		}
 	}
 	if g.headerFile != "" {
-		data, err := os.ReadFile(g.headerFile)
+		// The user's own file, anywhere (safefile's rule for a flag's
+		// file): regular and bounded, so a FIFO or /dev/zero is refused
+		// at once rather than waited on or read without end.
+		data, err := safefile.ReadPath(g.headerFile, maxHeaderFile)
 		if err != nil {
-			return nil, fmt.Errorf("--header-file: %v", err)
+			return nil, fmt.Errorf("--header-file %v", err)
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			line = strings.TrimSuffix(line, "\r")
@@ -88,6 +109,9 @@ func (g *gameDayFlags) requestHeaders() ([]clients.Header, error) {
 	}
 	return out, nil
 }
+
+// maxHeaderFile is the most read of a --header-file: headers, one a line.
+const maxHeaderFile = 1 << 20
 
 // ordinal writes n as 1st, 2nd, 3rd, 4th, ...
 func ordinal(n int) string {
@@ -247,7 +271,7 @@ func externalNote(w io.Writer, plan *scenarios.Plan, g *gameDayFlags) {
 	if plan.TargetURL == "" {
 		return
 	}
-	fmt.Fprintf(w, "herdbench: target %s (external): herdbench does not inject faults into it", plan.TargetURL)
+	fmt.Fprintf(w, "herdbench: target %s (external): herdbench does not inject faults into it", secret.URL(plan.TargetURL))
 	switch {
 	case plan.Chaos == nil || len(plan.Chaos.Faults()) == 0:
 		fmt.Fprintln(w, ".")

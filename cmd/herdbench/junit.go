@@ -144,6 +144,20 @@ func encodeJUnit(summaries []*results.Summary, label func(*results.Summary) stri
 // repetitions)".
 func thresholdFailure(th results.ThresholdResult) string {
 	var b strings.Builder
+	if len(th.Figures) > 0 {
+		// A comparison: what it read, then both sides.
+		side := func(v *float64) string {
+			if v == nil {
+				return "null"
+			}
+			return strconv.FormatFloat(*v, 'g', 6, 64)
+		}
+		fmt.Fprintf(&b, "the threshold is %s; it read %s, so %s against %s", th.Expression, th.Read(), side(th.Value), side(th.Limit))
+		if th.Repetitions > 0 {
+			fmt.Fprintf(&b, " (failed in %d of %d repetitions)", th.FailedRepetitions, th.Repetitions)
+		}
+		return b.String()
+	}
 	b.WriteString(th.Metric)
 	if th.Value == nil {
 		b.WriteString(" was null (never reached: e.g. the service never recovered within the run)")

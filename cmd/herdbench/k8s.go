@@ -21,7 +21,9 @@ an Indexed Job (completionMode: Indexed, completions = parallelism = N,
 backoffLimit: 0, podReplacementPolicy: Failed), each pod running
 'herdbench scenario FILE --shard $(JOB_COMPLETION_INDEX)/N --start-at T0'
 with the same CPU and memory requested and limited (Guaranteed), the
-scenario as a ConfigMap, and the results on a volume every shard writes to.
+scenario as a ConfigMap with the files it names (request bodies, a targets
+file: at most 1 MiB in all, mounted beside it as the scenario names them),
+and the results on a volume every shard writes to.
 T0 is now + --lead: long enough for Kubernetes to schedule every pod and
 start it. A shard that is not ready by T0 exits 4 having sent nothing, and
 the Job fails at once; nothing is restarted late.
@@ -122,6 +124,10 @@ func runK8s(args []string, stdout, stderr io.Writer) int {
 	// Every shard draws from one root seed: --seed, the file's, or one
 	// drawn here, given to every shard.
 	o.Scenario, o.File, o.Duration, o.Lead, o.Seed = plan.Name, op.Source, plan.Duration, lead, op.Seed
+	if o.Files, err = shippedFiles(op, plan); err != nil {
+		fmt.Fprintf(stderr, "herdbench k8s: %s: %v\n", name, err)
+		return exitUsage
+	}
 	if o.Memory == "" {
 		share := engine.Share(plan, clients.Part{Index: 0, Of: o.Shards})
 		est := engine.EstimateMemory([]*scenarios.Plan{share}, engine.Options{}).Total
@@ -145,4 +151,19 @@ func runK8s(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "herdbench k8s: %d shards of %s, %s of memory each (%s for the whole run's clients), t = 0 at %s: apply within %s.\n",
 		o.Shards, plan.Name, o.Memory, humanize.IBytes(engine.EstimateMemory([]*scenarios.Plan{plan}, engine.Options{}).Total), o.StartAt.Format("2006-01-02T15:04:05Z"), lead)
 	return exitOK
+}
+
+// shippedFiles reads the files the scenario names, again under the rule
+// they were read with, to go with it in the ConfigMap and be mounted
+// beside it in the pods.
+func shippedFiles(op *scenarios.Opened, plan *scenarios.Plan) ([]kube.File, error) {
+	var out []kube.File
+	for _, f := range plan.Files {
+		data, err := op.ReadFile(f, clients.MaxBody)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kube.File{Name: f, Data: data})
+	}
+	return out, nil
 }

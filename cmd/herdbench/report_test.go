@@ -193,7 +193,7 @@ func TestReportRefusesHostileFolder(t *testing.T) {
 		t.Skip("no FIFOs here:", err)
 	}
 	code, _, errs := runCLI(t, "report", dir, "--no-png")
-	if code != exitFailed || !strings.Contains(errs, "scenario.yaml is a named pipe (FIFO); a results folder holds only the files herdbench wrote") {
+	if code != exitFailed || !strings.Contains(errs, "scenario.yaml is a named pipe (FIFO), not a regular file; a results folder holds only the files herdbench wrote") {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }

@@ -37,26 +37,31 @@ cores smear each other's waves.
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
 
-At the end it prints a comparison table and a sparkline of attempts per
-cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
-summary.json (the figures), timeline.csv (counts per 10 ms),
-timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
-per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
-in a browser, no network needed) and PNG copies of its charts. See
-docs/results.md; 'herdbench report DIR' re-renders the report.
+At the end it prints the answer, in at most 20 lines at 120 columns: a real
+run's verdict in one sentence, the comparison in brief (the simulator's
+figures in brackets), a sparkline of attempts per cohort and the results
+folder; --explain prints everything else after it (every table in full,
+what the figures mean, the self-check). It writes a results folder
+<out>/<scenario>-<UTC time>/ holding summary.json (the figures),
+timeline.csv (counts per 10 ms), timeline_1s.csv, scenario.yaml (the
+scenario as run), one HdrHistogram log per cohort (<cohort>.hlog),
+report.html (charts and the comparison; open it in a browser, no network
+needed) and PNG copies of its charts. See docs/results.md; 'herdbench
+report DIR' re-renders the report.
 
 A real run judges its own figures. It runs the same plan in virtual time
-(well under a second) and prints the simulator's figures for the same seed on
-a "(sim)" row under each cohort's (--no-sim-reference: not), and again with
-the lateness its harness measured (how late attempts were sent, how far apart
-the clients learned of a crash) on a "(sim, late)" row. Its verdict, in one
-sentence and in summary.json: exact (every headline figure agrees with the
-simulator's), holds (they agree, the herd factor read over buckets wider than
-10 ms, where this machine smeared the waves) or not trustworthy (a figure left
-its band, or could have: exit code 5). By default (--slow-motion auto) a
-calibration of about 2 s first measures how late this machine's harness is at
-a crash, and the model picks the slow motion the scenario needs; the choice
-and the expected wall time are said before the run.
+(well under a second) and prints the simulator's figures for the same seed
+in brackets beside each cohort's (--no-sim-reference: not); --explain adds
+them again with the lateness its harness measured (how late attempts were
+sent, how far apart the clients learned of a crash) on a "(sim, late)" row.
+Its verdict, in one sentence and in summary.json: exact (every headline
+figure agrees with the simulator's), holds (they agree, the herd factor
+read over buckets wider than 10 ms, where this machine smeared the waves)
+or not trustworthy (a figure left its band, or could have: exit code 5).
+By default (--slow-motion auto) a calibration of about 2 s first measures
+how late this machine's harness is at a crash, and the model picks the
+slow motion the scenario needs; the choice and the expected wall time are
+said before the run.
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -144,6 +149,7 @@ type scenarioFlags struct {
 	noSimRef   bool
 	junit      string // --junit: the thresholds as a JUnit XML report
 	json       bool   // --json: summary.json on stdout, the tables on stderr
+	explain    bool   // --explain: every table and what the figures mean, after the answer
 	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
@@ -153,10 +159,12 @@ type scenarioFlags struct {
 	allowUntrustworthy bool
 }
 
-// execute runs the plans and renderReport draws a results folder's
-// report; tests replace them.
+// execute runs the plans, calibrate measures this machine's harness for
+// --slow-motion auto and renderReport draws a results folder's report;
+// tests replace them.
 var (
 	execute      = engine.Execute
+	calibrate    = engine.Calibrate
 	renderReport = report.RenderDir
 )
 
@@ -226,6 +234,16 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintf(stderr, "herdbench scenario: --max-memory: %v\n", err)
 		return nil, exitUsage, true
 	}
+	cohorts, _ := engine.ParseCohorts(f.cohorts) // checked with the flags
+	sr.opts = engine.Options{Version: herdbenchVersion(), MaxMemory: sr.limit,
+		Mode:   engine.Mode{Sim: f.sim, NoSimReference: f.noSimRef, SlowMotion: slowmo.Factor(f.slow.k), Cohorts: cohorts},
+		Shard:  engine.Shard{Part: f.sh.part, StartAt: f.sh.t0},
+		Beside: engine.Beside{ChaosControl: f.game.chaosControl != "", Live: f.game.live()},
+	}
+	if err := sr.opts.Check(nil); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario: "+strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "))
+		return nil, exitUsage, true
+	}
 	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
@@ -258,33 +276,12 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	}
 	sr.plans = op.Plans
 	plan := sr.plans[0]
-	if msg := f.sh.checkPlan(plan); msg != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
-		return nil, exitUsage, true
-	}
-	if f.sim {
-		if msg := simConflict(plan.TargetURL != "", f.game.chaosControl != "", f.game.metricsAddr != "", f.game.otlp.url != "", f.game.ui != ""); msg != "" {
-			fmt.Fprintln(stderr, "herdbench scenario: "+msg)
-			return nil, exitUsage, true
-		}
-	}
 	sr.sweep = len(plan.Sweep) > 0
-	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,
-		Part: f.sh.part, StartAt: f.sh.t0, SlowMotion: slowmo.Factor(f.slow.k)}
-	if f.slow.k > 1 && f.game.chaosControl != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: --chaos-control runs the fault plan on the wall clock, which --slow-motion does not slow: drop one of them")
+	sr.opts.Runs, sr.opts.Timelines = plan.Runs, !sr.sweep
+	if err := sr.opts.Check(plan); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario: "+strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "))
 		return nil, exitUsage, true
 	}
-	if err := engine.CheckSlowMotion(plan, sr.opts); err != nil {
-		fmt.Fprintln(stderr, "herdbench scenario: --slow-motion: "+strings.TrimPrefix(err.Error(), "engine: "))
-		return nil, exitUsage, true
-	}
-	if f.cohorts == "apart" && f.game.chaosControl != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
-		return nil, exitUsage, true
-	}
-	sr.opts.Apart = !f.sim && plan.TargetURL == "" && f.game.chaosControl == "" && len(plan.Strategies) > 1 &&
-		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	return sr, exitOK, false
 }
 
@@ -406,7 +403,7 @@ func (sr *scenarioRun) announce(ctx context.Context, stderr io.Writer) {
 		}
 		fmt.Fprintf(stderr, ", t = 0 at %s (in %s).\n", sh.t0.Format("2006-01-02T15:04:05.000Z"), time.Until(sh.t0).Round(time.Millisecond))
 	}
-	if sr.opts.Apart {
+	if sr.opts.Apart(plan) {
 		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once).\n",
 			runtime.GOMAXPROCS(0), len(names))
 	}
@@ -423,7 +420,7 @@ func (sr *scenarioRun) expectedWall(ctx context.Context) time.Duration {
 	wall := sr.opts.SlowMotion.Wall(sr.wallAtRealSpeed(ctx))
 	for _, p := range sr.plans {
 		units := max(1, p.Runs)
-		if sr.opts.Apart {
+		if sr.opts.Apart(p) {
 			units *= len(p.Strategies)
 		}
 		wall += time.Duration(units) * engine.Lead(p, sr.opts)
@@ -467,7 +464,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			}
 			fmt.Fprintf(stderr, "run %d of %d%s\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, where)
 		}
-		if opts.Apart {
+		if opts.Apart(r.Plan) {
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
@@ -499,10 +496,10 @@ is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
 ran); 3 a threshold failed (results written); 4 too late: --start-at had
 passed, or was too near to be ready (nothing sent); 5 the run's verdict is
 not trustworthy: a headline figure left, or could have left, its band of
-the simulator's (results written; --allow-untrustworthy: not an exit code);
-130 interrupted (results written, marked partial). Killed by SIGABRT (134
-in a shell): the Go runtime itself failed, e.g. out of memory beyond the
-estimate.
+the simulator's (results written; before 3, whose thresholds such figures
+cannot judge; --allow-untrustworthy: 0 or 3); 130 interrupted (results
+written, marked partial). Killed by SIGABRT (134 in a shell): the Go
+runtime itself failed, e.g. out of memory beyond the estimate.
 `
 
 // check checks the flags that need no scenario, and returns what is wrong,
@@ -544,9 +541,6 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	}
 	if f.slow.k < 1 || f.slow.k > slowmo.Max {
 		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower, or auto", f.slow.k, slowmo.Max)
-	}
-	if f.slow.k > 1 && f.sim {
-		return "--slow-motion is for real-time runs, whose harness can be late; --sim is never late: drop one of them"
 	}
 	return ""
 }
@@ -598,28 +592,4 @@ func (f *scenarioFlags) axes() ([]scenarios.Axis, error) {
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// simConflict says what of a real-time run --sim was given with, and how to
-// fix it: each thing named as the user would remove it ("" when none).
-func simConflict(external, chaosControl, metricsAddr, otlp, ui bool) string {
-	var real, drop []string
-	for _, x := range []struct {
-		set        bool
-		name, drop string
-	}{{external, "an external target (--target, target.url)", "the external target (--target, or target.url from the file)"},
-		{chaosControl, "--chaos-control", "--chaos-control"}, {metricsAddr, "--metrics-addr", "--metrics-addr"},
-		{otlp, "--otlp", "--otlp"}, {ui, "--ui", "--ui"}} {
-		if x.set {
-			real, drop = append(real, x.name), append(drop, x.drop)
-		}
-	}
-	if len(real) == 0 {
-		return ""
-	}
-	verb := "needs"
-	if len(real) > 1 {
-		verb = "need"
-	}
-	return fmt.Sprintf("--sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s", strings.Join(real, ", "), verb, strings.Join(drop, " and "))
 }

@@ -61,10 +61,9 @@ var slowMotionHelp = fmt.Sprintf("in real time, live every duration of the scena
 // the wall clock, nor one watched live (--ui, --metrics-addr, --otlp),
 // whose rates are per second of the wall clock.
 func (sr *scenarioRun) autoSlowable() bool {
-	f, g := &sr.f, &sr.f.game
-	live := g.ui != "" || g.metricsAddr != "" || g.otlp.url != ""
-	return f.slow.auto && !f.sim && g.chaosControl == "" && !live && f.sh.part.Of == 0 &&
-		engine.CheckSlowMotion(sr.plans[0], engine.Options{SlowMotion: 2}) == nil
+	o := sr.opts
+	return sr.f.slow.auto && !o.Sim && !o.ChaosControl && len(o.Live) == 0 && o.Part.Of == 0 && o.StartAt.IsZero() &&
+		engine.CheckSlowMotion(sr.plans[0], engine.Options{Mode: engine.Mode{SlowMotion: 2}}) == nil
 }
 
 // wallAtRealSpeed is how long sr's runs last at real speed
@@ -87,7 +86,7 @@ func (sr *scenarioRun) chooseSlowMotion(ctx context.Context, stderr io.Writer) e
 	if !quiet {
 		fmt.Fprintf(stderr, "slow motion auto: measuring how late this machine's harness is at a crash (about %s)...\n", engine.CalibrationWall(p, sr.opts).Round(100*time.Millisecond))
 	}
-	cal, err := engine.Calibrate(ctx, p, sr.opts)
+	cal, err := calibrate(ctx, p, sr.opts)
 	if err == nil {
 		var c engine.Choice
 		if c, err = engine.ChooseSlowMotion(ctx, p, cal, sr.wallAtRealSpeed(ctx), autoBudget); err == nil {
@@ -112,10 +111,15 @@ func (sr *scenarioRun) chooseSlowMotion(ctx context.Context, stderr io.Writer) e
 // figures at 50 ms at 2× (exact needs 16×): --slow-motion 2".
 func choiceText(cal *engine.Calibration, c engine.Choice) string {
 	here := "this machine's harness was never late enough to matter"
-	if l := cal.Spread; l != nil && cal.Clients > 0 {
-		here = fmt.Sprintf("%d clients learned of a crash over p99 %s here", cal.Clients, msText(l.P99))
-	} else if l := cal.SendLag; l != nil {
-		here = fmt.Sprintf("attempts went out late by p99 %s here", msText(l.P99))
+	spread, lag := cal.Spread, cal.SendLag
+	if cal.Clients == 0 {
+		spread = nil
+	}
+	switch {
+	case spread != nil && (lag == nil || spread.P99 >= lag.P99):
+		here = fmt.Sprintf("%d clients learned of a crash over p99 %s here", cal.Clients, msText(spread.P99))
+	case lag != nil:
+		here = fmt.Sprintf("attempts went out late by p99 %s here", msText(lag.P99))
 	}
 	var model string
 	switch c.Predicted {

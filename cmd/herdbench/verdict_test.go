@@ -57,7 +57,7 @@ func TestUntrustworthyRunExitsFiveAndFailsItsJUnitCase(t *testing.T) {
 		if code != c.code {
 			t.Fatalf("allow %v: exit code %d, want %d\n%s", c.allow, code, c.code, stderr)
 		}
-		if !c.allow && !strings.Contains(stderr, "herdbench: NOT TRUSTWORTHY: exp: attempts were sent late") {
+		if !c.allow && (!strings.Contains(stderr, "NOT TRUSTWORTHY: exp: attempts were sent late") || !strings.Contains(stderr, "herdbench: the verdict is not trustworthy (exit code 5; --allow-untrustworthy: 0)")) {
 			t.Errorf("the exit's line does not say the verdict:\n%s", stderr)
 		}
 		var s results.Summary

@@ -105,6 +105,8 @@ func Start(t testing.TB, bin string, seen *Log) (context.Context, context.Cancel
 		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
 		chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()),
+		// Its singleton sockets go to the test's folder, not the shared $TMPDIR.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.Flag("disable-component-update", true),
 	)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)

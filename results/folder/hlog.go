@@ -185,7 +185,7 @@ func AddInterval(intervals []results.Interval, k, last int, tag string, h *hdrhi
 	case TagRequest:
 		dropped = it.Request.MergeFrom(h)
 	default:
-		return intervals, fmt.Errorf("%w: interval %d has tag %q, not %s or %s", ErrHistogramLog, k, tag, TagAttempt, TagRequest)
+		return intervals, fmt.Errorf("%w: interval %d has a tag neither %s nor %s", ErrHistogramLog, k, TagAttempt, TagRequest)
 	}
 	if dropped > 0 {
 		return intervals, fmt.Errorf("%w: interval %d (%s): %d values outside 1 µs to 1 h", ErrHistogramLog, k, tag, dropped)

@@ -6,35 +6,33 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
+
+	"github.com/herdbench/herdbench/internal/safefile"
 )
 
 // ErrNotRegular is wrapped by OpenRegular's error for what is not a regular
-// file: a folder, a FIFO, a device (also through a symbolic link).
-var ErrNotRegular = errors.New("not a regular file")
+// file: a folder, a FIFO, a device, a file of the kernel's (/proc, /sys).
+var ErrNotRegular = safefile.ErrNotRegular
+
+// ErrLink is wrapped by OpenRegular's error for a symbolic link.
+var ErrLink = safefile.ErrLink
 
 // ErrTooLarge is wrapped by ReadRegular's error for a file larger than its
 // bound.
-var ErrTooLarge = errors.New("file too large")
+var ErrTooLarge = safefile.ErrTooLarge
 
-// OpenRegular opens the file at path for reading if it is a regular file.
-// It never blocks: a FIFO is opened without waiting for a writer, then
-// refused like a device or a folder, with ErrNotRegular.
+// OpenRegular opens the file at path, a file of a results folder, for
+// reading if it is a regular file and not a symbolic link: a folder
+// someone shared may link scenario.yaml to the reader's own secrets, which
+// the report would then show. It never blocks: a FIFO is opened without
+// waiting for a writer, then refused like a device or a folder, with
+// ErrNotRegular (safefile's rule).
 func OpenRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+	f, err := safefile.OpenNoLink(path)
+	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrLink) {
+		return nil, fmt.Errorf("%w; a results folder holds only the files herdbench wrote", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s is %s; a results folder holds only the files herdbench wrote", ErrNotRegular, path, kindOf(st.Mode()))
-	}
-	return f, nil
+	return f, err
 }
 
 // ReadRegular reads the regular file at path (see OpenRegular), refusing
@@ -45,16 +43,9 @@ func ReadRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > max {
-		return nil, tooLarge(path, st.Size(), max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1)) // it may grow meanwhile
-	if err == nil && int64(len(b)) > max {
-		return nil, tooLarge(path, int64(len(b)), max)
+	b, err := safefile.ReadAll(f, path, max)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w; is this a results folder herdbench wrote?", err)
 	}
 	return b, err
 }
@@ -118,27 +109,5 @@ func (b *bounded) Seek(offset int64, whence int) (int64, error) {
 func (b *bounded) Close() error { return b.f.Close() }
 
 func tooLarge(path string, size, max int64) error {
-	return fmt.Errorf("%w: %s is %s, more than the %s herdbench reads of it; is this a results folder herdbench wrote?", ErrTooLarge, path, byteText(size), byteText(max))
-}
-
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeDevice != 0, m&os.ModeCharDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
-}
-
-// byteText writes a size in MiB or KiB.
-func byteText(n int64) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	return fmt.Errorf("%w; is this a results folder herdbench wrote?", safefile.TooLarge(path, size, max))
 }

@@ -181,11 +181,11 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 			row.Point = append(row.Point, results.Setting{Field: f, Value: rec[j]})
 		}
 		if row.Clients, err = strconv.Atoi(rec[at]); err != nil {
-			return nil, nil, fmt.Errorf("%w: line %d: clients %q is not a count", ErrSweep, line, rec[at])
+			return nil, nil, fmt.Errorf("%w: line %d: clients is not a count", ErrSweep, line)
 		}
 		runs, err := strconv.Atoi(rec[at+2])
 		if err != nil || runs < 1 {
-			return nil, nil, fmt.Errorf("%w: line %d: runs %q is not a count of repetitions", ErrSweep, line, rec[at+2])
+			return nil, nil, fmt.Errorf("%w: line %d: runs is not a count of repetitions", ErrSweep, line)
 		}
 		for j := at + 3; j+1 < len(head); j++ {
 			name, ok := strings.CutSuffix(head[j], "_mean")
@@ -195,7 +195,7 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 			mean, err1 := strconv.ParseFloat(rec[j], 64)
 			sd, err2 := strconv.ParseFloat(rec[j+1], 64)
 			if err1 != nil || err2 != nil || math.IsNaN(mean+sd) || math.IsInf(mean+sd, 0) {
-				return nil, nil, fmt.Errorf("%w: line %d: %s is %q ± %q, not numbers", ErrSweep, line, name, rec[j], rec[j+1])
+				return nil, nil, fmt.Errorf("%w: line %d: %s_mean and %s_sd are not numbers", ErrSweep, line, name, name)
 			}
 			row.Run.Stats[name] = results.Stat{N: runs, Mean: mean, SD: sd}
 		}
@@ -208,8 +208,9 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 // value of each swept field (a column each, named by its path), the
 // clients per cohort, the number of repetitions and, for every RepStats
 // metric in the table's order, its mean and standard deviation (empty
-// where the cohort has no such figure). Every row has the first row's
-// swept fields.
+// where the cohort has no such figure; a metric that only some strategies
+// have, Metric.Omit, only when some row has it). Every row has the first
+// row's swept fields.
 func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -220,7 +221,8 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 		}
 	}
 	head = append(head, "clients", "strategy", "runs")
-	for _, m := range results.StatMetrics() {
+	metrics := sweepMetrics(rows)
+	for _, m := range metrics {
 		head = append(head, m.Name+"_mean", m.Name+"_sd")
 	}
 	_ = w.Write(head)
@@ -236,7 +238,7 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 			rec = append(rec, st.Value)
 		}
 		rec = append(rec, strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n))
-		for _, m := range results.StatMetrics() {
+		for _, m := range metrics {
 			st, ok := r.Run.Stats[m.Name]
 			if !ok {
 				if v, has := m.Value(&r.Run); has && r.Run.Stats == nil {
@@ -252,4 +254,23 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()
+}
+
+// sweepMetrics are the metrics sweep.csv writes for rows: every RepStats
+// one, but one that only some strategies have (Metric.Omit) and no row
+// has.
+func sweepMetrics(rows []results.SweepRow) []results.Metric {
+	var out []results.Metric
+	for _, m := range results.StatMetrics() {
+		has := !m.Omit
+		for i := 0; i < len(rows) && !has; i++ {
+			_, stat := rows[i].Run.Stats[m.Name]
+			_, value := m.Value(&rows[i].Run)
+			has = stat || value
+		}
+		if has {
+			out = append(out, m)
+		}
+	}
+	return out
 }

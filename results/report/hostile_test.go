@@ -35,7 +35,7 @@ func TestLoadRefusesHostileFolders(t *testing.T) {
 		}, "no-jitter.hlog: bad histogram log: an interval at 10000000000 s, after the run's end at 6 s"},
 		{"a .hlog linked to /dev/zero", func(t *testing.T, dir string) {
 			replaceWith(t, filepath.Join(dir, "no-jitter.hlog"), func(p string) error { return os.Symlink("/dev/zero", p) })
-		}, "no-jitter.hlog is a device"},
+		}, "no-jitter.hlog is a symbolic link, which herdbench does not follow here"},
 		{"a FIFO named scenario.yaml", func(t *testing.T, dir string) {
 			replaceWith(t, filepath.Join(dir, "scenario.yaml"), func(p string) error { return syscall.Mkfifo(p, 0o644) })
 		}, "scenario.yaml is a named pipe (FIFO)"},

@@ -23,6 +23,11 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
 	}
+	return thresholdRows(w, rs)
+}
+
+// thresholdRows writes the table of the checks rs, a row each.
+func thresholdRows(w io.Writer, rs []results.ThresholdResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  cohort\tthreshold\tvalue\tresult")
 	for _, r := range rs {
@@ -31,6 +36,10 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 			result = "FAIL"
 		}
 		value := valueText(r.Metric, r.Value)
+		if len(r.Figures) > 0 {
+			// A comparison: both sides, in the figures' own words below.
+			value = numberText(r.Metric, r.Value) + " against " + numberText(r.Metric, r.Limit)
+		}
 		switch {
 		case r.Repetitions == 0:
 		case strings.HasPrefix(r.Expression, "mean("):
@@ -44,6 +53,19 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Cohort, r.Expression, value, result)
 	}
 	return tw.Flush()
+}
+
+// numberText writes a side of a comparison: null is a time that never
+// came (a cohort that never recovered: never), another null figure or an
+// undefined ratio.
+func numberText(metric string, v *float64) string {
+	if m, _ := results.LookupMetric(metric); v == nil && m.Unit == results.Seconds {
+		return "never"
+	}
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'f', -1, 64)
 }
 
 // valueText writes a figure in its metric's unit.

@@ -1,0 +1,85 @@
+package measured
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample(name string) Record {
+	return Record{
+		Table: Table{Name: name, Title: "What " + name + " costs", Columns: []string{"run", "wall s"},
+			Rows: [][]string{{"a|b", "1.5"}}, Notes: []string{"Medians of 3."}},
+		Command: "go run ./bench/" + name + " -rounds 3", Date: time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC),
+		Machine: Machine{Cores: 2, OS: "linux/amd64", Go: "go1.26.8"}, LoadBefore: 1.25, LoadAfter: 2,
+	}
+}
+
+// TestWriteRecordIsReadBack: a written record reads back equal, and its
+// markdown names the command, the date, the machine and the load, and
+// escapes a cell's bar.
+func TestWriteRecordIsReadBack(t *testing.T) {
+	dir := t.TempDir()
+	md, err := WriteRecord(dir, sample("simcost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Read(dir)
+	if err != nil || len(recs) != 1 || recs[0].Rows[0][0] != "a|b" || recs[0].Command != "go run ./bench/simcost -rounds 3" {
+		t.Fatalf("read back %+v, %v", recs, err)
+	}
+	b, _ := os.ReadFile(md)
+	for _, want := range []string{"# What simcost costs", "`go run ./bench/simcost -rounds 3`", "2026-12-07 12:00 UTC", "2 cores", "load average 1.2 before, 2.0 after", `| a\|b | 1.5 |`, "- Medians of 3."} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("%s lacks %q:\n%s", md, want, b)
+		}
+	}
+	if _, err := WriteRecord(dir, Record{Table: Table{Name: "../x"}}); err == nil {
+		t.Error("a name with a path was written")
+	}
+}
+
+// TestSyncReplacesOnlyTheGeneratedPart: the page's prose around the
+// markers stays; between them, every record's table; a second sync
+// changes nothing; a page without markers is refused.
+func TestSyncReplacesOnlyTheGeneratedPart(t *testing.T) {
+	dir := t.TempDir()
+	measured := filepath.Join(dir, "measured")
+	for _, n := range []string{"simcost", "loadcmp"} {
+		if _, err := WriteRecord(measured, sample(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := filepath.Join(dir, "performance.md")
+	os.WriteFile(page, []byte("# Method\n\nprose\n\n"+Begin+"\nstale\n"+End+"\n\nafter\n"), 0o644)
+	changed, err := Sync(page, measured)
+	if err != nil || !changed {
+		t.Fatalf("sync: changed %v, %v", changed, err)
+	}
+	b, _ := os.ReadFile(page)
+	s := string(b)
+	if !strings.HasPrefix(s, "# Method\n\nprose\n\n") || !strings.HasSuffix(s, End+"\n\nafter\n") || strings.Contains(s, "stale") ||
+		strings.Index(s, "What loadcmp costs") > strings.Index(s, "What simcost costs") || !strings.Contains(s, "[measured/simcost.md](measured/simcost.md)") {
+		t.Errorf("synced page:\n%s", s)
+	}
+	if changed, err := Sync(page, measured); err != nil || changed {
+		t.Errorf("a second sync: changed %v, %v", changed, err)
+	}
+	os.WriteFile(page, []byte("no markers\n"), 0o644)
+	if _, err := Sync(page, measured); err == nil {
+		t.Error("a page without markers was synced")
+	}
+}
+
+// TestCommandQuotesWhatAShellWouldSplit: the command line runs again as
+// written.
+func TestCommandQuotesWhatAShellWouldSplit(t *testing.T) {
+	got := command("robustness", []string{"-args", "--cohorts together", "-runs", "5", "-x", "it's"})
+	want := `go run ./bench/robustness -args '--cohorts together' -runs 5 -x 'it'\''s'`
+	if got != want {
+		t.Errorf("command = %s, want %s", got, want)
+	}
+}
