@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -44,16 +45,30 @@ type Mix struct {
 	cum      []float64 // cumulative weights, normalized to end at 1
 }
 
-// NewMix returns the mix of reqs, whose weights must be positive.
+// NewMix returns the mix of reqs, whose weights must be positive and
+// finite. Weights whose sum overflows a float64 (two of 1e308) are first
+// divided by the largest, which keeps their shares: summed as they are,
+// every cumulative share but the last would be 0 and the last NaN, and
+// every draw would pick the last request.
 func NewMix(reqs []Request) *Mix {
 	m := &Mix{Requests: reqs, cum: make([]float64, len(reqs))}
-	total := 0.0
+	scale, total := 1.0, 0.0
 	for _, r := range reqs {
 		total += r.Weight
 	}
+	if math.IsInf(total, 0) {
+		most := 0.0
+		for _, r := range reqs {
+			most = max(most, r.Weight)
+		}
+		scale, total = most, 0
+		for _, r := range reqs {
+			total += r.Weight / scale
+		}
+	}
 	acc := 0.0
 	for i, r := range reqs {
-		acc += r.Weight
+		acc += r.Weight / scale
 		m.cum[i] = acc / total
 	}
 	return m
