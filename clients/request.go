@@ -36,6 +36,25 @@ type Request struct {
 	Retry bool
 }
 
+// Templated reports whether r holds a placeholder, in its path, a header's
+// value or its body (FillBody): its bytes, body included, are then filled
+// per logical request into each client's own buffer; without, they are
+// prepared once for the cohort.
+func (r *Request) Templated() bool {
+	if r.FillBody {
+		return true
+	}
+	if ok, _ := CheckPlaceholders(r.Path); ok {
+		return true
+	}
+	for _, h := range r.Header {
+		if ok, _ := CheckPlaceholders(h.Value); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Header is one request header.
 type Header struct{ Name, Value string }
 
