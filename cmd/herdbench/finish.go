@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,15 +45,31 @@ type ending struct {
 	points  []engine.Point
 	sweep   bool
 	command string // the subcommand that ran it, "scenario" or "merge", for its messages
+	// stop, when set, drops the results folder if it ends before the
+	// folder is published: a merge's interrupt, after which nothing is
+	// written (the shards are still there to merge again). A scenario's
+	// interrupt writes what was recorded instead: nil.
+	stop context.Context
 }
 
+// errStopped is save's error when ending.stop ended first: nothing written.
+var errStopped = errors.New("interrupted; nothing was written")
+
 // finish ends the run of command ("scenario" or "merge") and returns the
-// exit code. dir is set once the results folder is in place.
-func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
+// exit code. dir is set once the results folder is in place. stop is
+// ending.stop: nil but for a merge.
+func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string, stop ...context.Context) int {
 	e := &ending{points: points, sweep: sweep, command: command}
+	if len(stop) > 0 {
+		e.stop = stop[0]
+	}
 	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
+	if errors.Is(werr, errStopped) {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", command, werr)
+		return exitSignal
+	}
 	text := stdout // with --json, stdout is the JSON's alone
 	if f.json {
 		text = stderr
@@ -134,7 +151,15 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 		st.Discard()
 		return "", err
 	}
+	if e.stopped() {
+		st.Discard()
+		return "", errStopped
+	}
 	rerr := e.report(st.Dir, f)
+	if e.stopped() {
+		st.Discard()
+		return "", errStopped
+	}
 	dir, err := st.Publish()
 	if err != nil {
 		return "", err
@@ -144,6 +169,9 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 	}
 	return dir, rerr
 }
+
+// stopped reports whether ending.stop has ended.
+func (e *ending) stopped() bool { return e.stop != nil && e.stop.Err() != nil }
 
 // rescue keeps the figures of a run whose results folder could not be
 // written (a disk that filled up meanwhile): summary.json, or a sweep's
