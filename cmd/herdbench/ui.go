@@ -85,6 +85,7 @@ func startUI(c uiConfig, stderr io.Writer) (*uiServer, error) {
 	u := &uiServer{live: live.New(o), addr: ln.Addr(), ran: make(chan struct{}), served: make(chan struct{})}
 	limits := netguard.ControlLimits()
 	u.http = limits.Server(u.live.Handler())
+	u.http.ConnContext = live.ConnContext // an event stream's small send buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	u.cancel = cancel
 	go func() {
