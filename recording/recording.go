@@ -52,10 +52,15 @@ type Options struct {
 	Done func(Segment)
 }
 
-// Defaults.
+// Defaults and bounds.
 const (
 	DefaultMaxCohorts = 8
-	DefaultWindow     = 15 * time.Minute
+	// MaxCohortsLimit is the most cohorts of their own a recording
+	// takes (--max-cohorts): each costs memory for every bucket of its
+	// window (Footprint), and a report of more is no comparison anyone
+	// reads.
+	MaxCohortsLimit = 1000
+	DefaultWindow   = 15 * time.Minute
 	// MaxWindow is the longest window: a results folder holds at most a
 	// day (herdbench report refuses more).
 	MaxWindow = 24 * time.Hour
@@ -70,6 +75,22 @@ const (
 	// timed out.
 	CutGrace = time.Second
 )
+
+// Footprint is the memory a recording with at most cohorts cohorts, each
+// window long, may hold at its peak, in bytes: every cohort's recorder
+// full, for the window that is being recorded and the one being written
+// (the results of a window are copies of its recorders; at the end the
+// live ones are let go as they are copied), with the process's own
+// 60 MiB. cohorts counts "other" when the keys may overflow into it
+// (MaxCohorts + 1). Most recordings hold far less: a recorder's pages are
+// touched only where traffic came.
+func Footprint(cohorts int, window time.Duration) uint64 {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	per := uint64(results.RecorderBytes(min(window, MaxWindow), 2*runtime.GOMAXPROCS(0)))
+	return 60<<20 + 2*uint64(max(cohorts, 1))*per
+}
 
 // ErrNothingRecorded is returned by Snapshot when no attempt has been
 // recorded since the plan's clock started.
@@ -189,7 +210,7 @@ func (r *Recording) retire(s *segment, end time.Time) {
 		time.Sleep(grace)
 		r.prev.CompareAndSwap(s, nil)
 		if r.o.Done != nil && s.recorded() {
-			r.o.Done(r.segmentOf(s, end))
+			r.o.Done(r.segmentOf(s, end, true))
 		}
 	}()
 }

@@ -2,6 +2,7 @@ package recording
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -55,15 +56,38 @@ func (r *Recording) Snapshot() (Segment, error) {
 	if s == nil || !s.recorded() {
 		return Segment{}, ErrNothingRecorded
 	}
-	return r.segmentOf(s, time.Now()), nil
+	return r.segmentOf(s, time.Now(), false), nil
+}
+
+// End ends the recording (its server has stopped) and returns the
+// results of its current window up to now; ErrNothingRecorded when it has
+// no attempt. Nothing is recorded after it. Each cohort's live recorders
+// are let go as soon as its results are copied from them, so the end
+// holds about one window's worth of recorders at a time, not two.
+func (r *Recording) End() (Segment, error) {
+	r.mu.Lock()
+	s := r.cur.Swap(nil)
+	r.mu.Unlock()
+	if s == nil || !s.recorded() {
+		return Segment{}, ErrNothingRecorded
+	}
+	seg := r.segmentOf(s, time.Now(), true)
+	// The collector paces itself on the heap of its last cycle, when the
+	// live recorders were in it (tens of megabytes a cohort, if mostly
+	// untouched pages): without a cycle now, the garbage of writing the
+	// folder (its compressed logs, its report) could grow to as much
+	// again before the next, in pages that are touched.
+	runtime.GC()
+	return seg, nil
 }
 
 // Unstarted returns the attempts that arrived while no plan had started
 // (with --hold, before POST /control/start): they are in no results.
 func (r *Recording) Unstarted() int64 { return r.unstarted.Load() }
 
-// segmentOf summarizes s up to end.
-func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
+// segmentOf summarizes s up to end; with release, each cohort's live
+// recorders are let go once copied (End).
+func (r *Recording) segmentOf(s *segment, end time.Time, release bool) Segment {
 	span := min(max(end.Sub(s.t0), results.Bucket), s.window)
 	var faults []results.FaultWindow
 	var w results.Window
@@ -97,6 +121,9 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 		cut += c.cut.Load()
 		name := r.cohorts.name(i)
 		run, rec, apart, ok := c.summarize(name, span, w)
+		if release {
+			s.cells[i].Store(nil)
+		}
 		if !ok {
 			continue
 		}
