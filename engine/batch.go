@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
+	"github.com/herdbench/herdbench/sim"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -111,6 +112,8 @@ type Options struct {
 	// beforeTask, in tests, is called before each unit the scheduler
 	// starts (schedule.go), with its point, first cohort and repetition.
 	beforeTask func(point, cohort, rep int)
+	// afterSim, in tests, is given what each simulated cohort run did.
+	afterSim func(sim.Result)
 }
 
 // Point is the outcome of one plan (one client count of a sweep) over its
