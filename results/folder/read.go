@@ -53,6 +53,16 @@ type TimelineBounds struct {
 	Rows int
 	// DurationS is the run's duration, for the messages.
 	DurationS float64
+	// Bin, a multiple of the rows' 10 ms, sums each key's consecutive rows
+	// into rows of Bin as they are read: a reader that draws a long run at
+	// a coarser step (a report) keeps only those, never every 10 ms row.
+	// Zero keeps every row.
+	Bin time.Duration
+}
+
+// per is how many rows of the file make one row kept.
+func (b TimelineBounds) per() int {
+	return max(1, int(b.Bin/results.Bucket))
 }
 
 // TimelineBuckets is the most rows of 10 ms a cohort's timeline of a run of
@@ -85,6 +95,9 @@ func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (na
 		}
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
 			return nil, nil, err
+		}
+		for k := range sizes {
+			sizes[k] = (sizes[k] + b.per() - 1) / b.per() // the rows kept, binned
 		}
 	}
 	names, timelines, _, err = scanTimeline(in, b, sizes, false, key, sub)
@@ -176,27 +189,32 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		if n < 2 {
 			starts[k][n] = t
 		}
-		var row [results.NumSeries]int64
+		if n%b.per() == 0 { // the first row of a bin kept
+			timelines[k].Rows = append(timelines[k].Rows, [results.NumSeries]int64{})
+		}
+		row := &timelines[k].Rows[len(timelines[k].Rows)-1]
 		for s, i := range series {
 			if i < 0 {
 				continue
 			}
-			if row[s], err = strconv.ParseInt(rec[i], 10, 64); err != nil {
+			v, err := strconv.ParseInt(rec[i], 10, 64)
+			if err != nil {
 				return nil, nil, nil, fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
 			}
+			row[s] += v
 		}
-		timelines[k].Rows = append(timelines[k].Rows, row)
 	}
 	if count {
 		return names, nil, counts, nil
 	}
 	for k := range timelines {
 		timelines[k].Resolution = results.Bucket
-		if len(timelines[k].Rows) > 1 {
+		if counts[k] > 1 {
 			// t_s has two decimals: round the step to whole milliseconds.
 			st := starts[k]
 			timelines[k].Resolution = time.Duration(math.Round((st[1]-st[0])*1000)) * time.Millisecond
 		}
+		timelines[k].Resolution *= time.Duration(b.per())
 		if timelines[k].Resolution <= 0 {
 			return nil, nil, nil, fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
 		}
