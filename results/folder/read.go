@@ -192,21 +192,39 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		if n%b.per() == 0 { // the first row of a bin kept
 			timelines[k].Rows = append(timelines[k].Rows, [results.NumSeries]int64{})
 		}
-		row := &timelines[k].Rows[len(timelines[k].Rows)-1]
-		for s, i := range series {
-			if i < 0 {
-				continue
-			}
-			v, err := strconv.ParseInt(rec[i], 10, 64)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
-			}
-			row[s] += v
+		if err := addRow(&timelines[k].Rows[len(timelines[k].Rows)-1], rec, series, head, line); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	if count {
 		return names, nil, counts, nil
 	}
+	if err := setResolutions(timelines, names, counts, starts, b.per()); err != nil {
+		return nil, nil, nil, err
+	}
+	return names, timelines, counts, nil
+}
+
+// addRow adds the counts of record rec (line line of the file, whose
+// header is head) to row: series s from column series[s], if any.
+func addRow(row *[results.NumSeries]int64, rec []string, series []int, head []string, line int) error {
+	for s, i := range series {
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseInt(rec[i], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: %s %q: %v", ErrTimeline, line, head[i], rec[i], err)
+		}
+		row[s] += v
+	}
+	return nil
+}
+
+// setResolutions sets each timeline's resolution: the step between its
+// key's first two rows (starts; counts of them in the file), times per
+// rows summed into each kept.
+func setResolutions(timelines []results.Timeline, names []string, counts []int, starts [][2]float64, per int) error {
 	for k := range timelines {
 		timelines[k].Resolution = results.Bucket
 		if counts[k] > 1 {
@@ -214,10 +232,10 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 			st := starts[k]
 			timelines[k].Resolution = time.Duration(math.Round((st[1]-st[0])*1000)) * time.Millisecond
 		}
-		timelines[k].Resolution *= time.Duration(b.per())
+		timelines[k].Resolution *= time.Duration(per)
 		if timelines[k].Resolution <= 0 {
-			return nil, nil, nil, fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
+			return fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
 		}
 	}
-	return names, timelines, counts, nil
+	return nil
 }
