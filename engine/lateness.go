@@ -152,6 +152,12 @@ func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled
 	if len(at) == 0 {
 		return nil
 	}
+	return opinions(ctx, plans, at, tables, refs, o)
+}
+
+// opinions returns the model's second opinion of the points at of plans,
+// each cohort of a plan late by its tables, against their references.
+func opinions(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, refs []*simulated, o Options) []*opinion {
 	first := simulateLate(ctx, plans, at, tables, o)
 	if first == nil {
 		return nil

@@ -49,6 +49,12 @@ func HerdFactorAt(attempts []int64, from int, res time.Duration) float64 {
 func HerdFactorsOf(c Cohort, w Window) HerdFactors {
 	attempts, _, _ := c.Rec.columns()
 	defer putColumns(attempts)
+	return HerdFactorsOfAttempts(attempts, w)
+}
+
+// HerdFactorsOfAttempts is HerdFactorsOf of a cohort's attempts per 10 ms
+// bucket (a timeline.csv read back: Timeline.Attempts).
+func HerdFactorsOfAttempts(attempts []int64, w Window) HerdFactors {
 	var out HerdFactors
 	for i, res := range Resolutions {
 		out[i] = round(HerdFactorAt(attempts, BucketAt(w.FirstStart), res), 3)

@@ -151,7 +151,7 @@ type figure struct {
 }
 
 func (f figure) ptr() *float64 {
-	if !f.ok {
+	if !f.ok || math.IsNaN(f.v) {
 		return nil
 	}
 	v := f.v
@@ -160,10 +160,22 @@ func (f figure) ptr() *float64 {
 
 // Reading is one cohort's figures as the verdict reads them: its figures
 // by name (the view runs[].sim shows: SimFigures) and its herd factor at
-// every resolution.
+// every resolution, NaN at one it does not know (a run judged again from
+// a results folder that kept no timeline: a sweep's point), where it
+// agrees with nothing.
 type Reading struct {
 	Figures Values
 	Herd    HerdFactors
+}
+
+// coarsestKnown returns the index of the coarsest of Resolutions at which
+// r knows its herd factor (the finest, 10 ms, it always does).
+func (r *Reading) coarsestKnown() int {
+	i := len(Resolutions) - 1
+	for i > 0 && math.IsNaN(r.Herd[i]) {
+		i--
+	}
+	return i
 }
 
 // get returns the figure of band b at resolution res.
@@ -305,7 +317,7 @@ func (j *judgement) judgeWaves(b Band, ev []Evidence) string {
 		}
 		read := at
 		if at < 0 {
-			read = len(Resolutions) - 1
+			read = e.Real.coarsestKnown()
 		}
 		if read > 0 {
 			real, sim := e.Real.get(b, 0), e.Sim.get(b, 0)

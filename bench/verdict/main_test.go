@@ -1,12 +1,21 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/herdbench/herdbench/engine"
+	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/results/folder"
+	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/scenarios/scenariotest"
 )
 
 func ptr(v float64) *float64 { return &v }
@@ -54,7 +63,7 @@ func TestPageCountsTheConfusion(t *testing.T) {
 		Main: []record{{Scenario: "outage", Outcome: "exact", InBand: true, WallS: 130, ExpectedS: 126, SlowMotion: 2, Headline: &held}},
 	}
 	path := filepath.Join(t.TempDir(), "page.md")
-	if err := writePage(path, cp); err != nil {
+	if err := writePage(path, "runs.json", cp); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -73,5 +82,65 @@ func TestPageCountsTheConfusion(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)
 		}
+	}
+}
+
+// The first corpora named no folders: they are numbered as the runs ran,
+// a sweep's points one run, a condition skipped one too, the main job's
+// after the corpus's.
+func TestAssignFoldersNumbersTheRunsAsTheyRan(t *testing.T) {
+	cp := &corpus{Runs: []record{
+		{Scenario: "outage"}, {Scenario: "outage", Hogs: 2},
+		{Scenario: "jitter-range", Point: "jitter=0"}, {Scenario: "jitter-range", Point: "jitter=1"},
+		{Scenario: "jitter-range", Point: "jitter=0", Hogs: 2}, {Scenario: "jitter-range", Point: "jitter=1", Hogs: 2},
+		{Scenario: "grpc-outage", Slow: "2", Err: "skipped: slow motion cannot slow this scenario"},
+		{Scenario: "outage", Folder: "corpus-042"},
+	}, Main: []record{{Scenario: "outage"}, {Scenario: "outage", Hogs: 2}}}
+	n := assignFolders(cp)
+	var got []string
+	for _, r := range append(cp.Runs, cp.Main...) {
+		got = append(got, r.Folder)
+	}
+	want := []string{"corpus-001", "corpus-002", "corpus-003", "corpus-003", "corpus-004", "corpus-004", "corpus-005", "corpus-042", "main-007", "main-008"}
+	if n != 8 || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("folders %v (%d runs), want %v (8)", got, n, want)
+	}
+}
+
+// A real run's results folder, judged again, gives its verdict back: its
+// folder found, its scenario.yaml compiled with its seed, its timeline
+// read.
+func TestRejudgeReadsAResultsFolder(t *testing.T) {
+	p := scenariotest.Plan(t, `name: tiny
+duration: 3s
+seed: 5
+target: {concurrency: 4, queue: 20, queue_timeout: 200ms, service_time: 2ms}
+chaos: [{kind: outage, at: 1s, for: 500ms}]
+workload: {kind: closed, clients: 20, think: exponential(30ms)}
+strategies:
+  - {name: exp, backoff: exponential, base: 20ms, cap: 200ms, max_attempts: 4, timeout: 500ms}
+  - {name: full, backoff: full, base: 20ms, cap: 200ms, max_attempts: 4, timeout: 500ms}
+`, scenarios.Overrides{})
+	var pt engine.Point
+	synctest.Test(t, func(t *testing.T) {
+		n := &memnet.Network{}
+		var n2 atomic.Int64
+		points, err := engine.Execute(context.Background(), []*scenarios.Plan{p}, engine.Options{Mode: engine.Mode{Timelines: true},
+			Network: engine.Network{Listen: n.Listen, Dial: n.Dial}, BeforeSend: func() { time.Sleep(time.Duration(n2.Add(1)%4) * time.Millisecond) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pt = points[0]
+	})
+	keep := t.TempDir()
+	if err := folder.Write(filepath.Join(keep, "corpus-001", "tiny-20261207T000000Z"), pt.Output); err != nil {
+		t.Fatal(err)
+	}
+	rec := record{Scenario: "tiny", Folder: "corpus-001", Outcome: "was"}
+	if err := rejudge(context.Background(), &rec, filepath.Join(keep, rec.Folder)); err != nil {
+		t.Fatal(err)
+	}
+	if v := pt.Output.Summary.Verdict; rec.Outcome != string(v.Outcome) || rec.Before != "was" || rec.Rejudged != "yes" {
+		t.Errorf("judged again %+v; want %s (%s), before was", rec, v.Outcome, v.Sentence)
 	}
 }

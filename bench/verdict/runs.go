@@ -34,6 +34,14 @@ type corpus struct {
 	Ended   time.Time `json:"ended"`
 	Runs    []record  `json:"runs"`
 	Main    []record  `json:"main"`
+	// Rejudged are the times -rejudge judged the runs again.
+	Rejudged []rejudging `json:"rejudged,omitempty"`
+}
+
+// rejudging is one -rejudge: its command and when.
+type rejudging struct {
+	Command string    `json:"command"`
+	At      time.Time `json:"at"`
 }
 
 // record is one real run (one point of a sweep) and what its verdict
@@ -72,6 +80,14 @@ type record struct {
 	// Headline: the built-in's headline held (null: it has none).
 	Headline *bool  `json:"headline,omitempty"`
 	Err      string `json:"error,omitempty"`
+	// Folder is the run's folder under -keep (corpus-001, main-012).
+	Folder string `json:"folder,omitempty"`
+	// Rejudged says whether -rejudge judged the run again ("yes", or
+	// "failed: why"); Before is then the outcome it had, and Approx what
+	// of the verdict the folder could only approximate.
+	Rejudged string `json:"rejudged,omitempty"`
+	Before   string `json:"before,omitempty"`
+	Approx   string `json:"approximate,omitempty"`
 }
 
 // runner runs herdbench and reads what it wrote.
@@ -88,7 +104,7 @@ func (r *runner) corpusRun(ctx context.Context, name string, cond condition) []r
 	r.n++
 	out := filepath.Join(r.dir, fmt.Sprintf("corpus-%03d", r.n))
 	args := []string{"scenario", name, "-q", "--no-png", "--out", out, "--slow-motion", cond.slow}
-	base := record{Scenario: name, Hogs: cond.hogs, Slow: cond.slow}
+	base := record{Scenario: name, Hogs: cond.hogs, Slow: cond.slow, Folder: filepath.Base(out)}
 	res := r.exec(ctx, args, "", cond.hogs, &base)
 	if base.Err != "" {
 		logf(r.log, "%s (%d hogs, --slow-motion %s): %s", name, cond.hogs, cond.slow, base.Err)
@@ -107,7 +123,7 @@ func (r *runner) corpusRun(ctx context.Context, name string, cond condition) []r
 func (r *runner) mainRun(ctx context.Context, h int, extra []string) record {
 	r.n++
 	wd := filepath.Join(r.dir, fmt.Sprintf("main-%03d", r.n))
-	base := record{Scenario: "outage", Hogs: h, Slow: "auto", Args: strings.Join(extra, " ")}
+	base := record{Scenario: "outage", Hogs: h, Slow: "auto", Args: strings.Join(extra, " "), Folder: filepath.Base(wd)}
 	for i, a := range extra {
 		if a == "--slow-motion" && i+1 < len(extra) {
 			base.Slow = extra[i+1]
@@ -209,16 +225,7 @@ func (r *runner) exec(ctx context.Context, args []string, wd string, h int, rec 
 // records returns base filled in from each summary of res (a run's, or a
 // sweep's points'), with the built-in's headline over all of them.
 func records(base record, res result) []record {
-	var held *bool
-	if len(res.summaries) > 0 {
-		if checks, ok := scenarios.Headline(res.summaries[0].Scenario, res.summaries...); ok {
-			h := true
-			for _, c := range checks {
-				h = h && c.Holds
-			}
-			held = &h
-		}
-	}
+	held := headline(res.summaries)
 	var out []record
 	for _, s := range res.summaries {
 		rec := base
@@ -234,6 +241,23 @@ func records(base record, res result) []record {
 		out = append(out, base)
 	}
 	return out
+}
+
+// headline reports whether the built-in's headline held over ss (a run's
+// summary, or a sweep's points'); nil for a scenario without one.
+func headline(ss []*results.Summary) *bool {
+	if len(ss) == 0 {
+		return nil
+	}
+	checks, ok := scenarios.Headline(ss[0].Scenario, ss...)
+	if !ok {
+		return nil
+	}
+	h := true
+	for _, c := range checks {
+		h = h && c.Holds
+	}
+	return &h
 }
 
 // judged fills rec from s's verdict: its outcome, whether its figures
