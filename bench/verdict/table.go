@@ -63,7 +63,7 @@ func summaryTable(cp *corpus, out string) measured.Table {
 func notes(cp *corpus, runs []record, out string) []string {
 	page := filepath.ToSlash(strings.TrimPrefix(out, measured.Dir+"/"))
 	n := []string{
-		fmt.Sprintf("The corpus: %d runs (a sweep's points each), measured %s to %s UTC on %s, at real speed and at `--slow-motion %s`, as the machine was and beside %d CPU hogs (`yes > /dev/null`); every run, its load, wall time and sentence: [%s](%s), by `%s`.",
+		fmt.Sprintf("The corpus: %d runs (a sweep's points each), measured %s to %s UTC on %s, at real speed and at `--slow-motion %s`, as the machine was and beside %d CPU hogs (`yes > /dev/null`); every run, its load and wall time: [%s](%s), by `%s`.",
 			len(runs), cp.Started.Format("2006-01-02 15:04"), cp.Ended.Format("2006-01-02 15:04"), cp.Machine, cp.Config.Slow, cp.Config.Hogs, page, page, strings.Join(cp.Commands, "`, then `")),
 		"A run is within its bands when every headline figure its verdict read is within its band of the simulator's for the same plan and seed, the herd factor at the resolution it was read (docs/results.md, the verdict).",
 	}
