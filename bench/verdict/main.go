@@ -154,12 +154,20 @@ func measure(ctx context.Context, c config, o options, cp *corpus, r *runner, na
 			return err
 		}
 	}
+	began, done := time.Now(), 0
 	for i := 0; i < c.Main && ctx.Err() == nil; i++ {
 		for _, h := range []int{0, c.Hogs} {
-			if ctx.Err() == nil {
-				logf(r.log, "main job %d of %d, %d hogs beside it:", i+1, c.Main, h)
-				cp.Main = append(cp.Main, r.mainRun(ctx, h, strings.Fields(c.MainArgs)))
+			if ctx.Err() != nil {
+				break
 			}
+			left := ""
+			if done > 0 {
+				each := time.Since(began) / time.Duration(done)
+				left = fmt.Sprintf(", about %s left", (each * time.Duration(2*c.Main-done)).Round(time.Minute))
+			}
+			logf(r.log, "main job %d of %d, %d hogs beside it%s:", i+1, c.Main, h, left)
+			cp.Main = append(cp.Main, r.mainRun(ctx, h, strings.Fields(c.MainArgs)))
+			done++
 		}
 		cp.Ended = time.Now().UTC()
 		if err := save(o, cp); err != nil {
