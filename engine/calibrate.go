@@ -180,6 +180,27 @@ func ChooseSlowMotion(ctx context.Context, p *scenarios.Plan, cal *Calibration, 
 	return best, ctx.Err()
 }
 
+// BetterChoice reports whether choice a is better than b, for runs of
+// one plan arranged two ways (its cohorts together or apart, each with
+// its own calibration): the better prediction (exact, then holding at
+// the finer resolution), then the shorter wall time, then the larger
+// factor (a margin against a machine busier than at its calibration).
+func BetterChoice(a, b Choice) bool {
+	res := func(c Choice) time.Duration {
+		if c.Predicted == results.Exact {
+			return 0
+		}
+		return c.Resolution
+	}
+	switch {
+	case a.Predicted != b.Predicted || res(a) != res(b):
+		return better(a.Predicted, res(a), b.Predicted, res(b), false)
+	case a.Wall != b.Wall:
+		return a.Wall < b.Wall
+	}
+	return a.Factor > b.Factor
+}
+
 // better reports whether a prediction (j, at res) beats the best so far:
 // a better outcome, or the same at a finer resolution, or the same at the
 // same when larger (the factor is larger than the best's).

@@ -126,3 +126,28 @@ strategies:
 		t.Errorf("a one-shot workload of 40 units on 4 slots of 10 ms: %v together, %v apart; want about 100 ms, not its 10 minutes", together, apart)
 	}
 }
+
+// Of two arrangements of a plan's cohorts, the better prediction wins,
+// then the shorter runs, then the larger factor.
+func TestBetterChoice(t *testing.T) {
+	exact1 := Choice{Factor: 1, Predicted: results.Exact, Wall: time.Minute}
+	exact2 := Choice{Factor: 2, Predicted: results.Exact, Wall: 30 * time.Second}
+	holds20 := Choice{Factor: 8, Predicted: results.Holds, Resolution: 20 * time.Millisecond, Wall: 2 * time.Minute}
+	holds50 := Choice{Factor: 2, Predicted: results.Holds, Resolution: 50 * time.Millisecond, Wall: 2 * time.Minute}
+	holds20at2 := Choice{Factor: 2, Predicted: results.Holds, Resolution: 20 * time.Millisecond, Wall: 2 * time.Minute}
+	not := Choice{Factor: 2, Predicted: results.NotTrustworthy, Resolution: time.Hour, Wall: time.Minute}
+	for _, c := range []struct {
+		name string
+		a, b Choice
+	}{
+		{"exact beats holds", exact1, holds20},
+		{"holds beats not trustworthy", holds50, not},
+		{"a finer resolution", holds20, holds50},
+		{"exact and sooner", exact2, exact1},
+		{"the same, in more slow motion", holds20, holds20at2},
+	} {
+		if !BetterChoice(c.a, c.b) || BetterChoice(c.b, c.a) {
+			t.Errorf("%s: %+v should beat %+v, not the other way", c.name, c.a, c.b)
+		}
+	}
+}

@@ -325,6 +325,7 @@ func remedy(p *scenarios.Plan, o Options, s *results.Summary, late *opinion) res
 	// its plan's duration.
 	r := results.Remedy{Wall: time.Duration(s.Harness.CPU.WallS * float64(time.Second) / float64(max(1, s.SlowMotion))).Round(time.Second)}
 	r.Slowable = CheckSlowMotion(p, Options{Mode: Mode{SlowMotion: 2}, Drive: o.Drive}) == nil
+	r.Together = !s.CohortsApart && len(p.Strategies) > 1 && o.Drive == nil && ApartByDefault(p)
 	if !r.Slowable {
 		return r
 	}

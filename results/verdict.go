@@ -216,6 +216,10 @@ type Remedy struct {
 	// factor times the run's own (0: none would do, or slow motion cannot
 	// slow it): engine's from the model's second opinion.
 	SlowMotion int
+	// Together: the run's cohorts ran together where --cohorts auto
+	// would run them apart (--slow-motion auto chose it): the remedy
+	// says --cohorts together, for Wall to hold.
+	Together bool
 }
 
 // Decide returns the verdict of a real run's summary s, from the evidence
@@ -382,7 +386,7 @@ func whyNot(cohort string, b Band, real, sim, late figure, attempts float64, res
 	if !b.within(real, sim, attempts) || !late.asked {
 		return fmt.Sprintf("%s's %s%s is %s against the simulator's %s, outside its band", cohort, name, at, valueText(b.Name, real), valueText(b.Name, sim))
 	}
-	return fmt.Sprintf("%s's %s%s, %s, is nearer %s, the model's given this harness's lateness, than the simulator's %s: the harness could have moved it", cohort, name, at, valueText(b.Name, real), valueText(b.Name, late), valueText(b.Name, sim))
+	return fmt.Sprintf("%s's %s%s is %s, nearer this harness's lateness (%s in the model) than the simulator's %s", cohort, name, at, valueText(b.Name, real), valueText(b.Name, late), valueText(b.Name, sim))
 }
 
 // valueText writes a figure as the summary's table does; "never" for a
@@ -415,8 +419,11 @@ func decideByLimits(s *Summary, rem Remedy) *Verdict {
 // where slow motion cannot help, on more cores or with fewer clients.
 func remedy(rem Remedy) string {
 	if k := rem.SlowMotion; k > 0 {
-		wall := time.Duration(k) * rem.Wall
-		return fmt.Sprintf("run it again with --slow-motion %d (about %s) or on a quieter machine", k, wall.Round(time.Second))
+		wall, flags := time.Duration(k)*rem.Wall, ""
+		if rem.Together {
+			flags = "--cohorts together "
+		}
+		return fmt.Sprintf("run it with %s--slow-motion %d (about %s)", flags, k, wall.Round(time.Second))
 	}
 	return "run it on a quieter machine with more cores, with fewer clients, or in virtual time (--sim)"
 }

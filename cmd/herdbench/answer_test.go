@@ -102,7 +102,7 @@ func TestMainJobEndsInTwentyLines(t *testing.T) {
 		want []string
 	}{
 		{"on time", nil, exitOK, []string{"Exact: every headline figure agrees", "strategy (sim)", " (135.7) "}},
-		{"late by 0 to 300ms", lateBy(20*time.Millisecond, 16), exitUntrustworthy, []string{"NOT TRUSTWORTHY", "strategy (sim)", "on figures not trustworthy: exit code 5 (--allow-untrustworthy: 3)"}},
+		{"late by 0 to 300ms", lateBy(20*time.Millisecond, 16), exitUntrustworthy, []string{"NOT TRUSTWORTHY", "strategy (sim)", "on figures not trustworthy: exit code 5"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			executeInBubble(t, c.late)
@@ -112,6 +112,9 @@ func TestMainJobEndsInTwentyLines(t *testing.T) {
 			code := run(context.Background(), []string{"scenario", "outage.yaml", "--out", out, "--no-png"}, &b, &b)
 			if code != c.code {
 				t.Fatalf("exit %d:\n%s", code, b.String())
+			}
+			if c.late == nil && !strings.Contains(b.String(), "slow motion auto: with the cohorts together, ") {
+				t.Errorf("on time, --slow-motion auto does not take the cohorts together (as exact as apart, and sooner):\n%s", b.String())
 			}
 			end := endingOf(b.String())
 			text := strings.Join(end, "\n")

@@ -101,7 +101,7 @@ func TestJUnitVerdictAsAJUnitReaderReadsIt(t *testing.T) {
 	started := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	untrusted := &results.Summary{Scenario: "outage", Mode: "real", Seed: 1, DurationS: 15, Started: started,
 		Verdict: &results.Verdict{Outcome: results.NotTrustworthy, SlowMotion: 4,
-			Sentence: "NOT TRUSTWORTHY: no-jitter's failed after fault is 257 against the simulator's 443, outside its band; run it again with --slow-motion 4 (about 4m0s) or on a quieter machine.",
+			Sentence: "NOT TRUSTWORTHY: no-jitter's failed after fault is 257 against the simulator's 443, outside its band; run it with --slow-motion 4 (about 4m0s).",
 			Figures: []results.VerdictFigure{
 				{Cohort: "no-jitter", Name: "failed_after_fault", Real: ptr(257), Sim: ptr(443), Late: ptr(280)},
 				{Cohort: "no-jitter", Name: "herd_factor", Real: ptr(54.2), Sim: ptr(122.9), ResolutionMS: 100},

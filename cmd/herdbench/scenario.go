@@ -60,8 +60,9 @@ read over buckets wider than 10 ms, where this machine smeared the waves)
 or not trustworthy (a figure left its band, or could have: exit code 5).
 By default (--slow-motion auto) a calibration of about 2 s first measures
 how late this machine's harness is at a crash, and the model picks the
-slow motion the scenario needs; the choice and the expected wall time are
-said before the run.
+slow motion the scenario needs (and, where the cohorts would run apart,
+whether together in more slow motion is better); the choice and the
+expected wall time are said before the run.
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every

@@ -53,7 +53,7 @@ func (f *slowMotionFlag) Set(s string) error {
 func (f *slowMotionFlag) Type() string { return "K|auto" }
 
 // slowMotionHelp is --slow-motion's line in --help.
-var slowMotionHelp = fmt.Sprintf("in real time, live every duration of the scenario K times longer on the wall clock (1 to %d): the harness's own lateness, which does not slow down, is then K times smaller in the scenario's time, and a crash's waves as tight as the model's on few cores; the run takes K times longer. Its own clients, target and tiers only (not gRPC or an external service). auto: a calibration of about 2s measures how late this machine's harness is at a crash, and the model picks the factor the scenario's figures need, within %s of runs (1 where slow motion cannot slow the run, and for a run watched live: --ui, --metrics-addr, --otlp)", slowmo.Max, autoBudget)
+var slowMotionHelp = fmt.Sprintf("in real time, live every duration of the scenario K times longer on the wall clock (1 to %d): the harness's own lateness, which does not slow down, is then K times smaller in the scenario's time, and a crash's waves as tight as the model's on few cores; the run takes K times longer. Its own clients, target and tiers only (not gRPC or an external service). auto: a calibration of about 2s measures how late this machine's harness is at a crash, and the model picks the factor the scenario's figures need, within %s of runs (with --cohorts auto, and the cohorts together where that beats apart; 1 where slow motion cannot slow the run, and for a run watched live: --ui, --metrics-addr, --otlp)", slowmo.Max, autoBudget)
 
 // autoSlowable says whether --slow-motion auto may slow sr's runs: a real
 // run of herdbench's own clients and target, not a shard (which starts at
@@ -76,26 +76,48 @@ func (sr *scenarioRun) wallAtRealSpeed(ctx context.Context) time.Duration {
 }
 
 // chooseSlowMotion carries out --slow-motion auto: calibrates, chooses
-// and, unless quiet, says so on stderr. A calibration that fails leaves
-// the run at real speed, with a word; an interrupt during it is returned.
+// and, unless quiet, says so on stderr. Where --cohorts auto would run
+// the cohorts apart, it calibrates them together too, and takes the
+// arrangement whose choice is better (engine.BetterChoice): for the same
+// wall time, together in more slow motion divides the machine's own
+// stalls by more, apart spares each cohort the others' crash. A
+// calibration that fails leaves the run at real speed, with a word; an
+// interrupt during it is returned.
 func (sr *scenarioRun) chooseSlowMotion(ctx context.Context, stderr io.Writer) error {
 	if !sr.autoSlowable() {
 		return nil
 	}
 	p, quiet := sr.plans[0], sr.f.quiet
-	if !quiet {
-		fmt.Fprintf(stderr, "slow motion auto: measuring how late this machine's harness is at a crash (about %s)...\n", engine.CalibrationWall(p, sr.opts).Round(100*time.Millisecond))
+	ways := []engine.Cohorts{sr.opts.Cohorts}
+	if sr.opts.Cohorts == engine.Auto && sr.opts.Apart(p) {
+		ways = []engine.Cohorts{engine.Apart, engine.Together}
 	}
-	cal, err := calibrate(ctx, p, sr.opts)
-	if err == nil {
-		var c engine.Choice
-		if c, err = engine.ChooseSlowMotion(ctx, p, cal, sr.wallAtRealSpeed(ctx), autoBudget); err == nil {
-			sr.opts.SlowMotion = c.Factor
-			if !quiet {
-				fmt.Fprintln(stderr, "slow motion auto: "+choiceText(cal, c))
-			}
-			return nil
+	if !quiet {
+		var took time.Duration
+		for _, w := range ways {
+			o := sr.opts
+			o.Cohorts = w
+			took += engine.CalibrationWall(p, o)
 		}
+		fmt.Fprintf(stderr, "slow motion auto: measuring how late this machine's harness is at a crash (about %s)...\n", took.Round(100*time.Millisecond))
+	}
+	var best *arranged
+	var err error
+	for _, w := range ways {
+		var a *arranged
+		if a, err = sr.calibrateArranged(ctx, w); err != nil {
+			break
+		}
+		if best == nil || engine.BetterChoice(a.choice, best.choice) {
+			best = a
+		}
+	}
+	if err == nil {
+		sr.opts.Cohorts, sr.opts.SlowMotion, sr.wall = best.cohorts, best.choice.Factor, best.wall
+		if !quiet {
+			fmt.Fprintln(stderr, "slow motion auto: "+choiceText(best, len(ways) > 1))
+		}
+		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -106,10 +128,36 @@ func (sr *scenarioRun) chooseSlowMotion(ctx context.Context, stderr io.Writer) e
 	return nil
 }
 
+// arranged is --slow-motion auto's choice for one arrangement of the
+// cohorts: its calibration, the runs' wall time at real speed, and the
+// factor chosen.
+type arranged struct {
+	cohorts engine.Cohorts
+	cal     *engine.Calibration
+	wall    time.Duration
+	choice  engine.Choice
+}
+
+// calibrateArranged calibrates sr's runs with their cohorts arranged w
+// and chooses their slow motion.
+func (sr *scenarioRun) calibrateArranged(ctx context.Context, w engine.Cohorts) (*arranged, error) {
+	p, o := sr.plans[0], sr.opts
+	o.Cohorts = w
+	a := &arranged{cohorts: w, wall: engine.RunWall(ctx, sr.plans, o)}
+	var err error
+	if a.cal, err = calibrate(ctx, p, o); err != nil {
+		return nil, err
+	}
+	a.choice, err = engine.ChooseSlowMotion(ctx, p, a.cal, a.wall, autoBudget)
+	return a, err
+}
+
 // choiceText says what the calibration measured and what auto chose:
 // "500 clients learned of a crash over p99 38ms here; the model holds the
-// figures at 50 ms at 2× (exact needs 16×): --slow-motion 2".
-func choiceText(cal *engine.Calibration, c engine.Choice) string {
+// figures at 50 ms at 2× (exact needs 16×): --slow-motion 2"; with both
+// arrangements weighed (both), which cohorts arrangement it took.
+func choiceText(a *arranged, both bool) string {
+	cal, c := a.cal, a.choice
 	here := "this machine's harness was never late enough to matter"
 	spread, lag := cal.Spread, cal.SendLag
 	if cal.Clients == 0 {
@@ -126,7 +174,7 @@ func choiceText(cal *engine.Calibration, c engine.Choice) string {
 	case results.Exact:
 		model = fmt.Sprintf("the model holds the figures exactly at %d×", c.Factor)
 	case results.Holds:
-		model = fmt.Sprintf("the model holds the figures at %d× with the waves read at %s", c.Factor, c.Resolution)
+		model = fmt.Sprintf("the model holds the figures at %d× with the waves read at %d ms", c.Factor, c.Resolution/time.Millisecond)
 	default:
 		model = fmt.Sprintf("the model holds the figures at no factor within %s of runs", autoBudget)
 	}
@@ -135,7 +183,12 @@ func choiceText(cal *engine.Calibration, c engine.Choice) string {
 	} else if c.Exact == 0 && c.Predicted != results.Exact {
 		model += fmt.Sprintf(" (exactly at none up to %d×)", engine.MaxAutoSlowMotion)
 	}
-	return fmt.Sprintf("%s; %s: --slow-motion %d, the runs lasting %s (--slow-motion 1 for real speed).", here, model, c.Factor, roundWall(c.Wall))
+	flags := fmt.Sprintf("--slow-motion %d", c.Factor)
+	if both {
+		flags = fmt.Sprintf("--cohorts %s %s", map[engine.Cohorts]string{engine.Apart: "apart", engine.Together: "together"}[a.cohorts], flags)
+		here = "with the cohorts " + map[engine.Cohorts]string{engine.Apart: "apart", engine.Together: "together"}[a.cohorts] + ", " + here
+	}
+	return fmt.Sprintf("%s; %s: %s, the runs lasting %s (--slow-motion 1 for real speed).", here, model, flags, roundWall(c.Wall))
 }
 
 // msText writes milliseconds as "38ms", or "0.4ms" below 1.
