@@ -212,7 +212,7 @@ func runOnce(ctx context.Context, cfg config, self, name string, h int, out stri
 		return o
 	}
 	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 3) { // 3: a threshold failed, results written
+	if err != nil && !(errors.As(err, &exit) && (exit.ExitCode() == 3 || exit.ExitCode() == 5)) { // 3: a threshold failed, 5: not trustworthy; results written
 		o.err = fmt.Errorf("herdbench %s: %w", strings.Join(args, " "), err)
 		return o
 	}

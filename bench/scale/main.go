@@ -197,7 +197,7 @@ func run(hb string, n int, d, think time.Duration) error {
 	}()
 
 	fmt.Fprintf(os.Stderr, "scale: %d clients for %s against %s (target in process %d)\n", n, d, url, tc.Process.Pid)
-	sw := exec.Command(hb, "scenario", file, "--target", url, "-q", "--out", filepath.Join(dir, "runs"))
+	sw := exec.Command(hb, "scenario", file, "--target", url, "--allow-untrustworthy", "-q", "--out", filepath.Join(dir, "runs")) // its figures are memory, not the run's verdict
 	sw.Stderr = os.Stderr
 	out, err := sw.Output()
 	wall := time.Since(start)

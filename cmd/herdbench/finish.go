@@ -334,7 +334,7 @@ func (e *ending) show(w io.Writer) error {
 // with thresholds, without --allow-untrustworthy or --explain.
 func (e *ending) saysExit5() bool {
 	s := e.summaries()[0]
-	return !e.sweep && !e.explain && !e.allow && !s.Verdict.Trusted() && len(s.Thresholds) > 0
+	return !e.sweep && !e.explain && !e.allow && !s.Verdict.Trusted() && s.Shard == nil && len(s.Thresholds) > 0
 }
 
 // untrustedThresholds is the answer's thresholds line of a run whose
@@ -432,7 +432,10 @@ func interruptedLine(command string) string {
 // exitCodeOf maps a finished run to the exit code: interrupted beats a
 // verdict not trustworthy (unless allowed: --allow-untrustworthy), which
 // beats failed thresholds: a threshold read on figures that cannot be
-// taken at their word says nothing of the strategy. The exit's line is
+// taken at their word says nothing of the strategy. A shard's verdict sets
+// no exit code: it is in its summary, and the merge weighs every shard's
+// (a shard's pod that exits non-zero is a failed pod, which Kubernetes
+// starts again too late for the run's T0). The exit's line is
 // left out where the answer said it (said: untrustedThresholds).
 func exitCodeOf(summaries []*results.Summary, allow, said bool, stderr io.Writer) int {
 	failed, checked, untrusted := 0, 0, 0
@@ -442,7 +445,7 @@ func exitCodeOf(summaries []*results.Summary, allow, said bool, stderr io.Writer
 		}
 		failed += results.ThresholdsFailed(s.Thresholds)
 		checked += len(s.Thresholds)
-		if !s.Verdict.Trusted() {
+		if !s.Verdict.Trusted() && s.Shard == nil { // a shard's verdict is its merge's to weigh
 			untrusted++
 		}
 	}

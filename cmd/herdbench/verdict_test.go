@@ -107,3 +107,18 @@ func TestSlowMotionAutoSaysItsChoice(t *testing.T) {
 		t.Errorf("grpc-outage: planned %v (code %d), auto slowable %v; want it planned, and not slowable", !done, code, sr != nil && sr.autoSlowable())
 	}
 }
+
+// A shard's verdict not trustworthy made its pod exit 5, a failed pod
+// that a Job starts again after the run's T0; the merge weighs it.
+func TestAShardsUntrustworthyVerdictLeavesItsExitToTheMerge(t *testing.T) {
+	untrusted := &results.Verdict{Outcome: results.NotTrustworthy, Sentence: "NOT TRUSTWORTHY: late."}
+	shard := &results.Summary{Verdict: untrusted, Shard: &results.ShardInfo{Index: 1, Of: 3}}
+	var said strings.Builder
+	if code := exitCodeOf([]*results.Summary{shard}, false, false, &said); code != exitOK || said.Len() > 0 {
+		t.Errorf("a shard not trustworthy: exit %d, said %q; want %d, nothing", code, said.String(), exitOK)
+	}
+	whole := &results.Summary{Verdict: untrusted}
+	if code := exitCodeOf([]*results.Summary{whole}, false, false, &said); code != exitUntrustworthy {
+		t.Errorf("a whole run not trustworthy: exit %d, want %d", code, exitUntrustworthy)
+	}
+}
