@@ -97,9 +97,11 @@ func find(arg string) (string, []byte, error) {
 }
 
 // readFile reads a scenario file, or its first MaxFileBytes + 1 bytes (Parse
-// refuses a longer file): a device or a huge file is not read whole.
+// refuses a longer file), if it is a regular file (safefile.OpenPath): a
+// FIFO, a device or a /proc file is refused before it is read, and a
+// huge file is not read whole.
 func readFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := safefile.OpenPath(name)
 	if err != nil {
 		return nil, err
 	}
