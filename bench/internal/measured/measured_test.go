@@ -83,3 +83,18 @@ func TestCommandQuotesWhatAShellWouldSplit(t *testing.T) {
 		t.Errorf("command = %s, want %s", got, want)
 	}
 }
+
+// TestPrintAlignsTheRecordedTable: a bench's closing summary is the table
+// it records, every cell of it, with its title and notes.
+func TestPrintAlignsTheRecordedTable(t *testing.T) {
+	var b bytes.Buffer
+	tb := Table{Name: "x", Title: "What x costs", Columns: []string{"tool", "µs/request"},
+		Rows: [][]string{{"herdbench", "13.1"}, {"wrk", "12.20"}}, Notes: []string{"Medians of 3."}}
+	if err := tb.Print(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "\nWhat x costs\n\n       tool  µs/request\n  herdbench        13.1\n        wrk       12.20\n\n- Medians of 3.\n"
+	if b.String() != want {
+		t.Errorf("printed:\n%q\nwant:\n%q", b.String(), want)
+	}
+}
