@@ -2,12 +2,15 @@ package measured
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+var syncPage = flag.Bool("sync", false, "TestPerformancePageIsCurrent: rewrite docs/performance.md's generated section from docs/measured first")
 
 func sample(name string) Record {
 	return Record{
@@ -96,5 +99,35 @@ func TestPrintAlignsTheRecordedTable(t *testing.T) {
 	want := "\nWhat x costs\n\n       tool  µs/request\n  herdbench        13.1\n        wrk       12.20\n\n- Medians of 3.\n"
 	if b.String() != want {
 		t.Errorf("printed:\n%q\nwant:\n%q", b.String(), want)
+	}
+}
+
+// TestPerformancePageIsCurrent: docs/performance.md's generated section is
+// Section of the files under docs/measured, so a bench run whose files
+// were written but not synced (or a hand edit between the markers) fails
+// here. Run the bench again, or sync by hand: go test -run
+// TestPerformancePageIsCurrent ./bench/internal/measured -sync.
+func TestPerformancePageIsCurrent(t *testing.T) {
+	docs := filepath.Join("..", "..", "..", "docs")
+	page := filepath.Join(docs, "performance.md")
+	if *syncPage {
+		if _, err := Sync(page, filepath.Join(docs, "measured")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Read(filepath.Join(docs, "measured"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Splice(old, Section(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(old, want) {
+		t.Errorf("docs/performance.md's generated section is not what docs/measured holds (%d records): run the bench again, or go test -run TestPerformancePageIsCurrent ./bench/internal/measured -sync", len(recs))
 	}
 }
