@@ -65,7 +65,16 @@ func unbacked(line string, backs func(name string) map[string]bool) []string {
 	for _, m := range measuredLink.FindAllStringSubmatch(line, -1) {
 		linked = append(linked, backs(m[1]))
 	}
-	for _, m := range measuredUnit.FindAllStringSubmatch(line, -1) {
+	for _, at := range measuredUnit.FindAllStringSubmatchIndex(line, -1) {
+		m := make([]string, len(at)/2)
+		for i := range m {
+			if at[2*i] >= 0 {
+				m[i] = line[at[2*i]:at[2*i+1]]
+			}
+		}
+		if strings.HasSuffix(m[0], "×") && regexp.MustCompile(`^\s*\d`).MatchString(line[at[1]:]) {
+			continue // arithmetic of values (4 × 4 × 4 = 64), not a ratio
+		}
 		n := ""
 		for _, g := range m[1:] {
 			if g != "" {
