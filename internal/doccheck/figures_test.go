@@ -10,7 +10,9 @@ import (
 )
 
 // A dated figure: a date, a time of day or a load average, in prose.
-var dated = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b(?:[01]\d|2[0-3]):[0-5]\d\b|(?i:\bload(?: average)?(?: of| was| is)? \d)`)
+// ("load" alone is left out: it is a figure of the model too, attempts per
+// request; the machine's is its load average, or "at load N".)
+var dated = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b|\b(?:[01]\d|2[0-3]):[0-5]\d\b|(?i:\bload average(?: of| was| is)? \d|\b(?:at|\() ?load \d)`)
 
 // A figure in a measurement unit: a duration too small to configure, a
 // size, a multiplier, seconds of CPU. The number is the first group that
@@ -72,8 +74,11 @@ func unbacked(line string, backs func(name string) map[string]bool) []string {
 				m[i] = line[at[2*i]:at[2*i+1]]
 			}
 		}
-		if strings.HasSuffix(m[0], "×") && regexp.MustCompile(`^\s*\d`).MatchString(line[at[1]:]) {
-			continue // arithmetic of values (4 × 4 × 4 = 64), not a ratio
+		if strings.HasSuffix(m[0], "×") && regexp.MustCompile(`^\s*[\d(]`).MatchString(line[at[1]:]) {
+			continue // arithmetic of values (4 × 4 × 4 = 64, 0.1 × (1 − p)), not a ratio
+		}
+		if quoted(line, at[0]) {
+			continue // a source's own words ("just 1.1x"), not a figure measured here
 		}
 		n := ""
 		for _, g := range m[1:] {
@@ -91,6 +96,12 @@ func unbacked(line string, backs func(name string) map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// quoted says whether position i of line is inside a quotation: after an
+// odd number of straight or curly double quotes.
+func quoted(line string, i int) bool {
+	return (strings.Count(line[:i], `"`)+strings.Count(line[:i], "“")+strings.Count(line[:i], "”"))%2 == 1
 }
 
 // TestNoUnbackedFigures holds the pages to the rule of docs/performance.md
@@ -130,6 +141,9 @@ func TestUnbackedCatchesWhatTheRuleNames(t *testing.T) {
 		"measured on 2026-12-02":                            1,
 		"from 14:32 to 14:34":                               2,
 		"at load 3.1, then load average 4":                  2,
+		"retries at 50%: load 1.84 to 1.91":                 0,
+		`a load "somewhere just below 3X", "just 1.1x"`:     0,
+		"0.1 × (1 − p) − p per attempt":                     0,
 		"herdbench 7.8 µs a request":                        1,
 		"herdbench 7.8 µs ([loadcmp](measured/loadcmp.md))": 0,
 		"peak 1,035 MiB (measured/loadcmp.md)":              0,
