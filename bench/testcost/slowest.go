@@ -61,15 +61,26 @@ func Slowest(out []byte, n int) (pkgs, tests []Timed) {
 // module is the prefix of the module's packages, left out of the names.
 const module = "github.com/herdbench/herdbench/"
 
-// failures names the packages that failed in go test -json output.
+// failures names the top-level tests that failed in go test -json
+// output, or their package where it failed without a test failing (a
+// build error, a crash).
 func failures(out []byte) string {
 	var names []string
+	failed := map[string]bool{} // packages with a failed test
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var e event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Action == "fail" && e.Test == "" {
-			names = append(names, strings.TrimPrefix(e.Package, module))
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Action != "fail" || strings.Contains(e.Test, "/") {
+			continue
+		}
+		pkg := strings.TrimPrefix(e.Package, module)
+		switch {
+		case e.Test != "":
+			names = append(names, pkg+"."+e.Test)
+			failed[pkg] = true
+		case !failed[pkg]:
+			names = append(names, pkg)
 		}
 	}
 	if len(names) == 0 {

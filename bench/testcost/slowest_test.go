@@ -26,7 +26,10 @@ not json: a build line
 	if want := []Timed{{"engine.TestB", 7}, {"sim.TestA", 2.5}}; !reflect.DeepEqual(tests, want) {
 		t.Errorf("tests %v, want %v", tests, want)
 	}
-	if got := failures(out); got != "engine" {
-		t.Errorf("failures %q, want engine", got)
+	if got := failures(out); got != "engine.TestB" {
+		t.Errorf("failures %q, want engine.TestB", got)
+	}
+	if got := failures([]byte(`{"Action":"fail","Package":"github.com/herdbench/herdbench/sim","Elapsed":1}`)); got != "sim" {
+		t.Errorf("failures of a package without a failed test %q, want sim", got)
 	}
 }
