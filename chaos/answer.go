@@ -29,7 +29,7 @@ func (v Verdict) String() string {
 
 // Answer is the whole decision for one request, as data: what becomes of
 // it and, when it is answered, everything about the answer a client sees.
-// The target model produces it (target.Model: at ingress, from the active
+// The target model produces it (model.Model: at ingress, from the active
 // faults, and when capacity turns the request away or serves it); each
 // engine applies it in one function, whatever the tier: the HTTP server
 // encodes it on the wire, the simulator turns it into the outcome and the

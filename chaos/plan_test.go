@@ -219,3 +219,38 @@ func TestEver(t *testing.T) {
 		t.Error("Ever does not see the plan's effects")
 	}
 }
+
+// TestUntil: a plan cut at t is the plan before t, segment for segment,
+// with the window open at t ended there (an outage's cold start counted
+// from t) and a later fault gone.
+func TestUntil(t *testing.T) {
+	p, err := NewPlan([]Timed{
+		{Name: "stall", At: 1 * s, For: 2 * s, Fault: Blip{Blackhole: true}},
+		{Name: "crash", At: 2 * s, For: 3 * s, Fault: Outage{Mode: Refuse}},
+		{Name: "later", At: 8 * s, For: 1 * s, Fault: Outage{Mode: Reset}},
+	}, 10*s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Until(4 * s)
+	for at := time.Duration(0); at < 4*s; at += 100 * time.Millisecond {
+		a, b := p.ActiveAt(at), q.ActiveAt(at)
+		if a.Outage != b.Outage || a.Blackhole != b.Blackhole || strings.Join(a.Active, "+") != strings.Join(b.Active, "+") {
+			t.Fatalf("at %s: %+v, want %+v", at, b, a)
+		}
+	}
+	for _, at := range []time.Duration{4 * s, 5 * s, 8 * s, 9 * s} {
+		if e := q.ActiveAt(at); e.Outage != NoOutage || len(e.Active) > 0 {
+			t.Fatalf("at %s after the cut: %+v", at, e)
+		}
+	}
+	if e := q.ActiveAt(6 * s); e.RecoveredAt != 4*s {
+		t.Fatalf("recovered at %s, want 4s (the cut)", e.RecoveredAt)
+	}
+	if first, last, _ := q.Span(); first != 1*s || last != 4*s {
+		t.Fatalf("span %s to %s", first, last)
+	}
+	if _, _, ok := p.Until(time.Second).Span(); ok {
+		t.Fatal("cut at the first fault's start: faults remain")
+	}
+}

@@ -13,7 +13,7 @@ import (
 // 9110, section 10.2.3), so a fault's retry_after is whole seconds, from 1s
 // to a day (dist.MaxDuration): what a scenario writes is exactly what goes
 // on the wire (RetryAfterHeader), what the real clients read back
-// (clients.ParseRetryAfter) and what the simulator's clients are handed,
+// (httpwire.ParseRetryAfter) and what the simulator's clients are handed,
 // so both engines wait the same. A value the header cannot carry, such as
 // 1500ms, is refused rather than rounded.
 

@@ -17,6 +17,9 @@ type Op uint8
 const (
 	Send Op = iota // send attempt Attempt at time At
 	Stop           // the client is done
+	// Wait: nothing to send now; the client waits for the answers of its
+	// attempts in flight (a hedging strategy's, hedge.go).
+	Wait
 )
 
 // Action is a client's next step.
@@ -24,6 +27,15 @@ type Action struct {
 	Op      Op
 	At      time.Duration // intended send time, elapsed since the run's start
 	Attempt int           // 1 for a first try
+	// Hedge, when not 0, is when the driver asks the client for a hedge
+	// (Client.Hedge) if no attempt of the request has answered by then:
+	// a hedging strategy's (hedge.go).
+	Hedge time.Duration
+	// Of is the logical request the attempt belongs to, counted from 1
+	// among the client's, and Hedged says the attempt is a hedge: a
+	// driver hands both back in the attempt's Reply.
+	Of     int
+	Hedged bool
 }
 
 // Client is one client's state: a step function over its requests. It is
@@ -38,14 +50,17 @@ type Client struct {
 	pol      *policies // budget, breaker, throttle; nil when the strategy has none
 
 	start   time.Duration // intended start of the current request
-	attempt int           // attempts sent for the current request
+	attempt int32         // attempts sent for the current request
 	// The backoff's state (Strategy.Reset says when it starts afresh):
 	// failures is n, the failed attempts the ceiling v(n) grows from, and
 	// prevWait the previous wait, which decorrelated grows from.
 	failures int
 	prevWait time.Duration
-	requests int // requests started
-	paid     int // what the current request's latest retry cost its budget
+	requests int   // requests started
+	paid     int32 // what the current request's latest retry cost its budget
+	// A hedging strategy's try (hedge.go): its attempts in flight and the
+	// hedges it sent.
+	inFlight, hedges int16
 
 	// The mix: the seed of the requests' streams (Traffic) and the
 	// current request's index in Strategy.Requests.
@@ -126,6 +141,7 @@ func (c *Client) next(t time.Duration) Action {
 			return Action{Op: Stop}
 		}
 		c.start, c.attempt, c.paid, c.open, c.once = t, 1, 0, true, false
+		c.inFlight, c.hedges = 1, 0
 		if c.strategy.Reset == PerRequest {
 			c.failures, c.prevWait = 0, 0
 		}
@@ -137,11 +153,11 @@ func (c *Client) next(t time.Duration) Action {
 		}
 		c.sink.Started(t)
 		if c.pol == nil {
-			return Action{Op: Send, At: t, Attempt: 1}
+			return c.send(t)
 		}
 		c.pol.started(t)
 		if c.pol.admit(t, c.rng) {
-			return Action{Op: Send, At: t, Attempt: 1}
+			return c.send(t)
 		}
 		a, ended, over := c.retry(t, false, 0)
 		if !over {
@@ -170,6 +186,12 @@ type Reply struct {
 	// Resend says the attempt was the transport's own re-send of the one
 	// before (Strategy.Transport; Client.Resent took that one).
 	Resend bool
+	// Attempt, Of and Hedged are the answered attempt's number, request
+	// and kind, as its Action said: a hedging strategy's driver hands them
+	// back, as several attempts of the client may be in flight. 0: the
+	// latest.
+	Attempt, Of int
+	Hedged      bool
 }
 
 // GRPCPushbackStop is, as a Reply's RetryAfter, a gRPC server's pushback
@@ -182,11 +204,14 @@ const GRPCPushbackStop time.Duration = -1
 // Result takes the reply to the attempt the client last sent and returns
 // the next action.
 func (c *Client) Result(r Reply) Action {
+	if c.strategy.Hedge.Max > 0 {
+		return c.hedged(r)
+	}
 	now := r.Sent + r.Latency
 	r.Outcome = c.strategy.Success.Outcome(r.Outcome, r.Status)
-	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status, Resend: r.Resend})
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: int(c.attempt), Outcome: r.Outcome, Lag: r.Lag, Status: r.Status, Resend: r.Resend})
 	if c.pol != nil {
-		c.pol.answered(now, r.Outcome, c.paid)
+		c.pol.answered(now, r.Outcome, int(c.paid))
 	}
 	if c.strategy.GRPC != nil {
 		return c.grpcResult(r, now)
@@ -216,7 +241,7 @@ func (c *Client) Result(r Reply) Action {
 // (no policy hears of it, no retry follows). The driver then sends the
 // same attempt again and gives its reply, marked Resend, to Result.
 func (c *Client) Resent(r Reply) {
-	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: c.attempt, Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
+	c.sink.Attempt(results.Attempt{Sent: r.Sent, Latency: r.Latency, Number: int(c.attempt), Outcome: r.Outcome, Lag: r.Lag, Status: r.Status})
 }
 
 // retries reports whether the strategy retries the failed attempt r:
@@ -242,7 +267,7 @@ func (c *Client) retries(r Reply) bool {
 // has not ended.
 func (c *Client) Cancel(now time.Duration, inFlight bool, sent time.Duration) {
 	if inFlight {
-		c.sink.Attempt(results.Attempt{Sent: sent, Latency: now - sent, Number: c.attempt, Outcome: results.Timeout})
+		c.sink.Attempt(results.Attempt{Sent: sent, Latency: now - sent, Number: int(c.attempt), Outcome: results.Timeout})
 	}
 	if c.pol != nil {
 		c.pol.release(now)
@@ -261,7 +286,7 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 	s := c.strategy
 	for {
 		c.failures++ // the attempt that failed or was refused
-		if s.MaxAttempts > 0 && c.attempt >= s.MaxAttempts {
+		if s.MaxAttempts > 0 && int(c.attempt) >= s.MaxAttempts {
 			c.finish(now, false)
 			return Action{}, now, true
 		}
@@ -271,7 +296,7 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 				c.finish(now, false)
 				return Action{}, now, true
 			}
-			c.paid = cost
+			c.paid = int32(cost)
 		}
 		wait := s.Backoff.Next(c.failures, c.prevWait, c.rng.Float64())
 		if retryAfter > 0 && s.RetryAfter.Honor {
@@ -287,7 +312,8 @@ func (c *Client) retry(now time.Duration, timeout bool, retryAfter time.Duration
 		}
 		c.attempt++
 		if c.pol == nil || c.pol.admit(at, c.rng) {
-			return Action{Op: Send, At: at, Attempt: c.attempt}, 0, false
+			c.inFlight, c.hedges = 1, 0 // a new try
+			return c.sendAttempt(at), 0, false
 		}
 		c.pol.release(at) // the permitted retry was refused: it is over
 		now, timeout, retryAfter = at, false, 0
@@ -335,9 +361,9 @@ func (c *Client) grpcResult(r Reply, now time.Duration) Action {
 		if !ok {
 			return fail(now)
 		}
-		c.paid = cost
+		c.paid = int32(cost)
 	}
-	if c.attempt >= rp.MaxAttempts {
+	if int(c.attempt) >= rp.MaxAttempts {
 		return fail(now)
 	}
 	var wait time.Duration
@@ -355,7 +381,7 @@ func (c *Client) grpcResult(r Reply, now time.Duration) Action {
 		return Action{Op: Stop}
 	}
 	c.attempt++
-	return Action{Op: Send, At: at, Attempt: c.attempt}
+	return Action{Op: Send, At: at, Attempt: int(c.attempt)}
 }
 
 // GRPCReplyCode returns the gRPC status code a grpc-go client sees for an

@@ -35,19 +35,11 @@
 // so a shared breaker or throttle sees a call planned one backoff (or think
 // time) ahead with the shared state as it is when the client plans it.
 //
-// Two drivers run clients: the real-time swarm in this package (a goroutine
-// per client, the wall clock, real HTTP on loopback) and the virtual-time
-// simulator (an event heap). Both call the same step function, so a scenario
-// means the same thing in both engines.
-//
-// The swarm speaks HTTP/1.1 itself (link.go): each closed-loop client has
-// its own connection, opened before its first send, on which its goroutine
-// writes each request (bytes prepared once per swarm) and reads the answer
-// (net/http's ReadResponse), with the attempt's timeout as a read deadline.
-// An attempt's send time is taken right before its write (or its dial), so
-// the timeline shows when attempts were on the wire. Nothing is retried
-// behind the client's back, but a request whose write fails at once on a
-// connection that died while idle is written again on a new one, as net/http
-// does: nothing of it reached the target. docs/performance.md has the
-// figures.
+// Two drivers run clients: the real-time swarm (package clients/swarm: a
+// goroutine per client, the wall clock, a transport per wire) and the
+// virtual-time simulator (an event heap). Both call the same step function,
+// so a scenario means the same thing in both engines. This package is the
+// model alone: it imports no transport (internal/archcheck keeps it so),
+// and what a wire needs of a request (its Template, a Filler) it reads from
+// here.
 package clients

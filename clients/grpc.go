@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/results"
@@ -203,11 +201,12 @@ func (e *GRPCConfigError) Unwrap() error { return ErrGRPCServiceConfig }
 // name, else its service's, else the one for every method). It refuses
 // what grpc-go refuses, with grpc-go's own message (it runs grpc-go's
 // parser, as grpc.NewClient does with WithDefaultServiceConfig, and dials
-// nothing), method configs none of which applies to method (grpc-go would
+// nothing: grpcGo, internal/grpcraw's CheckServiceConfig, so that the
+// model links no gRPC transport), method configs none of which applies to method (grpc-go would
 // never retry: a config written for another service), and what the
 // simulator cannot model: waitForReady (RPCs held on the client while the
 // channel is down).
-func ParseGRPCServiceConfig(js, method string) (*GRPCServiceConfig, error) {
+func ParseGRPCServiceConfig(js, method string, grpcGo func(js string) error) (*GRPCServiceConfig, error) {
 	if strings.TrimSpace(js) == "" {
 		return nil, &GRPCConfigError{Msg: `empty; write the JSON grpc-go takes, e.g. {"methodConfig": [{"name": [{}], "retryPolicy": {...}}]}`}
 	}
@@ -218,7 +217,7 @@ func ParseGRPCServiceConfig(js, method string) (*GRPCServiceConfig, error) {
 	if errors.As(err, &se) || errors.As(err, &te) {
 		return nil, jsonProblem(js, err) // with the line, or the field
 	}
-	if gerr := grpcGoAccepts(js); gerr != nil {
+	if gerr := grpcGoAccepts(grpcGo, js); gerr != nil {
 		if ce, ok := gerr.(*GRPCConfigError); ok && err == nil {
 			ce.Path = locate(&raw)
 		}
@@ -359,17 +358,16 @@ func serviceOf(method string) string {
 	return s
 }
 
-// grpcGoAccepts runs grpc-go's own service config parser over js and
-// returns its refusal, in its words.
-func grpcGoAccepts(js string) error {
-	cc, err := grpc.NewClient("passthrough:///service-config-check",
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultServiceConfig(js))
-	if err != nil {
+// grpcGoAccepts runs grpc-go's own service config parser, check, over js
+// and returns its refusal, in its words; nil when check is nil.
+func grpcGoAccepts(check func(string) error, js string) error {
+	if check == nil {
+		return nil
+	}
+	if err := check(js); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "grpc: the provided default service config is invalid: ")
 		return &GRPCConfigError{Msg: "grpc-go refuses it: " + strings.TrimSuffix(strings.TrimSpace(msg), ":") + hint(msg)}
 	}
-	cc.Close()
 	return nil
 }
 
@@ -422,7 +420,7 @@ func GRPCCode(status int) codes.Code { return grpcwire.Code(status) }
 // (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED and the like) a 4xx, the
 // server's other failures (INTERNAL, UNKNOWN, ABORTED, ...) a 5xx,
 // DEADLINE_EXCEEDED a timeout and CANCELLED an error. It is the one
-// reading of a code for both engines: grpcswarm's classification of a
+// reading of a code for both engines: the swarm's classification of a
 // call the server answered, and the simulator's of the model's status
 // over gRPC (GRPCOutcome(GRPCCode(status))), so a 400 is INTERNAL and
 // an http_5xx in both, not the http_4xx an HTTP client records. The

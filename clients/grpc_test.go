@@ -1,6 +1,8 @@
 package clients
 
 import (
+	"github.com/herdbench/herdbench/internal/grpcraw"
+
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -30,7 +32,7 @@ const exampleRetry = `{
 	}]}`
 
 func TestParseGRPCServiceConfig(t *testing.T) {
-	sc, err := ParseGRPCServiceConfig(exampleRetry, echoMethod)
+	sc, err := ParseGRPCServiceConfig(exampleRetry, echoMethod, grpcraw.CheckServiceConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestParseGRPCServiceConfig(t *testing.T) {
 
 	sc, err = ParseGRPCServiceConfig(`{"methodConfig": [{"name": [{}], "timeout": "1.5s", "retryPolicy": {"maxAttempts": 9,
 		"initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE", 8]}}],
-		"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`, callMethod)
+		"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`, callMethod, grpcraw.CheckServiceConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,22 +79,22 @@ func TestGRPCMethodConfigLookup(t *testing.T) {
 	}{
 		{echoMethod, 4}, {"/grpc.examples.echo.Echo/ServerStreamingEcho", 3}, {callMethod, 2}, {"/other.S/M", 5}, {"/other.T/M", 2},
 	} {
-		sc, err := ParseGRPCServiceConfig(js, tc.method)
+		sc, err := ParseGRPCServiceConfig(js, tc.method, grpcraw.CheckServiceConfig)
 		if err != nil || sc.Retry == nil || sc.Retry.MaxAttempts != tc.want {
 			t.Errorf("%s: %+v, %v; want the method config with maxAttempts %d", tc.method, sc, err, tc.want)
 		}
 	}
 	// Without a default, a method of another service gets no method config.
 	js = `{"methodConfig": [` + mc(`{"service": "grpc.examples.echo.Echo"}`, 3) + `]}`
-	if sc, err := ParseGRPCServiceConfig(js, echoMethod); err != nil || sc.Retry.MaxAttempts != 3 {
+	if sc, err := ParseGRPCServiceConfig(js, echoMethod, grpcraw.CheckServiceConfig); err != nil || sc.Retry.MaxAttempts != 3 {
 		t.Errorf("the service's config: %+v, %v", sc, err)
 	}
-	if _, err := ParseGRPCServiceConfig(js, callMethod); err == nil {
+	if _, err := ParseGRPCServiceConfig(js, callMethod, grpcraw.CheckServiceConfig); err == nil {
 		t.Errorf("a config for grpc.examples.echo.Echo accepted for %s, which grpc-go would never retry", callMethod)
 	}
 	// waitForReady on a method config the cohort does not call is no matter.
 	js = `{"methodConfig": [` + mc(`{}`, 2) + `, {"name": [{"service": "x.Y"}], "waitForReady": true}]}`
-	if _, err := ParseGRPCServiceConfig(js, callMethod); err != nil {
+	if _, err := ParseGRPCServiceConfig(js, callMethod, grpcraw.CheckServiceConfig); err != nil {
 		t.Errorf("waitForReady on another service's config: %v", err)
 	}
 }
@@ -122,7 +124,7 @@ func TestParseGRPCServiceConfigRefuses(t *testing.T) {
 		{exampleRetry, "methodConfig: none applies to /herdbench.Target/Call, the method the cohort calls (they name grpc.examples.echo.Echo)"},
 		{`{"methodConfig": [{"name": [{"service": "herdbench.Target", "method": "Other"}], "retryPolicy": {"maxAttempts": 3, ` + good + `}}]}`, "they name herdbench.Target/Other"},
 	} {
-		_, err := ParseGRPCServiceConfig(tc.js, callMethod)
+		_, err := ParseGRPCServiceConfig(tc.js, callMethod, grpcraw.CheckServiceConfig)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrGRPCServiceConfig) {
 			t.Errorf("ParseGRPCServiceConfig(%s) = %v; want an ErrGRPCServiceConfig saying %q", tc.js, err, tc.want)
 		}
@@ -143,7 +145,7 @@ func TestParseGRPCDurationAgreesWithGRPCGo(t *testing.T) {
 	} {
 		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": "` + tc.s +
 			`", "maxBackoff": "` + tc.s + `", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
-		sc, err := ParseGRPCServiceConfig(js, callMethod)
+		sc, err := ParseGRPCServiceConfig(js, callMethod, grpcraw.CheckServiceConfig)
 		if err != nil || sc.Retry.InitialBackoff != tc.want {
 			t.Errorf("%q: %v, %+v; want %s", tc.s, err, sc, tc.want)
 		}
@@ -205,7 +207,7 @@ func TestGRPCThrottler(t *testing.T) {
 
 func grpcClient(t *testing.T, js string, deadline time.Duration, sink results.Sink) *Client {
 	t.Helper()
-	sc, err := ParseGRPCServiceConfig(js, echoMethod) // the example's method; {} configs apply to it too
+	sc, err := ParseGRPCServiceConfig(js, echoMethod, grpcraw.CheckServiceConfig) // the example's method; {} configs apply to it too
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,8 +383,8 @@ func FuzzGRPCDurationAgreesWithGRPCGo(f *testing.F) {
 		b, _ := json.Marshal(s)
 		js := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 2, "initialBackoff": ` + string(b) +
 			`, "maxBackoff": "1s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
-		grpcErr := grpcGoAccepts(js)
-		_, err := ParseGRPCServiceConfig(js, callMethod)
+		grpcErr := grpcGoAccepts(grpcraw.CheckServiceConfig, js)
+		_, err := ParseGRPCServiceConfig(js, callMethod, grpcraw.CheckServiceConfig)
 		if (grpcErr == nil) != (err == nil) {
 			t.Errorf("initialBackoff %q: grpc-go says %v, herdbench %v", s, grpcErr, err)
 		}

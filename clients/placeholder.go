@@ -186,3 +186,67 @@ func appendUUID(b []byte, hi, lo uint64) []byte {
 	}
 	return b
 }
+
+// Template is a request's text (its head, or its body) cut into literal
+// runs and placeholders, for a wire to write once and fill per logical
+// request (Filler.Fill).
+type Template struct{ segs []segment }
+
+// ParseTemplate cuts s into literal text and placeholders.
+func ParseTemplate(s string) (Template, error) {
+	segs, err := parseTemplate(s)
+	return Template{segs}, err
+}
+
+// Literal returns the template of b as it is, placeholders or not.
+func Literal(b []byte) Template { return Template{[]segment{{lit: b}}} }
+
+// Fixed returns the template's text when it holds no placeholder and is at
+// most one run (ok), so that it is written as it is.
+func (t Template) Fixed() (text []byte, ok bool) {
+	switch {
+	case len(t.segs) == 0:
+		return nil, true
+	case len(t.segs) == 1 && t.segs[0].ph.kind == 0:
+		return t.segs[0].lit, true
+	}
+	return nil, false
+}
+
+// Append returns the template with the literal text lit after it, joined
+// to its last run when that is literal too.
+func (t Template) Append(lit []byte) Template {
+	if n := len(t.segs); n > 0 && t.segs[n-1].ph.kind == 0 {
+		last := t.segs[n-1].lit
+		segs := append([]segment(nil), t.segs...)
+		segs[n-1].lit = append(last[:len(last):len(last)], lit...)
+		return Template{segs}
+	}
+	return Template{append(t.segs[:len(t.segs):len(t.segs)], segment{lit: lit})}
+}
+
+// Empty reports whether the template has nothing to write.
+func (t Template) Empty() bool { return len(t.segs) == 0 }
+
+// Filler fills one logical request's placeholders: the same bytes in every
+// attempt of it, from the request's own stream.
+type Filler struct{ f filler }
+
+// NewFiller returns the filler of client's logical request n under seed
+// (the run's), its draws after the mix's when the mix has more than one
+// request.
+func NewFiller(seed uint64, mix *Mix, client, n int) Filler {
+	f := filler{client: client, n: n}
+	requestStream(&f.src, seed, client, n)
+	if mix != nil && len(mix.Requests) > 1 {
+		f.src.Uint64() // the mix's draw
+	}
+	return Filler{f}
+}
+
+// Fill appends t's text to b, its placeholders filled.
+func (f *Filler) Fill(b []byte, t Template) []byte { return f.f.appendTo(b, t.segs) }
+
+// Segments returns how many literal runs and placeholders the template
+// holds.
+func (t Template) Segments() int { return len(t.segs) }

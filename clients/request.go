@@ -2,7 +2,6 @@ package clients
 
 import (
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -26,7 +25,7 @@ type Request struct {
 	// body); a body read from a file is sent byte for byte.
 	FillBody bool
 	Weight   float64
-	// Route is the target route that serves it (target.Config.Route):
+	// Route is the target route that serves it (model.Config.Route):
 	// the simulator gives it that route's service time.
 	Route int
 	// Retry says the cohort's strategy may retry it: its method is
@@ -73,7 +72,7 @@ func (m *Mix) Pick(u float64) int {
 // a retry of it may not do what the first attempt did a second time.
 func Idempotent(method string) bool {
 	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+	case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE":
 		return true
 	}
 	return false
@@ -95,7 +94,10 @@ func (s *Strategy) MayRetry(method string, has func(name string) bool) bool {
 }
 
 // Methods are the methods a request may have.
-var Methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, http.MethodTrace}
+var Methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"}
+
+// MaxBody is the largest request body herdbench sends.
+const MaxBody = 16 << 20
 
 // DefaultIdempotencyHeader is the header whose presence makes a
 // non-idempotent request retryable, unless a strategy names another.

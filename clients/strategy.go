@@ -53,6 +53,10 @@ type Strategy struct {
 	// attempt's. GRPCStrategy makes such a strategy.
 	GRPC *GRPCServiceConfig
 
+	// Hedge, when its Max is set, sends another attempt of a request while
+	// the first is still in flight (hedge.go).
+	Hedge Hedge
+
 	// Tiers are, in a chain of tiers (client -> gateway -> service), the
 	// strategies with which each tier that calls another calls the next
 	// one, from the tier the clients call down to the one above the

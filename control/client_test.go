@@ -17,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // serveAPI serves the control API of a held target on a loopback port,
@@ -28,7 +29,7 @@ func serveAPI(t *testing.T, token string) string {
 		t.Fatal(err)
 	}
 	n := &memnet.Network{}
-	srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true, Config: target.Config{Concurrency: 1}})
+	srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true, Config: model.Config{Concurrency: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

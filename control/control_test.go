@@ -16,6 +16,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/proxy"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // local is the control address of the tests: requests to it carry its
@@ -55,7 +56,7 @@ func TestControlAPI(t *testing.T) {
 		n := &memnet.Network{}
 		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "down", Kind: "outage", At: 2 * time.Second, For: 3 * time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}}, 0)
 		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true,
-			Config: target.Config{Concurrency: 8, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+			Config: model.Config{Concurrency: 8, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +130,7 @@ func TestShardsStartThePlanOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}}, 0)
-		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true, Config: target.Config{Concurrency: 1}})
+		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true, Config: model.Config{Concurrency: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func TestAccess(t *testing.T) {
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
-			srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: target.Config{Concurrency: 1}})
+			srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: model.Config{Concurrency: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +329,7 @@ func TestGuardDetails(t *testing.T) {
 		t.Run(c.wire[:strings.IndexByte(c.wire, '\n')], func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				n := &memnet.Network{}
-				srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: target.Config{Concurrency: 1}})
+				srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: model.Config{Concurrency: 1}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -362,7 +363,7 @@ func TestGuardDetails(t *testing.T) {
 func TestStartNamesTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Hold: true, Config: target.Config{Concurrency: 1}})
+		srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Hold: true, Config: model.Config{Concurrency: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // TestResultsCall: POST /control/results writes the recording's results
@@ -19,7 +20,7 @@ import (
 // not record, 500 with the writer's error.
 func TestResultsCall(t *testing.T) {
 	n := &memnet.Network{}
-	srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: target.Config{Concurrency: 1}})
+	srv, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Config: model.Config{Concurrency: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

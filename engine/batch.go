@@ -3,116 +3,15 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net"
-	"runtime"
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
-
-// Options say how Execute runs plans.
-type Options struct {
-	// Sim runs in virtual time (package sim) instead of real time.
-	Sim bool
-	// Runs is how many times each cohort runs, each with its own seed
-	// (seeds.Rep); less than 1 means once.
-	Runs    int
-	Version string
-	// Timelines keeps the first repetition's recorders in Point.Output, for
-	// writing timelines. A sweep leaves it off to save memory.
-	Timelines bool
-	// Workers is how many cohort runs the simulator runs at once; 0 means
-	// GOMAXPROCS. Results never depend on it.
-	Workers int
-	// OnRun, if set, is called with each real-time run as it starts, for
-	// progress displays (point and rep count from 0).
-	OnRun func(point, rep int, r *Run)
-	// OnDone, if set, is called each time a unit of the scheduler ends
-	// (every cohort of a real-time repetition, or one cohort: run apart,
-	// or simulated), with how many cohort runs have ended and how many
-	// there are in all: the progress of a long sweep. A repetition after
-	// the first cut short is not counted. Simulated runs end on several
-	// workers: it must be safe to call from several goroutines at once.
-	OnDone func(done, total int)
-	// MaxMemory, if set, refuses plans whose EstimateMemory is above it,
-	// with ErrTooMuchMemory, before anything starts.
-	MaxMemory uint64
-	// Listen and Dial replace the host's TCP stack in real-time runs, e.g.
-	// with an in-memory network in tests. Both or neither.
-	Listen target.ListenFunc
-	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Apart runs a real-time run's cohorts one after the other, each alone
-	// on the machine, instead of all at once: on few cores the cohorts
-	// then do not take CPU from each other at the instants that matter
-	// (a crash every cohort sees at once, the waves after it). Each cohort
-	// has its own t = 0; the run takes as many times longer as there are
-	// cohorts. Ignored with an external target (one service, one timeline).
-	Apart bool
-	// NoSimReference leaves out the simulator's figures that a real-time
-	// run with an embedded target otherwise carries beside its own
-	// (results.Run.Sim): the same plans and seeds, run in virtual time.
-	NoSimReference bool
-	// BeforeSend, if set, is called by every real-time client right before
-	// each send (clients.Swarm.BeforeSend): tests make the harness late
-	// with it.
-	BeforeSend func()
-	// Resolver resolves an external target's host, for the loopback
-	// check and for the swarm's dials; net.DefaultResolver when nil. Tests
-	// pass one with their own DNS.
-	Resolver *net.Resolver
-
-	// lateness is, for the simulator, each plan's cohorts' lateness tables
-	// (sim.Cohort.Lateness; lateness.go): the model with a real run's own
-	// lateness. Nil for every other run.
-	lateness map[*scenarios.Plan][][]time.Duration
-
-	// Part runs one shard of every cohort (clients.Part): its clients, or
-	// its share of an open workload's arrivals. A Part with Of set marks
-	// the results as that shard's (results.ShardInfo); the zero Part runs
-	// the whole cohort.
-	Part clients.Part
-	// StartAt, if set, is the real-time run's t = 0 on the wall clock
-	// instead of now plus a lead: the instant every shard of a run agreed
-	// on. A run that cannot be ready by then is refused before it sends
-	// anything, with a *LateError (shard.go).
-	StartAt time.Time
-
-	// Drive, if set, runs each cohort's clients in real time instead of
-	// herdbench's swarm (package herdtest runs a user's own client code
-	// with it): Start calls it once per cohort, in a goroutine of its own,
-	// and the cohort is done when it returns. It must return by the run's
-	// end or ctx's. The plan's strategies then only name the cohorts.
-	Drive func(ctx context.Context, c Driven)
-
-	// Observe, if set, is asked once per cohort of each real-time run
-	// (by its strategy's name) for an observer its recorder tells of every
-	// attempt (results.Recorder.Observe): the live latency histograms of
-	// package telemetry. The simulator ignores it.
-	Observe func(cohort string) results.Observer
-
-	// SlowMotion runs real-time runs in slow motion (package slowmo): the
-	// swarm and the embedded target live every duration of the scenario
-	// SlowMotion times longer on the wall clock and record in the
-	// scenario's time, so the harness's own lateness is SlowMotion times
-	// smaller in it. 0 or 1: real speed. CheckSlowMotion says which plans
-	// take it.
-	SlowMotion slowmo.Factor
-
-	// Clock, for a shard, is this machine's clock measured against the
-	// chaos controller's: the merge lines the shards' timelines up with it
-	// (results.ShardInfo.Clock).
-	Clock *results.ClockOffset
-
-	// beforeTask, in tests, is called before each unit the scheduler
-	// starts (schedule.go), with its point, first cohort and repetition.
-	beforeTask func(point, cohort, rep int)
-}
 
 // Point is the outcome of one plan (one client count of a sweep) over its
 // repetitions.
@@ -222,24 +121,6 @@ func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled,
 	return simulate(ctx, plans, at, nil, o)
 }
 
-// ApartByDefault reports whether a real-time run of p should run its
-// cohorts one after the other (Options.Apart) when the user does not say:
-// when the process has fewer cores than p has cohorts and p's clients are
-// closed-loop or one-shot. Such clients act together: a crash or the start
-// fails hundreds of them at one instant, and what the run measures is how
-// they retry afterwards, in waves a few milliseconds wide. Cohorts that
-// share too few cores wake at those same instants and take the CPU from
-// each other, smearing each other's waves (docs/performance.md has the
-// measurements). Open-loop arrivals are independent of each other: their
-// cohorts run together, unless they call a chain of tiers: a cohort whose
-// chain collapses multiplies its work on the machine (every middle tier's
-// calls and connections, thousands of them) and takes the CPU from the
-// other cohorts' servers, whose capacity then drops with it.
-func ApartByDefault(p *scenarios.Plan) bool {
-	shared := p.Workload.Kind != clients.Open || len(p.Tiers) > 1
-	return p.TargetURL == "" && shared && runtime.GOMAXPROCS(0) < len(p.Strategies)
-}
-
 // fillRuns puts each cohort's figures into s: its run, or with
 // repetitions their aggregate (results.Aggregate), and the repetitions'
 // seeds.
@@ -344,10 +225,17 @@ func window(p *scenarios.Plan) results.Window {
 // cohortOf returns the cohort name of p recorded by rec (and, for a chain
 // of tiers, by below).
 func cohortOf(p *scenarios.Plan, name string, rec *results.Recorder, below []*results.Recorder) results.Cohort {
+	hedged := false
+	for i := range p.Strategies {
+		if s := &p.Strategies[i]; s.Name == name {
+			hedged = s.Hedge.Max > 0
+		}
+	}
 	return results.Cohort{
 		Strategy: name, Rec: rec,
-		OCC:     p.Target.Kind == target.OCC,
+		OCC:     p.Target.Kind == model.OCC,
 		OneShot: p.Workload.Kind == clients.OneShot,
 		Tiers:   tierNames(p), Below: below,
+		Hedged: hedged,
 	}
 }

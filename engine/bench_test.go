@@ -25,7 +25,7 @@ func BenchmarkAWSSweep(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := Execute(context.Background(), plans, Options{Sim: true, Runs: 100}); err != nil {
+		if _, err := Execute(context.Background(), plans, Options{Mode: Mode{Sim: true, Runs: 100}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -32,8 +32,8 @@ strategies:
 		engine string
 		s      *results.Summary
 	}{
-		{"simulator", execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary},
-		{"real engine", executeInBubble(t, []*scenarios.Plan{p}, Options{NoSimReference: true})[0].Output.Summary},
+		{"simulator", execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true}})[0].Output.Summary},
+		{"real engine", executeInBubble(t, []*scenarios.Plan{p}, Options{Mode: Mode{NoSimReference: true}})[0].Output.Summary},
 	} {
 		if len(c.s.Faults) != 1 || c.s.Faults[0].Kind != "surge" || c.s.Faults[0].AtS != 10 || c.s.Faults[0].ForS != 6 {
 			t.Errorf("%s: faults %+v; want the surge, 10 s for 6 s", c.engine, c.s.Faults)

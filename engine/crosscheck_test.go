@@ -36,8 +36,8 @@ func agree(t *testing.T, what string, real, sim results.Stat, k int, tol float64
 // in the simulator and checks each metric of each cohort with agree.
 func crossCheck(t *testing.T, ps []*scenarios.Plan, k int, metrics ...string) {
 	t.Helper()
-	sim := execute(t, ps, Options{Sim: true, Runs: 100})[0]
-	real := executeInBubble(t, ps, Options{Runs: k, NoSimReference: true})[0]
+	sim := execute(t, ps, Options{Mode: Mode{Sim: true, Runs: 100}})[0]
+	real := executeInBubble(t, ps, Options{Mode: Mode{Runs: k, NoSimReference: true}})[0]
 	if real.Output.Summary.Mode != "real" || real.Output.Summary.Partial {
 		t.Fatalf("real summary: mode %q, partial %v", real.Output.Summary.Mode, real.Output.Summary.Partial)
 	}
@@ -103,11 +103,11 @@ strategies: [{name: full, backoff: full, base: 50ms, cap: 1s, max_attempts: 4, t
 `, scenarios.Overrides{}), 2, []string{"requests", "attempts", "amplification", "success_ratio"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			real := execute(t, c.ps, Options{Runs: c.runs, NoSimReference: true})[0]
+			real := execute(t, c.ps, Options{Mode: Mode{Runs: c.runs, NoSimReference: true}})[0]
 			if h := real.Output.Summary.Harness; h == nil || !h.Trustworthy {
 				t.Skipf("the self-check says the machine could not keep up (%q): the real figures are not held to the simulator's", h.Warnings)
 			}
-			sim := execute(t, c.ps, Options{Sim: true, Runs: 100})[0]
+			sim := execute(t, c.ps, Options{Mode: Mode{Sim: true, Runs: 100}})[0]
 			for _, r := range real.Output.Summary.Runs {
 				for _, m := range c.metrics {
 					agree(t, r.Strategy+" "+m, stat(t, real, r.Strategy, m), stat(t, sim, r.Strategy, m), c.runs, 0.20)

@@ -19,7 +19,7 @@ import (
 type realDriver struct{ o Options }
 
 func (d realDriver) together(p *scenarios.Plan) bool {
-	return !d.o.Apart || p.TargetURL != "" || len(p.Strategies) < 2
+	return !d.o.Apart(p)
 }
 
 func (realDriver) workers() int { return 1 }

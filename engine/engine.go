@@ -11,13 +11,15 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/grpcswarm"
+	"github.com/herdbench/herdbench/clients/swarm"
+
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // lead is the time between setting up and the run's t = 0, so that every
@@ -96,7 +98,7 @@ func Start(ctx context.Context, p *scenarios.Plan, o Options) (*Run, error) {
 // needs: its start time, an external target on the loopback, the
 // process's open files; gives p an empty chaos plan if it has none; and
 // returns how the run listens and dials.
-func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFunc, clients.DialFunc, error) {
+func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFunc, swarm.DialFunc, error) {
 	if err := checkStart(p, o, time.Now()); err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +138,7 @@ func prepare(ctx context.Context, p *scenarios.Plan, o Options) (target.ListenFu
 // addCohorts sets up every cohort of the run: its recorder (and live
 // observer), and its embedded target or chain of tiers, on the run's
 // clock; an external target gets none.
-func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error {
+func (r *Run) addCohorts(listen target.ListenFunc, dial swarm.DialFunc) error {
 	p, o := r.Plan, r.opts
 	if p.Protocol == wire.H2 && p.TargetURL == "" {
 		// One certificate, made in memory, for every embedded target of
@@ -195,7 +197,7 @@ func (r *Run) addCohorts(listen target.ListenFunc, dial clients.DialFunc) error 
 // launch starts every cohort's clients (herdbench's swarm, or the
 // Options' Drive), each in a goroutine of its own, and the goroutine that
 // ends the run once they have all stopped.
-func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
+func (r *Run) launch(ctx context.Context, dial swarm.DialFunc) {
 	p, o, origin := r.Plan, r.opts, r.Origin
 	ctx, r.cancel = context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -211,22 +213,15 @@ func (r *Run) launch(ctx context.Context, dial clients.DialFunc) {
 			}()
 			continue
 		}
-		hs := &clients.Swarm{
+		sw := &swarm.Swarm{
 			URL: r.targetURL(c), Strategy: &c.strategy, Workload: &p.Workload,
 			Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
-			OCC: p.Target.Kind == target.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
+			OCC: p.Target.Kind == model.OCC, Panicked: r.panicked, BeforeSend: o.BeforeSend,
 			Protocol: p.Protocol, Shared: p.Shared, Slow: o.SlowMotion,
+			GRPC: p.Target.Protocol == model.GRPC, Method: p.Method,
 		}
 		if r.cert != nil && p.TargetURL == "" {
-			hs.Roots = r.cert.Pool // the embedded targets' own certificate
-		}
-		var sw interface{ Run(context.Context) } = hs
-		if p.Target.Protocol == target.GRPC {
-			sw = &grpcswarm.Swarm{
-				Target: r.targetURL(c), Method: p.Method, Shared: p.Shared, Strategy: &c.strategy, Workload: &p.Workload,
-				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: c.rec, Dial: dial, Part: o.Part,
-				Panicked: r.panicked, BeforeSend: o.BeforeSend,
-			}
+			sw.Roots = r.cert.Pool // the embedded targets' own certificate
 		}
 		wg.Add(1)
 		go func() {
@@ -295,7 +290,7 @@ type Driven struct {
 	Duration time.Duration // the run's length
 	// Dial opens connections to the target: the Options' Dial (an
 	// in-memory network's, in tests), or nil for the host's TCP stack.
-	Dial     clients.DialFunc
+	Dial     swarm.DialFunc
 	Workload *clients.Workload
 	Seed     uint64 // the run's root seed
 }

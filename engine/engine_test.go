@@ -47,7 +47,7 @@ func runInBubble(t *testing.T, p *scenarios.Plan) folder.Output {
 	var out folder.Output
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		r, err := Start(context.Background(), p, Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
+		r, err := Start(context.Background(), p, Options{Version: "test", Network: Network{Listen: n.Listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ strategies:
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		p := scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{})
-		r, err := Start(context.Background(), p, Options{Listen: n.Listen, Dial: n.Dial})
+		r, err := Start(context.Background(), p, Options{Network: Network{Listen: n.Listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}

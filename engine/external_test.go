@@ -70,7 +70,7 @@ func TestTargetCheckedByAddress(t *testing.T) {
 	}
 	// Start refuses before anything starts, with the run's resolver.
 	p := externalPlan(t, "http://localhost.:8080/", scenarios.Overrides{})
-	if r, err := Start(context.Background(), p, Options{Resolver: dns}); r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
+	if r, err := Start(context.Background(), p, Options{Network: Network{Resolver: dns}}); r != nil || !errors.Is(err, ErrRemoteTarget) || !strings.Contains(err.Error(), "--allow-remote") {
 		t.Fatalf("Start: %v, %v; want ErrRemoteTarget naming --allow-remote", r, err)
 	}
 }
@@ -98,7 +98,7 @@ func TestSwarmDialsOnlyCheckedAddresses(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("192.0.2.1")}
 	})
 	p := externalPlan(t, "http://rebind.test:"+port+"/", scenarios.Overrides{})
-	r, err := Start(context.Background(), p, Options{Resolver: dns})
+	r, err := Start(context.Background(), p, Options{Network: Network{Resolver: dns}})
 	if err != nil {
 		t.Fatalf("the check saw loopback, Start should pass: %v", err)
 	}

@@ -98,7 +98,7 @@ func fuzzScenario(t *testing.T, src string) {
 		q := *p
 		q.Duration = min(q.Duration, fuzzDuration)
 		plans := []*scenarios.Plan{&q}
-		o := Options{Sim: true, Workers: 1, Timelines: true, Version: "fuzz"}
+		o := Options{Version: "fuzz", Mode: Mode{Sim: true, Workers: 1, Timelines: true}}
 		if CheckMemory(plans, o, fuzzMemory, "the fuzz limit") != nil {
 			return // refused before it starts, as the command refuses it
 		}

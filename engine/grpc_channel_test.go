@@ -57,7 +57,7 @@ func firstOKAfter(rec *results.Recorder, from time.Duration) (time.Duration, int
 func TestGRPCChannelReconnectsOnItsBackoff(t *testing.T) {
 	p := scenariotest.Plan(t, channelScenario, scenarios.Overrides{})
 	real := runInBubble(t, p)
-	simulated := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Timelines: true})[0].Output
+	simulated := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Timelines: true}})[0].Output
 	open := 2500 * time.Millisecond
 	var failed [2]int64
 	for i, out := range []struct {
@@ -102,7 +102,7 @@ strategies:
   - {name: s, backoff: constant, base: 400ms, max_attempts: 20, timeout: 2s}
 `, scenarios.Overrides{})
 	real := runInBubble(t, p)
-	simulated := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Timelines: true})[0].Output
+	simulated := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Timelines: true}})[0].Output
 	r, s := real.Summary.Runs[0], simulated.Summary.Runs[0]
 	if !maps.Equal(r.Outcomes, s.Outcomes) || r.Outcomes["refused"] != 3 || r.Outcomes["reset"] != 1 {
 		t.Errorf("outcomes: real %v, sim %v; want the same, with 3 refused and 1 reset", r.Outcomes, s.Outcomes)

@@ -20,6 +20,7 @@ import (
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // countingListener counts the connections a target accepts.
@@ -51,7 +52,7 @@ func runCounting(t *testing.T, p *scenarios.Plan) (folder.Output, int64) {
 			}
 			return countingListener{ln, &conns}, nil
 		}
-		r, err := Start(context.Background(), p, Options{Version: "test", Listen: listen, Dial: n.Dial, NoSimReference: true})
+		r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}, Network: Network{Listen: listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,9 +165,9 @@ func TestOutageHeadlineOverH2CShared(t *testing.T) {
 	for _, engine := range []string{"simulator", "real"} {
 		var pts []Point
 		if engine == "simulator" {
-			pts = execute(t, op.Plans, Options{Sim: true})
+			pts = execute(t, op.Plans, Options{Mode: Mode{Sim: true}})
 		} else {
-			pts = executeInBubble(t, op.Plans, Options{NoSimReference: true})
+			pts = executeInBubble(t, op.Plans, Options{Mode: Mode{NoSimReference: true}})
 		}
 		claims, _ := scenarios.Headline("outage", pts[0].Output.Summary)
 		if len(claims) == 0 {
@@ -195,7 +196,7 @@ workload: {kind: oneshot, clients: 8}
 strategies:
   - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 900ms}
 `, scenarios.Overrides{})
-	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ strategies:
 // proxy, which serves h2c and forwards over h2c to an h2c target; a
 // goaway outage at the proxy lets the requests in flight finish.
 func TestH2CThroughTheProxy(t *testing.T) {
-	up, err := target.Listen(target.Options{Config: target.Config{Concurrency: 16, Queue: 16, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}, Protocol: wire.H2C})
+	up, err := target.Listen(target.Options{Config: model.Config{Concurrency: 16, Queue: 16, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}, Protocol: wire.H2C})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ workload: {kind: oneshot, clients: 8}
 strategies:
   - {name: once, backoff: constant, base: 100ms, max_attempts: 1, timeout: 1900ms}
 `, scenarios.Overrides{})
-	r, err := Start(context.Background(), p, Options{Version: "test", NoSimReference: true})
+	r, err := Start(context.Background(), p, Options{Version: "test", Mode: Mode{NoSimReference: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestBuiltinsHoldTheirHeadlinesInVirtualTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range execute(t, op.Plans, Options{Sim: true}) {
+		for _, pt := range execute(t, op.Plans, Options{Mode: Mode{Sim: true}}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, ok := scenarios.Headline(b.Name, summaries...)
@@ -70,7 +70,7 @@ func TestBuiltinsHoldTheirHeadlinesInTheRealEngine(t *testing.T) {
 			t.Fatal(err)
 		}
 		var summaries []*results.Summary
-		for _, pt := range executeInBubble(t, op.Plans, Options{NoSimReference: true}) {
+		for _, pt := range executeInBubble(t, op.Plans, Options{Mode: Mode{NoSimReference: true}}) {
 			summaries = append(summaries, pt.Output.Summary)
 		}
 		claims, _ := scenarios.Headline(name, summaries...)

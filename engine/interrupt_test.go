@@ -33,7 +33,7 @@ func TestInterruptStopsSimulatedRunsMidway(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var once sync.Once
-			o := Options{Sim: true, Workers: 2, Runs: c.runs, Timelines: c.timelines}
+			o := Options{Mode: Mode{Sim: true, Workers: 2, Runs: c.runs, Timelines: c.timelines}}
 			o.beforeTask = func(point, cohort, rep int) {
 				// A moment after the first cohort run began: it and
 				// its neighbour are well inside their two hours.

@@ -182,7 +182,7 @@ func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map
 	for k, i := range at {
 		ps[k] = plans[i]
 	}
-	ro := Options{Sim: true, Runs: o.Runs, Workers: o.Workers, lateness: tables}
+	ro := Options{lateness: tables, Mode: Mode{Sim: true, Runs: o.Runs, Workers: o.Workers}}
 	d, release := newSimDriver(ctx, ro)
 	defer release()
 	started := time.Now()

@@ -65,7 +65,7 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 			},
 		}
 	}}
-	o := Options{Runs: 1}
+	o := Options{Mode: Mode{Runs: 1}}
 	ctx := context.Background()
 	plans := []*scenarios.Plan{p}
 	got, err := schedule(ctx, d, plans, o, func(int) bool { return false })

@@ -197,7 +197,7 @@ func realClients(p *scenarios.Plan) uint64 {
 }
 
 // grpcChannels is how many grpc-go channels the cohort of strategy s of p
-// opens, as grpcswarm's Run opens them: one per connections.shared
+// opens, as the swarm's gRPC transport opens them: one per connections.shared
 // clients (one per client by default), one for the whole cohort when a
 // grpc-go cohort's throttler is the cohort's (channel: cohort), one for
 // an open workload's arrivals; none over HTTP.

@@ -26,7 +26,7 @@ strategies:
   - {name: d, backoff: exponential}
 `, scenarios.Overrides{})
 	plans := []*scenarios.Plan{p}
-	e := EstimateMemory(plans, Options{Sim: true, Timelines: true, Workers: 2})
+	e := EstimateMemory(plans, Options{Mode: Mode{Sim: true, Timelines: true, Workers: 2}})
 	want := MemoryEstimate{
 		Timelines: 4*30*memPerWrittenSecond + 2*30*memPerRecorderSecond,
 		Clients:   2 * 100 * memPerSimClient,
@@ -36,7 +36,7 @@ strategies:
 	if e != want {
 		t.Errorf("sim: %+v, want %+v", e, want)
 	}
-	e = EstimateMemory(plans, Options{Runs: 3})
+	e = EstimateMemory(plans, Options{Mode: Mode{Runs: 3}})
 	want = MemoryEstimate{
 		Timelines: 4*memPerRealCohort + 4*30*memPerRecorderSecond,
 		Clients:   4 * 100 * memPerRealClient,
@@ -86,7 +86,7 @@ strategies:
 	for i := range plans {
 		plans[i] = p
 	}
-	e := EstimateMemory(plans, Options{Runs: scenarios.MaxRuns})
+	e := EstimateMemory(plans, Options{Mode: Mode{Runs: scenarios.MaxRuns}})
 	if e.Total < 1<<50 {
 		t.Errorf("the largest run is estimated at %d bytes", e.Total)
 	}
@@ -112,7 +112,7 @@ strategies:
   - {name: b, backoff: none}
 `, scenarios.Overrides{})
 	plans := []*scenarios.Plan{p}
-	err := CheckMemory(plans, Options{Sim: true, Timelines: true}, 4<<30, "--max-memory 4.0 GiB")
+	err := CheckMemory(plans, Options{Mode: Mode{Sim: true, Timelines: true}}, 4<<30, "--max-memory 4.0 GiB")
 	if !errors.Is(err, ErrTooMuchMemory) {
 		t.Fatalf("CheckMemory: %v, want ErrTooMuchMemory", err)
 	}
@@ -123,11 +123,11 @@ strategies:
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Execute(ctx, plans, Options{Sim: true, Timelines: true, MaxMemory: 4 << 30}); !errors.Is(err, ErrTooMuchMemory) {
+	if _, err := Execute(ctx, plans, Options{MaxMemory: 4 << 30, Mode: Mode{Sim: true, Timelines: true}}); !errors.Is(err, ErrTooMuchMemory) {
 		t.Errorf("Execute over the limit: %v", err)
 	}
 	p.Duration = time.Second
-	if err := CheckMemory(plans, Options{Sim: true, Timelines: true}, 4<<30, "4 GiB"); err != nil {
+	if err := CheckMemory(plans, Options{Mode: Mode{Sim: true, Timelines: true}}, 4<<30, "4 GiB"); err != nil {
 		t.Errorf("a 1 s run refused: %v", err)
 	}
 }
@@ -135,7 +135,7 @@ strategies:
 // Over gRPC, a real-time client is a caller on a grpc-go channel, and the
 // channels count apart: one per client by default, one per
 // connections.shared clients, one for a cohort whose grpc-go throttler is
-// the cohort's (channel: cohort), as grpcswarm opens them.
+// the cohort's (channel: cohort), as the swarm opens them over gRPC.
 func TestEstimateMemoryCountsGRPCChannels(t *testing.T) {
 	const src = `
 name: grpc
@@ -162,7 +162,7 @@ strategies:
 		if want := uint64(2*100*memPerGRPCCaller) + c.channels*memPerGRPCChannel; e.Clients != want {
 			t.Errorf("%s: clients %d, want %d (200 callers and %d channels)", c.name, e.Clients, want, c.channels)
 		}
-		e = EstimateMemory([]*scenarios.Plan{p}, Options{Sim: true, Workers: 1})
+		e = EstimateMemory([]*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Workers: 1}})
 		if want := uint64(100*memPerSimClient) + 100*memPerSimChannel; c.channels == 101 && e.Clients != want {
 			t.Errorf("%s, simulated: clients %d, want %d (the slab of 100 clients and their 100 channels)", c.name, e.Clients, want)
 		}

@@ -20,7 +20,7 @@ import (
 // of crashing the process.
 func TestSimPanicIsRecovered(t *testing.T) {
 	p := scenariotest.Plan(t, stallThenCrash, scenarios.Overrides{})
-	o := Options{Sim: true, Runs: 3, Workers: 2, Timelines: true}
+	o := Options{Mode: Mode{Sim: true, Runs: 3, Workers: 2, Timelines: true}}
 	o.beforeTask = func(point, cohort, rep int) {
 		if rep == 2 && cohort == 1 {
 			panic("a simulated cohort failed")
@@ -65,7 +65,7 @@ func TestRealRunPanicIsRecovered(t *testing.T) {
 			}
 			return panicConn{Conn: c, from: from}, nil
 		}
-		points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{Listen: n.Listen, Dial: dial, Timelines: true})
+		points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{Mode: Mode{Timelines: true}, Network: Network{Listen: n.Listen, Dial: dial}})
 		var pe *PanicError
 		if !errors.As(err, &pe) || pe.Value != "a client's connection failed" {
 			t.Fatalf("Execute: %v, want the client's *PanicError", err)

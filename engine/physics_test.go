@@ -46,7 +46,7 @@ func physicsPlan(t *testing.T, full bool) *scenarios.Plan {
 // recovery, failures after the fault and herd factor over reps seeds.
 func physicsRef(t *testing.T, p *scenarios.Plan, reps int) map[string]results.Stat {
 	t.Helper()
-	point := execute(t, []*scenarios.Plan{p}, Options{Sim: true, Runs: reps})[0]
+	point := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true, Runs: reps}})[0]
 	ref := map[string]results.Stat{}
 	for _, m := range []string{"recovery_s", "failed_after_fault", "herd_factor"} {
 		ref[m] = stat(t, point, "no-jitter", m)

@@ -23,7 +23,7 @@ import (
 func TestSimOutputPinned(t *testing.T) {
 	for _, name := range []string{"outage", "metastable", "aws-contention"} {
 		t.Run(name, func(t *testing.T) {
-			out := execute(t, plans(t, name, "", scenarios.Overrides{}), Options{Sim: true, Version: "pinned", Timelines: true})[0].Output
+			out := execute(t, plans(t, name, "", scenarios.Overrides{}), Options{Version: "pinned", Mode: Mode{Sim: true, Timelines: true}})[0].Output
 			out.Summary.Started = time.Unix(0, 0).UTC()
 			out.Summary.Description = "" // prose, free to change
 			dir := t.TempDir()

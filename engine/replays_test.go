@@ -26,7 +26,7 @@ func TestReplaysHoldInVirtualTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			checked := map[string]bool{}
-			for _, pt := range execute(t, op.Plans, Options{Sim: true, Runs: op.Plans[0].Runs}) {
+			for _, pt := range execute(t, op.Plans, Options{Mode: Mode{Sim: true, Runs: op.Plans[0].Runs}}) {
 				for _, r := range pt.Output.Summary.Thresholds {
 					checked[r.Expression] = true
 					if !r.Pass {

@@ -271,29 +271,36 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 	if !o.Timelines {
 		out.Cohorts = nil
 	}
-	if ref != nil && !ref.Partial {
-		for i := range s.Runs {
-			for _, r := range ref.Runs {
-				if r.Strategy == s.Runs[i].Strategy {
-					s.Runs[i].Sim = results.SimFigures(r)
-				}
-			}
-		}
-		if late != nil && !late.late.Partial && s.Harness != nil {
-			// The model's second opinion (lateness.go).
-			for i := range s.Runs {
-				if r := refRun(late.late, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
-					s.Runs[i].SimLate = results.SimFigures(*r)
-					s.Runs[i].LatenessNeeds = late.needs[r.Strategy]
-				}
-			}
-			results.JudgeModel(s.Harness, s.Runs)
-		}
-	}
+	simBeside(s, ref, late)
 	s.Verdict = results.Decide(s)
 	pt := Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	if s.Shard == nil { // a shard's figures are its share: the merge checks them (Shard.Thresholds)
 		s.Thresholds = results.CheckThresholds(s, p.Thresholds, pt.Repetitions)
 	}
 	return pt
+}
+
+// simBeside puts the simulator's figures of the same plans and seeds
+// beside a real run's own (runs[].sim), and the model's second opinion
+// with the run's own lateness (lateness.go), when they ran whole.
+func simBeside(s *results.Summary, ref *results.Summary, late *opinion) {
+	if ref == nil || ref.Partial {
+		return
+	}
+	for i := range s.Runs {
+		for _, r := range ref.Runs {
+			if r.Strategy == s.Runs[i].Strategy {
+				s.Runs[i].Sim = results.SimFigures(r)
+			}
+		}
+	}
+	if late != nil && !late.late.Partial && s.Harness != nil {
+		for i := range s.Runs {
+			if r := refRun(late.late, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
+				s.Runs[i].SimLate = results.SimFigures(*r)
+				s.Runs[i].LatenessNeeds = late.needs[r.Strategy]
+			}
+		}
+		results.JudgeModel(s.Harness, s.Runs)
+	}
 }

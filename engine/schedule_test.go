@@ -95,12 +95,12 @@ func TestScheduleOrder(t *testing.T) {
 	} {
 		d := &fakeDriver{all: c.all, n: 1}
 		var done []int
-		o := Options{Runs: 2, OnDone: func(n, total int) {
+		o := Options{Mode: Mode{Runs: 2}, Watch: Watch{OnDone: func(n, total int) {
 			if total != 8 {
 				t.Errorf("OnDone total %d, want 2 points × 2 reps × 2 cohorts", total)
 			}
 			done = append(done, n)
-		}}
+		}}}
 		sc, err := schedule(context.Background(), d, fakePlans(2), o, func(int) bool { return false })
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestScheduleOrder(t *testing.T) {
 // them are the same, whatever ran first.
 func TestScheduleWorkersSameResults(t *testing.T) {
 	plans := fakePlans(3)
-	o := Options{Runs: 3, Timelines: true}
+	o := Options{Mode: Mode{Runs: 3, Timelines: true}}
 	keep := func(rep int) bool { return rep == 0 }
 	one, err := schedule(context.Background(), &fakeDriver{n: 1}, plans, o, keep)
 	if err != nil {
@@ -163,7 +163,7 @@ func TestSchedulePartialOnCancel(t *testing.T) {
 			oc.cut, oc.end = true, 300*time.Millisecond
 		}
 	}}
-	sc, err := schedule(ctx, d, plans, Options{Runs: 2}, func(int) bool { return false })
+	sc, err := schedule(ctx, d, plans, Options{Mode: Mode{Runs: 2}}, func(int) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestSchedulePartialOnCancel(t *testing.T) {
 	if sc[1].ran() {
 		t.Error("the second point ran after the cancel")
 	}
-	pt := assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil, nil)
+	pt := assemble(plans[0], Options{Mode: Mode{Runs: 2}}, "sim", time.Time{}, &sc[0], nil, nil)
 	s := pt.Output.Summary
 	if !s.Partial || s.EndedS == nil || *s.EndedS != 0.3 || len(s.Runs) != 2 {
 		t.Errorf("partial %v, ended_s %v, %d runs; want partial, 0.3 s, both cohorts' first repetition", s.Partial, s.EndedS, len(s.Runs))
@@ -188,11 +188,11 @@ func TestSchedulePartialOnCancel(t *testing.T) {
 			oc.cut, oc.end = true, 100*time.Millisecond
 		}
 	}}
-	sc, err = schedule(ctx, d, plans[:1], Options{Runs: 2}, func(int) bool { return false })
+	sc, err = schedule(ctx, d, plans[:1], Options{Mode: Mode{Runs: 2}}, func(int) bool { return false })
 	if err != nil {
 		t.Fatal(err)
 	}
-	pt = assemble(plans[0], Options{Runs: 2}, "sim", time.Time{}, &sc[0], nil, nil)
+	pt = assemble(plans[0], Options{Mode: Mode{Runs: 2}}, "sim", time.Time{}, &sc[0], nil, nil)
 	s = pt.Output.Summary
 	if !s.Partial || s.EndedS != nil || fmt.Sprint(pt.Repetitions) != fmt.Sprint([][]results.Run{{{Strategy: "a"}}, {{Strategy: "b", Attempts: 1}}}) {
 		t.Errorf("partial %v, ended_s %v, repetitions %+v; want each cohort's first repetition alone", s.Partial, s.EndedS, pt.Repetitions)
@@ -250,11 +250,11 @@ func TestSchedulePanicStops(t *testing.T) {
 // and each cohort's first repetition alone in the figures over them.
 func TestRealRepetitionCutShortIsLeftOut(t *testing.T) {
 	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
-	pt := executeInBubble(t, []*scenarios.Plan{p}, Options{Runs: 2, NoSimReference: true, OnRun: func(_, rep int, r *Run) {
+	pt := executeInBubble(t, []*scenarios.Plan{p}, Options{Mode: Mode{Runs: 2, NoSimReference: true}, Watch: Watch{OnRun: func(_, rep int, r *Run) {
 		if rep == 1 {
 			r.Stop()
 		}
-	}})[0]
+	}}})[0]
 	s := pt.Output.Summary
 	if !s.Partial || s.EndedS != nil || len(s.Runs) != 2 {
 		t.Fatalf("partial %v, ended_s %v, %d runs; want partial, none, both cohorts", s.Partial, s.EndedS, len(s.Runs))
@@ -275,7 +275,7 @@ thresholds:
   - amplification < 1
 `, scenarios.Overrides{})
 	ps := []*scenarios.Plan{p}
-	points, err := Execute(context.Background(), ps, Options{Sim: true, Runs: 2})
+	points, err := Execute(context.Background(), ps, Options{Mode: Mode{Sim: true, Runs: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ thresholds:
 		t.Errorf("thresholds %+v, shard %+v; want amplification < 1 checked and failed for both cohorts", s.Thresholds, s.Shard)
 	}
 	clock := &results.ClockOffset{Against: "127.0.0.1:9090", OffsetMS: 1.5}
-	points, err = Execute(context.Background(), ps, Options{Sim: true, Part: clients.Part{Index: 1, Of: 2}, Clock: clock})
+	points, err = Execute(context.Background(), ps, Options{Mode: Mode{Sim: true}, Shard: Shard{Part: clients.Part{Index: 1, Of: 2}, Clock: clock}})
 	if err != nil {
 		t.Fatal(err)
 	}

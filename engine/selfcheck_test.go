@@ -116,7 +116,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 			}
 		}()
 	}
-	points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{NoSimReference: true})
+	points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{Mode: Mode{NoSimReference: true}})
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -138,7 +138,7 @@ func TestCPUHogMakesTheHarnessLate(t *testing.T) {
 
 // In virtual time there is no harness to be late: no self-check.
 func TestNoSelfCheckInVirtualTime(t *testing.T) {
-	s := execute(t, []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}, Options{Sim: true})[0].Output.Summary
+	s := execute(t, []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}, Options{Mode: Mode{Sim: true}})[0].Output.Summary
 	if s.Harness != nil {
 		t.Errorf("a simulated run has a self-check: %+v", *s.Harness)
 	}
@@ -153,15 +153,15 @@ func TestNoSelfCheckInVirtualTime(t *testing.T) {
 // same plan and seeds: exactly what a simulated run of it says.
 func TestRealRunCarriesTheSimulatorsFigures(t *testing.T) {
 	ps := []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}
-	sim := execute(t, ps, Options{Sim: true, Runs: 2})[0].Output.Summary
-	real := executeInBubble(t, ps, Options{Runs: 2})[0].Output.Summary
+	sim := execute(t, ps, Options{Mode: Mode{Sim: true, Runs: 2}})[0].Output.Summary
+	real := executeInBubble(t, ps, Options{Mode: Mode{Runs: 2}})[0].Output.Summary
 	for i, r := range real.Runs {
 		want := results.SimFigures(sim.Runs[i])
 		if !reflect.DeepEqual(r.Sim, want) {
 			t.Errorf("%s: sim reference %+v, want %+v", r.Strategy, r.Sim, want)
 		}
 	}
-	without := executeInBubble(t, ps, Options{NoSimReference: true})[0].Output.Summary
+	without := executeInBubble(t, ps, Options{Mode: Mode{NoSimReference: true}})[0].Output.Summary
 	for _, r := range without.Runs {
 		if r.Sim != nil {
 			t.Errorf("%s: a sim reference with NoSimReference", r.Strategy)
@@ -176,11 +176,11 @@ func TestCohortsApart(t *testing.T) {
 	ps := []*scenarios.Plan{scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})}
 	var starts []time.Time
 	var names []string
-	apart := executeInBubble(t, ps, Options{Apart: true, Timelines: true, OnRun: func(_, _ int, r *Run) {
+	apart := executeInBubble(t, ps, Options{Mode: Mode{Cohorts: Apart, Timelines: true}, Watch: Watch{OnRun: func(_, _ int, r *Run) {
 		starts = append(starts, r.Origin)
 		names = append(names, r.Plan.Strategies[0].Name)
-	}})[0].Output
-	together := executeInBubble(t, ps, Options{Timelines: true})[0].Output
+	}}})[0].Output
+	together := executeInBubble(t, ps, Options{Mode: Mode{Timelines: true}})[0].Output
 	if len(names) != 2 || names[0] != "exp" || names[1] != "full" || starts[1].Sub(starts[0]) < time.Second {
 		t.Fatalf("cohort runs %v starting %v: want exp, then full after exp's 1 s", names, starts)
 	}

@@ -62,7 +62,7 @@ func shardedRun(t *testing.T, p *scenarios.Plan, n int) []folder.Output {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, err := Start(context.Background(), &q, Options{Version: "test", Listen: net.Listen, Dial: net.Dial, Part: clients.Part{Index: k, Of: n}, StartAt: t0})
+				r, err := Start(context.Background(), &q, Options{Version: "test", Network: Network{Listen: net.Listen, Dial: net.Dial}, Shard: Shard{Part: clients.Part{Index: k, Of: n}, StartAt: t0}})
 				if err != nil {
 					t.Error(err)
 					return
@@ -156,7 +156,7 @@ func TestLateStartSendsNothing(t *testing.T) {
 		q.TargetURL = "http://" + srv.Addr() + "/"
 		need := leadFor(&q, clients.Part{Index: 1, Of: 2})
 		for _, at := range []time.Time{time.Now().Add(-3 * time.Second), time.Now(), time.Now().Add(need - time.Millisecond)} {
-			r, err := Start(context.Background(), &q, Options{Listen: mem.Listen, Dial: dial, Part: clients.Part{Index: 1, Of: 2}, StartAt: at})
+			r, err := Start(context.Background(), &q, Options{Network: Network{Listen: mem.Listen, Dial: dial}, Shard: Shard{Part: clients.Part{Index: 1, Of: 2}, StartAt: at}})
 			var late *LateError
 			if r != nil || !errors.As(err, &late) || !errors.Is(err, ErrLate) || late.Need != need {
 				t.Fatalf("start at %s: %v, %v; want a *LateError needing %s", time.Until(at), r, err, need)
@@ -169,7 +169,7 @@ func TestLateStartSendsNothing(t *testing.T) {
 			t.Fatalf("a late shard opened %d connections", n)
 		}
 		t0 := time.Now().Add(need)
-		r, err := Start(context.Background(), &q, Options{Listen: mem.Listen, Dial: dial, Part: clients.Part{Index: 1, Of: 2}, StartAt: t0})
+		r, err := Start(context.Background(), &q, Options{Network: Network{Listen: mem.Listen, Dial: dial}, Shard: Shard{Part: clients.Part{Index: 1, Of: 2}, StartAt: t0}})
 		if err != nil {
 			t.Fatal(err)
 		}

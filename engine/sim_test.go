@@ -76,7 +76,7 @@ func TestSimDeterministic(t *testing.T) {
 	ps := plans(t, "outage", "", scenarios.Overrides{Duration: 10 * time.Second}, 100)
 	var prev []byte
 	for i, workers := range []int{2, 1} {
-		points := execute(t, ps, Options{Sim: true, Runs: 3, Version: "v" + string(rune('0'+i)), Workers: workers, Timelines: true})
+		points := execute(t, ps, Options{Version: "v" + string(rune('0'+i)), Mode: Mode{Sim: true, Runs: 3, Workers: workers, Timelines: true}})
 		s := *points[0].Output.Summary
 		if s.Mode != "sim" || s.Repetitions != 3 || len(s.Seeds) != 3 || s.Seeds[0] != ps[0].Seed {
 			t.Fatalf("mode %q, repetitions %d, seeds %v", s.Mode, s.Repetitions, s.Seeds)
@@ -116,7 +116,7 @@ var reference = map[int]map[string][2]float64{
 func TestAWSReference(t *testing.T) {
 	for _, n := range []int{10, 50, 100} {
 		runs := map[int]int{10: 100, 50: 50, 100: 20}[n]
-		point := execute(t, plans(t, "aws-contention", "", scenarios.Overrides{}, n), Options{Sim: true, Runs: runs})[0]
+		point := execute(t, plans(t, "aws-contention", "", scenarios.Overrides{}, n), Options{Mode: Mode{Sim: true, Runs: runs}})[0]
 		for strategy, ref := range reference[n] {
 			calls, completion := stat(t, point, strategy, "calls"), stat(t, point, strategy, "completion_s")
 			if math.Abs(calls.Mean/ref[0]-1) > 0.03 {
@@ -139,7 +139,7 @@ func TestAWSReference(t *testing.T) {
 // TestSweepOrder: a sweep returns one point per client count, in order,
 // each cohort with its repetitions' stats.
 func TestSweepOrder(t *testing.T) {
-	points := execute(t, plans(t, "aws-contention", "", scenarios.Overrides{Strategies: []string{"full", "none"}}, 5, 3), Options{Sim: true, Runs: 4})
+	points := execute(t, plans(t, "aws-contention", "", scenarios.Overrides{Strategies: []string{"full", "none"}}, 5, 3), Options{Mode: Mode{Sim: true, Runs: 4}})
 	if len(points) != 2 || points[0].Output.Summary.Clients != 5 || points[1].Output.Summary.Clients != 3 {
 		t.Fatalf("%d points", len(points))
 	}
@@ -162,12 +162,12 @@ func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var ended []int
-	o := Options{Sim: true, Workers: 1, OnDone: func(done, total int) {
+	o := Options{Mode: Mode{Sim: true, Workers: 1}, Watch: Watch{OnDone: func(done, total int) {
 		if total != 8 {
 			t.Errorf("OnDone total %d, want 4 points × 2 cohorts", total)
 		}
 		ended = append(ended, done)
-	}}
+	}}}
 	o.beforeTask = func(point, cohort, rep int) {
 		if point == 2 && cohort == 0 {
 			cancel() // this cohort run still runs; nothing after it

@@ -5,7 +5,7 @@ import (
 
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/scenarios"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // CheckSlowMotion reports whether a real-time run of p can run in slow
@@ -27,7 +27,7 @@ func CheckSlowMotion(p *scenarios.Plan, o Options) error {
 	switch {
 	case p.TargetURL != "":
 		why = "the target is an external service, which answers at its own speed"
-	case p.Target.Protocol == target.GRPC:
+	case p.Target.Protocol == model.GRPC:
 		why = "the scenario speaks gRPC, whose channels keep grpc-go's own timers"
 	case o.Drive != nil:
 		why = "its cohorts run code herdbench does not drive, which keeps its own clock"

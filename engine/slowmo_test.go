@@ -46,7 +46,7 @@ func slowMotionKeepsTheFigures(t *testing.T, p *scenarios.Plan) {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
 			began := time.Now()
-			points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{Listen: n.Listen, Dial: n.Dial, SlowMotion: k, NoSimReference: true})
+			points, err := Execute(context.Background(), []*scenarios.Plan{p}, Options{Mode: Mode{SlowMotion: k, NoSimReference: true}, Network: Network{Listen: n.Listen, Dial: n.Dial}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func fmtRecovery(v *float64) string {
 func TestSlowMotionShrinksTheLateness(t *testing.T) {
 	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
 	pause := func() { time.Sleep(5 * time.Millisecond) }
-	s := executeInBubble(t, []*scenarios.Plan{p}, Options{BeforeSend: pause, SlowMotion: 10, NoSimReference: true})[0].Output.Summary
+	s := executeInBubble(t, []*scenarios.Plan{p}, Options{BeforeSend: pause, Mode: Mode{SlowMotion: 10, NoSimReference: true}})[0].Output.Summary
 	h := s.Harness
 	if h == nil || !h.Trustworthy || len(h.Warnings) != 0 {
 		t.Fatalf("5 ms of wall time late at 10×: harness %+v, want trustworthy", h)
@@ -152,15 +152,15 @@ strategies: [{name: a, backoff: full, base: 10ms, cap: 100ms, max_attempts: 3, t
 		o    Options
 		want string // "" for accepted
 	}{
-		{"real speed, external", &external, Options{SlowMotion: 1}, ""},
-		{"embedded", base, Options{SlowMotion: 8}, ""},
-		{"sim", &external, Options{SlowMotion: 8, Sim: true}, ""},
-		{"external", &external, Options{SlowMotion: 8}, "external service"},
-		{"grpc", grpc, Options{SlowMotion: 8}, "gRPC"},
-		{"tiers", tiers, Options{SlowMotion: 8}, ""},
-		{"drive", base, Options{SlowMotion: 8, Drive: drive}, "does not drive"},
-		{"too slow", base, Options{SlowMotion: slowmo.Max + 1}, "from 1 (real speed) to 1000"},
-		{"negative", base, Options{SlowMotion: -2}, "from 1"},
+		{"real speed, external", &external, Options{Mode: Mode{SlowMotion: 1}}, ""},
+		{"embedded", base, Options{Mode: Mode{SlowMotion: 8}}, ""},
+		{"sim", &external, Options{Mode: Mode{SlowMotion: 8, Sim: true}}, ""},
+		{"external", &external, Options{Mode: Mode{SlowMotion: 8}}, "external service"},
+		{"grpc", grpc, Options{Mode: Mode{SlowMotion: 8}}, "gRPC"},
+		{"tiers", tiers, Options{Mode: Mode{SlowMotion: 8}}, ""},
+		{"drive", base, Options{Drive: drive, Mode: Mode{SlowMotion: 8}}, "does not drive"},
+		{"too slow", base, Options{Mode: Mode{SlowMotion: slowmo.Max + 1}}, "from 1 (real speed) to 1000"},
+		{"negative", base, Options{Mode: Mode{SlowMotion: -2}}, "from 1"},
 	} {
 		err := CheckSlowMotion(c.p, c.o)
 		switch {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
@@ -12,18 +13,19 @@ import (
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/sim"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // A chain of tiers (scenarios.Plan.Tiers) runs in both engines from one
-// model: every tier is a target.Model with its own chaos plan, and every
+// model: every tier is a model.Model with its own chaos plan, and every
 // tier that calls another calls it with its own strategy, a fresh client
 // per call. In virtual time the simulator drives the chain (sim/tiers.go);
 // in real time every tier is a target.Server on 127.0.0.1, each middle one
-// calling the next through a clients.Relay (target.Options.Call). Each
+// calling the next through a swarm.Relay (target.Options.Call). Each
 // cohort records the attempts that reached its first tier in its recorder
 // and those that reached tier k+1 in below[k].
 
-var _ target.Caller = (*clients.Relay)(nil)
+var _ target.Caller = (*swarm.Relay)(nil)
 
 // tierNames returns the names of p's tiers, nil for a single target.
 func tierNames(p *scenarios.Plan) []string {
@@ -65,7 +67,7 @@ func simCohort(p *scenarios.Plan, ci int, seed uint64, below []*results.Recorder
 }
 
 // tierWaste puts each tier's wasted work into run's tiers.
-func tierWaste(run *results.Run, stats []target.Stats) {
+func tierWaste(run *results.Run, stats []model.Stats) {
 	for k := range run.Tiers {
 		if k < len(stats) {
 			run.Tiers[k].WastedWork = stats[k].Wasted
@@ -77,7 +79,7 @@ func tierWaste(run *results.Run, stats []target.Stats) {
 // one last, and the relays of the tiers that call another.
 type chain struct {
 	servers []*target.Server
-	relays  []*clients.Relay
+	relays  []*swarm.Relay
 }
 
 // tierTarget returns the random stream id of tier k of n: the bottom one
@@ -92,9 +94,9 @@ func tierTarget(k, n int) uint64 {
 // startChain starts cohort st's tiers of p, from the bottom one up (each
 // middle tier needs the address of the next): each on its own loopback
 // port, on the run's clock from origin.
-func startChain(p *scenarios.Plan, st *clients.Strategy, origin time.Time, slow slowmo.Factor, listen target.ListenFunc, dial clients.DialFunc, below []*results.Recorder, limits netguard.Limits) (*chain, error) {
+func startChain(p *scenarios.Plan, st *clients.Strategy, origin time.Time, slow slowmo.Factor, listen target.ListenFunc, dial swarm.DialFunc, below []*results.Recorder, limits netguard.Limits) (*chain, error) {
 	n := len(p.Tiers)
-	c := &chain{servers: make([]*target.Server, n), relays: make([]*clients.Relay, n-1)}
+	c := &chain{servers: make([]*target.Server, n), relays: make([]*swarm.Relay, n-1)}
 	for k := n - 1; k >= 0; k-- {
 		t := p.Tiers[k]
 		o := target.Options{
@@ -102,7 +104,7 @@ func startChain(p *scenarios.Plan, st *clients.Strategy, origin time.Time, slow 
 			Origin: origin, Listen: listen, Limits: limits, Slow: slow,
 		}
 		if k < n-1 {
-			rl, err := clients.NewRelay(clients.RelayOptions{
+			rl, err := swarm.NewRelay(swarm.RelayOptions{
 				URL: c.servers[k+1].URL() + "/", Strategy: &st.Tiers[k], Tier: k,
 				Seed: p.Seed, Origin: origin, Duration: p.Duration, Rec: below[k], Dial: dial, Slow: slow,
 			})
@@ -143,8 +145,8 @@ func (c *chain) close() {
 }
 
 // stats returns every tier's model counters, in order.
-func (c *chain) stats() []target.Stats {
-	out := make([]target.Stats, len(c.servers))
+func (c *chain) stats() []model.Stats {
+	out := make([]model.Stats, len(c.servers))
 	for k, srv := range c.servers {
 		out[k] = srv.Stats()
 	}

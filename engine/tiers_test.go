@@ -35,8 +35,8 @@ func TestAmplificationMultipliesInBothEngines(t *testing.T) {
 		name string
 		run  func() Point
 	}{
-		{"virtual time", func() Point { return execute(t, ps, Options{Sim: true})[0] }},
-		{"real time", func() Point { return executeInBubble(t, ps, Options{NoSimReference: true})[0] }},
+		{"virtual time", func() Point { return execute(t, ps, Options{Mode: Mode{Sim: true}})[0] }},
+		{"real time", func() Point { return executeInBubble(t, ps, Options{Mode: Mode{NoSimReference: true}})[0] }},
 	} {
 		t.Run(engine.name, func(t *testing.T) {
 			r := engine.run().Output.Summary.Runs[0]
@@ -93,8 +93,8 @@ func TestChainCrossCheck(t *testing.T) {
 	heavy(t, "the real engine through a chain of tiers")
 	ps := []*scenarios.Plan{scenariotest.Plan(t, chainScenario, scenarios.Overrides{})}
 	crossCheck(t, ps, 4, "requests", "attempts", "amplification", "success_ratio")
-	sim := execute(t, ps, Options{Sim: true, Runs: 100})[0]
-	real := executeInBubble(t, ps, Options{Runs: 4, NoSimReference: true})[0]
+	sim := execute(t, ps, Options{Mode: Mode{Sim: true, Runs: 100}})[0]
+	real := executeInBubble(t, ps, Options{Mode: Mode{Runs: 4, NoSimReference: true}})[0]
 	for i, r := range real.Output.Summary.Runs {
 		agree(t, r.Strategy+" bottom tier's amplification", bottomStat(real, i), bottomStat(sim, i), 4, 0.02)
 	}
@@ -122,7 +122,7 @@ func bottomStat(p Point, i int) results.Stat {
 func TestLayersInTheRealEngine(t *testing.T) {
 	heavy(t, "the real engine through a collapse")
 	began := time.Now()
-	s := executeInBubble(t, plans(t, "layers", "", scenarios.Overrides{}), Options{NoSimReference: true})[0].Output.Summary
+	s := executeInBubble(t, plans(t, "layers", "", scenarios.Overrides{}), Options{Mode: Mode{NoSimReference: true}})[0].Output.Summary
 	claims, _ := scenarios.Headline("layers", s)
 	for _, c := range claims {
 		t.Logf("%s: %s", c.Text, c.Figure)

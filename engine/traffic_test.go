@@ -35,7 +35,7 @@ strategies:
 // takes its route's 80 ms while a GET's takes 1 ms.
 func TestSimMixRetriesAndRoutes(t *testing.T) {
 	ps := plans(t, "traffic.yaml", trafficScenario, scenarios.Overrides{})
-	runs := execute(t, ps, Options{Sim: true})[0].Output.Summary.Runs
+	runs := execute(t, ps, Options{Mode: Mode{Sim: true}})[0].Output.Summary.Runs
 	idem, all := runs[0], runs[1]
 	if idem.Requests != 400 || all.Requests != 400 {
 		t.Fatalf("requests %d and %d, want 400 each", idem.Requests, all.Requests)
@@ -67,7 +67,7 @@ func TestSimMixRetriesAndRoutes(t *testing.T) {
 func TestRealMixMatchesSim(t *testing.T) {
 	p := plans(t, "traffic.yaml", trafficScenario, scenarios.Overrides{})[0]
 	real := runInBubble(t, p).Summary.Runs
-	sim := execute(t, []*scenarios.Plan{p}, Options{Sim: true})[0].Output.Summary.Runs
+	sim := execute(t, []*scenarios.Plan{p}, Options{Mode: Mode{Sim: true}})[0].Output.Summary.Runs
 	for i := range real {
 		r, s := real[i], sim[i]
 		if r.Attempts != s.Attempts || r.Succeeded != s.Succeeded || r.Failed != s.Failed {

@@ -1,18 +1,11 @@
 package grpcwire
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/encoding"
-	"google.golang.org/grpc/metadata"
 )
 
 // Method is the target's method when a scenario names none: any method is
@@ -31,42 +24,6 @@ const (
 	// not to retry at all.
 	Pushback = "grpc-retry-pushback-ms"
 )
-
-// Codec carries a message as its bytes: a *[]byte or []byte is written as
-// it is, and a message read fills a *[]byte. It is registered under the
-// name "proto", so what goes on the wire is exactly what a protobuf client
-// or server sends (application/grpc+proto), and it is forced on every
-// channel and server herdbench makes (grpc.ForceCodec, ForceServerCodec),
-// never installed globally.
-type Codec struct{}
-
-var _ encoding.Codec = Codec{}
-
-// Marshal implements encoding.Codec.
-func (Codec) Marshal(v any) ([]byte, error) {
-	switch m := v.(type) {
-	case *[]byte:
-		return *m, nil
-	case []byte:
-		return m, nil
-	case nil:
-		return nil, nil
-	}
-	return nil, fmt.Errorf("grpcwire: cannot marshal %T: the raw codec carries []byte", v)
-}
-
-// Unmarshal implements encoding.Codec.
-func (Codec) Unmarshal(data []byte, v any) error {
-	m, ok := v.(*[]byte)
-	if !ok {
-		return fmt.Errorf("grpcwire: cannot unmarshal into %T: the raw codec fills *[]byte", v)
-	}
-	*m = append((*m)[:0], data...)
-	return nil
-}
-
-// Name implements encoding.Codec.
-func (Codec) Name() string { return "proto" }
 
 // CheckMethod returns an error unless m is a full gRPC method name,
 // /package.Service/Method.
@@ -87,22 +44,6 @@ func CheckMethod(m string) error {
 		return bad()
 	}
 	return nil
-}
-
-// CheckServiceConfig parses js with grpc-go's own service config parser
-// (the one grpc.WithDefaultServiceConfig uses) and returns its message when
-// grpc-go rejects it. Nothing is dialled.
-func CheckServiceConfig(js string) error {
-	if strings.TrimSpace(js) == "" {
-		return errors.New("the service config is empty; write grpc-go's JSON, e.g. {\"methodConfig\": [{\"name\": [{}], \"retryPolicy\": {...}}]}")
-	}
-	cc, err := grpc.NewClient("passthrough:///herdbench-check",
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultServiceConfig(js))
-	if err != nil {
-		return err
-	}
-	return cc.Close()
 }
 
 // PushbackValue is the grpc-retry-pushback-ms trailer's value for a wait
@@ -128,28 +69,4 @@ func ParsePushback(v string) (wait time.Duration, stop bool) {
 		n = math.MaxInt64 / int64(time.Millisecond)
 	}
 	return time.Duration(n) * time.Millisecond, false
-}
-
-// Attempt returns the attempt number of a call from its incoming
-// metadata: grpc-previous-rpc-attempts + 1, or 1 without it. ok is false
-// when the value is not a whole number.
-func Attempt(md metadata.MD) (n int, ok bool) {
-	v := md.Get(PreviousAttempts)
-	if len(v) == 0 {
-		return 1, true
-	}
-	p, err := strconv.Atoi(v[0])
-	if err != nil || p < 0 {
-		return 0, false
-	}
-	return p + 1, true
-}
-
-// WithAttempt returns ctx carrying attempt n's grpc-previous-rpc-attempts
-// (none for the first), as grpc-go's retry sends it.
-func WithAttempt(ctx context.Context, n int) context.Context {
-	if n <= 1 {
-		return ctx
-	}
-	return metadata.AppendToOutgoingContext(ctx, PreviousAttempts, strconv.Itoa(n-1))
 }

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/stats"
 
-	"github.com/herdbench/herdbench/grpcswarm"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -156,7 +156,7 @@ func (h *grpcAttempts) HandleRPC(ctx context.Context, st stats.RPCStats) {
 		if done >= cl.c.Duration {
 			return // cut by the run's end: not recorded
 		}
-		o, code := grpcswarm.AttemptOutcome(e.Error, at.left.Load(), at.answered.Load(), at.replied.Load())
+		o, code := swarm.AttemptOutcome(e.Error, at.left.Load(), at.answered.Load(), at.replied.Load())
 		at.req.shard.Attempt(results.Attempt{Sent: at.sent, Latency: done - at.sent, Number: at.number, Outcome: o, Status: code})
 	}
 }

@@ -51,7 +51,7 @@ func grpcGo(serviceConfig string, deadline time.Duration) func(c *Client) Reques
 }
 
 // swarmGRPCGo runs the grpc-outage built-in's grpc-go cohort with
-// herdbench's own swarm (grpcswarm, the scenario's client: grpc-go) in a
+// herdbench's own swarm (clients/swarm over gRPC, the scenario's client: grpc-go) in a
 // synctest bubble over the in-memory network, as herdtest runs a cohort.
 func swarmGRPCGo(t *testing.T, clients int) results.Run {
 	t.Helper()
@@ -63,7 +63,7 @@ func swarmGRPCGo(t *testing.T, clients int) results.Run {
 	var out results.Run
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Listen: n.Listen, Dial: n.Dial})
+		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Network: engine.Network{Listen: n.Listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}

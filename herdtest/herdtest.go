@@ -20,7 +20,9 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/engine"
-	"github.com/herdbench/herdbench/grpcswarm"
+
+	"github.com/herdbench/herdbench/clients/swarm"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/seeds"
@@ -386,7 +388,7 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 		for _, g := range grpcs {
 			chans = append(chans, g.toWarm()...)
 		}
-		grpcswarm.Warm(context.Background(), chans, c.Origin)
+		swarm.Warm(context.Background(), chans, c.Origin)
 	}
 	for _, fn := range fns {
 		wg.Add(1)
@@ -416,19 +418,28 @@ func (d *driver) drive(ctx context.Context, c engine.Driven) {
 	for _, g := range grpcs {
 		g.close()
 	}
-	if ended := tally.ended.Load(); ended > 0 && tally.trips.Load() == 0 && !d.probs.has(co.Name, kindPanic) {
-		if d.grpc {
-			d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
-				"cohort %s: its %d requests ended without one attempt on a channel herdtest made (c.GRPC, c.DialGRPC): the code calls on a channel of its own "+
-					"(grpc.NewClient, a channel made outside the test), which herdtest neither sees nor counts, and which in virtual time dials the host's "+
-					"real network (a dns:/// target resolves there too); make the library's channel with c.DialGRPC, or hand it c.GRPC", co.Name, ended))
-			return
-		}
-		d.probs.add(co.Name, "requests without a round trip", fmt.Sprintf(
-			"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
-				"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
-				"and which in virtual time goes to the host's real network; build the library's client on c.HTTP or c.Transport", co.Name, ended))
+	d.roundTrips(co.Name, tally)
+}
+
+// roundTrips says when cohort's requests ended without one round trip
+// through herdtest's transport or channels: the code sent with a client
+// herdtest neither sees nor counts.
+func (d *driver) roundTrips(cohort string, tally *tally) {
+	ended := tally.ended.Load()
+	if ended == 0 || tally.trips.Load() > 0 || d.probs.has(cohort, kindPanic) {
+		return
 	}
+	if d.grpc {
+		d.probs.add(cohort, "requests without a round trip", fmt.Sprintf(
+			"cohort %s: its %d requests ended without one attempt on a channel herdtest made (c.GRPC, c.DialGRPC): the code calls on a channel of its own "+
+				"(grpc.NewClient, a channel made outside the test), which herdtest neither sees nor counts, and which in virtual time dials the host's "+
+				"real network (a dns:/// target resolves there too); make the library's channel with c.DialGRPC, or hand it c.GRPC", cohort, ended))
+		return
+	}
+	d.probs.add(cohort, "requests without a round trip", fmt.Sprintf(
+		"cohort %s: its %d requests ended without one round trip through the Client's HTTP or Transport: the code sends with another client "+
+			"(http.DefaultClient, an http.Client whose Transport is nil, a transport of its own), which herdtest neither sees nor counts, "+
+			"and which in virtual time goes to the host's real network; build the library's client on c.HTTP or c.Transport", cohort, ended))
 }
 
 // tally counts, for one cohort, the requests that ended and the round
@@ -692,7 +703,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	}
 	outcome := results.OK
 	if err != nil {
-		outcome = clients.Classify(err)
+		outcome = httpwire.Classify(err)
 	} else {
 		outcome = results.FromStatus(resp.StatusCode)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/results/report"
 	"github.com/herdbench/herdbench/results/terminal"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Run runs the cohorts against the scenario's target and chaos plan and
@@ -61,7 +61,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		return nil, err
 	}
 	d := &driver{cohorts: cohorts, grace: o.Grace, probs: &problems{}, virtual: o.Mode != Real,
-		grpc: p.Target.Protocol == target.GRPC, method: p.Method}
+		grpc: p.Target.Protocol == model.GRPC, method: p.Method}
 	if d.grpc && d.method == "" {
 		d.method = grpcwire.Method
 	}

@@ -46,7 +46,7 @@ func simPreset(t *testing.T, st storm, preset string, runs int) []results.Run {
 		t.Fatal(err)
 	}
 	plans := opened.Plans
-	points, err := engine.Execute(context.Background(), plans, engine.Options{Sim: true, Runs: runs, Version: "libraries"})
+	points, err := engine.Execute(context.Background(), plans, engine.Options{Version: "libraries", Mode: engine.Mode{Sim: true, Runs: runs}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 const pageAddr = "127.0.0.1:8088"
@@ -347,7 +348,7 @@ func TestGuard(t *testing.T) {
 		n := &memnet.Network{}
 		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "down", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Unavailable}}}, 0)
 		ts, err := target.Listen(target.Options{Addr: "t:80", Listen: n.Listen, Plan: plan, Hold: true,
-			Config: target.Config{Concurrency: 8, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+			Config: model.Config{Concurrency: 8, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
 		if err != nil {
 			t.Fatal(err)
 		}

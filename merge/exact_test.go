@@ -100,7 +100,7 @@ var t0 = time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
 // results folder into dir, started at t0; it returns the folder.
 func simulate(t *testing.T, p *scenarios.Plan, part clients.Part, dir string) string {
 	t.Helper()
-	points, err := engine.Execute(context.Background(), []*scenarios.Plan{p}, engine.Options{Sim: true, Version: "test", Timelines: true, Part: part})
+	points, err := engine.Execute(context.Background(), []*scenarios.Plan{p}, engine.Options{Version: "test", Mode: engine.Mode{Sim: true, Timelines: true}, Shard: engine.Shard{Part: part}})
 	if err != nil {
 		t.Fatal(err)
 	}

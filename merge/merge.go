@@ -351,17 +351,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		sum.Runs = append(sum.Runs, run)
 		out.Cohorts = append(out.Cohorts, c)
 	}
-	if sum.Harness != nil {
-		results.Judge(sum.Harness, sum.Runs)
-		for _, s := range shards {
-			if h := s.Summary.Harness; h != nil && !h.Trustworthy {
-				sum.Harness.Trustworthy = false
-				for _, w := range h.Warnings {
-					sum.Harness.Warnings = append(sum.Harness.Warnings, fmt.Sprintf("shard %d: %s", s.Info().Index, w))
-				}
-			}
-		}
-	}
+	judgeHarness(&sum, shards)
 	sum.Verdict = results.Decide(&sum)
 	sum.Merged = mergedInfo(shards)
 	m := &Merged{Output: out, Shards: shards}
@@ -375,6 +365,23 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 	}
 	sum.Thresholds = results.CheckThresholds(&sum, m.Thresholds, nil) // over every shard's figures
 	return m, nil
+}
+
+// judgeHarness judges the merged run's harness by its own figures, and
+// untrustworthy where a shard's was, with that shard's warnings.
+func judgeHarness(sum *results.Summary, shards []*Shard) {
+	if sum.Harness == nil {
+		return
+	}
+	results.Judge(sum.Harness, sum.Runs)
+	for _, s := range shards {
+		if h := s.Summary.Harness; h != nil && !h.Trustworthy {
+			sum.Harness.Trustworthy = false
+			for _, w := range h.Warnings {
+				sum.Harness.Warnings = append(sum.Harness.Warnings, fmt.Sprintf("shard %d: %s", s.Info().Index, w))
+			}
+		}
+	}
 }
 
 // window is the span of the run's faults that the figures measure from.

@@ -14,8 +14,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/internal/grpcraw"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // startGRPC starts a transparent gRPC proxy: a gRPC target.Server (any
@@ -38,7 +39,7 @@ func startGRPC(o Options, p *Proxy) (*Proxy, error) {
 		grpc.WithDisableRetry(),
 		grpc.WithUserAgent("herdbench-proxy"),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) { return dial(ctx, "tcp", addr) }),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: upstream %s: %w", o.Upstream.Host, err)
 	}
@@ -46,7 +47,7 @@ func startGRPC(o Options, p *Proxy) (*Proxy, error) {
 	p.limit = newInFlight(nil, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
-		Config:   target.Config{Concurrency: 1, Protocol: target.GRPC},
+		Config:   model.Config{Concurrency: 1, Protocol: model.GRPC},
 		NextGRPC: p.forwardGRPC,
 		Limits:   o.limits(),
 		Observer: o.Observer,

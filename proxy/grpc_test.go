@@ -20,6 +20,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/internal/grpcraw"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/target"
 )
@@ -48,7 +49,7 @@ func TestGRPCProxy(t *testing.T) {
 		// The upstream: a plain grpc-go server, greeting in the raw codec.
 		var upMu sync.Mutex
 		var upAttempts []string
-		up := grpc.NewServer(grpc.ForceServerCodec(grpcwire.Codec{}), grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+		up := grpc.NewServer(grpc.ForceServerCodec(grpcraw.Codec{}), grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
 			md, _ := metadata.FromIncomingContext(ss.Context())
 			upMu.Lock()
 			upAttempts = append(upAttempts, md.Get(grpcwire.PreviousAttempts)...)
@@ -87,7 +88,7 @@ func TestGRPCProxy(t *testing.T) {
 		sc := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 5, "initialBackoff": "0.4s", "maxBackoff": "0.4s", "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`
 		cc, err := grpc.NewClient("passthrough:///proxy:8090", grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) { return n.Dial(ctx, "tcp", addr) }),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})), grpc.WithDefaultServiceConfig(sc))
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})), grpc.WithDefaultServiceConfig(sc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func TestGRPCProxyMaxInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		var hits atomic.Int64
-		up := grpc.NewServer(grpc.ForceServerCodec(grpcwire.Codec{}), grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+		up := grpc.NewServer(grpc.ForceServerCodec(grpcraw.Codec{}), grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
 			hits.Add(1)
 			var in []byte
 			if err := ss.RecvMsg(&in); err != nil {
@@ -176,7 +177,7 @@ func TestGRPCProxyMaxInFlight(t *testing.T) {
 		defer func() { _ = p.Close() }()
 		cc, err := grpc.NewClient("passthrough:///proxy:8090", grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) { return n.Dial(ctx, "tcp", addr) }),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})), grpc.WithDisableRetry())
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})), grpc.WithDisableRetry())
 		if err != nil {
 			t.Fatal(err)
 		}

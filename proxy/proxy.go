@@ -24,6 +24,7 @@ import (
 	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Options configure a proxy.
@@ -207,6 +208,9 @@ func Start(o Options) (*Proxy, error) {
 	if o.MaxInFlight == 0 {
 		o.MaxInFlight = DefaultMaxInFlight
 	}
+	if o.Retry != nil && o.Retry.Hedge.Max > 0 {
+		return nil, fmt.Errorf("proxy: strategy %s hedges, and a retrying proxy sends each request's attempts one at a time: choose a strategy without hedge", o.Retry.Name)
+	}
 	if o.UpstreamProtocol.HTTP2() {
 		if o.Retry != nil {
 			return nil, fmt.Errorf("proxy: %w", ErrHTTP1Only)
@@ -255,7 +259,7 @@ func Start(o Options) (*Proxy, error) {
 	p.limit = newInFlight(forward, o.MaxInFlight)
 	srv, err := target.Listen(target.Options{
 		Addr: o.Addr, Plan: o.Plan, RNG: o.RNG, Hold: o.Hold, Listen: o.Listen,
-		Config:   target.Config{Concurrency: 1},
+		Config:   model.Config{Concurrency: 1},
 		Next:     refuseConnect(p.limit),
 		Limits:   o.limits(),
 		Observer: o.Observer,

@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
-	"github.com/herdbench/herdbench/clients"
+
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
@@ -103,7 +104,7 @@ func (f *fixture) send(at, timeout time.Duration) reply {
 	r := reply{sent: sent}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		r.took, r.outcome = time.Since(f.start)-sent, clients.Classify(err)
+		r.took, r.outcome = time.Since(f.start)-sent, httpwire.Classify(err)
 		return r
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
@@ -111,7 +112,7 @@ func (f *fixture) send(at, timeout time.Duration) reply {
 	r.took, r.status, r.retryAfter = time.Since(f.start)-sent, resp.StatusCode, resp.Header.Get("Retry-After")
 	r.outcome = results.FromStatus(resp.StatusCode)
 	if err != nil {
-		r.outcome = clients.Classify(err)
+		r.outcome = httpwire.Classify(err)
 	}
 	return r
 }

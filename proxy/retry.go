@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
+	"github.com/herdbench/herdbench/internal/httpwire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
 )
@@ -24,16 +26,16 @@ const MaxRetryBody = 1 << 20
 
 // retrier is a retrying proxy's forwarding (Options.Retry): each request
 // is one request of a fresh client of the strategy, herdbench's step
-// function driven on the wall clock, whose attempts go to the upstream, as
-// a middle tier of a chain calls the next one. The proxy then plays a
-// middle tier in front of a real service: client -> herdbench proxy
-// (retrying) -> service.
+// function run by the one real-time driver (swarm.Driver), whose attempts
+// go to the upstream, as a middle tier of a chain calls the next one. The
+// proxy then plays a middle tier in front of a real service: client ->
+// herdbench proxy (retrying) -> service.
 type retrier struct {
 	p        *Proxy
 	strategy *clients.Strategy
 	cohort   *clients.Cohort
 	seed     uint64
-	origin   time.Time
+	d        swarm.Driver // the proxy's clock: real speed, from its start
 	work     clients.Workload
 	n        atomic.Int64
 	counts   retryCounts
@@ -59,7 +61,7 @@ func (c *retryCounts) Request(results.Request) {}
 var _ results.Sink = (*retryCounts)(nil)
 
 func newRetrier(p *Proxy, s *clients.Strategy, seed uint64) *retrier {
-	return &retrier{p: p, strategy: s, cohort: clients.NewCohort(s), seed: seed, origin: time.Now(), work: clients.Workload{Kind: clients.OneShot}}
+	return &retrier{p: p, strategy: s, cohort: clients.NewCohort(s), seed: seed, d: swarm.Driver{Origin: time.Now()}, work: clients.Workload{Kind: clients.OneShot}}
 }
 
 // forever is the end of a retrying proxy's calls: none.
@@ -88,74 +90,74 @@ func (t *retrier) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := int(t.n.Add(1) - 1)
 	c := t.cohort.NewClient(n, &t.work, forever, seeds.Stream(t.seed, seeds.Call(0, n)), &t.counts)
-	a := c.BeginAt(time.Since(t.origin))
+	a := c.BeginAt(t.elapsed())
 	if !t.strategy.MayRetry(r.Method, func(name string) bool { return r.Header.Get(name) != "" }) {
 		c.Once() // a POST or PATCH without the idempotency key: sent once
 	}
-	ctx := r.Context()
-	var wait *time.Timer
-	defer func() {
-		if wait != nil {
-			wait.Stop()
-		}
-	}()
-	var last *http.Response // the latest failed answer, kept until the next attempt
-	var lastErr error
-	ok := false // the last attempt succeeded
-	endLast := func() {}
-	defer func() { endLast() }()
-	for a.Op == clients.Send {
-		if d := time.Until(t.origin.Add(a.At)); d > 0 {
-			if wait == nil {
-				wait = time.NewTimer(d)
-			} else {
-				wait.Reset(d)
-			}
-			select {
-			case <-wait.C:
-			case <-ctx.Done():
-				c.Cancel(time.Since(t.origin), false, 0)
-				panic(http.ErrAbortHandler) // the client went away
-			}
-		}
-		endLast()
-		last, lastErr = nil, nil
-		sent := time.Since(t.origin)
-		resp, end, err := t.attempt(ctx, r, body)
-		now := time.Since(t.origin)
-		if ctx.Err() != nil {
-			end()
-			c.Cancel(now, true, sent)
-			panic(http.ErrAbortHandler) // the client went away, or a crash reset it
-		}
-		o, pushback, status := clients.Classify(err), time.Duration(0), 0
-		if err == nil {
-			o, status = results.FromStatus(resp.StatusCode), resp.StatusCode
-			if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode >= 400 {
-				pushback, _ = clients.ParseRetryAfter(ra, time.Now())
-			}
-			if o == results.HTTP4xx {
-				defer end()
-				t.reply(w, resp)
-				return // the request itself is wrong: no retry
-			}
-		}
-		last, lastErr, endLast, ok = resp, err, end, o == results.OK
-		a = c.Result(clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback, Status: status})
+	u := &upstream{t: t, c: c, r: r, body: body, endLast: func() {}}
+	defer func() { u.endLast() }()
+	e := t.d.Drive(r.Context(), c, a, u, nil)
+	if e.Cut {
+		c.Cancel(t.elapsed(), e.InFlight, e.Sent)
+		panic(http.ErrAbortHandler) // the client went away, or a crash reset it
 	}
-	if !ok {
+	if !e.OK && !u.wrong {
 		t.counts.gaveUp.Add(1)
 	}
-	if last == nil {
+	if u.last == nil {
 		t.p.upstreamErrors.Add(1)
 		msg := "the retry strategy sent nothing (its breaker or throttle refused)"
-		if lastErr != nil {
-			msg = strings.TrimSpace(lastErr.Error())
+		if u.lastErr != nil {
+			msg = strings.TrimSpace(u.lastErr.Error())
 		}
 		http.Error(w, "herdbench proxy: upstream "+t.p.upstream.Redacted()+": "+msg, http.StatusBadGateway)
 		return
 	}
-	t.reply(w, last)
+	t.reply(w, u.last)
+}
+
+// elapsed is now on the proxy's clock.
+func (t *retrier) elapsed() time.Duration { return t.d.Slow.Since(t.d.Origin) }
+
+// upstream is one forwarded request's sender: each attempt a copy of r
+// with its body, to the upstream. It keeps the latest answer (or error)
+// until the next attempt, to give it back when the strategy is done; a
+// 4xx answer other than 429 ends the request (Client.Once): it is wrong.
+type upstream struct {
+	t       *retrier
+	c       *clients.Client
+	r       *http.Request
+	body    []byte
+	last    *http.Response // the latest answer, kept until the next attempt
+	lastErr error
+	endLast func()
+	wrong   bool // the last answer was a 4xx: the request itself is wrong
+}
+
+func (u *upstream) Send(ctx context.Context, _ swarm.Attempt) (clients.Reply, *clients.Reply, bool) {
+	t := u.t
+	u.endLast()
+	u.last, u.lastErr, u.endLast = nil, nil, func() {}
+	sent := t.elapsed()
+	resp, end, err := t.attempt(ctx, u.r, u.body)
+	now := t.elapsed()
+	if ctx.Err() != nil {
+		end()
+		return clients.Reply{Sent: sent}, nil, true
+	}
+	o, pushback, status := httpwire.Classify(err), time.Duration(0), 0
+	if err == nil {
+		o, status = results.FromStatus(resp.StatusCode), resp.StatusCode
+		if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode >= 400 {
+			pushback, _ = httpwire.ParseRetryAfter(ra, time.Now())
+		}
+		if o == results.HTTP4xx {
+			u.c.Once() // the request itself is wrong: no retry
+			u.wrong = true
+		}
+	}
+	u.last, u.lastErr, u.endLast = resp, err, end
+	return clients.Reply{Sent: sent, Latency: now - sent, Outcome: o, RetryAfter: pushback, Status: status}, nil, false
 }
 
 // attempt sends one attempt of r upstream, with body, and returns its
@@ -166,7 +168,7 @@ func (t *retrier) attempt(ctx context.Context, r *http.Request, body []byte) (re
 	actx, cancel := context.WithCancel(ctx)
 	var timeout *time.Timer
 	if d := t.strategy.Timeout; d > 0 {
-		timeout = time.AfterFunc(d, cancel)
+		timeout = time.AfterFunc(t.d.Slow.Wall(d), cancel)
 	}
 	out := r.Clone(actx)
 	out.RequestURI = ""

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
 )
@@ -220,7 +221,7 @@ func TestRetryingProxyPlaysAMiddleTier(t *testing.T) {
 	s := &clients.Strategy{Name: "p", Backoff: constant, MaxAttempts: 4, RetryNonIdempotent: true}
 	retryFixture(t, s, []int{503}, func(_ *http.Client, up *flaky, p *Proxy, n *memnet.Network) {
 		rec := results.NewRecorder(10*time.Second, 1)
-		sw := &clients.Swarm{
+		sw := &swarm.Swarm{
 			URL: "http://proxy:80/", Strategy: &clients.Strategy{Name: "edge", Backoff: constant, MaxAttempts: 4},
 			Workload: &clients.Workload{Kind: clients.OneShot, Clients: 5}, Seed: 1,
 			Origin: time.Now(), Duration: 10 * time.Second, Rec: rec, Dial: n.Dial,

@@ -43,7 +43,7 @@ type Options struct {
 	// cut by the end (a swarm closes its connections when its duration
 	// is over), not timed out: the attempt is no outcome of the service
 	// and is left out of the results, as the swarm leaves out the
-	// attempts its end cuts short (clients.Swarm.Run), and counted in
+	// attempts its end cuts short (swarm.Swarm.Run), and counted in
 	// Recorded.CutAtEnd.
 	Run time.Duration
 	// Done is given each segment that ended (its window full, or the plan

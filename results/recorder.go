@@ -69,6 +69,10 @@ type Attempt struct {
 	// none (a transport error) or it is not known (the simulator, a
 	// recording): live exports label by it (package telemetry).
 	Status int
+	// Hedge marks an attempt a hedging strategy sent while another attempt
+	// of its request was in flight (clients.Hedge); Won one whose success
+	// ended its request. Both count in the run's totals (Recorder.Hedges).
+	Hedge, Won bool
 	// Resend marks an attempt the client's transport sent again by itself,
 	// unseen by the strategy: net/http's re-send of a replayable request
 	// whose reused connection was reset before the answer's first byte.
@@ -150,6 +154,7 @@ type Shard struct {
 	// (LastEnd), per shard so that clients on different cores do not
 	// contend for one counter.
 	attempts, ok, requests, succeeded, failed, lastEnd atomic.Int64
+	hedges, hedgesWon                                  atomic.Int64 // attempts with Attempt.Hedge, and .Won
 	// Live counters for dashboards, per shard so clients do not contend.
 	live       [NumOutcomes][AttemptGroups]atomic.Int64
 	unnumbered [NumOutcomes]atomic.Int64 // attempts of unknown number (0), by outcome
@@ -373,6 +378,9 @@ func (s *Shard) Attempt(a Attempt) {
 	if a.Resend {
 		r.add(a.Sent, SeriesTransportResends)
 	}
+	if a.Hedge {
+		s.hedge(a.Won)
+	}
 	if a.Number > 0 {
 		s.live[a.Outcome][min(a.Number, AttemptGroups)-1].Add(1)
 	} else {
@@ -511,6 +519,27 @@ func (r *Recorder) Calls() int64 {
 	return r.calls.Load()
 }
 
+// hedge counts a hedge, and whether it won.
+func (s *Shard) hedge(won bool) {
+	s.hedges.Add(1)
+	if won {
+		s.hedgesWon.Add(1)
+	}
+}
+
+// Hedges returns the hedges recorded (Attempt.Hedge) and those that won
+// their request (Attempt.Won). Call it once the recording has ended.
+func (r *Recorder) Hedges() (sent, won int64) {
+	if r.unshared {
+		return r.plain.hedges, r.plain.hedgesWon
+	}
+	for i := range r.shards {
+		sent += r.shards[i].hedges.Load()
+		won += r.shards[i].hedgesWon.Load()
+	}
+	return sent, won
+}
+
 // TransportResends returns the attempts recorded as a transport's own
 // re-send (Attempt.Resend), summed from the timeline. Call it once the
 // cohort has stopped.
@@ -586,7 +615,7 @@ func (r *Recorder) Reset() {
 		s.tl = [2]pendingRow{}
 		s.mu.Unlock()
 		s.inFlight.Store(0)
-		for _, c := range []*atomic.Int64{&s.attempts, &s.ok, &s.requests, &s.succeeded, &s.failed, &s.lastEnd} {
+		for _, c := range []*atomic.Int64{&s.attempts, &s.ok, &s.requests, &s.succeeded, &s.failed, &s.lastEnd, &s.hedges, &s.hedgesWon} {
 			c.Store(0)
 		}
 		for e := range s.policy {

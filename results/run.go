@@ -174,6 +174,9 @@ type Cohort struct {
 	// Both nil for a single target.
 	Tiers []string
 	Below []*Recorder
+	// Hedged says the cohort's strategy hedges (clients.Hedge): its
+	// summary carries hedges and hedges_won.
+	Hedged bool
 }
 
 // Summarize computes a cohort's figures.
@@ -298,6 +301,10 @@ type Metric struct {
 	// recorders there (Recorder.SplitAt). Without such a metric no
 	// recorder splits, and pays nothing for it.
 	AfterFault bool
+	// Omit leaves a missing value out of summary.json (runs[] and the
+	// simulator's reference) instead of writing null: a figure only some
+	// strategies have (hedges), which the others' summaries never carry.
+	Omit bool
 
 	at field // where it lives in a Run, found from Name
 }
@@ -536,6 +543,22 @@ var metricTable = sync.OnceValue(func() []Metric {
 		Help:   "attempts the client's transport sent again by itself, unseen by the strategy (net/http re-sends a replayable request once when its reused connection is reset before the answer's first byte); among the attempts",
 		Compute: func(c Cohort, _ Window) (float64, bool) {
 			return float64(c.Rec.TransportResends()), true
+		}})
+	ms = append(ms, Metric{Name: "hedges", Unit: Count, Shards: ShardSum, Shows: InSim, Omit: true,
+		Table:  &Column{At: 13, Head: "hedges", Text: decimals(0), Nonzero: true},
+		Column: &Column{At: 13, Head: "hedges", Text: decimals(1), Nonzero: true},
+		Help:   "attempts a hedging strategy sent while another attempt of their request was in flight (hedge: {delay, max}); among the attempts; only for a strategy that hedges",
+		Compute: func(c Cohort, _ Window) (float64, bool) {
+			sent, _ := c.Rec.Hedges()
+			return float64(sent), c.Hedged
+		}})
+	ms = append(ms, Metric{Name: "hedges_won", Unit: Count, Shards: ShardSum, Shows: InSim, Omit: true,
+		Table:  &Column{At: 14, Head: "hedges won", Text: decimals(0), Nonzero: true},
+		Column: &Column{At: 14, Head: "hedges won", Text: decimals(1), Nonzero: true},
+		Help:   "hedges whose success ended their request, before the attempts sent ahead of them; only for a strategy that hedges",
+		Compute: func(c Cohort, _ Window) (float64, bool) {
+			_, won := c.Rec.Hedges()
+			return float64(won), c.Hedged
 		}})
 	for i := range ms {
 		if ms[i].Compute != nil {

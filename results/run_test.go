@@ -239,6 +239,8 @@ func TestShardRules(t *testing.T) {
 			if a == n {
 				att.Outcome = OK
 			}
+			att.Hedge = a > 1 && a%2 == 0 // a hedging strategy's hedges, some of which win
+			att.Won = att.Hedge && att.Outcome == OK
 			call, event := rng.IntN(3) == 0, PolicyEvent(rng.IntN(int(BreakerOpened)))
 			opens := att.Outcome != OK && rng.IntN(3) == 0 // a breaker open for 300 ms
 			for _, r := range []*Recorder{whole, s} {
@@ -260,7 +262,7 @@ func TestShardRules(t *testing.T) {
 	}
 	w := Window{FirstStart: time.Second, LastEnd: 2 * time.Second}
 	sum := func(rec *Recorder, wasted int64) Run {
-		r := Summarize(Cohort{Strategy: "s", Rec: rec, OCC: true, OneShot: true}, w)
+		r := Summarize(Cohort{Strategy: "s", Rec: rec, OCC: true, OneShot: true, Hedged: true}, w)
 		r.WastedWork = wasted
 		return r
 	}

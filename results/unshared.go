@@ -45,6 +45,7 @@ type plainTotals struct {
 	requests, succeeded, failed, calls int64
 	policy                             int64 // policy events of any kind
 	resends                            int64 // attempts with Resend
+	hedges, hedgesWon                  int64 // attempts with Hedge, and Won
 	lastEnd                            time.Duration
 	outcomes                           [NumOutcomes]int64 // attempts by outcome: their sum is the attempts, OK's the successes
 }
@@ -72,6 +73,12 @@ func (s *Shard) attemptPlain(a Attempt) {
 	if a.Resend {
 		r.plain.resends++
 		r.counts[i+int(SeriesTransportResends)]++
+	}
+	if a.Hedge {
+		r.plain.hedges++
+		if a.Won {
+			r.plain.hedgesWon++
+		}
 	}
 	if a.Number > 0 {
 		r.counts[i+int(SeriesFirst)+min(a.Number, 4)-1]++

@@ -123,9 +123,12 @@ func (r *Run) appendJSON(b []byte, v runView) ([]byte, error) {
 		if v == viewTier && m.Shows&InTiers == 0 {
 			continue
 		}
+		x, ok := m.Value(r)
+		if !ok && m.Omit {
+			continue
+		}
 		b = appendKey(b, n, m.Name)
 		n++
-		x, ok := m.Value(r)
 		var err error
 		if b, err = appendFigure(b, x, ok); err != nil {
 			return nil, err
@@ -316,6 +319,9 @@ func (f Values) MarshalJSON() ([]byte, error) {
 	omit := map[string]bool{}
 	for _, rf := range runFields()[viewRun] {
 		omit[rf.key] = rf.omitEmpty
+	}
+	for _, m := range computedMetrics() {
+		omit[m.Name] = m.Omit
 	}
 	b := []byte{'{'}
 	n := 0

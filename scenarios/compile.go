@@ -11,7 +11,8 @@ import (
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios/decode"
-	"github.com/herdbench/herdbench/target"
+
+	"github.com/herdbench/herdbench/target/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -80,7 +81,7 @@ type Plan struct {
 	Description string
 	Duration    time.Duration
 	Seed        uint64
-	Target      target.Config
+	Target      model.Config
 	Chaos       *chaos.Plan
 	Workload    clients.Workload
 	Strategies  []clients.Strategy
@@ -153,7 +154,7 @@ type compiler struct {
 	// map to (nil for an external one).
 	requests []RequestFile
 	headers  []clients.Header
-	routed   *target.Config
+	routed   *model.Config
 	occ      bool
 	// grpc is set when the target speaks gRPC (target.protocol: grpc),
 	// external when it is not embedded (a URL), tiered with a chain of
@@ -249,7 +250,7 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 		c.external = p.TargetURL != ""
 	}
 	p.GRPC = c.grpc
-	c.occ = p.Target.Kind == target.OCC
+	c.occ = p.Target.Kind == model.OCC
 	c.requests = c.sceneRequests(&f)
 	if o.Shard && p.TargetURL == "" { // a chain of tiers has no URL: its tiers are embedded
 		c.fail([]step{key("target"), key("url")}, "a shard of a split run sends to one external service with the other shards (--target URL, or target.url): with embedded targets each shard would have its own small target, and the merged figures would be of no one service; start 'herdbench target' or 'herdbench proxy' and give its URL (a chain of tiers: herdbench proxy --retry as its middle tiers, docs/topologies.md)")
@@ -312,13 +313,13 @@ func (s *Scenario) Compile(o Overrides) (*Plan, error) {
 
 // target compiles a capacity model: the target's, or a tier's (base is
 // its path: target, or tiers[i]).
-func (c *compiler) target(t *TargetFile, base []step) target.Config {
+func (c *compiler) target(t *TargetFile, base []step) model.Config {
 	at := func(k string) []step { return with(base, key(k)) }
-	cfg := target.Config{ServeAbandoned: t.ServeAbandoned}
+	cfg := model.Config{ServeAbandoned: t.ServeAbandoned}
 	if t.Kind == "" {
-		t.Kind = target.Plain.String()
+		t.Kind = model.Plain.String()
 	}
-	if k, ok := target.ParseKind(t.Kind); ok {
+	if k, ok := model.ParseKind(t.Kind); ok {
 		cfg.Kind = k
 	} else {
 		c.fail(at("kind"), "unknown target kind %q; valid kinds: plain (answers ok once served), occ (one row under optimistic concurrency control: read, then write the version read)", t.Kind)
@@ -612,6 +613,7 @@ func (c *compiler) strategy(sf *StrategyFile, at func(string) []step) clients.St
 		s.Transport = c.transport(sf.Transport, at("transport"))
 	}
 	c.policies(sf, &s, at)
+	c.hedge(sf, &s, at)
 	if c.atTier {
 		c.retryRules(sf, &s, at) // a tier's calls are the probe
 		// and the probe is retried whatever its method, unless the tier

@@ -144,6 +144,9 @@ type StrategyFile struct {
 	// (clients.Transport). The cohort's alone: a tier's calls use
 	// herdbench's.
 	Transport string `yaml:"transport,omitempty"`
+	// Hedge sends another attempt of a request while the first is still
+	// in flight (hedge.go, clients.Hedge).
+	Hedge *HedgeFile `yaml:"hedge,omitempty"`
 
 	// What it sends and retries (requests.go): its own requests instead
 	// of the scenario's, the failures it retries (all, if not said), the

@@ -6,7 +6,9 @@ import (
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/grpcwire"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/internal/grpcraw"
+
+	"github.com/herdbench/herdbench/target/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -27,14 +29,14 @@ const ClientGRPCGo = "grpc-go"
 // protocol checks a target's protocol, with grpc its method, and reports
 // whether it is gRPC; it sets cfg.Protocol, the wire the embedded target
 // speaks.
-func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool {
+func (c *compiler) protocol(t *TargetFile, cfg *model.Config, base []step) bool {
 	at := func(k string) []step { return with(base, key(k)) }
 	grpc := false
 	switch t.Protocol {
 	case "", ProtocolHTTP:
 	case ProtocolGRPC:
 		grpc = true
-		cfg.Protocol = target.GRPC
+		cfg.Protocol = model.GRPC
 	default:
 		c.fail(at("protocol"), "unknown protocol %q; write http (the default) or grpc", t.Protocol)
 	}
@@ -46,7 +48,7 @@ func (c *compiler) protocol(t *TargetFile, cfg *target.Config, base []step) bool
 			c.fail(at("method"), "%v", err)
 		}
 	}
-	if grpc && cfg.Kind == target.OCC {
+	if grpc && cfg.Kind == model.OCC {
 		c.fail(at("kind"), "an occ target reads and writes its row over HTTP paths; a grpc target is plain (leave kind out)")
 	}
 	return grpc
@@ -90,6 +92,7 @@ var herdbenchLoopFields = []struct {
 	{"retry_after", func(sf *StrategyFile) bool { return sf.RetryAfter != "" }},
 	{"retry_after_cap", func(sf *StrategyFile) bool { return sf.RetryAfterCap != "" }},
 	{"tiers", func(sf *StrategyFile) bool { return sf.Tiers != nil }},
+	{"hedge", func(sf *StrategyFile) bool { return sf.Hedge != nil }},
 }
 
 // grpcStrategy compiles a strategy with a client: grpc-go's own retries,
@@ -130,7 +133,7 @@ func (c *compiler) grpcStrategy(sf *StrategyFile, at func(string) []step) client
 	if method == "" {
 		method = grpcwire.Method
 	}
-	sc, err := clients.ParseGRPCServiceConfig(sf.ServiceConfig, method)
+	sc, err := clients.ParseGRPCServiceConfig(sf.ServiceConfig, method, grpcraw.CheckServiceConfig)
 	if err != nil {
 		var ce *clients.GRPCConfigError
 		line := c.s.lineOf(at("service_config"))

@@ -82,3 +82,29 @@ func TestGRPCGoCohortRefusals(t *testing.T) {
 		t.Errorf("grpc-go against an external target: %v", e)
 	}
 }
+
+// TestGRPCRequestBodiesAreRefusedNotDropped: a requests: section with
+// bodies on a gRPC target once validated, and the service received empty
+// messages (0 non-empty of 2,868): every call is the target's method with
+// an empty message, so the section is refused, for the scenario's requests
+// and a strategy's alike, an http target keeping them.
+func TestGRPCRequestBodiesAreRefusedNotDropped(t *testing.T) {
+	const mix = `[{method: POST, path: /orders, body: '{"item": 1}'}]`
+	for _, c := range []struct {
+		name, yaml string
+		refused    bool
+	}{
+		{"scenario's", "name: x\ntarget: {protocol: grpc}\nrequests: " + mix + "\nstrategies: [{name: a, backoff: full}]\n", true},
+		{"strategy's", "name: x\ntarget: {protocol: grpc}\nstrategies: [{name: a, backoff: full, requests: " + mix + "}]\n", true},
+		{"http target", "name: x\nrequests: " + mix + "\nstrategies: [{name: a, backoff: full}]\n", false},
+	} {
+		_, e := compilePolicyYAML(t, c.yaml)
+		msg := ""
+		if e != nil {
+			msg = e.Error()
+		}
+		if got := strings.Contains(msg, "a grpc target is called with its method (target.method) and an empty message"); got != c.refused {
+			t.Errorf("%s requests: refused %v, want %v (%q)", c.name, got, c.refused, msg)
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 func TestCompileNetworkAndKind(t *testing.T) {
@@ -14,7 +14,7 @@ func TestCompileNetworkAndKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Target.Kind != target.OCC || p.Target.Network != (dist.Dist{Kind: dist.Normal, A: 10 * time.Millisecond, B: 2 * time.Millisecond}) || p.Workload.Clients != 7 {
+	if p.Target.Kind != model.OCC || p.Target.Network != (dist.Dist{Kind: dist.Normal, A: 10 * time.Millisecond, B: 2 * time.Millisecond}) || p.Workload.Clients != 7 {
 		t.Fatalf("%+v %+v", p.Target, p.Workload)
 	}
 	if len(p.Strategies) != 5 || p.Strategies[1].Backoff.Base != 5*time.Millisecond || p.Strategies[1].Backoff.Cap != 2*time.Second || p.Strategies[1].MaxAttempts != 0 || p.Strategies[1].Timeout != 0 {

@@ -2,13 +2,14 @@ package scenarios
 
 import (
 	"errors"
-	"github.com/herdbench/herdbench/target"
+
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/herdbench/herdbench/scenarios/decode"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Open resolves the root seed once: every point of a sweep has it, the
@@ -74,12 +75,12 @@ func TestOpenForAServerKeepsGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := op.Plans[0]; p.Target.Protocol != target.GRPC || !p.GRPC || p.Method != "/grpc.examples.echo.Echo/UnaryEcho" {
+		if p := op.Plans[0]; p.Target.Protocol != model.GRPC || !p.GRPC || p.Method != "/grpc.examples.echo.Echo/UnaryEcho" {
 			t.Errorf("%s for a server: protocol %v, GRPC %v, method %q; want gRPC and its method", name, p.Target.Protocol, p.GRPC, p.Method)
 		}
 	}
 	op, err := OpenData("t.yaml", []byte("name: t\n"), Overrides{Server: true})
-	if err != nil || op.Plans[0].Target.Protocol == target.GRPC || op.Plans[0].GRPC {
+	if err != nil || op.Plans[0].Target.Protocol == model.GRPC || op.Plans[0].GRPC {
 		t.Errorf("an HTTP scenario for a server: %v, %+v", err, op.Plans[0].Target)
 	}
 	for _, bad := range []string{"name: t\ntarget: {protocol: grcp}\n", "name: t\ntarget: {protocol: grpc, method: Call}\n"} {

@@ -14,7 +14,7 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/safefile"
 	"github.com/herdbench/herdbench/internal/secret"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // RequestFile is one request of a mix as written (docs/traffic.md).
@@ -49,7 +49,7 @@ var forbiddenHeaders = map[string]string{
 // base), the headers of the command line appended to each, for strategy
 // st, whose idempotency rule says which it may retry. It returns nil
 // for no requests and no headers: the probe.
-func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *target.Config) *clients.Mix {
+func (c *compiler) mix(reqs []RequestFile, base []step, extra []clients.Header, st *clients.Strategy, tc *model.Config) *clients.Mix {
 	if len(reqs) == 0 && len(extra) == 0 {
 		return nil
 	}
@@ -264,12 +264,12 @@ func isToken(b byte) bool {
 }
 
 // routes compiles the embedded target's routes.
-func (c *compiler) routes(rs []RouteFile, base []step) []target.Route {
-	var out []target.Route
+func (c *compiler) routes(rs []RouteFile, base []step) []model.Route {
+	var out []model.Route
 	for i := range rs {
 		rf := &rs[i]
 		at := func(k string) []step { return with(with(base, index(i)), key(k)) }
-		r := target.Route{Method: rf.Method, Path: rf.Path}
+		r := model.Route{Method: rf.Method, Path: rf.Path}
 		if rf.Method != "" && !slices.Contains(clients.Methods, rf.Method) {
 			c.fail(at("method"), "unknown method %q; valid: %s, or leave it out for every method", rf.Method, validList(clients.Methods))
 		}
@@ -337,6 +337,13 @@ func (c *compiler) traffic(sf *StrategyFile, s *clients.Strategy, at func(string
 	}
 	if len(reqs) > 0 && c.occ {
 		c.fail(base, "an occ target serves its own read and write; requests are for a plain target or an external one")
+		return
+	}
+	if len(reqs) > 0 && c.grpc {
+		// Each call is target.method with an empty message: a request's
+		// method, path, headers and body have no place in it, and were
+		// once dropped in silence (the service received empty messages).
+		c.fail(base, "a grpc target is called with its method (target.method) and an empty message, the same for every call: herdbench's gRPC calls carry no request's method, path, headers or body; remove them, or send them to an http target (docs/grpc.md)")
 		return
 	}
 	s.Requests = c.mix(reqs, base, c.headers, s, c.routed)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -137,7 +138,7 @@ func serveAndRun(t *testing.T, path string, o Overrides) []sent {
 	}
 	p := op.Plans[0]
 	rec := results.NewRecorder(p.Duration, 1)
-	sw := &clients.Swarm{URL: p.TargetURL, Strategy: &p.Strategies[0], Workload: &p.Workload, Seed: p.Seed, Origin: time.Now(), Duration: p.Duration, Rec: rec}
+	sw := &swarm.Swarm{URL: p.TargetURL, Strategy: &p.Strategies[0], Workload: &p.Workload, Seed: p.Seed, Origin: time.Now(), Duration: p.Duration, Rec: rec}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sw.Run(ctx)

@@ -301,6 +301,7 @@ var badFiles = map[string]struct {
 	"grpc-service-config-json":         {4, "strategies[0].service_config: not JSON (line 1 of the service config): unexpected end of JSON input"},
 	"grpc-config-other-service":        {6, "strategies[0].service_config: methodConfig: none applies to /helloworld.Greeter/SayHello, the method the cohort calls (they name grpc.examples.echo.Echo), so grpc-go would never retry it"},
 	"grpc-method":                      {4, `target.method: "SayHello" is not a gRPC method name; write /package.Service/Method`},
+	"grpc-requests-body":               {4, "requests: a grpc target is called with its method (target.method) and an empty message"},
 	"grpc-client-http":                 {4, "strategies[0].client: grpc-go speaks gRPC, and the embedded target speaks HTTP; add target.protocol: grpc"},
 	"grpc-pushback-negative":           {4, "chaos[0].retry_after: -1s"},
 	"grpc-shared-throttled-per-client": {5, "strategies[0].channel: client: each client its own grpc-go channel and retry throttler, and connections.shared puts 10 clients on a channel"},

@@ -580,10 +580,28 @@ func (s *Scenario) sweepAxes(o Overrides, e *Error) (axes, fixed []Axis) {
 		}
 		axes = append(axes, a)
 	}
+	var setAxes []Axis
+	fixed, setAxes = splitSet(set, file)
+	axes = append(axes, setAxes...)
+	overrideClashes(append(append([]Axis(nil), fixed...), axes...), o, fail)
+	if n := pointCount(axes); n > MaxSweepPoints {
+		e.Problems = append(e.Problems, tooManyPoints(axes))
+	}
+	if len(o.Strategies) > 0 {
+		axes = s.byStrategyName(axes, o.Strategies, fail)
+		fixed = s.byStrategyName(fixed, o.Strategies, fail)
+	}
+	return axes, fixed
+}
+
+// splitSet cuts the fields --set names into those it fixes (one value)
+// and its axes, each placed on the command line, not where the file's
+// sweep of the same field was.
+func splitSet(set, file []Axis) (fixed, axes []Axis) {
 	for _, a := range set {
 		for _, b := range file {
 			if b.steps != nil && pathText(b.steps) == pathText(a.steps) {
-				a.line, a.lines = 0, nil // given on the command line, not where the file's was
+				a.line, a.lines = 0, nil
 			}
 		}
 		if len(a.Values) == 1 {
@@ -592,7 +610,13 @@ func (s *Scenario) sweepAxes(o Overrides, e *Error) (axes, fixed []Axis) {
 			axes = append(axes, a)
 		}
 	}
-	for _, a := range append(append([]Axis(nil), fixed...), axes...) {
+	return fixed, axes
+}
+
+// overrideClashes refuses an axis on a field an override sets too: the
+// count of clients, the run's length.
+func overrideClashes(axes []Axis, o Overrides, fail func(Axis, string, string, ...any)) {
+	for _, a := range axes {
 		switch pathText(a.steps) {
 		case "workload.clients":
 			if o.Clients > 0 {
@@ -604,18 +628,15 @@ func (s *Scenario) sweepAxes(o Overrides, e *Error) (axes, fixed []Axis) {
 			}
 		}
 	}
-	if n := pointCount(axes); n > MaxSweepPoints {
-		sizes := make([]string, len(axes))
-		for i, a := range axes {
-			sizes[i] = strconv.Itoa(len(a.Values))
-		}
-		e.Problems = append(e.Problems, Problem{Msg: fmt.Sprintf("the sweep has more than %d points (%s values, every combination); a sweep has at most %d: sweep fewer fields or values", MaxSweepPoints, strings.Join(sizes, " × "), MaxSweepPoints)})
+}
+
+// tooManyPoints is the problem of a sweep over more than MaxSweepPoints.
+func tooManyPoints(axes []Axis) Problem {
+	sizes := make([]string, len(axes))
+	for i, a := range axes {
+		sizes[i] = strconv.Itoa(len(a.Values))
 	}
-	if len(o.Strategies) > 0 {
-		axes = s.byStrategyName(axes, o.Strategies, fail)
-		fixed = s.byStrategyName(fixed, o.Strategies, fail)
-	}
-	return axes, fixed
+	return Problem{Msg: fmt.Sprintf("the sweep has more than %d points (%s values, every combination); a sweep has at most %d: sweep fewer fields or values", MaxSweepPoints, strings.Join(sizes, " × "), MaxSweepPoints)}
 }
 
 // byStrategyName rewrites axes that pick a strategy by index to pick it by

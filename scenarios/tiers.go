@@ -8,7 +8,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // A chain of tiers (docs/topologies.md) is written in three places:
@@ -28,7 +28,7 @@ import (
 // Tier is one server of a chain of tiers.
 type Tier struct {
 	Name   string
-	Target target.Config
+	Target model.Config
 	Chaos  *chaos.Plan // the faults that strike this tier; never nil
 }
 
@@ -74,7 +74,7 @@ func (c *compiler) tiers(f *File, p *Plan, o Overrides) {
 		if t.URL != "" {
 			c.fail(at("url"), "every tier is embedded, on 127.0.0.1; to chain herdbench's retrying tiers to a real service, run herdbench proxy --retry in front of it (docs/topologies.md)")
 		}
-		if t.Kind != "" && t.Kind != target.Plain.String() {
+		if t.Kind != "" && t.Kind != model.Plain.String() {
 			c.fail(at("kind"), "%q: a tier is a plain service; an OCC row is for a single target, without tiers", t.Kind)
 		}
 		if t.Protocol != "" && t.Protocol != ProtocolHTTP {

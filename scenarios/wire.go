@@ -7,6 +7,7 @@ import (
 	"github.com/herdbench/herdbench/internal/secret"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // ConnectionsFile is how the swarm's clients hold connections: each its
@@ -27,7 +28,7 @@ func (c *compiler) wire(f *File, p *Plan) {
 	}
 	p.Protocol = proto
 	if proto.HTTP2() {
-		if p.Target.Kind == target.OCC && p.TargetURL == "" {
+		if p.Target.Kind == model.OCC && p.TargetURL == "" {
 			c.fail([]step{key("protocol")}, "protocol %s: the OCC target's read-then-write is sent over HTTP/1.1 only; remove protocol, or use kind: plain", proto)
 		}
 		if len(p.Tiers) > 0 {

@@ -7,7 +7,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // A gRPC target's clients call it on grpc-go channels, and a channel's
@@ -67,12 +67,12 @@ type channel struct {
 }
 
 // setChannels makes the cohort's channels, all connected before t = 0 as
-// the swarm's are (grpcswarm's warm), and the instants the plan drops
+// the swarm's are (the swarm's Warm), and the instants the plan drops
 // every connection: a crash (reset, refuse) or a GOAWAY begins. Clients i
 // with the same local index / per share a channel: per is the scenario's
 // connections.shared, the whole cohort for a grpc-go cohort's throttler
 // shared by the cohort (channel: cohort), and an open workload's
-// arrivals all take one, as grpcswarm's Run has them.
+// arrivals all take one, as the swarm's gRPC transport has them.
 func (s *Sim) setChannels(co *Cohort, plan *chaos.Plan) {
 	s.chans, s.drops, s.perChan = s.chans[:0], s.drops[:0], 0
 	if !co.GRPC || co.Tiers != nil {
@@ -112,7 +112,7 @@ func (s *Sim) channelOf(ci int32) *channel {
 	}
 	i := 0
 	if s.co.Workload.Kind != clients.Open {
-		i = min(s.co.Part.Local(c.cl.ID)/s.perChan, len(s.chans)-1)
+		i = min(s.co.Part.Local(s.owner(ci).ID)/s.perChan, len(s.chans)-1)
 	}
 	return &s.chans[i]
 }
@@ -120,7 +120,7 @@ func (s *Sim) channelOf(ci int32) *channel {
 // listening reports whether client ci's attempt at at reaches the target
 // m: m listens, and, over a channel, the channel's pick gives a
 // connection.
-func (s *Sim) listening(ci int32, m *target.Model, at time.Duration) bool {
+func (s *Sim) listening(ci int32, m *model.Model, at time.Duration) bool {
 	if s.perChan == 0 {
 		return m.Listening(at) // no channels: the HTTP path pays one branch
 	}

@@ -3,7 +3,7 @@
 //
 // It drives the same code as the real-time engine, unchanged: each client
 // is a clients.Client step function (Begin, Result), the target is a
-// target.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
+// model.Model (Hop, Ingress, Arrive, Finish, Expire, Abandon, Crash), the
 // chaos plan is the same chaos.Plan, and everything is recorded through a
 // results.Recorder, so the same metrics come out. Only the driver differs:
 // where the real engine sleeps, the simulator schedules an event.
@@ -48,12 +48,25 @@
 //     reused connection (its last attempt was answered and no crash has
 //     closed it since), as net/http does and the swarm with that transport
 //     does (clients.Transport); the strategy sees only the re-send's end.
+//   - A hedging strategy's client (clients.Hedge) sends each attempt from a
+//     slot of its own (hedge.go), so that several are in flight at once:
+//     an attempt still unanswered at its action's Hedge time is joined by
+//     the client's hedge, as the real driver sends it; every attempt's
+//     reply goes to the client as it comes, those of a request already
+//     ended recorded and nothing more.
 //
 // Determinism: events are ordered by time, then by the order in which they
 // were scheduled (first in, first out), and every random draw comes from a
 // stream seeded by (seed, id) (seeds.Stream): the client's own for think
 // times and backoff, the target's for service times, hops and error rates.
 // The same cohort and seed give the same records, bit for bit.
+//
+// Snapshots (snapshot.go): RunPaused hands out, at instants of a run, a
+// deep copy of the simulator's whole state, and Snapshot.Continue runs a
+// copy of it to the end, as it was (byte for byte the run never paused) or
+// varied: with fresh randomness (every stream reseeded under a new seed)
+// and without the faults from that instant on. The cliff search's point of
+// no return continues a collapsing run's snapshots many times.
 //
 // Cost: what an event touches of a client sits in one 192-byte slot (three
 // cache lines) of a chunked slab, what only some runs use in cold chunks

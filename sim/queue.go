@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/bits"
 	"time"
 )
@@ -191,4 +192,63 @@ func roomy(b []event) []event {
 	n := make([]event, len(b), 2*cap(b)+64)
 	copy(n, b)
 	return n
+}
+
+// next returns the time of the event pop would return, without taking it:
+// the run's next, else the earliest of the first non-empty bucket (b[0]
+// is at or before every bucket, and the buckets are in order). The queue
+// must not be empty.
+func (q *queue) next() time.Duration {
+	if q.head < len(q.b[0]) {
+		return q.b[0][q.head].at
+	}
+	return q.min[bits.TrailingZeros64(q.full&^1)]
+}
+
+// drop takes out of the queue every event for which gone is true, keeping
+// the others' order.
+func (q *queue) drop(gone func(e event) bool) {
+	run := q.b[0]
+	kept := run[:q.head]
+	for _, e := range run[q.head:] {
+		if gone(e) {
+			q.n--
+			continue
+		}
+		kept = append(kept, e)
+	}
+	q.b[0] = kept
+	for i := 1; i < len(q.b); i++ {
+		if q.full&(1<<i) == 0 {
+			continue
+		}
+		b := q.b[i][:0]
+		first := time.Duration(math.MaxInt64)
+		for _, e := range q.b[i] {
+			if gone(e) {
+				q.n--
+				continue
+			}
+			b = append(b, e)
+			first = min(first, e.at)
+		}
+		q.b[i], q.min[i] = b, first
+		if len(b) == 0 {
+			q.full &^= 1 << i
+		}
+	}
+}
+
+// clone returns a copy of q that pops what q would, on its own.
+func (q *queue) clone() queue {
+	c := *q
+	for i := range q.b {
+		if len(q.b[i]) > 0 {
+			c.b[i] = append(make([]event, 0, cap(q.b[i])), q.b[i]...)
+		} else {
+			c.b[i] = nil
+		}
+	}
+	c.soon = append([]uint64(nil), q.soon...)
+	return c
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/seeds"
-	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Cohort is one strategy's run: everything the simulator needs, as the
 // scenario compiled it.
 type Cohort struct {
-	Target   target.Config
+	Target   model.Config
 	Chaos    *chaos.Plan // nil: no faults
 	Workload *clients.Workload
 	Strategy *clients.Strategy
@@ -53,6 +53,10 @@ type Cohort struct {
 	// a draw of these values later, each equally likely. Empty: at once,
 	// as the model has it.
 	Lateness []time.Duration
+	// OnRequest, if set, is told of every logical request of the
+	// workload's clients as it ends, beside the recorder: the cliff
+	// search's success of the requests that began during a fault.
+	OnRequest func(results.Request)
 	// Stop, if set, stops the run early once it holds true (an interrupt):
 	// Run looks at it every StopEvery events, and every StopEvery clients
 	// while it sets them up, so it returns within a fraction of a
@@ -67,7 +71,7 @@ const StopEvery = 1024
 
 // Tier is one server of a chain of tiers.
 type Tier struct {
-	Target target.Config
+	Target model.Config
 	Chaos  *chaos.Plan // nil: no faults
 }
 
@@ -80,11 +84,11 @@ type Result struct {
 	// Stopped says Cohort.Stop cut the run before End: its records cover
 	// [0, End) only.
 	Stopped bool
-	Events  uint64       // events processed
-	Target  target.Stats // the target model's counters (the bottom tier's)
-	Row     target.Row   // the OCC row's counters (zero for a plain target)
+	Events  uint64      // events processed
+	Target  model.Stats // the target model's counters (the bottom tier's)
+	Row     model.Row   // the OCC row's counters (zero for a plain target)
 	// Tiers are, with tiers, each tier's model's counters, in order.
-	Tiers []target.Stats
+	Tiers []model.Stats
 }
 
 type kind uint8
@@ -100,6 +104,7 @@ const (
 	evCrash               // a reset or refuse outage begins (index: the tier)
 	evArrival             // the open workload's next arrival
 	evLearn               // a client learns, late, of its attempt's failure (Cohort.Lateness)
+	evHedge               // a hedging client's hedge comes due (hedge.go)
 )
 
 // client is what an event touches of one client, in one place: its step
@@ -124,7 +129,7 @@ type client struct {
 	status uint16        // the answer's status (HTTP, or a gRPC code), 0 if none
 	tier   uint8         // the tier its attempts go to (0: the first, or the single target)
 	flags  uint8         // okFlag, reusedFlag, resendFlag, callFlag, raFlag
-	op     target.Op     // what the request in flight asks
+	op     model.Op      // what the request in flight asks
 	out    results.Outcome
 }
 
@@ -135,8 +140,9 @@ type client struct {
 type cold struct {
 	version uint64        // OCC: the version this attempt read
 	ra      time.Duration // the answer's Retry-After (pushback), with raFlag
-	parent  int32         // a call's caller (client slot), with callFlag
+	parent  int32         // a call's caller (client slot), with callFlag; a hedging attempt's client, with hedgeFlag
 	pjob    int32         // a call's job at the calling tier, with callFlag
+	hedge   hedgeState    // a hedging client's, or one of its attempts' (hedge.go)
 }
 
 // Client flags, in one byte (a million clients' slab has no room to spare).
@@ -148,6 +154,7 @@ const (
 	resendFlag // the attempt in flight is such a re-send
 	callFlag   // a tier's call to the next tier: cold's parent and pjob name its caller
 	raFlag     // the answer in hand has a Retry-After (pushback): cold's ra
+	hedgeFlag  // one attempt of a hedging client (hedge.go): cold's parent names it
 )
 
 // set sets or clears flag f.
@@ -165,7 +172,7 @@ func (c *client) has(f uint8) bool { return c.flags&f != 0 }
 // the pending events that name it plus the client's link; at zero the job
 // goes back to the model (Release) and the link to the free list.
 type job struct {
-	j      *target.Job
+	j      *model.Job
 	client int32
 	idx    int32
 	call   int32 // at a middle tier, the call it makes to the next tier; -1 if none
@@ -177,13 +184,15 @@ type job struct {
 // is the workload's clients and the first tier (the single target without
 // tiers), level k the calls of tier k-1 and tier k.
 type level struct {
-	m       *target.Model
+	m       *model.Model
 	plan    *chaos.Plan
 	k       *clients.Cohort // the callers' shared policy state
 	timeout time.Duration   // the callers' per-attempt timeout
 	rec     *results.Recorder
 	crashes []time.Duration // when the tier crashes
 	calls   int             // calls made to this tier so far (their stream ids)
+	pcg     *rand.PCG       // the model's random stream (a snapshot copies it)
+	stream  uint64          // its id under the cohort's seed
 }
 
 // Sim is a reusable simulator. It is not safe for concurrent use: give
@@ -202,7 +211,8 @@ type Sim struct {
 	lv       []level // one per tier; one for a single target
 	co       *Cohort
 	occ      bool
-	instant  bool // one tier whose model serves every request at once (target.Model.Instant)
+	instant  bool // one tier whose model serves every request at once (model.Model.Instant)
+	hedging  bool // the cohort's strategy hedges: its clients' attempts go out in slots of their own (hedge.go)
 	active   int  // workload clients not yet stopped
 	lastStop time.Duration
 	callWork clients.Workload // a call's: one request
@@ -215,6 +225,7 @@ type Sim struct {
 	// reused one.
 	pool, pooled bool
 	arrivalRNG   *rand.Rand
+	arrivalPCG   *rand.PCG // arrivalRNG's source (a snapshot copies it)
 	arrivalAt    time.Duration
 	nextID       int
 	events       uint64
@@ -226,6 +237,8 @@ type Sim struct {
 	chans   []channel
 	perChan int
 	drops   []time.Duration
+
+	taps []*tap // the workload clients' tapped sinks (Cohort.OnRequest)
 
 	// look, in tests, is called at each look at Cohort.Stop, with the
 	// clients set up so far (setup) or the events processed.
@@ -240,6 +253,14 @@ func New() *Sim { return &Sim{} }
 // this goroutine writes it). Run calls rec.SetEnd when every client stopped
 // before the duration.
 func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
+	return s.RunPaused(co, rec, nil, nil)
+}
+
+// begin sets the simulator up for co, recording into rec: the levels, the
+// channels, the crashes, and the workload's clients (or its first
+// arrival). It reports whether Cohort.Stop stopped it while it set the
+// clients up.
+func (s *Sim) begin(co *Cohort, rec *results.Recorder) (stopped bool) {
 	plan := co.Chaos
 	if plan == nil {
 		plan, _ = chaos.NewPlan(nil, co.Duration)
@@ -248,8 +269,9 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.callWork = clients.Workload{Kind: clients.OneShot}
 	s.setLevels(co, plan, rec)
 	s.setChannels(co, plan)
-	s.occ = co.Tiers == nil && co.Target.Kind == target.OCC
+	s.occ = co.Tiers == nil && co.Target.Kind == model.OCC
 	s.instant = co.Tiers == nil && s.lv[0].m.Instant()
+	s.hedging = co.Strategy.Hedge.Max > 0
 	s.q.reset()
 	s.nclients, s.freeCS, s.inflight = 0, s.freeCS[:0], s.inflight[:0]
 	// Job links are kept from run to run; all of them are free now.
@@ -261,24 +283,20 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	s.arrivals = nil
 	s.pool = co.Workload.Kind == clients.Open && co.Strategy.Transport != clients.RawTransport
 	s.pooled = false
-	stopped := false
 
 	for t := range s.lv {
 		lv := &s.lv[t]
-		segs := lv.plan.Segments()
-		for i := 1; i < len(segs); i++ {
-			prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage
-			if prev != next && next.Crashes() {
-				s.q.push(segs[i].Start, pack(evCrash, 0, uint32(t)))
-				lv.crashes = append(lv.crashes, segs[i].Start)
-			}
+		lv.crashes = crashInstants(lv.plan, lv.crashes[:0])
+		for _, at := range lv.crashes {
+			s.q.push(at, pack(evCrash, 0, uint32(t)))
 		}
 	}
 	w := co.Workload
 	switch w.Kind {
 	case clients.Open:
 		s.arrivals = w
-		s.arrivalRNG = seeds.Stream(co.Seed, seeds.Arrivals)
+		s.arrivalPCG = rand.NewPCG(co.Seed, seeds.Arrivals)
+		s.arrivalRNG = rand.New(s.arrivalPCG) // what seeds.Stream(co.Seed, seeds.Arrivals) draws
 		s.arrivalAt = 0
 		s.nextArrival()
 	default:
@@ -289,8 +307,7 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 					s.look(true, uint64(n))
 				}
 				if co.Stop.Load() {
-					stopped = true // ten million clients take seconds to set up
-					break
+					return true // ten million clients take seconds to set up
 				}
 			}
 			ci := s.newClient(id)
@@ -298,9 +315,32 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 			s.schedule(ci, s.cl(ci).cl.Begin(), 0)
 		}
 	}
+	return false
+}
 
-	end, at := co.Duration, time.Duration(0)
-	for !stopped && s.q.len() > 0 && (s.active > 0 || s.arrivals != nil) {
+// crashInstants appends to out the instants at which a tier under plan
+// crashes: where a reset or refuse outage begins.
+func crashInstants(plan *chaos.Plan, out []time.Duration) []time.Duration {
+	segs := plan.Segments()
+	for i := 1; i < len(segs); i++ {
+		if prev, next := segs[i-1].Effect.Outage, segs[i].Effect.Outage; prev != next && next.Crashes() {
+			out = append(out, segs[i].Start)
+		}
+	}
+	return out
+}
+
+// advance processes the run's events in order, up to the run's end or,
+// when until comes before it, up to until: every event before until is
+// done and none at or after it. It reports whether Cohort.Stop stopped the
+// run, and then the instant the run had reached.
+func (s *Sim) advance(until time.Duration) (stopped bool, at time.Duration) {
+	co := s.co
+	end := co.Duration
+	for s.q.len() > 0 && (s.active > 0 || s.arrivals != nil) {
+		if until < end && s.q.next() >= until {
+			return false, 0
+		}
 		e := s.q.pop()
 		if e.at >= end {
 			break
@@ -315,13 +355,20 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 			if co.Stop.Load() {
 				// Every event before e's instant is done: the records
 				// cover [0, e.at).
-				stopped, at = true, e.at
-				break
+				return true, e.at
 			}
 		}
 		s.events++
 		s.dispatch(e)
 	}
+	return false, 0
+}
+
+// finish ends the run: what it did, rec's end when it stopped early, and
+// the simulator's references to the cohort dropped.
+func (s *Sim) finish(stopped bool, at time.Duration, rec *results.Recorder) Result {
+	co := s.co
+	end := co.Duration
 	bottom := s.lv[len(s.lv)-1].m
 	r := Result{End: end, Events: s.events, Target: bottom.Stats, Row: *bottom.Row()}
 	if co.Tiers != nil {
@@ -350,7 +397,8 @@ func (s *Sim) Run(co *Cohort, rec *results.Recorder) Result {
 	for i := range s.lv {
 		s.lv[i] = level{crashes: s.lv[i].crashes[:0]}
 	}
-	s.co, s.arrivalRNG = nil, nil
+	clear(s.taps)
+	s.co, s.arrivalRNG, s.arrivalPCG, s.taps = nil, nil, nil, s.taps[:0]
 	return r
 }
 
@@ -377,9 +425,10 @@ func (s *Sim) setLevels(co *Cohort, plan *chaos.Plan, rec *results.Recorder) {
 				st, lrec = &co.Strategy.Tiers[t-1], co.Below[t-1]
 			}
 		}
-		m := target.NewModel(cfg, plan, seeds.Stream(co.Seed, stream))
+		pcg := rand.NewPCG(co.Seed, stream) // what seeds.Stream(co.Seed, stream) draws from
+		m := model.NewModel(cfg, plan, rand.New(pcg))
 		m.RecordCalls(lrec)
-		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0]}
+		s.lv[t] = level{m: m, plan: plan, k: clients.NewCohort(st), timeout: st.Timeout, rec: lrec, crashes: s.lv[t].crashes[:0], pcg: pcg, stream: stream}
 	}
 }
 
@@ -388,8 +437,16 @@ func (s *Sim) dispatch(e event) {
 	switch e.kind() {
 	case evSend:
 		ci := int32(e.index())
-		if s.cl(ci).gen&genMask == e.gen() {
+		if c := s.cl(ci); c.gen&genMask == e.gen() {
+			if s.hedging && c.flags&(callFlag|hedgeFlag) == 0 {
+				s.sendHedged(ci, now)
+				return
+			}
 			s.send(ci, now)
+		}
+	case evHedge:
+		if ci := int32(e.index()); s.cl(ci).gen&genMask == e.gen() {
+			s.hedgeDue(ci, now)
 		}
 	case evArrive, evAdmit, evReply, evTimeout:
 		ci := int32(e.index())
@@ -444,31 +501,7 @@ func (s *Sim) dispatch(e event) {
 		}
 		s.unref(w)
 	case evCrash:
-		t := e.index()
-		s.lv[t].m.Crash()
-		if t == 0 {
-			s.pooled = false // a re-send below takes a new connection
-		}
-		s.scratch = append(s.scratch[:0], s.inflight...)
-		for _, ci := range s.scratch {
-			// An attempt scheduled straight to its arrival is in the list
-			// before it is sent; one sent at this very instant goes after
-			// the crash, as its send event would have. Ending an attempt
-			// at a middle tier cancels its call below, which may leave the
-			// list first.
-			if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
-				s.reset(ci, now)
-			}
-		}
-		if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
-			// The crash closed every connection, idle ones too: the next
-			// attempts dial new ones (a re-send just made is on one).
-			for i := int32(0); i < s.nclients; i++ {
-				if c := s.cl(i); !c.has(callFlag) {
-					c.set(reusedFlag, false)
-				}
-			}
-		}
+		s.crash(e.index(), now)
 	case evArrival:
 		id := s.nextID
 		s.nextID++
@@ -478,6 +511,35 @@ func (s *Sim) dispatch(e event) {
 			s.schedule(ci, s.cl(ci).cl.BeginAt(now), now)
 		}
 		s.nextArrival()
+	}
+}
+
+// crash crashes tier t at now: its model drops its work, and every attempt
+// in flight to it is reset.
+func (s *Sim) crash(t uint32, now time.Duration) {
+	s.lv[t].m.Crash()
+	if t == 0 {
+		s.pooled = false // a re-send below takes a new connection
+	}
+	s.scratch = append(s.scratch[:0], s.inflight...)
+	for _, ci := range s.scratch {
+		// An attempt scheduled straight to its arrival is in the list
+		// before it is sent; one sent at this very instant goes after
+		// the crash, as its send event would have. Ending an attempt
+		// at a middle tier cancels its call below, which may leave the
+		// list first.
+		if c := s.cl(ci); c.slot >= 0 && uint32(c.tier) == t && c.sent < now {
+			s.reset(ci, now)
+		}
+	}
+	if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
+		// The crash closed every connection, idle ones too: the next
+		// attempts dial new ones (a re-send just made is on one).
+		for i := int32(0); i < s.nclients; i++ {
+			if c := s.cl(i); !c.has(callFlag) {
+				c.set(reusedFlag, false)
+			}
+		}
 	}
 }
 
@@ -491,7 +553,7 @@ func (s *Sim) prefetch() {
 		e := event{arg: arg}
 		ci := int32(e.index())
 		switch e.kind() {
-		case evSend, evArrive, evAdmit, evReply, evTimeout, evLearn:
+		case evSend, evArrive, evAdmit, evReply, evTimeout, evLearn, evHedge:
 		case evFinish, evExpire:
 			ci = s.jobs[ci].client
 		default:
@@ -522,11 +584,41 @@ func (s *Sim) newClient(id int) int32 {
 	if s.occ {
 		s.cold(ci).version = 0
 	}
+	if s.hedging {
+		s.cold(ci).hedge = hedgeState{}
+	}
 	seeds.Place(&c.rng, &c.pcg, s.co.Seed, seeds.Client(id)) // in place: no allocation
 	lv := &s.lv[0]
-	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, lv.rec.Shard(id))
+	lv.k.InitClient(&c.cl, id, s.co.Workload, s.co.Duration, &c.rng, s.sink(lv.rec.Shard(id)))
 	c.cl.Traffic(s.co.Seed)
 	return ci
+}
+
+// sink is a workload client's sink: its recorder's shard, or with
+// Cohort.OnRequest the shard tapped, one tap per shard.
+func (s *Sim) sink(sh *results.Shard) results.Sink {
+	if s.co.OnRequest == nil {
+		return sh
+	}
+	for _, t := range s.taps {
+		if t.Shard == sh {
+			return t
+		}
+	}
+	t := &tap{Shard: sh, on: s.co.OnRequest}
+	s.taps = append(s.taps, t)
+	return t
+}
+
+// tap is a recorder's shard that also tells on of each request's end.
+type tap struct {
+	*results.Shard
+	on func(results.Request)
+}
+
+func (t *tap) Request(q results.Request) {
+	t.Shard.Request(q)
+	t.on(q)
 }
 
 // slot returns a free client slot.
@@ -552,6 +644,10 @@ func (s *Sim) slot() int32 {
 // schedule carries out a client's next action.
 func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	c := s.cl(ci)
+	if s.hedging && c.flags&(callFlag|hedgeFlag) == 0 {
+		s.scheduleHedged(ci, a, now)
+		return
+	}
 	lv := &s.lv[c.tier]
 	if a.Op == clients.Send {
 		// A pick on a shared channel is made in its turn (evSend), as
@@ -566,7 +662,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 				s.track(ci)
 				s.q.push(a.At+d, pack(evArrive, c.gen, uint32(ci)))
 				if lv.timeout > 0 {
-					s.q.push(c.cl.Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
+					s.q.push(s.owner(ci).Deadline(a.At), pack(evTimeout, c.gen, uint32(ci)))
 				}
 				return
 			}
@@ -578,9 +674,14 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 		s.callDone(ci, now)
 		return
 	}
+	s.stopped(ci, now)
+}
+
+// stopped ends workload client ci, whose step function stopped at now.
+func (s *Sim) stopped(ci int32, now time.Duration) {
 	s.active--
 	s.lastStop = max(s.lastStop, now)
-	c.gen++
+	s.cl(ci).gen++
 	if s.co.Workload.Kind == clients.Open {
 		s.freeCS = append(s.freeCS, ci)
 	}
@@ -589,9 +690,9 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 // depart starts client ci's attempt at at.
 func (s *Sim) depart(ci int32, at time.Duration) {
 	c := s.cl(ci)
-	c.sent, c.op = at, target.OpPlain
+	c.sent, c.op = at, model.OpPlain
 	if s.occ {
-		c.op = target.OpRead
+		c.op = model.OpRead
 	}
 	if s.pool && !c.has(callFlag) {
 		c.set(reusedFlag, s.pooled)
@@ -607,7 +708,7 @@ func (s *Sim) send(ci int32, now time.Duration) {
 	// Only an attempt still in flight after everything that happens at once
 	// needs its timeout scheduled.
 	if t := s.lv[c.tier].timeout; t > 0 && c.gen == gen && c.slot >= 0 {
-		s.q.push(c.cl.Deadline(now), pack(evTimeout, gen, uint32(ci)))
+		s.q.push(s.owner(ci).Deadline(now), pack(evTimeout, gen, uint32(ci)))
 	}
 }
 
@@ -682,10 +783,10 @@ func (s *Sim) answer(ci int32, now time.Duration, a *chaos.Answer) {
 		switch {
 		case a.Truncate:
 			out = results.Reset // the client reads a short body
-		case c.op == target.OpRead && out == results.OK:
+		case c.op == model.OpRead && out == results.OK:
 			// The read's answer travels back and the client sends the
 			// write at once, in the same attempt: two hops in one event.
-			c.op = target.OpWrite
+			c.op = model.OpWrite
 			m := s.lv[c.tier].m
 			if d := m.Hop() + m.Hop(); d > 0 {
 				s.q.push(now+d, pack(evArrive, c.gen, uint32(ci)))
@@ -721,12 +822,12 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		// Served at once, as below, without a job: the same effects and
 		// answer (Model.ServeNow).
 		var version uint64 // a write carries the version its read saw
-		if c.op == target.OpWrite {
+		if c.op == model.OpWrite {
 			version = s.cold(ci).version
 		}
 		var a chaos.Answer
 		read := m.ServeNow(&a, now, c.op, version)
-		if c.op == target.OpRead {
+		if c.op == model.OpRead {
 			s.cold(ci).version = read
 		}
 		s.answer(ci, now, &a)
@@ -734,7 +835,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 	}
 	route := 0
 	if mix := s.co.Strategy.Requests; mix != nil && c.tier == 0 && !c.has(callFlag) {
-		i, _ := c.cl.Current()
+		i, _ := s.owner(ci).Current()
 		route = mix.Requests[i].Route
 	}
 	j, adm := m.ArriveOn(now, route)
@@ -743,11 +844,11 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		j.Version = s.cold(ci).version
 	}
 	switch adm {
-	case target.Rejected:
+	case model.Rejected:
 		m.Release(j)
 		a := m.Overloaded()
 		s.answer(ci, now, &a)
-	case target.Started:
+	case model.Started:
 		if j.Service == 0 {
 			if int(c.tier) < len(s.lv)-1 {
 				s.relay(s.link(j, ci), now) // a middle tier calls the next at once
@@ -764,7 +865,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 		w := s.link(j, ci)
 		s.q.push(now+j.Service, pack(evFinish, 0, uint32(w.idx)))
 		w.refs++
-	case target.Queued:
+	case model.Queued:
 		w := s.link(j, ci)
 		s.q.push(j.Deadline, pack(evExpire, 0, uint32(w.idx)))
 		w.refs++
@@ -772,7 +873,7 @@ func (s *Sim) admit(ci int32, now time.Duration) {
 }
 
 // link registers j as client ci's attempt's job.
-func (s *Sim) link(j *target.Job, ci int32) *job {
+func (s *Sim) link(j *model.Job, ci int32) *job {
 	var w *job
 	if n := len(s.freeJobs); n > 0 {
 		w = s.jobs[s.freeJobs[n-1]]
@@ -788,7 +889,7 @@ func (s *Sim) link(j *target.Job, ci int32) *job {
 }
 
 // startJob schedules the end of a queued job that the model just started.
-func (s *Sim) startJob(now time.Duration, j *target.Job) {
+func (s *Sim) startJob(now time.Duration, j *model.Job) {
 	w := j.Owner.(*job)
 	s.q.push(now+j.Service, pack(evFinish, 0, uint32(w.idx)))
 	w.refs++
@@ -804,9 +905,9 @@ func (s *Sim) unref(w *job) {
 }
 
 // served answers the request whose job j the model just served.
-func (s *Sim) served(ci int32, now time.Duration, j *target.Job) {
+func (s *Sim) served(ci int32, now time.Duration, j *model.Job) {
 	c := s.cl(ci)
-	if c.op == target.OpRead {
+	if c.op == model.OpRead {
 		s.cold(ci).version = j.Version
 	}
 	a := s.lv[c.tier].m.Served(now, j)
@@ -822,7 +923,7 @@ func (s *Sim) reply(ci int32, now time.Duration, out results.Outcome) {
 		s.end(ci, now, out)
 		return
 	}
-	if at := now + d; !c.has(callFlag) && at < s.co.Duration && (lv.timeout == 0 || at < c.cl.Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
+	if at := now + d; !c.has(callFlag) && at < s.co.Duration && (lv.timeout == 0 || at < s.owner(ci).Deadline(c.sent)) && !crashIn(lv.crashes, now, at) {
 		// Nothing can reach the answer on its way back (no timeout, no
 		// crash, no end of run before it lands), so the attempt ends
 		// now, as of its landing time: one event less per attempt. Not
@@ -879,7 +980,12 @@ func (s *Sim) learn(ci int32, now time.Duration) {
 	}
 	status := int(c.status)
 	c.status = 0
-	a := c.cl.Result(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: c.out, RetryAfter: ra, Status: status, Resend: resend})
+	r := clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: c.out, RetryAfter: ra, Status: status, Resend: resend}
+	if c.has(hedgeFlag) {
+		s.attemptDone(ci, r, now)
+		return
+	}
+	a := c.cl.Result(r)
 	s.schedule(ci, a, now)
 }
 
@@ -894,7 +1000,7 @@ func (s *Sim) late(ci int32, now time.Duration) time.Duration {
 	if n == 0 || c.out == results.OK || c.has(callFlag) {
 		return 0
 	}
-	h := s.co.Seed ^ uint64(c.cl.ID)<<32 ^ uint64(c.gen)
+	h := s.co.Seed ^ uint64(s.owner(ci).ID)<<32 ^ uint64(c.gen)
 	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
 	h = (h ^ h>>27) * 0x94d049bb133111eb
 	h ^= h >> 31
@@ -913,7 +1019,7 @@ func (s *Sim) late(ci int32, now time.Duration) time.Duration {
 // hears of it. Otherwise the attempt ends as a reset.
 func (s *Sim) reset(ci int32, now time.Duration) {
 	c := s.cl(ci)
-	if c.has(callFlag) || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), c.cl.Replayable()) {
+	if c.has(callFlag) || !s.co.Strategy.Transport.Resends(results.Reset, c.has(reusedFlag), s.owner(ci).Replayable()) {
 		s.end(ci, now, results.Reset)
 		return
 	}
@@ -924,7 +1030,7 @@ func (s *Sim) reset(ci int32, now time.Duration) {
 		s.unref(w)
 	}
 	c.gen++
-	c.cl.Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
+	s.owner(ci).Resent(clients.Reply{Sent: c.sent, Latency: now - c.sent, Outcome: results.Reset})
 	deadline := c.sent + s.lv[c.tier].timeout
 	c.set(raFlag, false)
 	gen := c.gen
@@ -958,6 +1064,16 @@ func (s *Sim) cold(ci int32) *cold {
 		s.colds[k] = new([chunkSize]cold)
 	}
 	return &s.colds[k][ci&(chunkSize-1)]
+}
+
+// owner returns the step function whose attempt client slot ci carries:
+// its own, or for a hedging client's attempt its client's (hedge.go).
+func (s *Sim) owner(ci int32) *clients.Client {
+	c := s.cl(ci)
+	if c.flags&hedgeFlag != 0 {
+		return &s.cl(s.cold(ci).parent).cl
+	}
+	return &c.cl
 }
 
 // untrack takes client ci out of the in-flight list.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // planClock is what a standalone target's control calls change: the
@@ -183,7 +184,7 @@ func (s *Server) replace() error {
 	}
 	s.history.update(faults, now)
 	s.plan = p
-	s.model.SetPlan(p)
+	s.locked().SetPlan(p)
 	select {
 	case s.replan <- struct{}{}:
 	default: // a wake-up is already pending
@@ -208,7 +209,7 @@ type Status struct {
 	Busy        int             // slots in use
 	Queued      int             // requests waiting for a slot
 	Capacity    int             // slots available now
-	Stats       Stats           // the capacity model's counters
+	Stats       model.Stats     // the capacity model's counters
 }
 
 // FaultState is one planned or injected fault, relative to now.
@@ -232,10 +233,10 @@ func (s *Server) Status() Status {
 		InFlight:    s.counters.InFlight(),
 		Answers:     s.counters.Answers(),
 		Codes:       s.counters.Codes(),
-		Busy:        s.model.Busy(),
-		Queued:      s.model.QueueLen(),
-		Capacity:    s.model.Capacity(now),
-		Stats:       s.model.Stats,
+		Busy:        s.locked().Busy(),
+		Queued:      s.locked().QueueLen(),
+		Capacity:    s.locked().Capacity(now),
+		Stats:       s.locked().Stats,
 		Active:      append([]string{}, s.plan.ActiveAt(now).Active...),
 	}
 	add := func(f chaos.Timed, injected bool) {

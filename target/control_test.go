@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // standalone is a standalone target on an in-memory network, for tests in
@@ -28,7 +29,7 @@ func newStandalone(t *testing.T, o Options) *standalone {
 	n := &memnet.Network{}
 	o.Addr, o.Listen = "target:80", n.Listen
 	if o.Config.Concurrency == 0 {
-		o.Config = Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+		o.Config = model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
 	}
 	start := time.Now()
 	srv, err := Listen(o)
@@ -128,8 +129,8 @@ func TestStartPlanAt(t *testing.T) {
 // cold start ramps from that instant.
 func TestStopEndsFaultsNow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0),
-			ColdStart: ColdStart{From: 0.5, Ramp: time.Second}}
+		cfg := model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0),
+			ColdStart: model.ColdStart{From: 0.5, Ramp: time.Second}}
 		s := newStandalone(t, Options{Config: cfg, Plan: plan(t, outage503("down", time.Second, 10*time.Second))})
 		s.expect(1500*time.Millisecond, 503)
 		s.at(2 * time.Second)
@@ -194,8 +195,8 @@ func TestInjectRefuseAndReset(t *testing.T) {
 // grow the status; the outage that ended last is kept, for the cold start.
 func TestInjectedFaultsExpire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := Config{Concurrency: 10, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0),
-			ColdStart: ColdStart{From: 0.1, Ramp: 100 * time.Second}}
+		cfg := model.Config{Concurrency: 10, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0),
+			ColdStart: model.ColdStart{From: 0.1, Ramp: 100 * time.Second}}
 		s := newStandalone(t, Options{Config: cfg})
 		blip := chaos.Timed{Name: "lag", Kind: "blip", For: 10 * time.Millisecond, Fault: chaos.Blip{Delay: dist.Const(time.Millisecond)}}
 		for i := range 3000 {
@@ -272,7 +273,7 @@ func TestInjectLimits(t *testing.T) {
 // -benchtime 1000x ./target/).
 func BenchmarkInject(b *testing.B) {
 	n := &memnet.Network{}
-	srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: Config{Concurrency: 1}})
+	srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: model.Config{Concurrency: 1}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func BenchmarkInject(b *testing.B) {
 func TestSlowAndIdleConnectionsEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
+		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // A crash is a transition into a reset or refuse outage. The plan loop
@@ -170,7 +171,7 @@ func TestOutageFromTheStartAcceptsNoConnection(t *testing.T) {
 				down := chaos.Timed{Name: "down", Kind: "outage", At: 0, For: time.Second, Fault: chaos.Outage{Mode: mode}}
 				start := time.Now().Add(200 * time.Millisecond) // t = 0, after the clients' lead
 				srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Origin: start, Plan: plan(t, down),
-					Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
+					Config: model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,26 +1,12 @@
-// Package target is the service under test: a capacity model and the HTTP
-// server that puts it on a socket.
+// Package target is the service under test: the server that puts the
+// capacity model (package target/model) on a socket, in every wire
+// herdbench speaks.
 //
-// Model is the one definition of how the target behaves, shared by the
-// real-time server in this package and by the virtual-time simulator. It is
-// a pure state machine: every method takes the current elapsed time, nothing
-// sleeps, reads a clock or starts a goroutine. It holds bounded concurrency
-// (slots), a bounded FIFO queue with a queue timeout (then 503), a
-// service-time distribution, and a cold start: after an outage, capacity
-// ramps linearly from a fraction back to full. It consults the chaos plan for
-// what is active at each instant (outages, blips, error rates, brownouts,
-// pushback: a 429 or 503 with a Retry-After). With ServeAbandoned, work
-// queued for a client that has gone away is still served when its turn
-// comes (wasted work): the mechanism that keeps an overload going after its
-// trigger (a metastable failure).
-//
-// The model's answer to a request is data, a chaos.Answer: Ingress at
-// arrival, Overloaded when capacity turns it away, Served when its service
-// ends, Relayed at a middle tier when its call to the next tier ends. Each
-// engine applies an Answer in one function, at every tier: the server's
-// exchange.answer encodes it in HTTP/1.1 (and a recording classifies the
-// request from it, noteAnswer), the simulator's Sim.answer turns it into
-// what the client sees.
+// The model's answer to a request is data, a chaos.Answer. The server
+// applies it in one function per wire: exchange.answer encodes it in
+// HTTP/1.1 and HTTP/2 (and a recording classifies the request from it,
+// noteAnswer), exchange.answerGRPC in gRPC (grpc.go); the simulator's
+// Sim.answer turns the same answer into what the client sees.
 //
 // Server is the real-time driver: an HTTP server on 127.0.0.1 that asks the
 // model what to do with each request, holds it for the model's service time,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Every wait the model sets (two hops and a service time per request here)
@@ -13,7 +14,7 @@ import (
 // fires on time.
 func TestDriftOfTheModelsWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newStandalone(t, Options{Config: Config{
+		s := newStandalone(t, Options{Config: model.Config{
 			Concurrency: 2, Queue: 10, QueueTimeout: time.Second,
 			ServiceTime: dist.Const(10 * time.Millisecond), Network: dist.Const(3 * time.Millisecond),
 		}})

@@ -18,26 +18,9 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/grpcwire"
+	"github.com/herdbench/herdbench/internal/grpcraw"
+	"github.com/herdbench/herdbench/target/model"
 )
-
-// Protocol is the wire a target (or the proxy) speaks.
-type Protocol uint8
-
-// Protocols.
-const (
-	HTTP1 Protocol = iota // HTTP/1.1 (the default)
-	GRPC                  // gRPC: any unary method, the raw codec (grpc.go)
-)
-
-var protocolNames = [...]string{HTTP1: "http", GRPC: "grpc"}
-
-// String returns the protocol's name as a scenario writes it.
-func (p Protocol) String() string {
-	if int(p) < len(protocolNames) {
-		return protocolNames[p]
-	}
-	return "Protocol(?)"
-}
 
 // GRPCHandler takes a call the chaos plan let through, instead of the
 // capacity model: the chaos proxy forwards it upstream. It returns the
@@ -52,7 +35,7 @@ type GRPCHandler func(method string, stream grpc.ServerStream) error
 func (s *Server) newGRPC() {
 	s.grpc = grpc.NewServer(
 		grpc.Creds(connCreds{s: s}),
-		grpc.ForceServerCodec(grpcwire.Codec{}),
+		grpc.ForceServerCodec(grpcraw.Codec{}),
 		grpc.UnknownServiceHandler(s.serveGRPC),
 	)
 }
@@ -141,10 +124,10 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 		return err
 	}
 	route := 0
-	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
-		route = cfg.Route("POST", method) // a gRPC call is a POST to /package.Service/Method
+	if len(s.routes.Routes) > 0 {
+		route = s.routes.Route("POST", method) // a gRPC call is a POST to /package.Service/Method
 	}
-	x.serve(OpPlain, 0, route)
+	x.serve(model.OpPlain, 0, route)
 	return g.err
 }
 
@@ -155,7 +138,7 @@ func (s *Server) serveGRPC(_ any, stream grpc.ServerStream) (err error) {
 // answer sends an empty message and OK; any other status is the gRPC
 // status a server shows for it (grpcwire.Code: 503 UNAVAILABLE, 429
 // RESOURCE_EXHAUSTED, ...), with the pushback, when the answer has one, in
-// the grpc-retry-pushback-ms trailer. A truncated answer resets the
+// the grpc-retry-pushback-ms trailer (pushbackOf). A truncated answer resets the
 // connection mid-message.
 func (x *exchange) answerGRPC(a chaos.Answer) bool {
 	s, g := x.s, x.g
@@ -190,11 +173,27 @@ func (x *exchange) answerGRPC(a chaos.Answer) bool {
 		g.err = g.stream.SendMsg([]byte{})
 		return false
 	}
-	if a.RetryAfter != 0 {
-		g.stream.SetTrailer(metadata.Pairs(grpcwire.Pushback, grpcwire.PushbackValue(a.RetryAfter)))
+	if v, ok := pushbackOf(a); ok {
+		g.stream.SetTrailer(metadata.Pairs(grpcwire.Pushback, v))
 	}
 	g.err = status.Error(grpcwire.Code(a.Status), http.StatusText(a.Status))
 	return false
+}
+
+// pushbackOf is the grpc-retry-pushback-ms trailer's value for answer a,
+// and whether it has one: the fault's pushback_ms (chaos.Answer.Pushback,
+// "-1" for its "do not retry" form), else its Retry-After, as the
+// simulator reads the same answer (sim's Sim.answer).
+func pushbackOf(a chaos.Answer) (string, bool) {
+	switch {
+	case a.Pushback == chaos.PushbackStop:
+		return grpcwire.PushbackValue(-1), true
+	case a.Pushback > 0:
+		return grpcwire.PushbackValue(a.Pushback), true
+	case a.RetryAfter > 0:
+		return grpcwire.PushbackValue(a.RetryAfter), true
+	}
+	return "", false
 }
 
 // clientCode is the status code the client of a call saw: the one the

@@ -21,16 +21,18 @@ import (
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/grpcwire"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/internal/grpcraw"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/results"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // grpcTarget is a gRPC target on an in-memory network and one channel to
 // it, for tests in a synctest bubble.
-func grpcTarget(t *testing.T, cfg Config, faults []chaos.Timed, obs Observer, opts ...grpc.DialOption) *grpc.ClientConn {
+func grpcTarget(t *testing.T, cfg model.Config, faults []chaos.Timed, obs Observer, opts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	n := &memnet.Network{}
-	cfg.Protocol = GRPC
+	cfg.Protocol = model.GRPC
 	plan, err := chaos.NewPlan(faults, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func grpcTarget(t *testing.T, cfg Config, faults []chaos.Timed, obs Observer, op
 	opts = append(opts,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) { return n.Dial(ctx, "tcp", addr) }),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 	cc, err := grpc.NewClient("passthrough:///target:80", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func TestGRPCPushback(t *testing.T) {
 		obs := &seen{}
 		push := chaos.Timed{Name: "push", Kind: "pushback", For: time.Second, Fault: chaos.Pushback{Rate: 1, Status: 429, RetryAfter: 2 * time.Second}}
 		sc := `{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["RESOURCE_EXHAUSTED"]}}]}`
-		cfg := Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+		cfg := model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
 		retrying := grpcTarget(t, cfg, []chaos.Timed{push}, obs, grpc.WithDefaultServiceConfig(sc))
 		start := time.Now()
 		var out []byte
@@ -93,7 +95,7 @@ func TestGRPCPushback(t *testing.T) {
 		}
 		for i, want := range []Answer{Answer429, AnswerOK} {
 			o := obs.obs[i]
-			n, ok := grpcwire.Attempt(metadata.MD{grpcwire.PreviousAttempts: o.Request.Header.Values("Grpc-Previous-Rpc-Attempts")})
+			n, ok := grpcraw.Attempt(metadata.MD{grpcwire.PreviousAttempts: o.Request.Header.Values("Grpc-Previous-Rpc-Attempts")})
 			if o.Answer != want || !ok || n != i+1 || o.Request.URL.Path != grpcwire.Method {
 				t.Errorf("call %d: %v, attempt %d (%v), method %q; want %v, attempt %d", i, o.Answer, n, ok, o.Request.URL.Path, want, i+1)
 			}
@@ -105,7 +107,7 @@ func TestGRPCPushback(t *testing.T) {
 func TestGRPCPushbackTrailer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		push := chaos.Timed{Name: "push", Kind: "pushback", For: time.Second, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 1500 * time.Millisecond}}
-		cfg := Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+		cfg := model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
 		cc := grpcTarget(t, cfg, []chaos.Timed{push}, nil, grpc.WithDisableRetry())
 		var tr metadata.MD
 		var out []byte
@@ -116,12 +118,37 @@ func TestGRPCPushbackTrailer(t *testing.T) {
 	})
 }
 
+// TestGRPCTargetSendsPushbackMSNotRetryAfter: the real gRPC target once
+// ignored a fault's pushback_ms and sent its retry_after as the pushback
+// (one gRPC scenario: 12 attempts done at 0.50 s in the simulator, 8 at
+// 2.01 s on sockets). The trailer is the fault's pushback_ms, its stop
+// form "-1", and retry_after only when it has none, as the simulator reads
+// the same answer.
+func TestGRPCTargetSendsPushbackMSNotRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		pushback time.Duration
+		want     string
+	}{{250 * time.Millisecond, "250"}, {chaos.PushbackStop, "-1"}, {0, "2000"}} {
+		synctest.Test(t, func(t *testing.T) {
+			push := chaos.Timed{Name: "push", Kind: "pushback", For: time.Second, Fault: chaos.Pushback{Rate: 1, Status: 429, RetryAfter: 2 * time.Second, Pushback: c.pushback}}
+			cfg := model.Config{Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+			cc := grpcTarget(t, cfg, []chaos.Timed{push}, nil, grpc.WithDisableRetry())
+			var tr metadata.MD
+			var out []byte
+			err := cc.Invoke(context.Background(), "/pkg.Service/Any", []byte{}, &out, grpc.Trailer(&tr))
+			if got := tr.Get(grpcwire.Pushback); status.Code(err) != codes.ResourceExhausted || len(got) != 1 || got[0] != c.want {
+				t.Errorf("pushback_ms %v, retry_after 2s: %v, trailer %v; want RESOURCE_EXHAUSTED with %s: %s", c.pushback, err, tr, grpcwire.Pushback, c.want)
+			}
+		})
+	}
+}
+
 // TestGRPCResetFailsEveryStream: a crash resets the connection, and every
 // call in flight on the channel fails at the same instant.
 func TestGRPCResetFailsEveryStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		crash := chaos.Timed{Name: "crash", Kind: "outage", At: 500 * time.Millisecond, For: time.Second, Fault: chaos.Outage{Mode: chaos.Reset}}
-		cfg := Config{Concurrency: 8, Queue: 8, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(2 * time.Second)}
+		cfg := model.Config{Concurrency: 8, Queue: 8, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(2 * time.Second)}
 		cc := grpcTarget(t, cfg, []chaos.Timed{crash}, nil, grpc.WithDisableRetry())
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -149,7 +176,7 @@ func TestGRPCResetFailsEveryStream(t *testing.T) {
 func TestGRPCGoAway(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
-		cfg := Config{Protocol: GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
+		cfg := model.Config{Protocol: model.GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
 		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
@@ -161,7 +188,7 @@ func TestGRPCGoAway(t *testing.T) {
 				dials.Add(1)
 				return n.Dial(ctx, "tcp", addr)
 			}),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +228,7 @@ func TestGRPCGoAwayOutage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := Config{Protocol: GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
+		cfg := model.Config{Protocol: model.GRPC, Concurrency: 4, Queue: 4, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Second)}
 		srv, err := Listen(Options{Addr: "target:80", Listen: n.Listen, Config: cfg, Plan: plan})
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +240,7 @@ func TestGRPCGoAwayOutage(t *testing.T) {
 				dials.Add(1)
 				return n.Dial(ctx, "tcp", addr)
 			}),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +284,7 @@ func TestGRPCCodeOnTheWire(t *testing.T) {
 		t.Run(strconv.Itoa(c.status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				errs := chaos.Timed{Name: "errors", Kind: "error-rate", For: time.Minute, Fault: chaos.ErrorRate{Rate: 1, Status: c.status}}
-				cfg := Config{Concurrency: 1, Queue: 1, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
+				cfg := model.Config{Concurrency: 1, Queue: 1, QueueTimeout: time.Second, ServiceTime: dist.Const(0)}
 				cc := grpcTarget(t, cfg, []chaos.Timed{errs}, nil, grpc.WithDisableRetry())
 				var out []byte
 				wire := status.Code(cc.Invoke(context.Background(), grpcwire.Method, []byte{}, &out))

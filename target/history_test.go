@@ -11,6 +11,7 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // observations collects what a server tells its Observer.
@@ -48,7 +49,7 @@ func TestObserverSeesEveryAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := newStandalone(t, Options{Plan: plan, Observer: obs,
-			Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: 10 * time.Second, ServiceTime: dist.Const(10 * time.Millisecond)}})
+			Config: model.Config{Concurrency: 4, Queue: 4, QueueTimeout: 10 * time.Second, ServiceTime: dist.Const(10 * time.Millisecond)}})
 		s.expect(0, http.StatusOK)
 		s.expect(1500*time.Millisecond, http.StatusServiceUnavailable)
 		s.at(3200 * time.Millisecond)
@@ -99,7 +100,7 @@ func TestCrashIsTold(t *testing.T) {
 		obs := &observations{}
 		plan, _ := chaos.NewPlan([]chaos.Timed{{Name: "crash", Kind: "outage", At: time.Second, For: time.Second, Fault: chaos.Outage{Mode: chaos.Reset}}}, 0)
 		s := newStandalone(t, Options{Plan: plan, Observer: obs,
-			Config: Config{Concurrency: 4, Queue: 4, QueueTimeout: 10 * time.Second, ServiceTime: dist.Const(500 * time.Millisecond)}})
+			Config: model.Config{Concurrency: 4, Queue: 4, QueueTimeout: 10 * time.Second, ServiceTime: dist.Const(500 * time.Millisecond)}})
 		s.at(800 * time.Millisecond)
 		if _, err := s.get(0); err == nil {
 			t.Error("a request in service at the crash was answered")

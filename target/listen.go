@@ -12,6 +12,7 @@ import (
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/seeds"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Options configure a server made by Listen. Only Config is needed: the
@@ -21,7 +22,7 @@ type Options struct {
 	// Addr is where to listen, host:port; "127.0.0.1:0" (a random loopback
 	// port) when empty. Listen binds exactly there: nothing else is opened.
 	Addr   string
-	Config Config
+	Config model.Config
 	// Plan is the chaos plan, relative to its own start; nil for none.
 	Plan *chaos.Plan
 	// RNG is the target's own random stream (service times, error rates,
@@ -116,7 +117,7 @@ func Listen(o Options) (*Server, error) {
 	if limits == (netguard.Limits{}) {
 		limits = netguard.TrafficLimits(1)
 	}
-	if o.Config.Protocol == GRPC && o.Protocol != wire.HTTP1 {
+	if o.Config.Protocol == model.GRPC && o.Protocol != wire.HTTP1 {
 		_ = ln.Close()
 		return nil, fmt.Errorf("target: a gRPC server speaks grpc-go's own HTTP/2 in cleartext; protocol %s is for an HTTP server", o.Protocol)
 	}
@@ -129,7 +130,7 @@ func Listen(o Options) (*Server, error) {
 	s.next, s.call = o.Next, o.Call
 	s.nextGRPC = o.NextGRPC
 	s.observer = o.Observer
-	if o.Config.Protocol == GRPC {
+	if o.Config.Protocol == model.GRPC {
 		s.newGRPC()
 	}
 	if s.observer != nil {
@@ -138,8 +139,11 @@ func Listen(o Options) (*Server, error) {
 		s.srv.Handler = s.counters.Wrap(s)
 	}
 	if o.Hold {
+		s.mu.Lock()
 		s.clock.running = false
-		if err := s.replace(); err != nil {
+		err := s.replace()
+		s.mu.Unlock()
+		if err != nil {
 			_ = ln.Close()
 			return nil, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/internal/wire"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Server is the real-time driver of a Model: an HTTP/1.1 server (or
@@ -36,9 +37,12 @@ type Server struct {
 	// (package slowmo): the engine's slow-motion runs.
 	slow slowmo.Factor
 	plan *chaos.Plan
-	kind Kind
-	addr string
-	srv  *http.Server
+	kind model.Kind
+	// routes are the target's routes (model.Config.Routes), read by the
+	// handlers without the lock: the configuration never changes.
+	routes *model.Config
+	addr   string
+	srv    *http.Server
 	// grpc, when set, serves gRPC instead of srv (grpc.go); grpcConns are
 	// its connections, which a crash resets.
 	grpc      *grpc.Server
@@ -49,9 +53,9 @@ type Server struct {
 	h2        *http.Server // HTTP/2's own server, for goAway (wire.go); nil for HTTP/1.1
 
 	mu      sync.Mutex
-	model   *Model
+	model   *model.Model  // guarded by mu: use locked
 	crashed chan struct{} // closed when a crash begins; replaced after
-	timers  map[*Job]*time.Timer
+	timers  map[*model.Job]*time.Timer
 	conns   map[net.Conn]*connInfo
 	ln      net.Listener
 	served  chan struct{} // closed when the accept loop on ln has ended
@@ -81,15 +85,32 @@ type Server struct {
 // network's; the default is the host's TCP stack.
 type ListenFunc func(network, addr string) (net.Listener, error)
 
+// lockCheck makes locked panic when its caller does not hold the server's
+// lock: set in tests (export_test.go), where no other goroutine holding it
+// at that instant is the rule, so a model used outside the lock is caught.
+var lockCheck bool
+
+// locked returns the server's model, which its caller must use under s.mu
+// (every call: the model is a state machine that is not safe for
+// concurrent use). With lockCheck, a caller that does not hold it panics.
+func (s *Server) locked() *model.Model {
+	if lockCheck && s.mu.TryLock() {
+		s.mu.Unlock()
+		panic("target: the model used outside the server's lock")
+	}
+	return s.model
+}
+
 // newServer returns a server whose plan runs from origin; run starts it.
-func newServer(cfg Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
+func newServer(cfg model.Config, plan *chaos.Plan, rng *rand.Rand, origin time.Time, listen ListenFunc, limits netguard.Limits) *Server {
 	s := &Server{
 		origin:  origin,
 		plan:    plan,
 		kind:    cfg.Kind,
-		model:   NewModel(cfg, plan, rng),
+		model:   model.NewModel(cfg, plan, rng),
+		routes:  &cfg,
 		crashed: make(chan struct{}),
-		timers:  map[*Job]*time.Timer{},
+		timers:  map[*model.Job]*time.Timer{},
 		conns:   map[net.Conn]*connInfo{},
 		stop:    make(chan struct{}),
 		listen:  listen,
@@ -132,10 +153,10 @@ func (s *Server) run(ln net.Listener) {
 func (s *Server) URL() string { return s.proto.Scheme() + "://" + s.addr }
 
 // Stats returns a copy of the model's counters.
-func (s *Server) Stats() Stats {
+func (s *Server) Stats() model.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.model.Stats
+	return s.locked().Stats
 }
 
 // Close stops the server, its plan and every pending service timer, and
@@ -337,7 +358,7 @@ func nextEdge(p *chaos.Plan, now time.Duration) (time.Duration, bool) {
 func (s *Server) crash() {
 	s.mu.Lock()
 	s.lastCrash.Store(time.Now().UnixNano())
-	s.model.Crash()
+	s.locked().Crash()
 	for j, t := range s.timers {
 		t.Stop()
 		delete(s.timers, j)
@@ -453,17 +474,17 @@ var okBody = []byte("ok\n")
 
 // RecordCalls makes the server's model report every OCC write it serves
 // to r. Call it before the run starts.
-func (s *Server) RecordCalls(r CallRecorder) {
+func (s *Server) RecordCalls(r model.CallRecorder) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.model.RecordCalls(r)
+	s.locked().RecordCalls(r)
 }
 
 // hop draws one network hop from the model.
 func (s *Server) hop() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.model.Hop()
+	return s.locked().Hop()
 }
 
 // ServeHTTP implements http.Handler: a request goes through the steps
@@ -505,8 +526,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	route := 0
-	if cfg := s.model.Config(); len(cfg.Routes) > 0 {
-		route = cfg.Route(r.Method, r.URL.Path)
+	if len(s.routes.Routes) > 0 {
+		route = s.routes.Route(r.Method, r.URL.Path)
 	}
 	x.serve(op, version, route)
 }
@@ -585,7 +606,7 @@ func (x *exchange) answer(a chaos.Answer, body []byte) bool {
 func (x *exchange) applyFaults() bool {
 	s := x.s
 	s.mu.Lock()
-	a := s.model.Ingress(s.elapsed())
+	a := s.locked().Ingress(s.elapsed())
 	x.crashed = s.crashed
 	s.mu.Unlock()
 	return x.answer(a, nil)
@@ -595,7 +616,7 @@ func (x *exchange) applyFaults() bool {
 // model has served it (200, or an OCC read's version, or 409 for a stale
 // OCC write), or 503 when the queue is full or the request waited in it
 // past the queue timeout. A client that gives up abandons its job.
-func (x *exchange) serve(op Op, version uint64, route int) {
+func (x *exchange) serve(op model.Op, version uint64, route int) {
 	s := x.s
 	wt := &waiter{done: make(chan struct{})}
 	done := wt.done
@@ -604,10 +625,14 @@ func (x *exchange) serve(op Op, version uint64, route int) {
 		s.mu.Unlock()
 		return
 	}
-	j, adm := s.model.ArriveOn(s.elapsed(), route)
+	j, adm := s.locked().ArriveOn(s.elapsed(), route)
 	j.Owner = wt
 	j.Op, j.Version = op, version
-	if adm == Started {
+	var over chaos.Answer // the model's answer to a request capacity turned away, read under the lock
+	if adm == model.Rejected {
+		over = s.locked().Overloaded()
+	}
+	if adm == model.Started {
 		if j.Service == 0 {
 			// Served at once, under the lock: the order of effects on an
 			// OCC row is the order of arrival.
@@ -618,12 +643,12 @@ func (x *exchange) serve(op Op, version uint64, route int) {
 	}
 	s.mu.Unlock()
 
-	if adm == Rejected {
-		x.answer(s.model.Overloaded(), nil)
+	if adm == model.Rejected {
+		x.answer(over, nil)
 		return
 	}
 	var expire <-chan time.Time
-	if adm == Queued {
+	if adm == model.Queued {
 		t := time.NewTimer(time.Until(s.slow.At(s.origin, j.Deadline)))
 		defer t.Stop()
 		expire = t.C
@@ -639,17 +664,20 @@ func (x *exchange) serve(op Op, version uint64, route int) {
 			return
 		case <-expire:
 			s.mu.Lock()
-			timedOut := s.model.Expire(s.elapsed(), j)
+			timedOut := s.locked().Expire(s.elapsed(), j)
+			if timedOut {
+				over = s.locked().Overloaded()
+			}
 			s.mu.Unlock()
 			if timedOut {
-				x.answer(s.model.Overloaded(), nil)
+				x.answer(over, nil)
 				return
 			}
 			expire = nil
 		case <-x.ctx.Done():
 			s.mu.Lock()
 			wt.gone = true
-			s.model.Abandon(s.elapsed(), j)
+			s.locked().Abandon(s.elapsed(), j)
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		case <-x.crashed:
@@ -660,13 +688,13 @@ func (x *exchange) serve(op Op, version uint64, route int) {
 }
 
 // respondServed answers a job the model has served.
-func (x *exchange) respondServed(j *Job, op Op) {
+func (x *exchange) respondServed(j *model.Job, op model.Op) {
 	s := x.s
 	s.mu.Lock()
-	a := s.model.Served(s.elapsed(), j)
+	a := s.locked().Served(s.elapsed(), j)
 	s.mu.Unlock()
 	switch {
-	case op == OpRead:
+	case op == model.OpRead:
 		x.answer(a, strconv.AppendUint(nil, j.Version, 10))
 	case a.Status == http.StatusOK:
 		x.answer(a, okBody)
@@ -676,7 +704,7 @@ func (x *exchange) respondServed(j *Job, op Op) {
 }
 
 // schedule arms the timer that ends j's service. Called with s.mu held.
-func (s *Server) schedule(j *Job) {
+func (s *Server) schedule(j *model.Job) {
 	d := s.slow.Wall(j.Service)
 	due := time.Now().Add(d)
 	s.timers[j] = time.AfterFunc(d, func() {
@@ -685,7 +713,7 @@ func (s *Server) schedule(j *Job) {
 	})
 }
 
-func (s *Server) finish(j *Job) {
+func (s *Server) finish(j *model.Job) {
 	s.mu.Lock()
 	if _, ok := s.timers[j]; !ok {
 		s.mu.Unlock()
@@ -706,7 +734,7 @@ type waiter struct {
 // wakes j's handler. At a middle tier the handler keeps the slot while it
 // calls the next tier, and releases it itself (relay), unless it left.
 // Called with s.mu held.
-func (s *Server) finishLocked(j *Job) {
+func (s *Server) finishLocked(j *model.Job) {
 	w := j.Owner.(*waiter)
 	if s.call == nil || w.gone {
 		s.releaseLocked(j)
@@ -716,8 +744,8 @@ func (s *Server) finishLocked(j *Job) {
 
 // releaseLocked frees j's slot and starts the jobs that take it. Called
 // with s.mu held.
-func (s *Server) releaseLocked(j *Job) {
-	for _, next := range s.model.Finish(s.elapsed(), j) {
+func (s *Server) releaseLocked(j *model.Job) {
+	for _, next := range s.locked().Finish(s.elapsed(), j) {
 		if next.Service == 0 {
 			s.finishLocked(next)
 			continue
@@ -737,23 +765,23 @@ const (
 // current); every other path is a plain request. POST, because net/http
 // retries idempotent requests on a reused connection that failed, which
 // would hide resets from the client's count of attempts.
-func (s *Server) parseOp(r *http.Request) (Op, uint64, bool) {
+func (s *Server) parseOp(r *http.Request) (model.Op, uint64, bool) {
 	switch r.URL.Path {
 	case PathRead, PathWrite:
 	default:
-		return OpPlain, 0, true
+		return model.OpPlain, 0, true
 	}
-	if s.kind != OCC || r.Method != http.MethodPost {
+	if s.kind != model.OCC || r.Method != http.MethodPost {
 		return 0, 0, false
 	}
 	if r.URL.Path == PathRead {
-		return OpRead, 0, true
+		return model.OpRead, 0, true
 	}
 	v, err := strconv.ParseUint(r.URL.Query().Get("version"), 10, 64)
 	if err != nil {
 		return 0, 0, false
 	}
-	return OpWrite, v, true
+	return model.OpWrite, v, true
 }
 
 // sleep waits d unless ctx ends or a crash begins; it reports whether d

@@ -10,11 +10,12 @@ import (
 
 	"github.com/herdbench/herdbench/chaos"
 	"github.com/herdbench/herdbench/internal/dist"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 func TestServerWritesRetryAfter(t *testing.T) {
-	p := policyPlan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Hour, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 3 * time.Second}})
-	s, err := Listen(Options{Config: Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(0)}, Plan: p, RNG: rand.New(rand.NewPCG(1, 2))})
+	p := plan(t, chaos.Timed{Name: "pushback", Kind: "pushback", At: 0, For: time.Hour, Fault: chaos.Pushback{Rate: 1, Status: 503, RetryAfter: 3 * time.Second}})
+	s, err := Listen(Options{Config: model.Config{Concurrency: 1, Queue: 1, ServiceTime: dist.Const(0)}, Plan: p, RNG: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +33,8 @@ func TestServerWritesRetryAfter(t *testing.T) {
 // In the real server, a queued request whose client times out is still
 // served, and holds its slot while it is.
 func TestServerServesAbandonedWork(t *testing.T) {
-	cfg := Config{Concurrency: 1, Queue: 10, QueueTimeout: time.Minute, ServiceTime: dist.Const(100 * time.Millisecond), ServeAbandoned: true}
-	s, err := Listen(Options{Config: cfg, Plan: policyPlan(t), RNG: rand.New(rand.NewPCG(1, 2))})
+	cfg := model.Config{Concurrency: 1, Queue: 10, QueueTimeout: time.Minute, ServiceTime: dist.Const(100 * time.Millisecond), ServeAbandoned: true}
+	s, err := Listen(Options{Config: cfg, Plan: plan(t), RNG: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
 	}

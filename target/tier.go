@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/herdbench/herdbench/chaos"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // Caller is what a middle tier of a chain of tiers does with a request
@@ -22,7 +23,7 @@ type Caller interface {
 // crashes meanwhile, the call is cancelled (its context ends), j's slot
 // frees at once, and nothing is answered; j counts as served after its
 // client went away (wasted work), as the model counts a job that ran on.
-func (x *exchange) relay(j *Job) {
+func (x *exchange) relay(j *model.Job) {
 	s := x.s
 	ctx, cancel := untilCrash(x.ctx, x.crashed)
 	defer cancel()
@@ -31,11 +32,11 @@ func (x *exchange) relay(j *Job) {
 	var a chaos.Answer
 	s.mu.Lock()
 	if gone {
-		s.model.Abandon(s.elapsed(), j)
+		s.locked().Abandon(s.elapsed(), j)
 	}
 	s.releaseLocked(j)
 	if !gone {
-		a = s.model.Relayed(s.elapsed(), ok)
+		a = s.locked().Relayed(s.elapsed(), ok)
 	}
 	s.mu.Unlock()
 	if gone {

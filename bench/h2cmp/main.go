@@ -40,6 +40,7 @@ import (
 	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/internal/wire"
 	"github.com/herdbench/herdbench/results"
 )
@@ -98,7 +99,7 @@ func runTarget(addr string) error {
 // retries; it prints its count of 2xx answers as JSON.
 func runSwarm(url string, conns, streams int, d time.Duration, w io.Writer) error {
 	rec := results.NewRecorder(d, 8)
-	s := &clients.Swarm{
+	s := &swarm.Swarm{
 		URL:      url,
 		Strategy: &clients.Strategy{Name: "bench", Backoff: clients.Backoff{Shape: clients.None}, MaxAttempts: 1, Timeout: 10 * time.Second},
 		Workload: &clients.Workload{Kind: clients.Closed, Clients: conns * streams},

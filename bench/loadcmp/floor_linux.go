@@ -35,28 +35,9 @@ func runFloorEpoll(addr string, conns int, d time.Duration, w io.Writer) error {
 	t := newTally(loops)
 	var wg sync.WaitGroup
 	for k := range loops {
-		ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+		ep, cs, err := floorLoop(addr, sa, k, loops, conns)
 		if err != nil {
 			return err
-		}
-		var cs []*loopConn
-		for i := k; i < conns; i += loops {
-			fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-			if err != nil {
-				return err
-			}
-			if err := syscall.Connect(fd, sa); err != nil {
-				return fmt.Errorf("connect %s: %w", addr, err)
-			}
-			_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
-			if err := syscall.SetNonblock(fd, true); err != nil {
-				return err
-			}
-			cs = append(cs, &loopConn{fd: fd, buf: make([]byte, 4096)})
-			ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(len(cs) - 1)}
-			if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
-				return err
-			}
 		}
 		wg.Add(1)
 		go func() {
@@ -122,4 +103,31 @@ func runFloorEpoll(addr string, conns int, d time.Duration, w io.Writer) error {
 	}
 	wg.Wait()
 	return t.write(w)
+}
+
+// floorLoop opens loop k's epoll and its connections (every loops-th of
+// conns), each nonblocking and in the epoll by its index.
+func floorLoop(addr string, sa *syscall.SockaddrInet4, k, loops, conns int) (ep int, cs []*loopConn, err error) {
+	if ep, err = syscall.EpollCreate1(syscall.EPOLL_CLOEXEC); err != nil {
+		return 0, nil, err
+	}
+	for i := k; i < conns; i += loops {
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := syscall.Connect(fd, sa); err != nil {
+			return 0, nil, fmt.Errorf("connect %s: %w", addr, err)
+		}
+		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+		if err := syscall.SetNonblock(fd, true); err != nil {
+			return 0, nil, err
+		}
+		cs = append(cs, &loopConn{fd: fd, buf: make([]byte, 4096)})
+		ev := syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(len(cs) - 1)}
+		if err := syscall.EpollCtl(ep, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			return 0, nil, err
+		}
+	}
+	return ep, cs, nil
 }

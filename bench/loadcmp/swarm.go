@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/clients"
+	"github.com/herdbench/herdbench/clients/swarm"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -20,7 +21,7 @@ func runSwarm(url string, conns int, d time.Duration, shaped bool, w io.Writer) 
 	if shaped {
 		mix = shapedMix()
 	}
-	s := &clients.Swarm{
+	s := &swarm.Swarm{
 		URL:      url,
 		Strategy: &clients.Strategy{Name: "bench", Backoff: clients.Backoff{Shape: clients.None}, MaxAttempts: 1, Timeout: 10 * time.Second, Requests: mix},
 		Workload: &clients.Workload{Kind: clients.Closed, Clients: conns},

@@ -442,37 +442,43 @@ func report(w io.Writer, cfg config, all []outcome, took time.Duration) {
 	}
 	fmt.Fprintln(w)
 	for _, k := range order {
-		group := groups[k]
-		held, trusted, loads := 0, 0, make([]float64, 0, len(group))
-		withCalls, near, agree := 0, 0, 0
-		for _, o := range group {
-			if o.held() {
-				held++
-			}
-			ok := o.harness != nil && o.harness.Trustworthy
-			if ok {
-				trusted++
-			}
-			loads = append(loads, o.load)
-			if len(o.calls) > 0 {
-				withCalls++
-				in := o.callsOff <= cfg.callsWithin
-				if in {
-					near++
-				}
-				if in == ok {
-					agree++
-				}
-			}
-		}
-		calls := ""
-		if withCalls > 0 {
-			calls = fmt.Sprintf("; every cohort's calls within %.0f%% of the reference in %d of %d; trustworthy exactly when they were in %d of %d",
-				100*cfg.callsWithin, near, withCalls, agree, withCalls)
-		}
-		fmt.Fprintf(w, "%s, %d CPU hogs: headline held in %d of %d runs; trustworthy %d of %d%s; load average %s\n",
-			k.scenario, k.hogs, held, len(group), trusted, len(group), calls, spread(loads))
+		tally(w, cfg, k.scenario, k.hogs, groups[k])
 	}
+}
+
+// tally writes one line for a scenario's runs with hogs CPU hogs: how
+// often its headline held and the self-check trusted the run, how close
+// the calls came to the reference, the load averages.
+func tally(w io.Writer, cfg config, scenario string, hogs int, group []outcome) {
+	held, trusted, loads := 0, 0, make([]float64, 0, len(group))
+	withCalls, near, agree := 0, 0, 0
+	for _, o := range group {
+		if o.held() {
+			held++
+		}
+		ok := o.harness != nil && o.harness.Trustworthy
+		if ok {
+			trusted++
+		}
+		loads = append(loads, o.load)
+		if len(o.calls) > 0 {
+			withCalls++
+			in := o.callsOff <= cfg.callsWithin
+			if in {
+				near++
+			}
+			if in == ok {
+				agree++
+			}
+		}
+	}
+	calls := ""
+	if withCalls > 0 {
+		calls = fmt.Sprintf("; every cohort's calls within %.0f%% of the reference in %d of %d; trustworthy exactly when they were in %d of %d",
+			100*cfg.callsWithin, near, withCalls, agree, withCalls)
+	}
+	fmt.Fprintf(w, "%s, %d CPU hogs: headline held in %d of %d runs; trustworthy %d of %d%s; load average %s\n",
+		scenario, hogs, held, len(group), trusted, len(group), calls, spread(loads))
 }
 
 // orDash returns text, or "–" when there is none.

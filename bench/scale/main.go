@@ -43,6 +43,7 @@ import (
 	"github.com/herdbench/herdbench/bench/internal/cli"
 	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 const scenario = `name: scale
@@ -116,7 +117,7 @@ func runTarget(addr string) error {
 	var cl *countingListener
 	srv, err := target.Listen(target.Options{
 		Addr:   addr,
-		Config: target.Config{Concurrency: 100000},
+		Config: model.Config{Concurrency: 100000},
 		Listen: func(network, addr string) (net.Listener, error) {
 			ln, err := net.Listen(network, addr)
 			if err != nil {

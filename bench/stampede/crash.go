@@ -209,7 +209,7 @@ func swarmCrash(t *crashTarget, n int) (wave, error) {
 		return wave{}, err
 	}
 	w := &wire{dialBegun: true}
-	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: w.dial})
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Network: engine.Network{Dial: w.dial}})
 	if err != nil {
 		return wave{}, err
 	}

@@ -55,6 +55,7 @@ import (
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 const scenario = `
@@ -163,7 +164,7 @@ func main() {
 func runTarget(addr string) error {
 	srv, err := target.Listen(target.Options{
 		Addr:   addr,
-		Config: target.Config{Concurrency: 100000, ServiceTime: dist.Dist{}},
+		Config: model.Config{Concurrency: 100000, ServiceTime: dist.Dist{}},
 	})
 	if err != nil {
 		return err
@@ -342,7 +343,7 @@ func (c wireConn) Read(b []byte) (int, error) {
 // stampede runs plan p once and measures it.
 func stampede(p *scenarios.Plan) (measure, error) {
 	w := &wire{writes: make([]time.Time, 0, 2*p.Workload.Clients)}
-	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Dial: w.dial})
+	r, err := engine.Start(context.Background(), p, engine.Options{Version: "bench", Network: engine.Network{Dial: w.dial}})
 	if err != nil {
 		return measure{}, err
 	}

@@ -32,6 +32,7 @@ type command struct {
 
 var commands = []command{
 	{"scenario", "run a scenario and compare its strategies", "scenario"},
+	{"cliff", "find where each strategy stops recovering, in virtual time", "scenario"},
 	{"report", "re-render a results folder's report, or overlay several", "dir"},
 	{"validate", "check scenario files without running them", "scenario"},
 	{"list", "list the built-in scenarios", ""},

@@ -68,7 +68,7 @@ func agreesWithTheSwarm(t *testing.T, duration time.Duration) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Listen: n.Listen, Dial: n.Dial, NoSimReference: true})
+		r, err := engine.Start(context.Background(), op.Plans[0], engine.Options{Version: "test", Mode: engine.Mode{NoSimReference: true}, Network: engine.Network{Listen: n.Listen, Dial: n.Dial}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,14 +30,22 @@ import (
 //  1. write: the results folder's data, into a hidden folder
 //  2. report: report.html and the PNGs, drawn from that data
 //  3. publish: the hidden folder renamed into place, whole
-//  4. terminal: the figures, every point's thresholds, the warnings
-//     (on stderr with --json, which puts summary.json on stdout)
+//  4. terminal: the answer (each verdict in a sentence, the comparison
+//     table in brief, the sparklines, the thresholds in brief, the
+//     results folder: at most 20 lines at 120 columns for the main job),
+//     and with --explain everything else: every table in full, what the
+//     figures mean, the self-check and its advice (on stderr with --json,
+//     which puts summary.json on stdout)
 //  5. --junit's report and --json's summary
-//  6. exit code: 130 if interrupted, else 3 if a threshold failed anywhere
+//  6. exit code: 130 if interrupted, 1 if a file or the figures could not
+//     be written, else 3 if a threshold failed anywhere
 //
 // The shape decides only which files the folder holds (a run's, with its
 // report, or a sweep's: sweep.csv and a summary per point) and which table
 // shows the figures (a run's comparison, or the sweep's means).
+
+// answerColumns is the width the answer a run ends with holds to.
+const answerColumns = 120
 
 // ending is what a scenario command ran: one point, or one per client
 // count of a sweep, each with its summary.
@@ -44,29 +53,33 @@ type ending struct {
 	points  []engine.Point
 	sweep   bool
 	command string // the subcommand that ran it, "scenario" or "merge", for its messages
+	explain bool   // --explain: every table and what the figures mean, after the answer
 }
 
 // finish ends the run of command ("scenario" or "merge") and returns the
 // exit code. dir is set once the results folder is in place.
 func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
-	e := &ending{points: points, sweep: sweep, command: command}
+	e := &ending{points: points, sweep: sweep, command: command, explain: f.explain}
 	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
-	text := stdout // with --json, stdout is the JSON's alone
-	if f.json {
-		text = stderr
+	// Every line of the ending goes through one of these: the first write
+	// that fails is kept, and said at the end instead of being lost.
+	errw := &stickyWriter{w: stderr}
+	text := errw // with --json, stdout is the JSON's alone
+	if !f.json {
+		text = &stickyWriter{w: stdout}
 	}
-	e.show(text)
-	e.warn(stderr)
+	serr := e.show(text)
+	e.warn(errw)
 	oerr := writeOutputs(f, e, stdout)
 	if oerr != nil {
-		fmt.Fprintln(stderr, "herdbench:", oerr)
+		fmt.Fprintln(errw, "herdbench:", oerr)
 	}
 	if werr != nil {
-		fmt.Fprintln(stderr, "herdbench:", werr)
+		fmt.Fprintln(errw, "herdbench:", werr)
 		if *dir == "" {
-			e.rescue(f, stderr)
+			e.rescue(f, errw)
 			return exitFailed
 		}
 	}
@@ -76,10 +89,35 @@ func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points [
 			fmt.Fprintln(text, "report:", page)
 		}
 	}
-	if (werr != nil || oerr != nil) && !summaries[0].Partial {
+	// show's error is its writer's: the first write that failed.
+	terr := errors.Join(cmp.Or(text.err, serr), errw.err)
+	if text.err != nil && text != errw {
+		fmt.Fprintln(errw, "herdbench: the figures could not be written out:", text.err)
+	}
+	if (werr != nil || oerr != nil || terr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
-	return exitCodeOf(summaries, stderr)
+	return exitCodeOf(summaries, errw)
+}
+
+// stickyWriter writes to w until a write fails, then writes nothing more
+// and keeps that first error (err), so a sequence of writes can be
+// checked once at its end.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	s.err = err
+	return n, err
 }
 
 // reportIn returns the path of the results folder dir's report.html, the
@@ -202,31 +240,80 @@ func (e *ending) report(dir string, f *scenarioFlags) error {
 	return renderReport(dir, report.Options{Version: herdbenchVersion(), NoPNG: f.noPNG})
 }
 
-// show prints the figures on stdout: whether they are partial, the run's
-// tables or the sweep's, then every point's thresholds.
-func (e *ending) show(stdout io.Writer) {
+// show prints the answer on w: whether the figures are partial, each
+// verdict, the run's tables or the sweep's, then every point's thresholds;
+// it returns the first error writing them.
+func (e *ending) show(w io.Writer) error {
 	summaries := e.summaries()
-	fmt.Fprintln(stdout)
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
 	for _, s := range summaries {
 		if n := terminal.PartialNotice(s); n != "" {
-			fmt.Fprintln(stdout, n)
+			if _, err := fmt.Fprintln(w, n); err != nil {
+				return err
+			}
 			break
 		}
 	}
-	if e.sweep {
-		_ = terminal.RenderStatsTable(stdout, summaries)
-		fmt.Fprintln(stdout)
-	} else {
-		printRun(stdout, &e.points[0].Output)
+	if err := e.showVerdicts(w); err != nil {
+		return err
 	}
+	stats := func(w io.Writer, ss []*results.Summary) error { return terminal.RenderStatsBrief(w, ss, answerColumns) }
+	if e.explain {
+		stats = terminal.RenderStatsTable
+	}
+	if e.sweep {
+		if err := stats(w, summaries); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	} else if err := printRun(w, &e.points[0].Output, e.explain, stats); err != nil {
+		return err
+	}
+	render := terminal.RenderThresholdsBrief
+	if e.explain {
+		render = terminal.RenderThresholds
+	}
+	// The points' checks a blank line apart, the results folder's line
+	// right under the last (the answer holds to 20 lines).
+	sep := ""
 	for _, s := range summaries {
 		if len(s.Thresholds) == 0 {
 			continue
 		}
-		fmt.Fprint(stdout, thresholdsLead(e.label(s), s))
-		_ = terminal.RenderThresholds(stdout, s.Thresholds)
-		fmt.Fprintln(stdout)
+		if _, err := fmt.Fprint(w, sep+thresholdsLead(e.label(s), s)); err != nil {
+			return err
+		}
+		if err := render(w, s.Thresholds); err != nil {
+			return err
+		}
+		sep = "\n"
 	}
+	return nil
+}
+
+// showVerdicts prints each point's verdict (a real run's), a sweep's with
+// its point's label, then a blank line; nothing in virtual time.
+func (e *ending) showVerdicts(w io.Writer) error {
+	some := false
+	for _, s := range e.summaries() {
+		lead := ""
+		if l := e.label(s); l != "" {
+			lead = l + ": "
+		}
+		if err := terminal.RenderVerdict(w, s, lead, answerColumns); err != nil {
+			return err
+		}
+		some = some || s.Verdict != nil
+	}
+	if !some {
+		return nil
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // thresholdsLead is what goes before a summary's "thresholds: ..." line:
@@ -252,8 +339,8 @@ func thresholdsLead(label string, s *results.Summary) string {
 }
 
 // warn prints on stderr what the figures need said beside them: an
-// interrupted run, cohorts that never succeeded, a harness that could not
-// keep up; for every point.
+// interrupted run, cohorts that never succeeded, and with --explain a
+// harness that could not keep up, why and what would; for every point.
 func (e *ending) warn(stderr io.Writer) {
 	summaries := e.summaries()
 	for _, s := range summaries {
@@ -268,7 +355,10 @@ func (e *ending) warn(stderr io.Writer) {
 			at, what = " at "+l, "the figures at "+l
 		}
 		warnNoSuccess(stderr, s, at, e.points[i].Plan != nil && e.points[i].Plan.GRPC)
-		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{SlowMotion: 2}) == nil
+		if !e.explain {
+			continue // the verdict says it in a sentence
+		}
+		slowable := engine.CheckSlowMotion(e.points[i].Plan, engine.Options{Mode: engine.Mode{SlowMotion: 2}}) == nil
 		warnHarness(stderr, s, what, slowable)
 	}
 }
@@ -305,39 +395,105 @@ func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
 	return exitOK
 }
 
-// printRun prints a single run's figures: the comparison table, the
-// repetitions' table, the policies, the sparklines and the reading of
-// them.
-func printRun(stdout io.Writer, out *folder.Output) {
+// printRun prints a single run's figures: the comparison table in brief
+// (in full with explain), the tiers' and repetitions' tables (stats) where
+// the run has them and the sparklines; with explain also the policies, the
+// reading of the figures and the self-check. It returns the first error
+// writing them.
+func printRun(w io.Writer, out *folder.Output, explain bool, stats func(io.Writer, []*results.Summary) error) error {
 	s := out.Summary
-	if s.Repetitions > 1 {
-		fmt.Fprintf(stdout, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
-	}
-	_ = terminal.RenderTable(stdout, s)
-	fmt.Fprintln(stdout)
-	if len(s.Runs) > 0 && len(s.Runs[0].Tiers) > 0 {
-		_ = terminal.RenderTiers(stdout, s)
-		fmt.Fprintln(stdout)
-	}
-	if r := s.Runs; s.Repetitions > 1 || len(r) > 0 && (r[0].Calls != nil || r[0].CompletionS != nil) {
-		_ = terminal.RenderStatsTable(stdout, []*results.Summary{s})
-		fmt.Fprintln(stdout)
-	}
-	_ = terminal.RenderPolicies(stdout, s)
 	timelines := make([]results.Timeline, len(out.Cohorts))
 	for i, c := range out.Cohorts {
 		timelines[i] = c.Rec.Timeline(results.Bucket)
 	}
-	_ = terminal.RenderSparklines(stdout, s, timelines, 100)
-	fmt.Fprintln(stdout)
+	nameW := len("faults")
+	for _, r := range s.Runs {
+		nameW = max(nameW, len(r.Strategy))
+	}
+	table := func(w io.Writer, s *results.Summary) error { return terminal.RenderBrief(w, s, answerColumns) }
+	if explain {
+		table = terminal.RenderTable
+	}
+	steps := []func() error{
+		func() error {
+			if s.Repetitions <= 1 {
+				return nil
+			}
+			_, err := fmt.Fprintf(w, "The first of %d repetitions (seed %d); mean ± sd over all of them below.\n", s.Repetitions, s.Seed)
+			return err
+		},
+		func() error { return table(w, s) },
+		blankLine(w),
+		func() error {
+			if len(s.Runs) == 0 || len(s.Runs[0].Tiers) == 0 {
+				return nil
+			}
+			if explain {
+				return joinBlank(w, terminal.RenderTiers(w, s))
+			}
+			return joinBlank(w, terminal.RenderTiersBrief(w, s, answerColumns))
+		},
+		func() error {
+			if r := s.Runs; s.Repetitions <= 1 && (len(r) == 0 || r[0].Calls == nil && r[0].CompletionS == nil) {
+				return nil
+			}
+			return joinBlank(w, stats(w, []*results.Summary{s}))
+		},
+		func() error {
+			if !explain {
+				return nil
+			}
+			return terminal.RenderPolicies(w, s)
+		},
+		func() error {
+			return joinBlank(w, terminal.RenderSparklines(w, s, timelines, min(100, answerColumns-nameW-1)))
+		},
+	}
+	if explain {
+		steps = append(steps, func() error { return printExplanations(w, s) })
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printExplanations prints what the figures mean (results.Explain), a
+// bullet each, and the self-check's line.
+func printExplanations(w io.Writer, s *results.Summary) error {
 	for _, line := range results.Explain(s) {
-		fmt.Fprintln(stdout, "- "+line)
+		if _, err := fmt.Fprintln(w, "- "+line); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintln(stdout)
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
 	if line := results.SelfCheckLine(s); line != "" {
-		fmt.Fprintln(stdout, line)
-		fmt.Fprintln(stdout)
+		_, err := fmt.Fprintf(w, "%s\n\n", line)
+		return err
 	}
+	return nil
+}
+
+// blankLine is a step that prints a blank line.
+func blankLine(w io.Writer) func() error {
+	return func() error {
+		_, err := fmt.Fprintln(w)
+		return err
+	}
+}
+
+// joinBlank prints a blank line after a table unless writing it failed
+// (err).
+func joinBlank(w io.Writer, err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w)
+	return err
 }
 
 // warnNoSuccess says so when a cohort sent attempts and none succeeded: a

@@ -36,6 +36,20 @@ type gameDayFlags struct {
 	headerFile   string
 }
 
+// live names the live outputs set, which watch a real run as it goes.
+func (g *gameDayFlags) live() []string {
+	var out []string
+	for _, x := range []struct {
+		set  bool
+		flag string
+	}{{g.metricsAddr != "", "--metrics-addr"}, {g.otlp.url != "", "--otlp"}, {g.ui != "", "--ui"}} {
+		if x.set {
+			out = append(out, x.flag)
+		}
+	}
+	return out
+}
+
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.target, "target", "", "send the swarm to this URL instead of embedded targets (overrides target.url); the chaos plan is then not applied by this command")
 	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a --target, --chaos-control, --metrics-addr or --otlp off loopback (127.0.0.0/8, ::1), decided from the addresses the host resolves to")

@@ -193,8 +193,8 @@ func TestServerMetricsAreDocumented(t *testing.T) {
 }
 
 // TestFailingThresholdExitCode runs a short scenario whose thresholds
-// cannot all pass: the exit code is 3, the table shows the failure, and
-// summary.json records every check.
+// cannot all pass: the exit code is 3, the answer shows the failure,
+// --explain's table every check, and summary.json records every check.
 func TestFailingThresholdExitCode(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	scenario := writeScenario(t, `name: gated
@@ -217,12 +217,21 @@ thresholds:
 	if code != exitThresholds || exitThresholds != 3 {
 		t.Fatalf("exit code %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	table := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+attempts >= 1\s+\d+\s+pass\n\s+plain\s+requests < 1\s+\d+\s+FAIL$`)
-	if !table.MatchString(stdout.String()) {
-		t.Errorf("no thresholds table in the output:\n%s", stdout.String())
+	// The answer names the check that failed; --explain's table has them all.
+	failed := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+requests < 1\s+\d+\s+FAIL\nresults: `)
+	if !failed.MatchString(stdout.String()) {
+		t.Errorf("no table of the failed check in the output:\n%s", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "exit code 3") {
 		t.Errorf("stderr does not name the exit code:\n%s", stderr.String())
+	}
+	stdout, stderr = syncBuffer{}, syncBuffer{}
+	if code := run(context.Background(), []string{"scenario", scenario, "--out", t.TempDir(), "-q", "--no-png", "--explain"}, &stdout, &stderr); code != exitThresholds {
+		t.Fatalf("--explain: exit code %d, want 3\nstderr:\n%s", code, stderr.String())
+	}
+	table := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+attempts >= 1\s+\d+\s+pass\n\s+plain\s+requests < 1\s+\d+\s+FAIL$`)
+	if !table.MatchString(stdout.String()) {
+		t.Errorf("no thresholds table in --explain's output:\n%s", stdout.String())
 	}
 	s := readSummary(t, out)
 	if len(s.Thresholds) != 2 || s.Thresholds[0].Pass != true || s.Thresholds[1].Pass != false ||

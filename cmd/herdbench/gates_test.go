@@ -99,7 +99,7 @@ func TestThresholdsSeeEveryRepetition(t *testing.T) {
 	mean := fmt.Sprintf("mean(attempts) <= %g", math.Ceil(st.Mean))
 	file = writeScenario(t, gateScenario+"thresholds:\n  - "+gate+"\n  - "+mean+"\n")
 	out = t.TempDir()
-	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--runs", fmt.Sprint(reps), "--out", out, "-q", "--no-png")
+	code, stdout, stderr := runCLI(t, "scenario", file, "--sim", "--runs", fmt.Sprint(reps), "--out", out, "-q", "--no-png", "--explain")
 	if code != exitThresholds {
 		t.Fatalf("%s over %d repetitions whose first passes: exit %d, want 3\n%s\n%s", gate, reps, code, stdout, stderr)
 	}

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/herdbench/herdbench/internal/grpcraw"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-
-	"github.com/herdbench/herdbench/grpcwire"
 )
 
 // TestProxyProtocolUsage: --protocol takes http1, h2c, h2 or grpc, and a gRPC proxy
@@ -53,7 +52,7 @@ func TestGRPCScenarioIsServedAndProxiedOverGRPC(t *testing.T) {
 	}
 	call := func(addr string) error {
 		cc, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcwire.Codec{})))
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcraw.Codec{})))
 		if err != nil {
 			return err
 		}

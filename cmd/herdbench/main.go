@@ -117,6 +117,8 @@ fault-injecting target and shows the waves, side by side, measured.
 
 Usage:
   herdbench scenario NAME|FILE [flags]   run a scenario and compare its strategies
+  herdbench cliff NAME|FILE --vary PATH=LO..HI
+                                         find where each strategy stops recovering, in virtual time
   herdbench report DIR...                re-render a results folder's report, or overlay several
   herdbench validate FILE...             check scenario files without running them
   herdbench list                         list the built-in scenarios
@@ -157,6 +159,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return runScenario(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(ctx, args[1:], stdout, stderr)
+	case "cliff":
+		return runCliff(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return runValidate(args[1:], stdout, stderr)
 	case "list":
@@ -186,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		if len(args) > 1 && args[0] == "help" {
 			// herdbench help COMMAND is COMMAND --help.
 			switch args[1] {
-			case "scenario", "run", "report", "validate", "list", "target", "proxy", "merge", "k8s", "completion", "version":
+			case "scenario", "run", "cliff", "report", "validate", "list", "target", "proxy", "merge", "k8s", "completion", "version":
 				return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 			case "help", "--help", "-h":
 			default:

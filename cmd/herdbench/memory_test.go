@@ -82,8 +82,15 @@ strategies:
 			}
 			peak := uint64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
 			ratio := float64(peak) / float64(estimate)
-			work := workDone(readSummary(t, dir))
+			sum := readSummary(t, dir)
+			work := workDone(sum)
 			t.Logf("estimate %d MiB, measured peak %d MiB (%.2f of it); %s", estimate>>20, peak>>20, ratio, work)
+			if ratio < 0.5 && attemptsOf(sum) == 0 {
+				// A machine that gave the run no CPU in its window: it
+				// measured the process before its clients worked, not the
+				// estimate (an overestimate is seen in a run that worked).
+				t.Skipf("the run made no attempt in its window (starved of CPU): its peak says nothing of the estimate")
+			}
 			if ratio < 0.5 || ratio > 1.25 {
 				t.Errorf("measured peak %d MiB is %.2f of the estimate %d MiB; want 0.5 to 1.25 (the run: %s)", peak>>20, ratio, estimate>>20, work)
 			}
@@ -116,4 +123,13 @@ func estimateOf(t *testing.T, args []string) uint64 {
 		t.Fatalf("herdbench %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 	}
 	return engine.EstimateMemory(sr.plans, sr.opts).Total
+}
+
+// attemptsOf is every cohort's attempts in s.
+func attemptsOf(s results.Summary) int64 {
+	var n int64
+	for _, r := range s.Runs {
+		n += r.Attempts
+	}
+	return n
 }

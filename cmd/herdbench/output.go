@@ -19,6 +19,7 @@ import (
 func addOutputFlags(fs *pflag.FlagSet, f *scenarioFlags) {
 	fs.StringVar(&f.junit, "junit", "", "also write the thresholds as a JUnit XML report to this file, for CI systems: a test case per threshold per cohort, failures with the value measured")
 	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout (the tables and messages go to stderr); for a sweep, a JSON array of every point's summary")
+	fs.BoolVar(&f.explain, "explain", false, "after the answer (the verdict, the comparison in brief, the sparklines, the results folder), print everything else: every table in full with the simulator's figures given this run's lateness (sim, late), the policies, what each figure means and what moved it, and the self-check with its advice")
 }
 
 // checkJUnitPath checks, before the run, that --junit's file can be

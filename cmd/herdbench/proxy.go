@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/internal/netguard"
@@ -91,21 +92,7 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 	var upstream string
 	var maxInFlight int
 	var retry, upstreamProto string
-	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
-	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
-		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
-	fs.StringVar(&retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, botocore-standard, aws-sdk-go-v2-standard, go-retryablehttp, ...: docs/policies.md); default: forward each request once")
-	fs.StringVar(&upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
-	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: grpc for a scenario whose target speaks gRPC, target.protocol: grpc; else the scenario's protocol, else http1)"
-	fs.IntVar(&maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests (or gRPC calls) forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 (a call UNAVAILABLE) at once (herdbench_proxy_overloaded_total)")
-	fs.SortFlags = false
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), proxyHelp)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the\nrecording's results; 2 bad usage or an invalid scenario; 3 a threshold\nfailed on the recorded traffic.\n")
-	}
+	fs := proxyFlags(&f, &upstream, &maxInFlight, &retry, &upstreamProto, stderr)
 	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
@@ -139,40 +126,9 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	// A gRPC scenario's (target.protocol: grpc) swarm calls over gRPC:
-	// the proxy in front of its service speaks gRPC unless told otherwise.
-	grpcProxy = grpcProxy || (f.protocol == "" && plan.GRPC)
-	because := ""
-	if f.protocol == "" {
-		because = fmt.Sprintf(" (scenario %s's target speaks gRPC)", plan.Name)
-	}
-	if grpcProxy && retry != "" {
-		fmt.Fprintf(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy%s forwards each call once (leave --retry out, or --protocol http1)\n", because)
-		return exitUsage
-	}
-	if grpcProxy && upstreamProto != "" {
-		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy%s calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)\n", because)
-		return exitUsage
-	}
-	var proto wire.Protocol // HTTP/1.1's zero value for a gRPC proxy
-	if !grpcProxy {
-		if proto, err = f.protocolOf("proxy", plan); err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitUsage
-		}
-	}
-	upProto, err := wire.Parse(upstreamProto)
-	if err != nil {
-		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol: %v\n", err)
-		return exitUsage
-	}
-	if upProto.HTTP2() && retry != "" {
-		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s: %v\n", upProto, proxy.ErrHTTP1Only)
-		return exitUsage
-	}
-	if upProto.HTTP2() && up.Scheme != upProto.Scheme() {
-		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s needs an %s:// upstream, not %s\n", upProto, upProto.Scheme(), up.Redacted())
-		return exitUsage
+	proto, upProto, grpcProxy, code := proxyWires(&f, plan, up, grpcProxy, retry, upstreamProto, stderr)
+	if code != exitOK {
+		return code
 	}
 	if err := proxy.CheckPlan(plan.Chaos); err != nil {
 		fmt.Fprintf(stderr, "herdbench proxy: scenario %s: %v\n", plan.Name, err)
@@ -214,17 +170,87 @@ func runProxyOn(ctx context.Context, n *serveNet, args []string, stdout, stderr 
 		f.logger("proxy", stderr)("%s", f.builtin)
 	}
 	if !f.quiet {
-		retrying := ""
-		if strategy != nil {
-			retrying = fmt.Sprintf(", retrying with %s: %s", retry, describeStrategy(strategy))
-		}
 		scheme := p.URL()
 		if grpcProxy {
 			scheme = "grpc://" + p.Addr()
 		}
-		f.logger("proxy", stderr)("serving %s%s -> %s (scenario %s%s, seed %d%s)", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retrying)
+		f.logger("proxy", stderr)("serving %s%s -> %s (scenario %s%s, seed %d%s)", scheme, protoText(proto), up.Redacted(), plan.Name, tierText(plan, f.tier), plan.Seed, retryingText(retry, strategy))
 	}
 	return serve(ctx, "proxy", &f, p.Server, []prometheus.Collector{collector, lat.Collector()}, exp, proxy.CheckFault, p.Close, rec, stdout, stderr)
+}
+
+// proxyFlags is the proxy command's flag set, over f and the proxy's own
+// flags.
+func proxyFlags(f *serveFlags, upstream *string, maxInFlight *int, retry, upstreamProto *string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(upstream, "upstream", "", "the service to forward to, e.g. http://127.0.0.1:9000 (required)")
+	f.add(fs, "127.0.0.1:8090", "127.0.0.1:8091", min(proxy.DefaultMaxConns, netguard.TrafficLimits(2).MaxConns),
+		"(about 20 KB and two open files each; the default keeps the proxy under 200 MB)")
+	fs.StringVar(retry, "retry", "", "retry upstream with this strategy: a strategy of --scenario (as --tier retries it, in a chain of tiers) or a preset (grpc, envoy, botocore-standard, aws-sdk-go-v2-standard, go-retryablehttp, ...: docs/policies.md); default: forward each request once")
+	fs.StringVar(upstreamProto, "upstream-protocol", "", "how to reach the upstream: http1 (default), h2c (HTTP/2 with prior knowledge, an http:// upstream) or h2 (HTTP/2 over TLS, an https:// upstream); not with --retry, whose calls are HTTP/1.1")
+	fs.Lookup("protocol").Usage = "what to serve: http1 (HTTP/1.1), h2c or h2 (as herdbench target serves them), or grpc (a transparent gRPC proxy for any method, to a gRPC upstream given as http://HOST:PORT; docs/grpc.md) (default: grpc for a scenario whose target speaks gRPC, target.protocol: grpc; else the scenario's protocol, else http1)"
+	fs.IntVar(maxInFlight, "max-in-flight", proxy.DefaultMaxInFlight, "requests (or gRPC calls) forwarded at once (about 70 KB of memory each); as many again wait, and beyond that a request is answered 503 (a call UNAVAILABLE) at once (herdbench_proxy_overloaded_total)")
+	fs.SortFlags = false
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), proxyHelp)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\nExit codes: 0 stopped; 1 could not start, or could not write the\nrecording's results; 2 bad usage or an invalid scenario; 3 a threshold\nfailed on the recorded traffic.\n")
+	}
+	return fs
+}
+
+// proxyWires reads what a proxy serves (proto, or gRPC: grpcProxy, which
+// a gRPC scenario makes the default) and how it reaches its upstream
+// (upProto), and refuses what does not go together with --retry; a code
+// other than exitOK means stop with it.
+func proxyWires(f *serveFlags, plan *scenarios.Plan, up *url.URL, grpcProxy bool, retry, upstreamProto string, stderr io.Writer) (proto, upProto wire.Protocol, grpc bool, code int) {
+	var err error
+	// A gRPC scenario's (target.protocol: grpc) swarm calls over gRPC:
+	// the proxy in front of its service speaks gRPC unless told otherwise.
+	grpcProxy = grpcProxy || (f.protocol == "" && plan.GRPC)
+	because := ""
+	if f.protocol == "" {
+		because = fmt.Sprintf(" (scenario %s's target speaks gRPC)", plan.Name)
+	}
+	if grpcProxy && retry != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --retry retries HTTP requests; a gRPC proxy%s forwards each call once (leave --retry out, or --protocol http1)\n", because)
+		return proto, upProto, grpcProxy, exitUsage
+	}
+	if grpcProxy && upstreamProto != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol is an HTTP proxy's; a gRPC proxy%s calls its upstream over grpc-go's own HTTP/2 (leave --upstream-protocol out)\n", because)
+		return proto, upProto, grpcProxy, exitUsage
+	}
+	// proto stays HTTP/1.1's zero value for a gRPC proxy
+	if !grpcProxy {
+		if proto, err = f.protocolOf("proxy", plan); err != nil {
+			fmt.Fprintln(stderr, err)
+			return proto, upProto, grpcProxy, exitUsage
+		}
+	}
+	upProto, err = wire.Parse(upstreamProto)
+	if err != nil {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol: %v\n", err)
+		return proto, upProto, grpcProxy, exitUsage
+	}
+	if upProto.HTTP2() && retry != "" {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s: %v\n", upProto, proxy.ErrHTTP1Only)
+		return proto, upProto, grpcProxy, exitUsage
+	}
+	if upProto.HTTP2() && up.Scheme != upProto.Scheme() {
+		fmt.Fprintf(stderr, "herdbench proxy: --upstream-protocol %s needs an %s:// upstream, not %s\n", upProto, upProto.Scheme(), up.Redacted())
+		return proto, upProto, grpcProxy, exitUsage
+	}
+	return proto, upProto, grpcProxy, exitOK
+}
+
+// retryingText says how a proxy retries: ", retrying with NAME: ...", or
+// "" for one that forwards each request once.
+func retryingText(name string, s *clients.Strategy) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf(", retrying with %s: %s", name, describeStrategy(s))
 }
 
 // tierText names the tier a target or proxy plays, in a chain of tiers:

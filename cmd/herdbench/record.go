@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -166,17 +167,22 @@ func (r *recorder) results() (control.ResultsAnswer, error) {
 // folder could not be written.
 func (r *recorder) finish(stdout, stderr io.Writer) int {
 	last, end := r.keeper().Finish()
+	out := &stickyWriter{w: stdout} // its first failed write is said below
 	if last.Dir != "" {
 		e := &ending{points: []engine.Point{{Plan: r.plan, Output: last.Output}}}
-		e.show(stdout)
-		fmt.Fprintln(stdout, results.ProvenanceLine(last.Summary))
-		fmt.Fprintln(stdout, "results:", last.Dir)
+		serr := e.show(out)
+		fmt.Fprintln(out, results.ProvenanceLine(last.Summary))
+		fmt.Fprintln(out, "results:", last.Dir)
 		if page := reportIn(last.Dir); page != "" {
-			fmt.Fprintln(stdout, "report:", page)
+			fmt.Fprintln(out, "report:", page)
 		}
+		out.err = cmp.Or(out.err, serr)
+	}
+	if out.err != nil {
+		fmt.Fprintf(stderr, "herdbench %s: the recording's figures could not be written out: %v (they are in %s)\n", r.role, out.err, last.Dir)
 	}
 	switch {
-	case end == recording.WriteFailed:
+	case end == recording.WriteFailed || out.err != nil:
 		return exitFailed
 	case end == recording.ThresholdsFailed && last.Failed > 0:
 		fmt.Fprintf(stderr, "herdbench %s: %s failed on the recorded traffic (exit code %d)\n", r.role, spoken.Count(last.Failed, "threshold check", "threshold checks"), exitThresholds)

@@ -20,6 +20,7 @@ import (
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 	"go.uber.org/goleak"
 )
 
@@ -79,7 +80,7 @@ func TestProxyRecordingGates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		n := &memnet.Network{}
 		up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
-			Config: target.Config{Concurrency: 100, Queue: 100, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
+			Config: model.Config{Concurrency: 100, Queue: 100, QueueTimeout: time.Second, ServiceTime: dist.Const(time.Millisecond)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 )
 
 // rehearsalScenario is the game-day rehearsal of docs/game-day.md, which
@@ -152,7 +153,7 @@ func TestRehearsalProxyRecordsTheStampede(t *testing.T) {
 func proxyInBubble(t *testing.T, n *memnet.Network, args ...string) (done chan int, stdout, stderr *bytes.Buffer) {
 	t.Helper()
 	up, err := target.Listen(target.Options{Addr: "127.0.0.1:9000", Listen: n.Listen,
-		Config: target.Config{Concurrency: 1000, Queue: 1000, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(5 * time.Millisecond)}})
+		Config: model.Config{Concurrency: 1000, Queue: 1000, QueueTimeout: 5 * time.Second, ServiceTime: dist.Const(5 * time.Millisecond)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,8 @@ scenario.yaml).
 
 With one DIR it re-renders that folder's report in place, e.g. after
 upgrading herdbench. A sweep's folder (sweep.csv) gets a sweep's report:
-every figure against each swept field, and heat maps over two.
+every figure against each swept field, and heat maps over two; a cliff
+search's (cliff.json), its boundaries, phase map and point of no return.
 
 With several it overlays them in one report, for a before/after comparison
 of a configuration change: each cohort appears once per run, labelled by
@@ -80,6 +81,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	interrupted := func() int {
 		fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
 		return exitSignal
+	}
+	if len(dirs) == 1 && report.IsCliff(dirs[0]) {
+		return reportCliff(ctx, dirs[0], out, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi}, stdout, stderr)
 	}
 	if len(dirs) == 1 && report.IsSweep(dirs[0]) {
 		return reportSweep(ctx, dirs[0], out, report.Options{Version: herdbenchVersion(), NoPNG: noPNG, DPI: dpi}, stdout, stderr)
@@ -146,6 +150,22 @@ func reportSweep(ctx context.Context, dir, out string, o report.Options, stdout,
 	var files []report.File
 	if err == nil {
 		if files, err = report.RenderSweep(ctx, sw, o); ctx.Err() != nil {
+			fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
+			return exitSignal
+		}
+	}
+	if out == "" {
+		out = dir
+	}
+	return writeReport(out, files, err, stdout, stderr)
+}
+
+// reportCliff re-renders a cliff search's report.
+func reportCliff(ctx context.Context, dir, out string, o report.Options, stdout, stderr io.Writer) int {
+	c, err := report.LoadCliff(dir)
+	var files []report.File
+	if err == nil {
+		if files, err = report.RenderCliff(ctx, c, o); ctx.Err() != nil {
 			fmt.Fprintln(stderr, "herdbench report: interrupted; nothing was written")
 			return exitSignal
 		}

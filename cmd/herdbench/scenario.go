@@ -37,13 +37,17 @@ cores smear each other's waves.
 NAME is a built-in scenario (herdbench list) and FILE a scenario YAML file; a
 file on disk wins over a built-in of the same name.
 
-At the end it prints a comparison table and a sparkline of attempts per
-cohort, and writes a results folder <out>/<scenario>-<UTC time>/ holding
-summary.json (the figures), timeline.csv (counts per 10 ms),
-timeline_1s.csv, scenario.yaml (the scenario as run), one HdrHistogram log
-per cohort (<cohort>.hlog), report.html (charts and the comparison; open it
-in a browser, no network needed) and PNG copies of its charts. See
-docs/results.md; 'herdbench report DIR' re-renders the report.
+At the end it prints the answer, in at most 20 lines at 120 columns: a real
+run's verdict in one sentence, the comparison in brief (the simulator's
+figures in brackets), a sparkline of attempts per cohort and the results
+folder; --explain prints everything else after it (every table in full,
+what the figures mean, the self-check). It writes a results folder
+<out>/<scenario>-<UTC time>/ holding summary.json (the figures),
+timeline.csv (counts per 10 ms), timeline_1s.csv, scenario.yaml (the
+scenario as run), one HdrHistogram log per cohort (<cohort>.hlog),
+report.html (charts and the comparison; open it in a browser, no network
+needed) and PNG copies of its charts. See docs/results.md; 'herdbench
+report DIR' re-renders the report.
 
 A real run checks itself: how late each attempt was sent (send time minus
 scheduled time), how late the embedded target ended the waits its model set,
@@ -51,7 +55,7 @@ and the CPU it used. When the harness was too late for the scenario's
 timescales (a tenth of its smallest backoff base, 2 to 10 ms) it warns and
 marks the run "trustworthy": false in summary.json. It also runs the same plan
 in virtual time (well under a second) and prints the simulator's figures for
-the same seed on a "(sim)" row under each cohort's (--no-sim-reference: not).
+the same seed in brackets beside each cohort's (--no-sim-reference: not).
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -139,6 +143,7 @@ type scenarioFlags struct {
 	noSimRef   bool
 	junit      string // --junit: the thresholds as a JUnit XML report
 	json       bool   // --json: summary.json on stdout, the tables on stderr
+	explain    bool   // --explain: every table and what the figures mean, after the answer
 	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
@@ -214,6 +219,16 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 		fmt.Fprintf(stderr, "herdbench scenario: --max-memory: %v\n", err)
 		return nil, exitUsage, true
 	}
+	cohorts, _ := engine.ParseCohorts(f.cohorts) // checked with the flags
+	sr.opts = engine.Options{Version: herdbenchVersion(), MaxMemory: sr.limit,
+		Mode:   engine.Mode{Sim: f.sim, NoSimReference: f.noSimRef, SlowMotion: slowmo.Factor(f.slow), Cohorts: cohorts},
+		Shard:  engine.Shard{Part: f.sh.part, StartAt: f.sh.t0},
+		Beside: engine.Beside{ChaosControl: f.game.chaosControl != "", Live: f.game.live()},
+	}
+	if err := sr.opts.Check(nil); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario: "+strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "))
+		return nil, exitUsage, true
+	}
 	o := scenarios.Overrides{Duration: f.duration, Strategies: f.strategies, Target: f.game.target, AllowRemote: f.game.allowRemote}
 	if fs.Changed("seed") {
 		o.Seed = &f.seed
@@ -246,33 +261,12 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	}
 	sr.plans = op.Plans
 	plan := sr.plans[0]
-	if msg := f.sh.checkPlan(plan); msg != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: "+msg)
-		return nil, exitUsage, true
-	}
-	if f.sim {
-		if msg := simConflict(plan.TargetURL != "", f.game.chaosControl != "", f.game.metricsAddr != "", f.game.otlp.url != "", f.game.ui != ""); msg != "" {
-			fmt.Fprintln(stderr, "herdbench scenario: "+msg)
-			return nil, exitUsage, true
-		}
-	}
 	sr.sweep = len(plan.Sweep) > 0
-	sr.opts = engine.Options{Sim: f.sim, Runs: plan.Runs, Version: herdbenchVersion(), Timelines: !sr.sweep, MaxMemory: sr.limit, NoSimReference: f.noSimRef,
-		Part: f.sh.part, StartAt: f.sh.t0, SlowMotion: slowmo.Factor(f.slow)}
-	if f.slow > 1 && f.game.chaosControl != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: --chaos-control runs the fault plan on the wall clock, which --slow-motion does not slow: drop one of them")
+	sr.opts.Runs, sr.opts.Timelines = plan.Runs, !sr.sweep
+	if err := sr.opts.Check(plan); err != nil {
+		fmt.Fprintln(stderr, "herdbench scenario: "+strings.TrimPrefix(err.Error(), engine.ErrOptions.Error()+": "))
 		return nil, exitUsage, true
 	}
-	if err := engine.CheckSlowMotion(plan, sr.opts); err != nil {
-		fmt.Fprintln(stderr, "herdbench scenario: --slow-motion: "+strings.TrimPrefix(err.Error(), "engine: "))
-		return nil, exitUsage, true
-	}
-	if f.cohorts == "apart" && f.game.chaosControl != "" {
-		fmt.Fprintln(stderr, "herdbench scenario: --cohorts apart starts each cohort at its own t = 0, and --chaos-control starts one fault plan at one t = 0: drop one of them")
-		return nil, exitUsage, true
-	}
-	sr.opts.Apart = !f.sim && plan.TargetURL == "" && f.game.chaosControl == "" && len(plan.Strategies) > 1 &&
-		(f.cohorts == "apart" || f.cohorts == "auto" && engine.ApartByDefault(plan))
 	return sr, exitOK, false
 }
 
@@ -390,7 +384,7 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 		}
 		fmt.Fprintf(stderr, ", t = 0 at %s (in %s).\n", sh.t0.Format("2006-01-02T15:04:05.000Z"), time.Until(sh.t0).Round(time.Millisecond))
 	}
-	if sr.opts.Apart {
+	if sr.opts.Apart(plan) {
 		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
 			runtime.GOMAXPROCS(0), len(names), sr.opts.SlowMotion.Wall(time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration))
 	}
@@ -427,7 +421,7 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 			}
 			fmt.Fprintf(stderr, "run %d of %d%s\n", point*plan.Runs+rep+1, len(plans)*plan.Runs, where)
 		}
-		if opts.Apart {
+		if opts.Apart(r.Plan) {
 			name := r.Plan.Strategies[0].Name
 			fmt.Fprintf(stderr, "cohort %d of %d: %s\n", slices.Index(names, name)+1, len(names), name)
 		}
@@ -502,9 +496,6 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	if f.slow < 1 || f.slow > slowmo.Max {
 		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower", f.slow, slowmo.Max)
 	}
-	if f.slow > 1 && f.sim {
-		return "--slow-motion is for real-time runs, whose harness can be late; --sim is never late: drop one of them"
-	}
 	return ""
 }
 
@@ -555,28 +546,4 @@ func (f *scenarioFlags) axes() ([]scenarios.Axis, error) {
 		out = append(out, a)
 	}
 	return out, nil
-}
-
-// simConflict says what of a real-time run --sim was given with, and how to
-// fix it: each thing named as the user would remove it ("" when none).
-func simConflict(external, chaosControl, metricsAddr, otlp, ui bool) string {
-	var real, drop []string
-	for _, x := range []struct {
-		set        bool
-		name, drop string
-	}{{external, "an external target (--target, target.url)", "the external target (--target, or target.url from the file)"},
-		{chaosControl, "--chaos-control", "--chaos-control"}, {metricsAddr, "--metrics-addr", "--metrics-addr"},
-		{otlp, "--otlp", "--otlp"}, {ui, "--ui", "--ui"}} {
-		if x.set {
-			real, drop = append(real, x.name), append(drop, x.drop)
-		}
-	}
-	if len(real) == 0 {
-		return ""
-	}
-	verb := "needs"
-	if len(real) > 1 {
-		verb = "need"
-	}
-	return fmt.Sprintf("--sim runs the model in virtual time, without sockets; %s %s a real-time run: drop --sim, or drop %s", strings.Join(real, ", "), verb, strings.Join(drop, " and "))
 }

@@ -55,32 +55,12 @@ func (s *shardFlags) check(f *scenarioFlags, fs *pflag.FlagSet) string {
 		}
 		s.t0 = t.UTC()
 	}
-	switch {
-	case s.shard == "" && s.startAt == "":
-		return ""
-	case s.shard != "" && s.startAt == "":
-		return "--shard needs --start-at: every shard of a run starts at one agreed instant, e.g. --start-at " + time.Now().Add(time.Minute).UTC().Truncate(time.Second).Format("2006-01-02T15:04:05.000Z")
-	case f.sim:
-		return "--shard and --start-at are for real-time runs; in virtual time (--sim) one process runs any number of clients: drop --sim, or drop them"
-	case fs.Changed("runs") && f.runs > 1 || len(f.clients) > 1:
-		return "--shard and --start-at run one run at one instant: drop --runs and give --clients one count (run the shards again, with a new --start-at, to repeat)"
-	case f.cohorts == "apart":
-		return "--cohorts apart starts each cohort at its own t = 0, and --start-at names one: drop one of them"
-	}
-	return ""
+	return "" // which flags go together: engine.Options.Check
 }
 
 // overrides applies the flags to the scenario's compile options.
 func (s *shardFlags) overrides(o *scenarios.Overrides) {
 	o.Shard = s.part.Of > 0
-}
-
-// checkPlan refuses what a sharded plan cannot run; "" when nothing.
-func (s *shardFlags) checkPlan(p *scenarios.Plan) string {
-	if (s.part.Of > 0 || !s.t0.IsZero()) && (p.Runs > 1 || len(p.Sweep) > 0) {
-		return fmt.Sprintf("%s repeats its run (runs: %d) or sweeps a field (sweep:, --set A=x,y or --clients a,b): --shard and --start-at run one run at one instant; set runs: 1 and no sweep, or give --runs 1 and one value per --set", p.Name, p.Runs)
-	}
-	return ""
 }
 
 // measureClock measures this machine's clock against the control API of

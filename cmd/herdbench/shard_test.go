@@ -32,7 +32,7 @@ func TestShardFlagsRefused(t *testing.T) {
 		{[]string{"--shard", "0/3", "--start-at", "tomorrow", "--target", "http://127.0.0.1:9/"}, "is not an RFC 3339 time"},
 		{[]string{"--shard", "0/3", "--start-at", "2026-12-01T10:30:00.0005Z", "--target", "http://127.0.0.1:9/"}, "fraction of a millisecond"},
 		{[]string{"--shard", "0/3", "--start-at", t0, "--sim"}, "real-time runs"},
-		{[]string{"--shard", "0/3", "--start-at", t0, "--runs", "3", "--target", "http://127.0.0.1:9/"}, "drop --runs"},
+		{[]string{"--shard", "0/3", "--start-at", t0, "--runs", "3", "--target", "http://127.0.0.1:9/"}, "give --runs 1"},
 		{[]string{"--shard", "0/3", "--start-at", t0}, "external service"},
 		{[]string{"--shard", "0/3", "--start-at", t0, "--cohorts", "apart", "--target", "http://127.0.0.1:9/"}, "--cohorts apart"},
 	} {
@@ -65,7 +65,7 @@ func shardFolders(t *testing.T, yaml string, n int) string {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
 	for k := range n {
-		points, err := engine.Execute(context.Background(), []*scenarios.Plan{p}, engine.Options{Sim: true, Timelines: true, Version: "test", Part: clients.Part{Index: k, Of: n}})
+		points, err := engine.Execute(context.Background(), []*scenarios.Plan{p}, engine.Options{Version: "test", Mode: engine.Mode{Sim: true, Timelines: true}, Shard: engine.Shard{Part: clients.Part{Index: k, Of: n}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/seeds"
 	"github.com/herdbench/herdbench/target"
+	"github.com/herdbench/herdbench/target/model"
 	"github.com/herdbench/herdbench/telemetry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
@@ -131,7 +132,7 @@ func runTarget(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			cold = fmt.Sprintf(", cold start from %.0f%% over %s", 100*c.ColdStart.From, c.ColdStart.Ramp)
 		}
 		url := srv.URL()
-		if c.Protocol == target.GRPC {
+		if c.Protocol == model.GRPC {
 			url = "grpc://" + srv.Addr()
 		}
 		f.logger("target", stderr)("serving %s%s (scenario %s%s: %d slots, queue %d, queue timeout %s, service time %s%s; seed %d)",

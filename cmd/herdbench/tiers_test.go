@@ -16,7 +16,7 @@ import (
 func TestLayersInVirtualTime(t *testing.T) {
 	t.Parallel() // its own folders, ports and child processes
 	dir := t.TempDir()
-	code, out, errs := runCLI(t, "scenario", "layers", "--sim", "--out", dir, "-q")
+	code, out, errs := runCLI(t, "scenario", "layers", "--sim", "--out", dir, "-q", "--explain")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -36,6 +36,12 @@ var livePageRE = regexp.MustCompile(`live page on (http://\S+/)`)
 func browser(t *testing.T, seen *chromiumtest.Log) context.Context {
 	bctx, cancel := chromiumtest.Start(t, chromiumtest.Path(t, "the live page's browser test"), seen)
 	t.Cleanup(cancel)
+	// Start the browser now, not at the first navigation: on a busy
+	// machine its start takes seconds, which a short run's page, closed
+	// at the run's end, would not wait for.
+	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
 	return bctx
 }
 

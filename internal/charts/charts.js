@@ -36,6 +36,8 @@
 //    columns: panels side by side (default 1), group: charts that zoom
 //      together (default "time"), xlabel, x_log, x_ticks: [{value, label}],
 //      x_range: [min, max], points: draw each point,
+//    zoom: [min, max]: the range the chart shows first, in seconds (the
+//      chart alone; a double-click shows the whole range),
 //    panels: [{title, stacked, faults: [{name, at_s, for_s}], fault_names,
 //      series: [{label, color, dash: [on, off], width, fill, data | values,
 //        sd: error bars (± per value, with values),
@@ -439,6 +441,7 @@
       showBin();
       el.appendChild(status);
     }
+    if (spec.zoom && spec.zoom[1] > spec.zoom[0]) chart.setRange(spec.zoom[0], spec.zoom[1]);
     group.charts.push(chart);
     if (typeof ResizeObserver !== "undefined") {
       let w = width();

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,9 +19,16 @@ const (
 	Uniform                 // uniform on [A, B)
 	Exponential             // exponential with mean A
 	Normal                  // |Normal(mean A, standard deviation B)|
+	// LogNormal is A·e^(Shape·Z), Z standard normal: median A, the log's
+	// standard deviation Shape. Heavy-tailed: each tail quantile a factor
+	// e^Shape or so past the one before.
+	LogNormal
+	// Pareto is A / U^(1/Shape), U uniform on (0, 1]: never below A, the
+	// tail falling as x^-Shape. A Shape of 1 or less has no finite mean.
+	Pareto
 )
 
-var kindNames = [...]string{Constant: "constant", Uniform: "uniform", Exponential: "exponential", Normal: "normal"}
+var kindNames = [...]string{Constant: "constant", Uniform: "uniform", Exponential: "exponential", Normal: "normal", LogNormal: "lognormal", Pareto: "pareto"}
 
 // String returns the name used in scenarios.
 func (k Kind) String() string {
@@ -34,6 +42,9 @@ func (k Kind) String() string {
 type Dist struct {
 	Kind Kind
 	A, B time.Duration
+	// Shape is a heavy-tailed distribution's number without a unit:
+	// LogNormal's sigma, Pareto's alpha.
+	Shape float64
 }
 
 // Const returns the distribution that always gives d.
@@ -49,6 +60,10 @@ func (d Dist) Sample(r *rand.Rand) time.Duration {
 		return clamp(r.ExpFloat64() * float64(d.A))
 	case Normal:
 		return NormalDraw(float64(d.A), float64(d.B), r.NormFloat64())
+	case LogNormal:
+		return clamp(float64(d.A) * math.Exp(d.Shape*r.NormFloat64()))
+	case Pareto:
+		return clamp(float64(d.A) / math.Pow(1-r.Float64(), 1/d.Shape))
 	default:
 		return d.A
 	}
@@ -77,8 +92,16 @@ func clamp(ns float64) time.Duration {
 // Mean returns the expected value of a draw (for Normal, of the normal
 // before taking the absolute value, which is what scenarios mean by it).
 func (d Dist) Mean() time.Duration {
-	if d.Kind == Uniform {
+	switch d.Kind {
+	case Uniform:
 		return (d.A + d.B) / 2
+	case LogNormal:
+		return clamp(float64(d.A) * math.Exp(d.Shape*d.Shape/2))
+	case Pareto:
+		if d.Shape <= 1 {
+			return maxSample // no finite mean
+		}
+		return clamp(float64(d.A) * d.Shape / (d.Shape - 1))
 	}
 	return d.A
 }
@@ -88,7 +111,7 @@ func (d Dist) Max() time.Duration {
 	switch d.Kind {
 	case Uniform:
 		return d.B
-	case Exponential, Normal:
+	case Exponential, Normal, LogNormal, Pareto:
 		if d.A == 0 && d.B == 0 {
 			return 0
 		}
@@ -108,6 +131,8 @@ func (d Dist) String() string {
 		return fmt.Sprintf("%s(%s, %s)", d.Kind, d.A, d.B)
 	case Exponential:
 		return fmt.Sprintf("%s(%s)", d.Kind, d.A)
+	case LogNormal, Pareto:
+		return fmt.Sprintf("%s(%s, %s)", d.Kind, d.A, strconv.FormatFloat(d.Shape, 'g', -1, 64))
 	default:
 		return d.A.String()
 	}
@@ -123,7 +148,12 @@ const MaxDuration = 24 * time.Hour
 // ErrSyntax is wrapped by every error Parse returns.
 var ErrSyntax = errors.New("invalid distribution")
 
-const forms = `a duration ("10ms"), "constant(10ms)", "uniform(5ms, 15ms)", "exponential(10ms)" or "normal(10ms, 2ms)"`
+const forms = `a duration ("10ms"), "constant(10ms)", "uniform(5ms, 15ms)", "exponential(10ms)", "normal(10ms, 2ms)", "lognormal(2ms, 1.5)" or "pareto(1ms, 1.5)"`
+
+// MaxShape is the largest shape a heavy-tailed distribution takes: a
+// lognormal's sigma beyond it spans more than a day from a nanosecond, a
+// Pareto's alpha beyond it is all but constant.
+const MaxShape = 20
 
 // Parse reads a distribution written as a plain duration ("10ms") or as
 // kind(args): constant(d), uniform(min, max), exponential(mean),
@@ -146,6 +176,9 @@ func Parse(s string) (Dist, error) {
 		return fail("missing closing parenthesis")
 	}
 	name := strings.ToLower(strings.TrimSpace(s[:open]))
+	if name == "lognormal" || name == "pareto" {
+		return parseShaped(s, name, s[open+1:len(s)-1], fail)
+	}
 	var args []time.Duration
 	for _, f := range strings.Split(s[open+1:len(s)-1], ",") {
 		v, err := parseDuration(strings.TrimSpace(f))
@@ -175,6 +208,30 @@ func Parse(s string) (Dist, error) {
 	default:
 		return Dist{Kind: Normal, A: args[0], B: args[1]}, nil
 	}
+}
+
+// parseShaped reads the arguments of a heavy-tailed distribution: a
+// duration (lognormal's median, Pareto's minimum) and a shape, a number
+// from above 0 to MaxShape.
+func parseShaped(s, name, inner string, fail func(string) (Dist, error)) (Dist, error) {
+	what := map[string]string{"lognormal": "the median and sigma, the log's standard deviation, e.g. lognormal(2ms, 1.5)", "pareto": "the minimum and alpha, the tail's exponent, e.g. pareto(1ms, 1.5)"}[name]
+	a, b, ok := strings.Cut(inner, ",")
+	if !ok || strings.Contains(b, ",") {
+		return fail(fmt.Sprintf("%s takes 2 arguments, %s", name, what))
+	}
+	v, err := parseDuration(strings.TrimSpace(a))
+	if err != nil {
+		return fail(err.Error())
+	}
+	shape, err := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if err != nil || !(shape > 0 && shape <= MaxShape) { // NaN too
+		return fail(fmt.Sprintf("its shape %q is not a number above 0 and at most %d; %s takes %s", strings.TrimSpace(b), MaxShape, name, what))
+	}
+	k := LogNormal
+	if name == "pareto" {
+		k = Pareto
+	}
+	return Dist{Kind: k, A: v, Shape: shape}, nil
 }
 
 func parseDuration(s string) (time.Duration, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,6 +87,55 @@ func TestSampleIsBounded(t *testing.T) {
 			if v := d.Sample(r); v < 0 || v > maxSample {
 				t.Fatalf("%v: sample %v outside [0, %v]", d, v, maxSample)
 			}
+		}
+	}
+}
+
+// TestHeavyTails: a lognormal's and a Pareto's draws have the quantiles
+// their formulas give (median A·e^(σ·z), minimum A and tail A·p^(-1/α)),
+// within 5% over 200,000 draws of a fixed seed; they read back as
+// written; a shape out of range is refused with what to write.
+func TestHeavyTails(t *testing.T) {
+	quantile := func(d Dist, q float64) float64 {
+		r := rand.New(rand.NewPCG(7, 9))
+		xs := make([]float64, 200000)
+		for i := range xs {
+			xs[i] = float64(d.Sample(r))
+		}
+		slices.Sort(xs)
+		return xs[int(q*float64(len(xs)))]
+	}
+	ln, err := Parse("lognormal(2ms, 1.5)")
+	if err != nil || ln != (Dist{Kind: LogNormal, A: 2 * time.Millisecond, Shape: 1.5}) || ln.String() != "lognormal(2ms, 1.5)" {
+		t.Fatalf("lognormal: %v %v %q", ln, err, ln.String())
+	}
+	pa, err := Parse("pareto(1ms, 1.2)")
+	if err != nil || pa != (Dist{Kind: Pareto, A: time.Millisecond, Shape: 1.2}) || pa.String() != "pareto(1ms, 1.2)" {
+		t.Fatalf("pareto: %v %v %q", pa, err, pa.String())
+	}
+	for _, c := range []struct {
+		d    Dist
+		q    float64
+		want float64
+	}{
+		{ln, 0.5, 2e6},
+		{ln, 0.99, 2e6 * math.Exp(1.5*2.3263)},
+		{pa, 0.5, 1e6 * math.Pow(0.5, -1/1.2)},
+		{pa, 0.99, 1e6 * math.Pow(0.01, -1/1.2)},
+	} {
+		if got := quantile(c.d, c.q); math.Abs(got-c.want) > 0.05*c.want {
+			t.Errorf("%s: quantile %v is %.0f ns, want %.0f", c.d, c.q, got, c.want)
+		}
+	}
+	if m := pa.Mean(); m != 6*time.Millisecond {
+		t.Errorf("pareto(1ms, 1.2) mean %v, want 6ms", m)
+	}
+	if pa.Max() != -1 || ln.Max() != -1 {
+		t.Error("a heavy tail has a bound")
+	}
+	for _, bad := range []string{"lognormal(2ms)", "lognormal(2ms, 0)", "pareto(1ms, -1)", "pareto(1ms, x)", "pareto(1ms, 21)", "lognormal(-2ms, 1)", "pareto(1ms, 1, 2)"} {
+		if _, err := Parse(bad); err == nil || !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%q) = %v, want an ErrSyntax", bad, err)
 		}
 	}
 }

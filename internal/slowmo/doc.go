@@ -20,7 +20,7 @@
 // cohort, an external service), which is why the engine refuses slow
 // motion with those.
 //
-// Factor is the only type: the drivers (clients.Swarm and the relays a
+// Factor is the only type: the drivers (swarm.Swarm and the relays a
 // middle tier calls with, target.Server, and the engine's run) convert at
 // their edges with it, and nothing else knows.
 package slowmo

@@ -91,6 +91,36 @@ func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (na
 	return names, timelines, err
 }
 
+// timelineHeader reads a timeline CSV's header: the columns of key, t_s
+// and sub (si: -1 without one), and the column of each series (-1 where
+// absent).
+func timelineHeader(head []string, key string, sub []string) (ci, ti, si int, series []int, err error) {
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	ci, okC := col[key]
+	ti, okT := col["t_s"]
+	if !okC || !okT {
+		return 0, 0, 0, nil, fmt.Errorf("%w: line 1, the header, lacks %s or t_s", ErrTimeline, key)
+	}
+	si = -1
+	for _, k := range sub {
+		var ok bool
+		if si, ok = col[k]; !ok {
+			return 0, 0, 0, nil, fmt.Errorf("%w: line 1, the header, lacks %s", ErrTimeline, k)
+		}
+	}
+	series = make([]int, results.NumSeries)
+	for s := range series {
+		series[s] = -1
+		if i, ok := col[results.Series(s).String()]; ok {
+			series[s] = i
+		}
+	}
+	return ci, ti, si, series, nil
+}
+
 // scanTimeline is one pass of readTimeline over in: with count, only each
 // key's rows are counted (and the bounds checked); otherwise the rows are
 // kept, each key's in a slice of sizes[k] rows to begin with.
@@ -102,28 +132,9 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		return nil, nil, nil, fmt.Errorf("%w: header: %w", ErrTimeline, err)
 	}
 	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	ci, okC := col[key]
-	ti, okT := col["t_s"]
-	if !okC || !okT {
-		return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s or t_s", ErrTimeline, key)
-	}
-	si := -1
-	for _, k := range sub {
-		var ok bool
-		if si, ok = col[k]; !ok {
-			return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s", ErrTimeline, k)
-		}
-	}
-	series := make([]int, results.NumSeries) // column of each series, -1 if absent
-	for s := range series {
-		series[s] = -1
-		if i, ok := col[results.Series(s).String()]; ok {
-			series[s] = i
-		}
+	ci, ti, si, series, err := timelineHeader(head, key, sub)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	index := map[string]int{}
 	// The first two start times of each key: the step between them is

@@ -208,8 +208,9 @@ func DecodeSweep(data []byte) (fields []string, rows []results.SweepRow, err err
 // value of each swept field (a column each, named by its path), the
 // clients per cohort, the number of repetitions and, for every RepStats
 // metric in the table's order, its mean and standard deviation (empty
-// where the cohort has no such figure). Every row has the first row's
-// swept fields.
+// where the cohort has no such figure; a metric that only some strategies
+// have, Metric.Omit, only when some row has it). Every row has the first
+// row's swept fields.
 func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -220,7 +221,8 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 		}
 	}
 	head = append(head, "clients", "strategy", "runs")
-	for _, m := range results.StatMetrics() {
+	metrics := sweepMetrics(rows)
+	for _, m := range metrics {
 		head = append(head, m.Name+"_mean", m.Name+"_sd")
 	}
 	_ = w.Write(head)
@@ -236,7 +238,7 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 			rec = append(rec, st.Value)
 		}
 		rec = append(rec, strconv.Itoa(r.Clients), r.Run.Strategy, strconv.Itoa(n))
-		for _, m := range results.StatMetrics() {
+		for _, m := range metrics {
 			st, ok := r.Run.Stats[m.Name]
 			if !ok {
 				if v, has := m.Value(&r.Run); has && r.Run.Stats == nil {
@@ -252,4 +254,23 @@ func EncodeSweep(rows []results.SweepRow) ([]byte, error) {
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()
+}
+
+// sweepMetrics are the metrics sweep.csv writes for rows: every RepStats
+// one, but one that only some strategies have (Metric.Omit) and no row
+// has.
+func sweepMetrics(rows []results.SweepRow) []results.Metric {
+	var out []results.Metric
+	for _, m := range results.StatMetrics() {
+		has := !m.Omit
+		for i := 0; i < len(rows) && !has; i++ {
+			_, stat := rows[i].Run.Stats[m.Name]
+			_, value := m.Value(&rows[i].Run)
+			has = stat || value
+		}
+		if has {
+			out = append(out, m)
+		}
+	}
+	return out
 }

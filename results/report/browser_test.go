@@ -16,10 +16,12 @@ import (
 	"github.com/herdbench/herdbench/internal/chromiumtest"
 )
 
-// The real-browser test: headless Chromium opens report.html from disk, and
+// The real-browser test: headless Chromium opens report.html from disk (a
+// made-up crash's, stampedeFixture, or HERDBENCH_REPORT), and
 // the test fails on any console error or warning, any uncaught exception,
 // any network request other than the file itself, a chart that did not
-// render, a page over 5 MB; it zooms the attempts chart onto a wave and
+// render, a page over 5 MB, a first screen without the verdict and the
+// attempts chart zoomed on the first fault; it zooms that chart onto a wave and
 // checks it shows the 10 ms buckets, hides a cohort from the legend, and
 // logs the page's own load timing. It saves a full-page screenshot, the
 // first screen (-first-screen.png) and the zoomed chart (-zoomed.png).
@@ -35,7 +37,7 @@ import (
 //                             others go beside it (NAME-first-screen.png,
 //                             NAME-zoomed.png, and the sweep's NAME-sweep.png).
 
-// openInChromium opens page in a headless Chromium at 1280×900 and waits
+// openInChromium opens page in a headless Chromium at 1400×900 and waits
 // until charts.js has drawn every chart; cancel stops the browser.
 func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen *chromiumtest.Log, fileURL string, cancel func()) {
 	t.Helper()
@@ -47,7 +49,7 @@ func openInChromium(t *testing.T, bin, page string) (bctx context.Context, seen 
 	seen = &chromiumtest.Log{}
 	bctx, cancel = chromiumtest.Start(t, bin, seen)
 	if err := chromedp.Do(bctx,
-		chromedp.EmulateViewport(1280, 900),
+		chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate(fileURL),
 		chromedp.WaitReady(chromedp.CSS("footer")),
 		chromedp.Poll[chromedp.Void]("window.herdbench && window.herdbench.drawnMs > 0", chromedp.WithPollingTimeout(30*time.Second)),
@@ -101,7 +103,7 @@ func TestReportInChromium(t *testing.T) {
 	page := os.Getenv("HERDBENCH_REPORT")
 	want := 0
 	if page == "" {
-		r := loadFixture(t, 1, 0, "browser")
+		r := stampedeFixture(t, filepath.Join(t.TempDir(), "stampede"))
 		files, err := Render([]*Run{r}, Options{Version: "v0.0.0-test", NoPNG: true})
 		if err != nil {
 			t.Fatal(err)
@@ -135,6 +137,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkFirstScreen(t, bctx, page)
 	boxes, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartBox](`Array.from(document.querySelectorAll("figure[data-chart]")).map(f => {
 		const live = f.querySelector(".uplot-chart");
 		const el = live || f.querySelector("svg");
@@ -246,8 +249,8 @@ func TestReportInChromium(t *testing.T) {
 	// order, so every event sent before the answers above has been seen.
 	bcancel()
 	checkSelfContained(t, seen, fileURL)
-	if drag.OutBin <= 0.01 || drag.Out[0] > 1e-9 || drag.Out[1] < drag.Duration-0.5 {
-		t.Errorf("after a double click the attempts chart shows %v s in %.3f s bins; want the whole run (%.0f s) in wider bins", drag.Out, drag.OutBin, drag.Duration)
+	if drag.OutBin < zoom.Bin || drag.Out[0] > 1e-9 || drag.Out[1] < drag.Duration-0.5 {
+		t.Errorf("after a double click the attempts chart shows %v s in %.3f s bins; want the whole run (%.0f s) in bins no narrower than a zoomed view's", drag.Out, drag.OutBin, drag.Duration)
 	}
 	for id, r := range drag.Ranges {
 		if math.Abs(r[0]-drag.Want[0]) > drag.Tolerance || math.Abs(r[1]-drag.Want[1]) > drag.Tolerance {
@@ -316,6 +319,64 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if len(hidden) < 2 || hidden[0] != true || hidden[1] != false {
 		t.Errorf("after clicking the second cohort in the legend, the series shown are %v; want it hidden and the first shown", hidden)
+	}
+}
+
+// firstScreen is where the report's first screen puts its verdict and
+// its attempts chart, and what that chart shows first.
+type firstScreen struct {
+	Verdict   float64            `json:"verdict"`   // the verdict's bottom, px from the top (0: none)
+	PlotTop   float64            `json:"plotTop"`   // the attempts chart's plot
+	PlotBot   float64            `json:"plotBot"`   // its bottom
+	Height    float64            `json:"height"`    // the window's
+	Lo        float64            `json:"lo"`        // the range shown, seconds
+	Hi        float64            `json:"hi"`        //
+	Bin       float64            `json:"bin"`       // its bins, seconds
+	Duration  float64            `json:"duration"`  // the run's
+	FaultAt   float64            `json:"faultAt"`   // the first fault's start (-1: none)
+	FaultTill float64            `json:"faultTill"` // its end
+	Peaks     map[string]float64 `json:"peaks"`     // each cohort's tallest bin in the range shown
+}
+
+// checkFirstScreen: the first screen of a report, at 1400×900 before any
+// scrolling, shows the verdict and, under it, the attempts chart whole,
+// zoomed on the first fault at bins where no-jitter's waves stand above
+// full jitter's (500 ms bins made full jitter look tallest). Measured by
+// the elements' positions in the page, not by pixels.
+func checkFirstScreen(t *testing.T, bctx context.Context, page string) {
+	t.Helper()
+	fs, err := chromedp.Run(bctx, chromedp.Evaluate[firstScreen](`(() => {
+		const c = window.herdbench.charts.attempts_1s, u = c.plots[0];
+		const v = document.querySelector("#verdict .verdict-line");
+		const plot = u.over.getBoundingClientRect();
+		const f = (c.spec.panels[0].faults || [])[0];
+		const lo = u.scales.x.min, hi = u.scales.x.max, peaks = {};
+		u.series.slice(1).forEach((s, i) => {
+			let top = 0;
+			u.data[0].forEach((x, k) => { if (x >= lo - 1e-9 && x < hi - 1e-9) top = Math.max(top, u.data[i + 1][k] || 0); });
+			peaks[s.label] = top;
+		});
+		return {verdict: v ? v.getBoundingClientRect().bottom : 0, plotTop: plot.top, plotBot: plot.bottom, height: window.innerHeight,
+			lo, hi, bin: c.bin_s(), duration: c.spec.duration_s, faultAt: f ? f.at_s : -1, faultTill: f ? f.at_s + f.for_s : -1, peaks};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: first screen of %.0f px: verdict to %.0f px, the attempts chart's plot %.0f–%.0f px, showing %.2f–%.2f s of %.0f s in %.3f s bins; tallest bins %v",
+		page, fs.Height, fs.Verdict, fs.PlotTop, fs.PlotBot, fs.Lo, fs.Hi, fs.Duration, fs.Bin, fs.Peaks)
+	if fs.PlotBot > fs.Height || fs.PlotTop < fs.Verdict {
+		t.Errorf("the attempts chart's plot is at %.0f–%.0f px, the verdict ends at %.0f px: want the verdict, then the chart, within the first %.0f px", fs.PlotTop, fs.PlotBot, fs.Verdict, fs.Height)
+	}
+	if fs.FaultAt < 0 {
+		return
+	}
+	if fs.Lo > fs.FaultAt || fs.Hi < fs.FaultTill || fs.Hi-fs.Lo > 0.9*fs.Duration || fs.Bin > 0.05 {
+		t.Errorf("the attempts chart first shows %.2f–%.2f s of %.0f s in %.3f s bins; want it zoomed on the first fault (%.2f–%.2f s) in bins of 50 ms or less", fs.Lo, fs.Hi, fs.Duration, fs.Bin, fs.FaultAt, fs.FaultTill)
+	}
+	nj, okN := fs.Peaks["no-jitter"]
+	fj, okF := fs.Peaks["full-jitter"]
+	if okN && okF && nj <= fj {
+		t.Errorf("in the first view no-jitter's tallest bin is %.0f/s, full jitter's %.0f/s: want no-jitter's waves to stand above", nj, fj)
 	}
 }
 

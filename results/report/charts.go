@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -31,6 +32,9 @@ type chart struct {
 	// Empty is set when the chart has no data to draw (no .hlog files): the
 	// report shows its empty axes with a note, but no PNG copy is written.
 	Empty bool
+	// spec is the chart as data, when the page draws it too (with uPlot);
+	// nil for a chart drawn in Go alone (SVG in the page).
+	spec *spec
 }
 
 // Sizes: the SVG scales to the page; the PNG is W at pngDPI.
@@ -62,7 +66,7 @@ type view struct {
 	entries  []entry
 	duration time.Duration
 	faults   []results.FaultWindow // the union of the runs' fault windows
-	base     time.Duration         // the coarsest timeline resolution saved
+	base     time.Duration         // the coarsest timeline resolution saved, 10 ms at least: the page's finest bins
 }
 
 // palette is the cohorts' colours (charts.Palette: the live page's too).
@@ -74,9 +78,6 @@ var palette = func() []color.Color {
 	return out
 }()
 
-// runDashes tells overlaid runs apart: the first solid, then dashed, dotted.
-var runDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
-
 func rgb(v uint32) color.Color {
 	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
 }
@@ -85,7 +86,7 @@ func rgb(v uint32) color.Color {
 // order of first appearance, so "no-jitter (before)" sits beside
 // "no-jitter (after)". A cohort keeps one colour across runs.
 func newView(runs []*Run) *view {
-	v := &view{runs: runs}
+	v := &view{runs: runs, base: results.Bucket}
 	var names []string
 	for _, r := range runs {
 		v.duration = max(v.duration, time.Duration(r.Summary.DurationS*float64(time.Second)))
@@ -112,7 +113,7 @@ func newView(runs []*Run) *view {
 					label = fmt.Sprintf("%s (%s)", name, r.Label)
 				}
 				v.entries = append(v.entries, entry{run: r, cohort: &r.Cohorts[k], index: k, label: label,
-					color: palette[i%len(palette)], dashes: runDashes[j%len(runDashes)]})
+					color: palette[i%len(palette)], dashes: dashCycle[j%len(dashCycle)]})
 			}
 		}
 	}
@@ -121,22 +122,34 @@ func newView(runs []*Run) *view {
 
 func (v *view) charts() []chart {
 	fine := fineResolution(v.duration, v.base)
-	out := []chart{
-		v.attemptsChart(time.Second),
-		v.wavesChart(fine),
-		v.byNumberChart(fine),
-		v.outcomesChart(time.Second),
-		v.requestsChart(time.Second),
+	specs := []*spec{
+		v.attemptsSpec(),
+		v.wavesSpec(fine),
+		v.layersSpec("attempts_by_number", "Attempts by attempt number, per second%s (stacked)", "attempts / s", fine, fine, true, attemptLayers,
+			"Each cohort's attempts split into first tries and retries 1, 2 and 3 or later, stacked. "+
+				"Without jitter each retry number arrives as its own wave; with jitter they overlap into one smear. The share of retries is the amplification over time."),
+		v.layersSpec("outcomes", "Attempts by outcome, per second%s (stacked)", "attempts / s", time.Second, fine, true, v.outcomeLayers(),
+			"Successes and failures of the attempts over time, by outcome (ok at the bottom), counted when they were sent. "+
+				"Failures after the shaded windows are the retry waves knocking the recovering service down again."),
+		v.layersSpec("requests", "Requests completed per second%s: succeeded and gave up", "requests / s", time.Second, fine, false, []line{
+			{Label: "succeeded", color: outcomeColors[results.OK], width: vg.Points(1.3), count: seriesOf(results.SeriesSucceeded)},
+			{Label: "gave up (failed)", color: outcomeColors[results.HTTP5xx], width: vg.Points(1.3), count: seriesOf(results.SeriesFailed)},
+		}, "Units of work ending per second: those that got a success and those whose client gave up (attempts or time exhausted), counted when they ended."),
 	}
-	if c, ok := v.tiersChart(time.Second); ok {
-		out = append(out, c)
+	if s, ok := v.tiersSpec(); ok {
+		specs = append(specs, s)
+	}
+	out := make([]chart, 0, len(specs)+4)
+	for _, s := range specs {
+		s.duration = v.duration
+		out = append(out, s.chart())
 	}
 	out = append(out,
 		v.latencyChart("latency_attempt", "Attempt latency by percentile", "attempt",
 			"One call to the target, from sending to its outcome (an answer, a reset, a timeout). "),
 		v.latencyChart("latency_request", "Request latency by percentile", "request",
 			"One unit of work, from the intended start of its first attempt to its final outcome, backoff sleeps included: what the caller waited. "),
-		v.latencyOverTimeChart(),
+		v.latencyOverTimeSpec().chart(),
 	)
 	if v.hasUpstream() {
 		out = append(out, v.latencyChart("latency_upstream", "Upstream latency by percentile (the chaos proxy's recording)", "upstream",
@@ -187,15 +200,6 @@ func newPlot(title string) *plot.Plot {
 	return p
 }
 
-// timeAxis sets p's x axis to the run's span in seconds.
-func (v *view) timeAxis(p *plot.Plot, label bool) {
-	p.X.Min, p.X.Max = 0, v.duration.Seconds()
-	p.X.Tick.Marker = plot.TickerFunc(countTicks)
-	if label {
-		p.X.Label.Text = "seconds since start"
-	}
-}
-
 // steps returns the points of a step line over bins of width res seconds:
 // one point at the start of each bin and one closing the last, for
 // plotter.PostStep.
@@ -208,12 +212,6 @@ func steps(vals []float64, res float64) plotter.XYs {
 		xy = append(xy, plotter.XY{X: float64(n) * res, Y: vals[n-1]})
 	}
 	return xy
-}
-
-func stepLine(vals []float64, res time.Duration, c color.Color, dashes []vg.Length, width vg.Length) *plotter.Line {
-	l := &plotter.Line{XYs: steps(vals, res.Seconds()), StepStyle: plotter.PostStep}
-	l.LineStyle = draw.LineStyle{Color: c, Width: width, Dashes: dashes}
-	return l
 }
 
 // faultShade is a plotter that shades the fault windows across the whole
@@ -251,91 +249,76 @@ func (f faultShade) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(shadeColor, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }
 
-// single draws one plot over the whole canvas.
-func single(p *plot.Plot) func(draw.Canvas) {
-	return func(dc draw.Canvas) { p.Draw(dc) }
-}
-
-// tiled draws plots one above the other with aligned data areas, under a
-// title.
-func tiled(title string, plots []*plot.Plot) func(draw.Canvas) {
-	return func(dc draw.Canvas) {
-		sty := text.Style{Color: color.Black, Font: font.From(sans, 12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
-		dc.SetColor(color.White)
-		dc.Fill(dc.Rectangle.Path())
-		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - 6}, title)
-		rows := make([][]*plot.Plot, len(plots))
-		for i, p := range plots {
-			rows[i] = []*plot.Plot{p}
-		}
-		tiles := draw.Tiles{Rows: len(plots), Cols: 1, PadTop: titleSpace, PadX: 4, PadY: 6, PadBottom: 2, PadLeft: 2, PadRight: 8}
-		canvases := plot.Align(rows, tiles, dc)
-		for i, p := range plots {
-			p.Draw(canvases[i][0])
-		}
-	}
-}
-
-func tiledHeight(n int) vg.Length { return titleSpace + vg.Length(n)*panelH + 0.3*vg.Inch }
-
-// attemptsChart: every cohort's attempts per second on one chart.
-func (v *view) attemptsChart(res time.Duration) chart {
-	title := fmt.Sprintf("Attempts per second, in %s bins", resText(res))
-	p := newPlot(title)
-	v.timeAxis(p, true)
-	p.Y.Label.Text = "attempts / s"
-	p.Y.Tick.Marker = plot.TickerFunc(countTicks)
-	p.Y.Min = 0
-	shade := faultShade{faults: v.faults, names: true}
-	p.Add(shade)
+// attemptsSpec: every cohort's attempts per second on one chart, the
+// simulator's peak beside each where the run has it.
+func (v *view) attemptsSpec() *spec {
+	base := v.base
+	s := &spec{ID: "attempts_1s", title: "Attempts per second%s, every cohort", YLabel: "attempts / s", Height: 280,
+		res: time.Second, ResS: base.Seconds(), MaxBinS: 1, Bins: 600, Zoom: v.leadZoom(),
+		Caption: "Calls sent to the target per second (first tries and retries, any outcome), every cohort on one scale, shown first from just before the first fault through the retries after it, in bins narrow enough for synchronized retries to stand out as spikes (wide bins average them out, and the cohort that retries most in all looks tallest). " +
+			"Double-click for the whole run; drag across to zoom, down to the recorded " + resText(base) + " buckets. " +
+			"Shaded: the fault windows. Dotted, where the run has them: the simulator's peak attempts per second for the same plan and seed (runs[].sim; the simulator's timeline is not saved, only its figures).",
+		Panels: []panel{{Faults: v.faults, FaultNames: true, legend: true}}}
 	for _, e := range v.entries {
-		t := rebin(e.cohort.Timeline, res)
-		l := stepLine(perSecond(t, attemptsOf), t.Resolution, e.color, e.dashes, vg.Points(1.3))
-		p.Add(l)
-		p.Legend.Add(e.label, l)
+		l := line{Label: e.label, color: e.color, dashes: e.dashes, width: vg.Points(1.3), tl: e.cohort.Timeline, count: attemptsOf, key: "attempts/" + e.label}
+		if e.index < len(e.run.Summary.Runs) {
+			if peak, ok := e.run.Summary.Runs[e.index].Sim.Get("peak_attempts_per_s"); ok {
+				l.Ref = &chartRef{Label: "sim peak, " + e.label, Value: peak}
+			}
+		}
+		s.Panels[0].Series = append(s.Panels[0].Series, l)
 	}
-	if len(v.faults) > 0 {
-		p.Legend.Add("fault window", shade)
-	}
-	return chart{ID: "attempts_1s", Title: title, W: chartW, H: lineH, draw: single(p),
-		Caption: "Calls sent to the target per second (first tries and retries, any outcome), every cohort on one scale. " +
-			"Shaded: the fault windows. After a fault, a cohort whose retries are synchronized sends bursts that the 1 s bins average out; see the 100 ms panels below."}
+	return s
 }
 
-// panels returns one plot per entry on a shared y scale, filled by fill.
-func (v *view) panels(ylabel string, fill func(p *plot.Plot, e entry, first bool)) []*plot.Plot {
-	plots := make([]*plot.Plot, len(v.entries))
-	top := 0.0
+// leadZoom is the range the attempts chart shows first, in seconds: from
+// half a second before the first fault to 5 s after the faults that follow
+// it back to back end (the retries' waves and the recovery), within the
+// run; nil without a fault, or where that is most of the run.
+func (v *view) leadZoom() []float64 {
+	fs := slices.SortedFunc(slices.Values(v.faults), func(a, b results.FaultWindow) int { return cmp.Compare(a.AtS, b.AtS) })
+	if len(fs) == 0 {
+		return nil
+	}
+	end := fs[0].AtS + fs[0].ForS
+	for _, f := range fs[1:] {
+		if f.AtS <= end+0.001 {
+			end = max(end, f.AtS+f.ForS)
+		}
+	}
+	lo, hi := max(0, fs[0].AtS-0.5), min(v.duration.Seconds(), end+5)
+	if hi-lo > 0.9*v.duration.Seconds() {
+		return nil
+	}
+	return []float64{lo, hi}
+}
+
+// cohortPanels are a panel per cohort, each with its run's faults (named
+// in the first), filled by series; legend says which carry the PNG's
+// legend (noLegend, firstLegend, everyLegend).
+func (v *view) cohortPanels(stacked bool, legend func(i int) bool, series func(e entry) []line) []panel {
+	out := make([]panel, len(v.entries))
 	for i, e := range v.entries {
-		p := newPlot(e.label)
-		v.timeAxis(p, i == len(v.entries)-1)
-		p.Y.Label.Text = ylabel
-		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
-		p.Add(faultShade{faults: e.run.Summary.Faults, names: i == 0})
-		fill(p, e, i == 0)
-		p.Y.Min = 0
-		top = max(top, p.Y.Max)
-		plots[i] = p
+		out[i] = panel{Title: e.label, Stacked: stacked, Faults: e.run.Summary.Faults, FaultNames: i == 0, legend: legend(i), Series: series(e)}
 	}
-	for _, p := range plots {
-		// Headroom for the legend and the fault names above the data.
-		p.Y.Max = max(top, 1) * 1.25
-	}
-	return plots
+	return out
 }
 
-// wavesChart: attempts at the fine resolution, one panel per cohort.
-func (v *view) wavesChart(res time.Duration) chart {
-	title := fmt.Sprintf("Attempts per second in %s bins, one panel per cohort (same scale)", resText(res))
-	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, _ bool) {
-		t := rebin(e.cohort.Timeline, res)
-		l := stepLine(perSecond(t, attemptsOf), t.Resolution, e.color, nil, vg.Points(0.9))
-		l.FillColor = withAlpha(e.color, 0x40)
-		p.Add(l)
-	})
-	return chart{ID: "attempts_100ms", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
-		Caption: fmt.Sprintf("The same attempts at %s resolution. Retries without jitter leave in lockstep: tall narrow spikes, spaced by the backoff and growing apart as it doubles (a sawtooth of waves), each one hitting a recovering service at once. "+
-			"With jitter the same retries spread into a smooth, decaying curve. Shaded: the fault windows.", resText(res))}
+// Which panels of a chart carry the PNG's legend.
+func noLegend(int) bool      { return false }
+func firstLegend(i int) bool { return i == 0 }
+func everyLegend(int) bool   { return true }
+
+// wavesSpec: attempts at the fine resolution, one panel per cohort.
+func (v *view) wavesSpec(res time.Duration) *spec {
+	base := v.base
+	return &spec{ID: "attempts_100ms", title: "Attempts per second%s, one panel per cohort (same scale)", YLabel: "attempts / s", Height: 170,
+		res: res, ResS: base.Seconds(), MaxBinS: res.Seconds(), Bins: 600,
+		Caption: fmt.Sprintf("The same attempts, %s bins zoomed out and down to %s zoomed in, one cursor across the panels. Retries without jitter leave in lockstep: tall narrow spikes, spaced by the backoff and growing apart as it doubles (a sawtooth of waves), each one hitting a recovering service at once. "+
+			"With jitter the same retries spread into a smooth, decaying curve. Shaded: the fault windows.", resText(res), resText(base)),
+		Panels: v.cohortPanels(false, noLegend, func(e entry) []line {
+			return []line{{Label: e.label, color: e.color, width: vg.Points(0.9), fill: withAlpha(e.color, 0x40), tl: e.cohort.Timeline, count: attemptsOf, key: "attempts/" + e.label}}
+		})}
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {
@@ -343,54 +326,25 @@ func withAlpha(c color.Color, a uint8) color.Color {
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
 
-// stack adds filled step lines for layers stacked bottom to top, drawn top
-// first so each lower layer covers the part of the one above it.
-func stack(p *plot.Plot, t results.Timeline, layers []layer, legend bool) {
-	sums := make([][]float64, len(layers))
-	for i, ly := range layers {
-		sums[i] = perSecond(t, ly.count)
-		if i > 0 {
-			for j := range sums[i] {
-				sums[i][j] += sums[i-1][j]
+// layersSpec: each of layers (a count and its colour) per second of every
+// cohort, stacked or not, a panel per cohort, in bins of res in the PNG
+// (the page's at the waves' resolution, fine).
+func (v *view) layersSpec(id, title, ylabel string, res, fine time.Duration, stacked bool, layers []line, caption string) *spec {
+	return &spec{ID: id, title: title, YLabel: ylabel, Height: 170, res: res, ResS: fine.Seconds(), MaxBinS: fine.Seconds(), Bins: 600, SyncLegend: true, Caption: caption,
+		Panels: v.cohortPanels(stacked, firstLegend, func(e entry) []line {
+			out := slices.Clone(layers)
+			for i := range out {
+				out[i].tl, out[i].key = e.cohort.Timeline, id+"/"+out[i].Label+"/"+e.label
 			}
-		}
-	}
-	lines := make([]*plotter.Line, len(layers))
-	for i := len(layers) - 1; i >= 0; i-- {
-		l := stepLine(sums[i], t.Resolution, layers[i].color, nil, 0)
-		l.FillColor = layers[i].color
-		p.Add(l)
-		lines[i] = l
-	}
-	if legend {
-		for i, ly := range layers {
-			p.Legend.Add(ly.name, lines[i])
-		}
-	}
+			return out
+		})}
 }
 
-type layer struct {
-	name  string
-	color color.Color
-	count func(row *[results.NumSeries]int64) int64
-}
-
-var attemptLayers = []layer{
-	{"first try", rgb(0x9ECAE1), seriesOf(results.SeriesFirst)},
-	{"retry 1", rgb(0xFDAE6B), seriesOf(results.SeriesRetry1)},
-	{"retry 2", rgb(0xF16913), seriesOf(results.SeriesRetry2)},
-	{"retry 3+", rgb(0x8C2D04), seriesOf(results.SeriesRetry3up)},
-}
-
-// byNumberChart: attempts stacked by attempt number, one panel per cohort.
-func (v *view) byNumberChart(res time.Duration) chart {
-	title := fmt.Sprintf("Attempts by attempt number, per second in %s bins (stacked)", resText(res))
-	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, first bool) {
-		stack(p, rebin(e.cohort.Timeline, res), attemptLayers, first)
-	})
-	return chart{ID: "attempts_by_number", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
-		Caption: "Each cohort's attempts split into first tries and retries 1, 2 and 3 or later, stacked. " +
-			"Without jitter each retry number arrives as its own wave; with jitter they overlap into one smear. The share of retries is the amplification over time."}
+var attemptLayers = []line{
+	{Label: "first try", color: rgb(0x9ECAE1), count: seriesOf(results.SeriesFirst)},
+	{Label: "retry 1", color: rgb(0xFDAE6B), count: seriesOf(results.SeriesRetry1)},
+	{Label: "retry 2", color: rgb(0xF16913), count: seriesOf(results.SeriesRetry2)},
+	{Label: "retry 3+", color: rgb(0x8C2D04), count: seriesOf(results.SeriesRetry3up)},
 }
 
 // outcomeColors are the outcomes' colours (charts.Outcomes: the live
@@ -403,22 +357,10 @@ var outcomeColors = func() map[results.Outcome]color.Color {
 	return out
 }()
 
-// outcomesChart: attempts stacked by outcome, one panel per cohort.
-func (v *view) outcomesChart(res time.Duration) chart {
-	layers := v.outcomeLayers()
-	title := fmt.Sprintf("Attempts by outcome, per second in %s bins (stacked)", resText(res))
-	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, first bool) {
-		stack(p, rebin(e.cohort.Timeline, res), layers, first)
-	})
-	return chart{ID: "outcomes", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
-		Caption: "Successes and failures of the attempts over time, by outcome (ok at the bottom), counted when they were sent. " +
-			"Failures after the shaded windows are the retry waves knocking the recovering service down again."}
-}
-
 // outcomeLayers are the outcomes that happened, ok first, so the legend
 // stays short.
-func (v *view) outcomeLayers() []layer {
-	var layers []layer
+func (v *view) outcomeLayers() []line {
+	var layers []line
 	for o := range results.NumOutcomes {
 		var n int64
 		for _, e := range v.entries {
@@ -427,27 +369,10 @@ func (v *view) outcomeLayers() []layer {
 			}
 		}
 		if n > 0 || o == results.OK {
-			layers = append(layers, layer{strings.ReplaceAll(o.String(), "_", " "), outcomeColors[o], seriesOf(results.Series(o))})
+			layers = append(layers, line{Label: strings.ReplaceAll(o.String(), "_", " "), color: outcomeColors[o], count: seriesOf(results.Series(o))})
 		}
 	}
 	return layers
-}
-
-// requestsChart: logical requests that succeeded or gave up, per cohort.
-func (v *view) requestsChart(res time.Duration) chart {
-	title := fmt.Sprintf("Requests completed per second, in %s bins: succeeded and gave up", resText(res))
-	plots := v.panels("requests / s", func(p *plot.Plot, e entry, first bool) {
-		t := rebin(e.cohort.Timeline, res)
-		ok := stepLine(perSecond(t, seriesOf(results.SeriesSucceeded)), t.Resolution, outcomeColors[results.OK], nil, vg.Points(1.3))
-		failed := stepLine(perSecond(t, seriesOf(results.SeriesFailed)), t.Resolution, outcomeColors[results.HTTP5xx], nil, vg.Points(1.3))
-		p.Add(ok, failed)
-		if first {
-			p.Legend.Add("succeeded", ok)
-			p.Legend.Add("gave up (failed)", failed)
-		}
-	})
-	return chart{ID: "requests", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
-		Caption: "Units of work ending per second: those that got a success and those whose client gave up (attempts or time exhausted), counted when they ended."}
 }
 
 // countTicks are gonum's default ticks with plain labels ("2500", not
@@ -551,7 +476,7 @@ func (v *view) latencyChart(id, title, which, what string) chart {
 	if which == "upstream" {
 		noun = "the upstream's answers"
 	}
-	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0,
+	return chart{ID: id, Title: title, W: chartW, H: lineH, draw: p.Draw, Empty: drawn == 0,
 		Caption: what + "Read from the HDR histograms merged from the .hlog intervals: the value below which that share of " + noun + " fell. " +
 			"The right end is the highest percentile the count resolves. Log scale: a flat line is a stable latency, a cliff is a timeout or a backoff cap."}
 }
@@ -569,65 +494,43 @@ func niceLogRange(lo, hi float64) (float64, float64) {
 	return lo, hi
 }
 
-// latencyOverTimeChart: each second's request p99 from the interval log;
-// for recordings, whose request latency is not on the wire, each
-// second's attempt p99 (server-side) instead.
-func (v *view) latencyOverTimeChart() chart {
+// latencyOverTimeSpec: each second's request p99 from the interval log,
+// a gap where a second had none; for recordings, whose request latency is
+// not on the wire, each second's attempt p99 (server-side) instead.
+func (v *view) latencyOverTimeSpec() *spec {
 	attempts := v.requestLatencyUnmeasured()
-	title := "Request latency over time: p99 of the requests ending in each second"
-	label := "request latency, p99"
-	caption := "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
-		"Gaps are seconds in which no request ended."
+	s := &spec{ID: "latency_over_time", title: "Request latency over time: p99 of the requests ending in each second", YLabel: "request latency, p99",
+		Height: 300, LogY: true, duration: v.duration, Panels: []panel{{Faults: v.faults, FaultNames: true, legend: true}},
+		Caption: "From the per-second intervals of each cohort's .hlog, plotted at the middle of the second. Requests are counted when they end, so a wave of retries that finally succeed shows as a late rise. " +
+			"Gaps are seconds in which no request ended."}
 	if attempts {
-		title = "Attempt latency over time: p99 of each second's attempts, server-side"
-		label = "attempt latency, p99"
-		caption = "Recorded by a server, which cannot tell which attempts make up one request: each second's attempt p99, from each attempt's arrival to the end of its answer, from the per-second intervals of each cohort's .hlog, plotted at the middle of the second. " +
+		s.title, s.YLabel = "Attempt latency over time: p99 of each second's attempts, server-side", "attempt latency, p99"
+		s.Caption = "Recorded by a server, which cannot tell which attempts make up one request: each second's attempt p99, from each attempt's arrival to the end of its answer, from the per-second intervals of each cohort's .hlog, plotted at the middle of the second. " +
 			"Gaps are seconds without an attempt."
 	}
-	p := newPlot(title)
-	v.timeAxis(p, true)
-	p.Y.Label.Text = label
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.TickerFunc(latencyTicks)
-	shade := faultShade{faults: v.faults, names: true}
-	p.Add(shade)
-	drawn := 0
+	n := 0
 	for _, e := range v.entries {
-		// One line per stretch of seconds that had values: a second
-		// without any is a gap, not a zero.
-		var seg plotter.XYs
-		first := true
-		flush := func() {
-			if len(seg) == 0 {
-				return
-			}
-			l := &plotter.Line{XYs: seg, LineStyle: draw.LineStyle{Color: e.color, Width: vg.Points(1.3), Dashes: e.dashes}}
-			p.Add(l)
-			if first {
-				p.Legend.Add(e.label, l)
-				first = false
-			}
-			drawn++
-			seg = nil
-		}
-		for i, s := range e.cohort.Seconds {
-			n, p99 := s.Requests, s.RequestP99
+		n = max(n, len(e.cohort.Seconds))
+	}
+	s.X, s.XRange = make([]float64, n), []float64{0, max(v.duration.Seconds(), float64(n))}
+	for i := range n {
+		s.X[i] = float64(i) + 0.5
+	}
+	for _, e := range v.entries {
+		vals := make([]*float64, n)
+		for i, sec := range e.cohort.Seconds {
+			cnt, p99 := sec.Requests, sec.RequestP99
 			if attempts {
-				n, p99 = s.Attempts, s.AttemptP99
+				cnt, p99 = sec.Attempts, sec.AttemptP99
 			}
-			if n == 0 {
-				flush()
-				continue
+			if cnt > 0 {
+				vals[i] = new(float64)
+				*vals[i] = max(p99, minMs)
 			}
-			seg = append(seg, plotter.XY{X: float64(i) + 0.5, Y: max(p99, minMs)})
 		}
-		flush()
+		s.Panels[0].Series = append(s.Panels[0].Series, line{Label: e.label, color: e.color, dashes: e.dashes, width: vg.Points(1.3), Values: vals})
 	}
-	if math.IsInf(p.Y.Min, 0) {
-		p.Y.Min, p.Y.Max = 1, 1000
-	}
-	p.Y.Min, p.Y.Max = niceLogRange(p.Y.Min, p.Y.Max)
-	return chart{ID: "latency_over_time", Title: title, W: chartW, H: lineH, draw: single(p), Empty: drawn == 0, Caption: caption}
+	return s
 }
 
 // requestLatencyUnmeasured reports whether no cohort drawn has a request

@@ -96,3 +96,67 @@ func loadFixture(t testing.TB, seed uint64, shift time.Duration, label string) *
 	r.Label = label
 	return r
 }
+
+// stampedeFixture writes the results folder of a made-up crash in which
+// synchronized retries show, and returns its run with a verdict: 300
+// closed-loop clients per cohort over 8 s; the service stalls at 2 s (the
+// attempts sent then hang) and crashes at 3 s, failing at once every
+// attempt it held, then refuses each attempt in 1 ms until 4 s.
+// "no-jitter" waits 100 ms × 2^(n-1) after a failure, so the clients the
+// crash failed together retry together; "full-jitter" draws each wait
+// from [0, that).
+func stampedeFixture(t testing.TB, dir string) *Run {
+	t.Helper()
+	const (
+		dur     = 8 * time.Second
+		clients = 300
+	)
+	stall, crash, up := 2*time.Second, 3*time.Second, 4*time.Second
+	s := &results.Summary{Scenario: "stampede", Description: "A made-up crash for the report's first screen.", Mode: "sim", Seed: 1, Version: "v0.0.0-test",
+		Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), DurationS: dur.Seconds(), Workload: "closed",
+		Faults: []results.FaultWindow{{Name: "stall", Kind: "blip", AtS: stall.Seconds(), ForS: (crash - stall).Seconds()}, {Name: "crash", Kind: "outage", AtS: crash.Seconds(), ForS: (up - crash).Seconds()}}}
+	out := folder.Output{Summary: s, Scenario: []byte("name: stampede\nduration: 8s\n# made up for tests\n")}
+	for _, name := range []string{"no-jitter", "full-jitter"} {
+		rec := results.NewRecorder(dur, 2)
+		for id := range clients {
+			rng := rand.New(rand.NewPCG(1, uint64(id)))
+			sh := rec.Shard(id)
+			for at := time.Duration(rng.IntN(200)) * time.Millisecond; at < dur; at += time.Duration(150+rng.IntN(100)) * time.Millisecond {
+				begin, ok := at, false
+				sh.Started(begin)
+				for n := 1; n <= 6 && at < dur && !ok; n++ {
+					lat, outcome := time.Duration(8+rng.IntN(8))*time.Millisecond, results.OK
+					switch {
+					case at >= stall && at < crash:
+						lat, outcome = crash-at, results.Reset
+					case at >= crash && at < up:
+						lat, outcome = time.Millisecond, results.Refused
+					}
+					sh.Attempt(results.Attempt{Sent: at, Latency: lat, Number: n, Outcome: outcome})
+					at += lat
+					ok = outcome == results.OK
+					if wait := 100 * time.Millisecond << (n - 1); !ok && name == "full-jitter" {
+						at += time.Duration(rng.Float64() * float64(wait))
+					} else if !ok {
+						at += wait
+					}
+				}
+				if at < dur {
+					sh.Request(results.Request{Start: begin, End: at, Succeeded: ok})
+				}
+			}
+		}
+		c := results.Cohort{Strategy: name, Rec: rec}
+		s.Runs = append(s.Runs, results.Summarize(c, results.Window{FirstStart: stall, LastEnd: up}))
+		out.Cohorts = append(out.Cohorts, c)
+	}
+	if err := folder.Write(dir, out); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Summary.Verdict = &results.Verdict{Outcome: results.Holds, Sentence: "The figures hold: every headline figure is within its band of the simulator's."}
+	return r
+}

@@ -283,22 +283,14 @@ func newInline(data *chartsData) (inline, error) {
 	}, nil
 }
 
-// figures are charts as the page shows them: the ones data draws
-// interactively without their SVG.
-func figures(charts []chart, svgs [][]byte, data *chartsData, o Options) []figure {
-	drawn := map[string]*chartSpec{}
-	for _, s := range data.Charts {
-		drawn[s.ID] = s
-	}
+// figures are charts as the page shows them: the ones with a spec and
+// data drawn by charts.js, the others as their SVG.
+func figures(charts []chart, svgs [][]byte, o Options) []figure {
 	var out []figure
 	for i, c := range charts {
-		f := figure{chart: c}
-		if s, ok := drawn[c.ID]; ok {
-			f.Interactive = true
-			f.Title = s.Title
-			if s.caption != "" {
-				f.Caption = s.caption
-			}
+		f := figure{chart: c, Interactive: c.spec != nil && !c.Empty}
+		if f.Interactive {
+			f.Title = c.spec.titled(false)
 		} else {
 			f.SVG = template.HTML(svgs[i])
 		}
@@ -323,13 +315,21 @@ type page struct {
 	Fields          table
 	Lists           []table
 	Metrics         table
-	Headline        table // the headline figures of Metrics
+	Headline        table     // the headline figures of Metrics
+	Verdicts        []verdict // a real run's answer, first on the page
 	SelfCheck       []selfCheck
 	Explain         []explanation
 	Lead            *figure // the headline chart, on the first screen
 	Figures         []figure
 	Scenarios       []scenarioText
 	Version         string
+}
+
+// verdict is a real run's verdict (summary.json's "verdict") in its
+// sentence, and whether its figures can be taken at their word.
+type verdict struct {
+	Text    string
+	Trusted bool
 }
 
 // selfCheck is a run's self-check line and whether the harness kept up.
@@ -368,9 +368,8 @@ type explanation struct {
 
 func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, error) {
 	p := page{Version: o.Version, Overlay: len(v.runs) > 1}
-	data := v.interactive(charts)
 	var err error
-	if p.inline, err = newInline(data); err != nil {
+	if p.inline, err = newInline(pageData(v.duration, charts)); err != nil {
 		return nil, err
 	}
 	var names []string
@@ -378,54 +377,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		if !slices.Contains(names, r.Summary.Scenario) {
 			names = append(names, r.Summary.Scenario)
 		}
-		for _, n := range r.Notes {
-			p.Notes = append(p.Notes, r.Label+": "+n)
-		}
-		if r.Summary.Partial {
-			p.Notes = append(p.Notes, r.Label+": the run was interrupted; its figures cover what was recorded (partial).")
-		}
-		if line := results.ProvenanceLine(r.Summary); line != "" {
-			// A recording of real clients: say so first, and what its
-			// figures cannot tell.
-			p.Notes = append(p.Notes, r.Label+": "+line)
-			for _, n := range r.Summary.Recorded.Notes {
-				p.Notes = append(p.Notes, r.Label+": "+n)
-			}
-		}
-		if h := r.Summary.Harness; h != nil && !h.Trustworthy {
-			p.Notes = append(p.Notes, r.Label+": NOT TRUSTWORTHY: the machine could not keep up, so these figures describe the machine as much as the strategies (the self-check below says why).")
-		}
-		lines := results.Explain(r.Summary)
-		if len(lines) > 0 {
-			p.Explain = append(p.Explain, explanation{Label: r.Label, Lines: lines})
-		}
-		p.Scenarios = append(p.Scenarios, scenarioText{Label: r.Label, Dir: r.Dir, YAML: string(r.Scenario)})
-		sm := r.Summary
-		workload := sm.Workload + " workload"
-		if sm.Recorded != nil {
-			workload = "the real clients of " + sm.Recorded.Address + ", by " + sm.Recorded.CohortBy
-		}
-		fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s · %d cohorts",
-			sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), trim(sm.DurationS), workload, len(sm.Runs))
-		if sm.CohortsApart {
-			fact += " · cohorts run one after the other"
-		}
-		if len(v.runs) > 1 {
-			fact = r.Label + ": " + fact
-		}
-		p.Facts = append(p.Facts, fact)
-		line, ok := results.SelfCheckLine(sm), sm.Harness == nil || sm.Harness.Trustworthy
-		if line == "" {
-			line = "self-check: none in virtual time (the simulator's clock cannot fall behind)."
-		}
-		if len(v.runs) > 1 {
-			line = r.Label + ": " + line
-		}
-		var reasons []string
-		if sm.Harness != nil && !sm.Harness.Trustworthy && len(sm.Harness.Warnings) > 1 {
-			reasons = sm.Harness.Warnings
-		}
-		p.SelfCheck = append(p.SelfCheck, selfCheck{Text: line, OK: ok, Reasons: reasons})
+		p.addRun(r)
 	}
 	p.Title = "herdbench: " + strings.Join(names, ", ")
 	if p.Overlay {
@@ -443,7 +395,7 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 	p.Fields, p.Lists = runTables(v)
 	p.Metrics = metricsTable(v)
 	p.Headline = headlineTable(p.Metrics)
-	p.Figures = figures(charts, svgs, data, o)
+	p.Figures = figures(charts, svgs, o)
 	if len(p.Figures) > 0 && p.Figures[0].Interactive {
 		p.Lead, p.Figures = &p.Figures[0], p.Figures[1:]
 	}
@@ -452,6 +404,58 @@ func renderHTML(v *view, charts []chart, svgs [][]byte, o Options) ([]byte, erro
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// addRun adds what the page says of run r: its notes, verdict, reading,
+// scenario, facts and self-check, each named by r's label in an overlay.
+func (p *page) addRun(r *Run) {
+	label := func(text string) string {
+		if p.Overlay {
+			return r.Label + ": " + text
+		}
+		return text
+	}
+	sm := r.Summary
+	for _, n := range r.Notes {
+		p.Notes = append(p.Notes, r.Label+": "+n)
+	}
+	if sm.Partial {
+		p.Notes = append(p.Notes, r.Label+": the run was interrupted; its figures cover what was recorded (partial).")
+	}
+	if line := results.ProvenanceLine(sm); line != "" {
+		// A recording of real clients: say so first, and what its
+		// figures cannot tell.
+		p.Notes = append(p.Notes, r.Label+": "+line)
+		for _, n := range sm.Recorded.Notes {
+			p.Notes = append(p.Notes, r.Label+": "+n)
+		}
+	}
+	if vd := sm.Verdict; vd != nil && vd.Sentence != "" {
+		p.Verdicts = append(p.Verdicts, verdict{Text: label(vd.Sentence), Trusted: vd.Trusted()})
+	}
+	if lines := results.Explain(sm); len(lines) > 0 {
+		p.Explain = append(p.Explain, explanation{Label: r.Label, Lines: lines})
+	}
+	p.Scenarios = append(p.Scenarios, scenarioText{Label: r.Label, Dir: r.Dir, YAML: string(r.Scenario)})
+	workload := sm.Workload + " workload"
+	if sm.Recorded != nil {
+		workload = "the real clients of " + sm.Recorded.Address + ", by " + sm.Recorded.CohortBy
+	}
+	fact := fmt.Sprintf("%s mode · seed %d · herdbench %s · started %s · %s s · %s · %d cohorts",
+		sm.Mode, sm.Seed, sm.Version, sm.Started.UTC().Format("2006-01-02 15:04:05 UTC"), trim(sm.DurationS), workload, len(sm.Runs))
+	if sm.CohortsApart {
+		fact += " · cohorts run one after the other"
+	}
+	p.Facts = append(p.Facts, label(fact))
+	line := results.SelfCheckLine(sm)
+	if line == "" {
+		line = "self-check: none in virtual time (the simulator's clock cannot fall behind)."
+	}
+	var reasons []string
+	if sm.Harness != nil && !sm.Harness.Trustworthy && len(sm.Harness.Warnings) > 1 {
+		reasons = sm.Harness.Warnings
+	}
+	p.SelfCheck = append(p.SelfCheck, selfCheck{Text: label(line), OK: sm.Harness == nil || sm.Harness.Trustworthy, Reasons: reasons})
 }
 
 // folded is a description of several lines: its first line, and the rest
@@ -546,7 +550,16 @@ figure.chart h3 { text-align: center; font-size: 1rem; margin: 0 0 .3rem; }
 .selfcheck { font-size: .9rem; margin: .2rem 0; padding: .3rem .6rem; border-radius: 4px; }
 .selfcheck.ok { background: #eef7ee; border: 1px solid #b9dcb9; }
 .selfcheck.bad { background: #fdeaea; border: 1px solid #e6a3a3; font-weight: bold; }
+.verdict-line { font-size: 1.05rem; margin: .6rem 0 .2rem; }
+#verdict figure.chart { margin-top: .6rem; }
 </style>
+{{end}}
+{{define "scenario"}}<section id="scenario">
+<h2>The scenario as run</h2>
+{{range .Scenarios}}{{if $.Overlay}}<h3>{{.Label}} <small>({{.Dir}})</small></h3>{{end}}
+{{if .YAML}}<pre>{{.YAML}}</pre>{{else}}<p>No scenario.yaml in {{.Dir}}.</p>{{end}}
+{{end}}
+</section>
 {{end}}
 {{define "table"}}<table>
 {{with .Caption}}<caption>{{.}}</caption>{{end}}
@@ -558,21 +571,23 @@ figure.chart h3 { text-align: center; font-size: 1rem; margin: 0 0 .3rem; }
 `))
 
 var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report").Parse(`{{template "head" .}}<section id="verdict" class="verdict">
+{{range .Verdicts}}<p class="selfcheck verdict-line {{if .Trusted}}ok{{else}}bad{{end}}">{{.Text}}</p>
+{{end}}{{with .Lead}}{{template "figure" .}}{{end}}</section>
+<section id="headline" class="verdict">
 <h2>What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</h2>
 <div class="scroll">{{template "table" .Headline}}</div>
 {{range .SelfCheck}}<p class="selfcheck {{if .OK}}ok{{else}}bad{{end}}">{{.Text}}</p>
 {{with .Reasons}}<details class="reasons"><summary>every reason ({{len .}})</summary><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></details>
 {{end}}{{end}}</section>
-{{with .Lead}}{{template "figure" .}}{{end}}
 <section id="reading" class="verdict">
 <h2>Reading the figures</h2>
 {{range .Explain}}{{if $.Overlay}}<h3>{{.Label}}</h3>{{end}}
 <ul class="explain">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
 {{end}}</section>
 <nav aria-label="contents"><ul>
-<li><a href="#verdict">What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</a></li>
 {{with .Lead}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
-{{end}}<li><a href="#reading">Reading the figures</a></li>
+{{end}}<li><a href="#headline">What the run{{if .Overlay}}s{{end}} show{{if not .Overlay}}s{{end}}</a></li>
+<li><a href="#reading">Reading the figures</a></li>
 {{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>
 {{end}}<li><a href="#summary">Comparison table</a></li>
 <li><a href="#run">The run{{if .Overlay}}s{{end}}: seed, mode, version, faults</a></li>
@@ -590,12 +605,7 @@ var pageTemplate = template.Must(template.Must(baseTemplate.Clone()).New("report
 {{range .Lists}}<div class="scroll">{{template "table" .}}</div>{{end}}
 </section>
 
-<section id="scenario">
-<h2>The scenario as run</h2>
-{{range .Scenarios}}{{if $.Overlay}}<h3>{{.Label}} <small>({{.Dir}})</small></h3>{{end}}
-{{if .YAML}}<pre>{{.YAML}}</pre>{{else}}<p>No scenario.yaml in {{.Dir}}.</p>{{end}}
-{{end}}
-</section>
+{{template "scenario" .}}
 
 <footer>Rendered by herdbench {{.Version}} from summary.json, timeline.csv, the .hlog files and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network: its charts are drawn by uPlot {{.UPlotVersion}} (MIT licence), inlined.</footer>
 </main>

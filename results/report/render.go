@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"runtime"
 	"sync"
 
 	"github.com/herdbench/herdbench/results/folder"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -115,7 +117,21 @@ var xmlProlog = regexp.MustCompile(`^<\?xml[^>]*\?>\s*`)
 
 // renderSVG draws c as an SVG document, without the XML prolog so it can be
 // inlined in HTML.
-func renderSVG(c chart) (b []byte, err error) {
+func renderSVG(c chart) ([]byte, error) {
+	b, err := drawOn(c, vgsvg.New(c.W, c.H))
+	return xmlProlog.ReplaceAll(b, nil), err
+}
+
+func renderPNG(c chart, dpi int) ([]byte, error) {
+	canvas := vgimg.NewWith(vgimg.UseWH(c.W, c.H), vgimg.UseDPI(dpi))
+	return drawOn(c, vgimg.PngCanvas{Canvas: canvas})
+}
+
+// drawOn draws c on canvas and returns what the canvas writes.
+func drawOn(c chart, canvas interface {
+	vg.CanvasSizer
+	io.WriterTo
+}) (b []byte, err error) {
 	defer func() {
 		// gonum/plot panics on some impossible inputs (e.g. a log axis
 		// over non-positive values): report it as this chart's error.
@@ -123,25 +139,9 @@ func renderSVG(c chart) (b []byte, err error) {
 			err = fmt.Errorf("drawing: %v", r)
 		}
 	}()
-	canvas := vgsvg.New(c.W, c.H)
 	c.draw(draw.New(canvas))
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
-		return nil, err
-	}
-	return xmlProlog.ReplaceAll(buf.Bytes(), nil), nil
-}
-
-func renderPNG(c chart, dpi int) (b []byte, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing: %v", r)
-		}
-	}()
-	canvas := vgimg.NewWith(vgimg.UseWH(c.W, c.H), vgimg.UseDPI(dpi))
-	c.draw(draw.New(canvas))
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -165,9 +165,20 @@ func WriteFiles(dir string, files []File) error {
 }
 
 // RenderDir re-renders the report of the results folder dir in place, a
-// run's or a sweep's: what a run does at its end and `herdbench report DIR`
-// does later.
+// run's, a sweep's or a cliff search's: what a run does at its end and
+// `herdbench report DIR` does later.
 func RenderDir(dir string, o Options) error {
+	if IsCliff(dir) {
+		c, err := LoadCliff(dir)
+		if err != nil {
+			return err
+		}
+		files, err := RenderCliff(context.Background(), c, o)
+		if err != nil {
+			return err
+		}
+		return WriteFiles(dir, files)
+	}
 	if IsSweep(dir) {
 		sw, err := LoadSweep(dir)
 		if err != nil {

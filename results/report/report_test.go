@@ -87,7 +87,7 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatalf("got %d files starting with %s; want report.html and one PNG per chart (%d)", len(files), files[0].Name, len(charts))
 	}
 	page, inSVG := splitHTML(t, files[0].Data)
-	data := v.interactive(charts)
+	data := pageData(v.duration, charts)
 	if len(inSVG)+len(data.Charts) != len(charts) {
 		t.Fatalf("report.html has %d inline SVG charts and %d uPlot charts, want %d in all", len(inSVG), len(data.Charts), len(charts))
 	}
@@ -387,8 +387,9 @@ func TestPercentileTicks(t *testing.T) {
 	}
 }
 
-// A real run's report says what the self-check found, above everything
-// when the harness could not keep up, and shows the simulator's figures
+// A real run's report says its verdict above everything (red when its
+// figures cannot be taken at their word), what the self-check found, and
+// shows the simulator's figures
 // for the same seed in a column beside each cohort's own.
 func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 	html := renderEdited(t, func(data []byte) []byte {
@@ -403,6 +404,7 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		s.Runs[1].SpreadEvents = []results.Event{{AtS: 6, Attempts: 500, Lag: *s.Runs[1].SpreadMS}}
 		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, SpreadMS: &results.Lag{P50: 14, P99: 31, Max: 38}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
 		results.Judge(s.Harness, s.Runs)
+		s.Verdict = results.Decide(s)
 		rec := 0.25
 		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}
@@ -414,7 +416,8 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		return data
 	})
 	for _, want := range []string{
-		`NOT TRUSTWORTHY: the machine could not keep up`,
+		`<section id="verdict" class="verdict">
+<p class="selfcheck verdict-line bad">NOT TRUSTWORTHY: no-jitter: attempts were sent late, p99 23.5ms`,
 		`no-jitter: attempts were sent late, p99 23.5ms after their scheduled time (limit 10.0ms)`,
 		`full-jitter: the clients learned of the crash at 6.00s over p99 31.0ms (max 38.0ms) where the model has them learn at once (limit 10.0ms)`,
 		`self-check: send lag p50 200µs, p99 12.0ms, max 80.0ms; spread after crashes p50 14.0ms, p99 31.0ms, max 38.0ms (waves: limit 10.0ms on each cohort&#39;s p99, drift p50); CPU 50% of 2 cores: NOT TRUSTWORTHY`,
@@ -489,12 +492,12 @@ func TestRecordingLatencyOverTime(t *testing.T) {
 			s.Requests, s.RequestP50, s.RequestP99 = 0, 0, 0
 		}
 	}
-	c := newView([]*Run{recorded}).latencyOverTimeChart()
+	c := newView([]*Run{recorded}).latencyOverTimeSpec().chart()
 	if !strings.HasPrefix(c.Title, "Attempt latency over time") || c.Empty {
 		t.Errorf("a recording's chart: %q, empty %v; want each second's attempt p99", c.Title, c.Empty)
 	}
 	swarm := loadFixture(t, 1, 0, "swarm")
-	c = newView([]*Run{swarm, recorded}).latencyOverTimeChart()
+	c = newView([]*Run{swarm, recorded}).latencyOverTimeSpec().chart()
 	if !strings.HasPrefix(c.Title, "Request latency over time") || c.Empty {
 		t.Errorf("an overlay with a swarm's run: %q, empty %v; want the request p99", c.Title, c.Empty)
 	}

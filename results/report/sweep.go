@@ -206,7 +206,7 @@ func (v *sweepView) charts() []chart {
 			if k > 0 && len(v.axes) > 2 {
 				break // against each of three fields or more, the lines would be too many to read
 			}
-			out = append(out, v.againstChart(k, lines))
+			out = append(out, v.againstSpec(k, lines).chart())
 		}
 	}
 	if len(v.axes) == 2 {
@@ -264,22 +264,11 @@ func metricTitle(name string) string {
 	return name
 }
 
-// sweepPage is the data of a sweep's report.html.
-type sweepPage struct {
-	inline
-	Title, Subtitle string
-	Facts           []string
-	Notes           []string
-	Figures         []figure
-	Table           table
-	Scenario        string
-	Dir             string
-	Version         string
-}
-
+// renderSweepHTML is a sweep's report.html: a page of its charts, its
+// table of figures (Metrics) and its scenario.
 func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]byte, error) {
 	sw := v.sw
-	p := sweepPage{Version: o.Version, Dir: sw.Dir, Scenario: string(sw.Scenario), Notes: sw.Notes}
+	p := page{Version: o.Version, Scenarios: []scenarioText{{Dir: sw.Dir, YAML: string(sw.Scenario)}}, Notes: sw.Notes}
 	name := "sweep"
 	sizes := make([]string, len(v.axes))
 	for i, a := range v.axes {
@@ -306,13 +295,11 @@ func renderSweepHTML(v *sweepView, charts []chart, svgs [][]byte, o Options) ([]
 	if len(v.axes) > 2 {
 		p.Notes = append(p.Notes, fmt.Sprintf("With %d swept fields the figures are drawn against the first only (one line per combination of the others), and without heat maps; sweep.csv holds every figure.", len(v.axes)))
 	}
-	data := v.interactive(charts)
 	var err error
-	if p.inline, err = newInline(data); err != nil {
+	if p.inline, err = newInline(pageData(0, charts)); err != nil {
 		return nil, err
 	}
-	p.Figures = figures(charts, svgs, data, o)
-	p.Table = v.table()
+	p.Figures, p.Metrics = figures(charts, svgs, o), v.table()
 	var buf bytes.Buffer
 	if err := sweepTemplate.Execute(&buf, p); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
@@ -375,13 +362,10 @@ var sweepTemplate = template.Must(template.Must(baseTemplate.Clone()).New("sweep
 {{template "charts" .}}
 <section id="figures">
 <h2>Every point's figures (mean ± sd over the repetitions; sweep.csv has them all)</h2>
-<div class="scroll">{{template "table" .Table}}</div>
+<div class="scroll">{{template "table" .Metrics}}</div>
 </section>
 
-<section id="scenario">
-<h2>The scenario as run</h2>
-{{if .Scenario}}<pre>{{.Scenario}}</pre>{{else}}<p>No scenario.yaml in {{.Dir}}.</p>{{end}}
-</section>
+{{template "scenario" .}}
 
 <footer>Rendered by herdbench {{.Version}} from sweep.csv, a point's summary and scenario.yaml; re-render with <code>herdbench report DIR</code>. This file needs no network.</footer>
 </main>

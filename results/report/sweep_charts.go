@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/herdbench/herdbench/results"
@@ -16,20 +18,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// series is one line of a chart against a swept field: a cohort at one
-// combination of the other swept fields' values.
-type series struct {
-	label    string
-	strategy string
-	others   []int // the value index on each axis but the drawn one (-1 there)
-	color    color.Color
-	dashes   []vg.Length
-}
-
-// seriesAgainst returns the lines of a chart against axis k: every cohort
-// at every combination of the other axes' values, the cohort's colour for
-// all of its lines, a dash pattern per combination.
-func (v *sweepView) seriesAgainst(k int) []series {
+// linesAgainst returns the lines of a chart against axis k, each with the
+// value index on every other axis (-1 on k's): every cohort at every
+// combination of the other axes' values, the cohort's colour for all of
+// its lines, a dash pattern per combination.
+func (v *sweepView) linesAgainst(k int) (lines []line, strategies []string, others [][]int) {
 	combos := [][]int{make([]int, len(v.axes))}
 	for j, a := range v.axes {
 		if j == k {
@@ -38,31 +31,27 @@ func (v *sweepView) seriesAgainst(k int) []series {
 		var next [][]int
 		for _, c := range combos {
 			for i := range a.values {
-				d := append([]int(nil), c...)
+				d := slices.Clone(c)
 				d[j] = i
 				next = append(next, d)
 			}
 		}
 		combos = next
 	}
-	var out []series
 	for si, s := range v.strategies {
 		for ci, c := range combos {
 			c[k] = -1
-			var parts []string
+			label := s
 			for j, a := range v.axes {
 				if j != k {
-					parts = append(parts, a.field+"="+a.values[c[j]])
+					label += ", " + a.field + "=" + a.values[c[j]]
 				}
 			}
-			label := s
-			if len(parts) > 0 {
-				label += ", " + strings.Join(parts, ", ")
-			}
-			out = append(out, series{label: label, strategy: s, others: c, color: palette[si%len(palette)], dashes: dashCycle[ci%len(dashCycle)]})
+			lines = append(lines, line{Label: label, color: palette[si%len(palette)], dashes: dashCycle[ci%len(dashCycle)], width: vg.Points(1.3)})
+			strategies, others = append(strategies, s), append(others, c)
 		}
 	}
-	return out
+	return lines, strategies, others
 }
 
 // dashCycle tells apart the lines of one cohort at the other fields'
@@ -77,24 +66,6 @@ type errPoints struct {
 }
 
 func (e errPoints) YError(i int) (float64, float64) { return e.sd[i], e.sd[i] }
-
-// line returns a series' points on axis k for metric m: x where the
-// value sits, y the mean, and its sd; points without the figure are left
-// out.
-func (v *sweepView) line(k int, s series, m string) errPoints {
-	var e errPoints
-	idx := append([]int(nil), s.others...)
-	for i := range v.axes[k].values {
-		idx[k] = i
-		y, sd, ok := v.figure(idx, s.strategy, m)
-		if !ok {
-			continue
-		}
-		e.XYs = append(e.XYs, plotter.XY{X: v.axes[k].at[i], Y: y})
-		e.sd = append(e.sd, sd)
-	}
-	return e
-}
 
 // figure returns metric m's mean and standard deviation over the
 // repetitions of strategy's run in the cell at idx (a value index on
@@ -116,27 +87,21 @@ func (v *sweepView) figure(idx []int, strategy, m string) (y, sd float64, ok boo
 	return y, sd, true
 }
 
-// xAxis sets p's x axis to axis a: its values as ticks (as written), on a
-// log scale when they span two decades or more.
-func xAxis(p *plot.Plot, a axis, label bool) {
+// xAxis sets p's x axis to a swept field's (s's): its values as ticks (as
+// written), on a log scale when they span two decades or more; the
+// field's name under it if label.
+func xAxis(p *plot.Plot, s *spec, label bool) {
 	if label {
-		p.X.Label.Text = a.field
+		p.X.Label.Text = s.XLabel
 	}
-	lo, hi := slicesMinMax(a.at)
-	pad := (hi - lo) * 0.04
-	if a.log {
+	if s.XLog {
 		p.X.Scale = plot.LogScale{}
-		p.X.Min, p.X.Max = lo/1.15, hi*1.15
-	} else {
-		if pad == 0 {
-			pad = 0.5
-		}
-		p.X.Min, p.X.Max = lo-pad, hi+pad
 	}
+	p.X.Min, p.X.Max = s.XRange[0], s.XRange[1]
 	// A value too close to the last labelled one is a tick without a
 	// label: the labels would run into each other.
 	where := func(x float64) float64 {
-		if a.log {
+		if s.XLog {
 			return math.Log(x)
 		}
 		return x
@@ -144,96 +109,81 @@ func xAxis(p *plot.Plot, a axis, label bool) {
 	span := where(p.X.Max) - where(p.X.Min)
 	var ticks []plot.Tick
 	last := math.Inf(-1)
-	for i, x := range a.at {
-		label := a.values[i]
-		if (where(x)-last)/span < 0.07 {
+	for _, t := range s.XTicks {
+		label := t.Label
+		if (where(t.Value)-last)/span < 0.07 {
 			label = ""
 		} else {
-			last = where(x)
+			last = where(t.Value)
 		}
-		ticks = append(ticks, plot.Tick{Value: x, Label: label})
+		ticks = append(ticks, plot.Tick{Value: t.Value, Label: label})
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
-func slicesMinMax(xs []float64) (float64, float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	return lo, hi
-}
-
-// againstChart draws every metric of metrics against swept field k, a
-// panel each, a line per cohort (and per combination of the other swept
-// fields' values), with the repetitions' sd as error bars.
-func (v *sweepView) againstChart(k int, metrics []string) chart {
+// againstSpec is every metric of metrics against swept field k, a panel
+// each, a line per cohort (and per combination of the other swept
+// fields' values), with the repetitions' sd as error bars; the values in
+// their order on the axis.
+func (v *sweepView) againstSpec(k int, metrics []string) *spec {
 	a := v.axes[k]
-	title := "Every figure against " + a.field
-	ss := v.seriesAgainst(k)
-	plots := make([]*plot.Plot, len(metrics))
-	var legend []legendEntry
-	for mi, m := range metrics {
-		p := newPlot(metricTitle(m))
-		xAxis(p, a, mi >= len(metrics)-2)
-		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
-		drawn := false
-		for _, s := range ss {
-			pts := v.line(k, s, m)
-			if len(pts.XYs) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts.XYs)
-			if err != nil {
-				continue
-			}
-			l.LineStyle = draw.LineStyle{Color: s.color, Width: vg.Points(1.3), Dashes: s.dashes}
-			dots, _ := plotter.NewScatter(pts.XYs)
-			dots.GlyphStyle = draw.GlyphStyle{Color: s.color, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
-			p.Add(l, dots)
-			if bars, err := plotter.NewYErrorBars(pts); err == nil {
-				bars.LineStyle = draw.LineStyle{Color: s.color, Width: vg.Points(0.7)}
-				bars.CapWidth = vg.Points(4)
-				p.Add(bars)
-			}
-			if mi == 0 {
-				legend = append(legend, legendEntry{s.label, []plot.Thumbnailer{l, dots}})
-			}
-			drawn = true
-		}
-		if !drawn {
-			p.Y.Min, p.Y.Max = 0, 1
-		}
-		p.Y.Min = min(p.Y.Min, 0)
-		p.Y.Max = max(p.Y.Max, p.Y.Min+1) * 1.08
-		plots[mi] = p
-	}
-	rows := (len(plots) + 1) / 2
-	legendH := legendHeight(len(ss))
-	h := titleSpace + legendH + vg.Length(rows)*1.9*vg.Inch + 0.3*vg.Inch
+	id := fmt.Sprintf("sweep_%d", k+1)
 	caption := fmt.Sprintf("Each figure of every cohort at each value of %s: the mean over the repetitions, with their standard deviation as error bars when there were several. ", a.field)
 	if len(v.axes) > 1 {
 		caption += "One line per cohort and combination of the other swept fields' values (dashed differently). "
 	}
 	caption += "A point without a figure is left out: recovery_s has none where the service never recovered within the run."
-	return chart{ID: fmt.Sprintf("sweep_%d", k+1), Title: title, W: chartW, H: h, Caption: caption,
-		draw: gridWithLegend(title, plots, 2, legend, legendH)}
+	s := &spec{ID: id, title: "Every figure against " + a.field, XLabel: a.field, Caption: caption, Height: 220, Points: true, XLog: a.log,
+		Group: id, Columns: 2, SyncLegend: true}
+	order := make([]int, len(a.at)) // the values by position on the axis
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(a.at[x], a.at[y]) })
+	for _, i := range order {
+		s.X = append(s.X, a.at[i])
+		s.XTicks = append(s.XTicks, xTick{Value: a.at[i], Label: a.values[i]})
+	}
+	lo, hi := slices.Min(a.at), slices.Max(a.at)
+	if pad := (hi - lo) * 0.04; a.log {
+		s.XRange = []float64{lo / 1.15, hi * 1.15}
+	} else {
+		if pad == 0 {
+			pad = 0.5
+		}
+		s.XRange = []float64{lo - pad, hi + pad}
+	}
+	lines, strategies, others := v.linesAgainst(k)
+	for _, m := range metrics {
+		pn := panel{Title: metricTitle(m)}
+		for n, l := range lines {
+			l.Values, l.SD = make([]*float64, len(order)), make([]float64, len(order))
+			idx := slices.Clone(others[n])
+			for j, i := range order {
+				idx[k] = i
+				if y, sd, ok := v.figure(idx, strategies[n], m); ok {
+					l.Values[j], l.SD[j] = &y, sd
+				}
+			}
+			pn.Series = append(pn.Series, l)
+		}
+		s.Panels = append(s.Panels, pn)
+	}
+	return s
 }
 
-// legendHeight is the room a legend of n entries takes in columns of 3.
-func legendHeight(n int) vg.Length {
-	return vg.Length((n+2)/3)*vg.Points(12) + vg.Points(6)
-}
-
-// gridWithLegend draws plots in a grid of cols columns under a title and a
-// legend of entries laid out in three columns.
-func gridWithLegend(title string, plots []*plot.Plot, cols int, entries []legendEntry, legendH vg.Length) func(draw.Canvas) {
+// grid draws plots in cols columns under a title and a legend of entries
+// laid out in three columns (legendH high), their data areas aligned, padX
+// and padY apart.
+func grid(title string, plots []*plot.Plot, cols int, entries []legendEntry, legendH, padX, padY vg.Length) func(draw.Canvas) {
 	return func(dc draw.Canvas) {
 		sty := text.Style{Color: color.Black, Font: font.From(sans, 12), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
 		dc.SetColor(color.White)
 		dc.Fill(dc.Rectangle.Path())
 		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - 6}, title)
-		drawLegendColumns(dc, entries, 3, dc.Max.Y-titleSpace, legendH)
+		if len(entries) > 0 {
+			drawLegendColumns(dc, entries, 3, dc.Max.Y-titleSpace, legendH)
+		}
 		rows := make([][]*plot.Plot, (len(plots)+cols-1)/cols)
 		for i := range rows {
 			rows[i] = make([]*plot.Plot, cols)
@@ -243,7 +193,7 @@ func gridWithLegend(title string, plots []*plot.Plot, cols int, entries []legend
 				}
 			}
 		}
-		tiles := draw.Tiles{Rows: len(rows), Cols: cols, PadTop: titleSpace + legendH, PadX: 18, PadY: 10, PadBottom: 2, PadLeft: 2, PadRight: 8}
+		tiles := draw.Tiles{Rows: len(rows), Cols: cols, PadTop: titleSpace + legendH, PadX: padX, PadY: padY, PadBottom: 2, PadLeft: 2, PadRight: 8}
 		canvases := plot.Align(rows, tiles, dc)
 		for i := range rows {
 			for j, p := range rows[i] {
@@ -329,7 +279,7 @@ func (v *sweepView) heatChart(m string) chart {
 		caption = fmt.Sprintf("%s at each combination of the two swept fields: red is higher (worse), blue lower. ", m)
 	}
 	caption += "One scale for every cohort; each cell holds the mean over the repetitions; blank cells did not finish."
-	return chart{ID: "heatmap_" + fileID(m), Title: title, W: chartW, H: h, Caption: caption, draw: gridWithLegend(title, plots, cols, nil, 0)}
+	return chart{ID: "heatmap_" + fileID(m), Title: title, W: chartW, H: h, Caption: caption, draw: grid(title, plots, cols, nil, 0, 18, 10)}
 }
 
 // fileID makes a metric's name fit a file name: latency_ms.request.p99

@@ -9,7 +9,6 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -63,27 +62,26 @@ func (r *Run) readTiers(ctx context.Context) error {
 // tierColors tell a chain's tiers apart, from the first to the bottom one.
 var tierColors = []color.Color{rgb(0x56B4E9), rgb(0xE69F00), rgb(0xD55E00), rgb(0x009E73), rgb(0xCC79A7), rgb(0x0072B2), rgb(0x000000), rgb(0xF0E442)}
 
-// tiersChart: for a chain of tiers, the attempts that reached each tier per
+// tiersSpec: for a chain of tiers, the attempts that reached each tier per
 // second, one panel per cohort on one scale, a line per tier; false when
 // no cohort has tiers.
-func (v *view) tiersChart(res time.Duration) (chart, bool) {
+func (v *view) tiersSpec() (*spec, bool) {
 	has := false
 	for _, e := range v.entries {
 		has = has || len(e.cohort.Tiers) > 0
 	}
 	if !has {
-		return chart{}, false
+		return nil, false
 	}
-	title := fmt.Sprintf("Attempts that reached each tier, per second in %s bins, one panel per cohort (same scale)", resText(res))
-	plots := v.panels("attempts / s", func(p *plot.Plot, e entry, _ bool) {
-		for k, tier := range e.cohort.Tiers {
-			t := rebin(tier.Timeline, res)
-			l := stepLine(perSecond(t, attemptsOf), t.Resolution, tierColors[k%len(tierColors)], nil, vg.Points(1.2))
-			p.Add(l)
-			p.Legend.Add(tier.Name, l)
-		}
-	})
-	return chart{ID: "tiers_1s", Title: title, W: chartW, H: tiledHeight(len(plots)), draw: tiled(title, plots),
+	return &spec{ID: "tiers_1s", title: "Attempts that reached each tier, per second%s, one panel per cohort (same scale)", YLabel: "attempts / s", Height: 170,
+		res: time.Second, ResS: v.base.Seconds(), MaxBinS: 1, Bins: 300, SyncLegend: true,
 		Caption: "In a chain of tiers, the calls that reached each tier: from the clients (the first tier) and from the tier above (the others). " +
-			"Each tier that retries multiplies what reaches the tiers below it: with 4 attempts at each of 3 callers, up to 64 attempts reach the bottom tier per user request. Shaded: the fault windows."}, true
+			"Each tier that retries multiplies what reaches the tiers below it: with 4 attempts at each of 3 callers, up to 64 attempts reach the bottom tier per user request. Shaded: the fault windows.",
+		Panels: v.cohortPanels(false, everyLegend, func(e entry) []line {
+			var out []line
+			for k, tier := range e.cohort.Tiers {
+				out = append(out, line{Label: tier.Name, color: tierColors[k%len(tierColors)], width: vg.Points(1.2), tl: tier.Timeline, count: attemptsOf, key: "tier/" + tier.Name + "/" + e.label})
+			}
+			return out
+		})}, true
 }

@@ -65,7 +65,7 @@ func TestReportOfAChain(t *testing.T) {
 		}
 	}
 	single := loadFixture(t, 1, 0, "single")
-	if _, ok := newView([]*Run{single}).tiersChart(time.Second); ok {
+	if _, ok := newView([]*Run{single}).tiersSpec(); ok {
 		t.Error("a single target's report has a chart of tiers")
 	}
 

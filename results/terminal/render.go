@@ -8,6 +8,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/herdbench/herdbench/results"
 )
@@ -36,15 +37,7 @@ func RenderTable(w io.Writer, s *results.Summary) error {
 		fmt.Fprint(tw, m.Table.Head+"\t")
 	}
 	fmt.Fprintln(tw)
-	cell := func(m results.Metric, v float64, ok bool) string {
-		switch {
-		case m.Table.Faults && len(s.Faults) == 0:
-			return "–" // without faults there is nothing to fail after or recover from
-		case !ok:
-			return m.Table.Missing
-		}
-		return m.Table.Text(v)
-	}
+	cell := func(m results.Metric, v float64, ok bool) string { return cellText(s, m, v, ok) }
 	for _, r := range s.Runs {
 		fmt.Fprint(tw, r.Strategy+"\t")
 		for _, m := range cols {
@@ -127,6 +120,7 @@ func RenderSparklines(w io.Writer, s *results.Summary, timelines []results.Timel
 		rows = max(rows, len(t.Rows))
 	}
 	per := max(1, (rows+width-1)/width)
+	bins := (rows + per - 1) / per
 	res := time.Duration(per) * fine
 	cols := make([][]int64, len(timelines))
 	var top int64
@@ -145,7 +139,17 @@ func RenderSparklines(w io.Writer, s *results.Summary, timelines []results.Timel
 	for _, r := range s.Runs {
 		nameW = max(nameW, len(r.Strategy))
 	}
-	if _, err := fmt.Fprintf(w, "attempts per %s, one scale for all (tallest = %d)\n", res, top); err != nil {
+	var legend []string
+	for _, f := range s.Faults {
+		legend = append(legend, fmt.Sprintf("%s %s–%ss", f.Name, trimFloat(f.AtS), trimFloat(f.AtS+f.ForS)))
+	}
+	// The faults' names go on the head line where they fit within the
+	// sparklines' width, else on a line of their own under the faults' row.
+	head := fmt.Sprintf("attempts per %s, one scale for all (tallest = %d)", res, top)
+	if withNames := head + "; faults ▀: " + strings.Join(legend, ", "); len(legend) > 0 && utf8.RuneCountInString(withNames) <= nameW+1+bins {
+		head, legend = withNames, nil
+	}
+	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
 	}
 	for i, r := range s.Runs {
@@ -165,7 +169,7 @@ func RenderSparklines(w io.Writer, s *results.Summary, timelines []results.Timel
 		return nil
 	}
 	var b strings.Builder
-	for c := range cols[0] {
+	for c := range bins {
 		t0, t1 := (time.Duration(c) * res).Seconds(), (time.Duration(c+1) * res).Seconds()
 		mark := '·'
 		for _, f := range s.Faults {
@@ -175,11 +179,10 @@ func RenderSparklines(w io.Writer, s *results.Summary, timelines []results.Timel
 		}
 		b.WriteRune(mark)
 	}
-	var legend []string
-	for _, f := range s.Faults {
-		legend = append(legend, fmt.Sprintf("%s %s–%ss", f.Name, trimFloat(f.AtS), trimFloat(f.AtS+f.ForS)))
+	if _, err := fmt.Fprintf(w, "%-*s %s\n", nameW, "faults", b.String()); err != nil || len(legend) == 0 {
+		return err
 	}
-	_, err := fmt.Fprintf(w, "%-*s %s\n%-*s %s\n", nameW, "faults", b.String(), nameW, "", strings.Join(legend, ", "))
+	_, err := fmt.Fprintf(w, "%-*s %s\n", nameW, "", strings.Join(legend, ", "))
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -29,6 +30,34 @@ var statColumns = sync.OnceValue(func() []results.Metric {
 // field), each figure as "mean ± sd" over the repetitions. Runs without
 // Stats show their own figures.
 func RenderStatsTable(w io.Writer, summaries []*results.Summary) error {
+	return renderStats(w, summaries, nil)
+}
+
+// statsDrops are the repetitions table's columns to leave out, in order,
+// while it is wider than its width in brief.
+var statsDrops = []string{"latency_ms.request.p50", "attempts", "latency_ms.request.p99", "success_ratio"}
+
+// RenderStatsBrief writes the repetitions (or sweep) table at most width
+// columns wide where it can be: RenderStatsTable, leaving out its columns
+// of latency, attempts and success, in that order, until it fits.
+func RenderStatsBrief(w io.Writer, summaries []*results.Summary, width int) error {
+	var skip []string
+	for _, drop := range statsDrops {
+		var b strings.Builder
+		if err := renderStats(&b, summaries, skip); err != nil {
+			return err
+		}
+		if widest(b.String()) <= width {
+			break
+		}
+		skip = append(skip, drop)
+	}
+	return renderStats(w, summaries, skip)
+}
+
+// renderStats writes the repetitions table without the columns of the
+// metrics named in skip.
+func renderStats(w io.Writer, summaries []*results.Summary, skip []string) error {
 	var fields []string
 	if len(summaries) > 0 {
 		for _, st := range summaries[0].Point {
@@ -41,7 +70,7 @@ func RenderStatsTable(w io.Writer, summaries []*results.Summary) error {
 		for _, r := range s.Runs {
 			st := statsOf(r)
 			for i, c := range cols {
-				if st[c.Name].N > 0 && (!c.Column.Faults || len(s.Faults) > 0) && (!c.Column.Nonzero || st[c.Name].Mean > 0) {
+				if st[c.Name].N > 0 && (!c.Column.Faults || len(s.Faults) > 0) && (!c.Column.Nonzero || st[c.Name].Mean > 0) && !slices.Contains(skip, c.Name) {
 					show[i] = true
 				}
 			}

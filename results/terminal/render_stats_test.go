@@ -54,3 +54,26 @@ func TestStatsTableOfASweep(t *testing.T) {
 		t.Errorf("a point of two runs:\n%s", buf.String())
 	}
 }
+
+// In brief, the repetitions table leaves out its latency, attempts and
+// success columns, in that order, while it is wider than asked; the
+// waves' figures stay.
+func TestStatsBriefFitsItsWidth(t *testing.T) {
+	stat := func(mean, sd float64) results.Stat { return results.Stat{N: 3, Mean: mean, SD: sd} }
+	s := &results.Summary{Repetitions: 3, Faults: []results.FaultWindow{{Name: "crash"}}, Runs: []results.Run{{Strategy: "no-jitter", Stats: map[string]results.Stat{
+		"attempts": stat(6156.7, 92.1), "amplification": stat(1.56, 0.02), "success_ratio": stat(1, 0), "herd_factor": stat(149.3, 13),
+		"failed_after_fault": stat(470.7, 26.6), "recovery_s": stat(3.91, 0), "latency_ms.request.p50": stat(7.9, 0.04), "latency_ms.request.p99": stat(7400, 18.8)}}}}
+	var full, brief bytes.Buffer
+	if err := RenderStatsTable(&full, []*results.Summary{s}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderStatsBrief(&brief, []*results.Summary{s}, 100); err != nil {
+		t.Fatal(err)
+	}
+	if widest(full.String()) <= 100 {
+		t.Fatalf("the full table is %d columns: the test shows nothing\n%s", widest(full.String()), full.String())
+	}
+	if widest(brief.String()) > 100 || strings.Contains(brief.String(), "req p50") || !strings.Contains(brief.String(), "149.3 ± 13.0") || !strings.Contains(brief.String(), "amplif.") {
+		t.Errorf("in brief at 100 columns, want no line wider, req p50 left out, the herd factor and amplification kept:\n%s", brief.String())
+	}
+}

@@ -23,6 +23,11 @@ func RenderThresholds(w io.Writer, rs []results.ThresholdResult) error {
 	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
 	}
+	return thresholdRows(w, rs)
+}
+
+// thresholdRows writes the table of the checks rs, a row each.
+func thresholdRows(w io.Writer, rs []results.ThresholdResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  cohort\tthreshold\tvalue\tresult")
 	for _, r := range rs {
