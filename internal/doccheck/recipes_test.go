@@ -204,14 +204,14 @@ func TestMissingPlacesFails(t *testing.T) {
 	}
 	for row, want := range map[string]int{
 		"| `chaos/blip.go`: `Register`, `registry`, `blip.Apply`, `Effect.Delay`, `Fault.Apply` | x |": 0,
-		"| `chaos/<kind>.go`: `Effect` | a kind |":                        0,
-		"| `chaos/`: `Register` | the package |":                          0,
-		"| `chaos/gone.go` | a file that is not there |":                  1,
-		"| `chaos/<kind>_test.go` | no test file |":                       1,
-		"| `chaos/blip.go`: `Unregister` | no such function |":           1,
-		"| `chaos/blip.go`: `Effect.Rate`, `blip.Compile` | no member |": 2,
-		"| `chaos/blip.go`: `backoff: fibonacci` | not a name |":         1,
-		"| place | what |":                                                0,
+		"| `chaos/<kind>.go`: `Effect` | a kind |":                                                     0,
+		"| `chaos/`: `Register` | the package |":                                                       0,
+		"| `chaos/gone.go` | a file that is not there |":                                               1,
+		"| `chaos/<kind>_test.go` | no test file |":                                                    1,
+		"| `chaos/blip.go`: `Unregister` | no such function |":                                         1,
+		"| `chaos/blip.go`: `Effect.Rate`, `blip.Compile` | no member |":                               2,
+		"| `chaos/blip.go`: `backoff: fibonacci` | not a name |":                                       1,
+		"| place | what |": 0,
 	} {
 		if got, _ := missingPlaces(dir, []string{row}); len(got) != want {
 			t.Errorf("%s: %d missing, want %d: %q", row, len(got), want, got)
