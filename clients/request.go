@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -34,6 +35,25 @@ type Request struct {
 	Retry bool
 }
 
+// Templated reports whether r holds a placeholder, in its path, a header's
+// value or its body (FillBody): its bytes, body included, are then filled
+// per logical request into each client's own buffer; without, they are
+// prepared once for the cohort.
+func (r *Request) Templated() bool {
+	if r.FillBody {
+		return true
+	}
+	if ok, _ := CheckPlaceholders(r.Path); ok {
+		return true
+	}
+	for _, h := range r.Header {
+		if ok, _ := CheckPlaceholders(h.Value); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Header is one request header.
 type Header struct{ Name, Value string }
 
@@ -43,16 +63,30 @@ type Mix struct {
 	cum      []float64 // cumulative weights, normalized to end at 1
 }
 
-// NewMix returns the mix of reqs, whose weights must be positive.
+// NewMix returns the mix of reqs, whose weights must be positive and
+// finite. Weights whose sum overflows a float64 (two of 1e308) are first
+// divided by the largest, which keeps their shares: summed as they are,
+// every cumulative share but the last would be 0 and the last NaN, and
+// every draw would pick the last request.
 func NewMix(reqs []Request) *Mix {
 	m := &Mix{Requests: reqs, cum: make([]float64, len(reqs))}
-	total := 0.0
+	scale, total := 1.0, 0.0
 	for _, r := range reqs {
 		total += r.Weight
 	}
+	if math.IsInf(total, 0) {
+		most := 0.0
+		for _, r := range reqs {
+			most = max(most, r.Weight)
+		}
+		scale, total = most, 0
+		for _, r := range reqs {
+			total += r.Weight / scale
+		}
+	}
 	acc := 0.0
 	for i, r := range reqs {
-		acc += r.Weight
+		acc += r.Weight / scale
 		m.cum[i] = acc / total
 	}
 	return m

@@ -73,3 +73,35 @@ func statusesOf(t *testing.T, items ...string) statusSet {
 	}
 	return s.Statuses
 }
+
+// TestMixWeightsThatOverflowKeepTheirShares: weights whose sum overflows a
+// float64 (two of 1e308) keep their shares of the mix; summed as they
+// were, every draw picked the last request.
+func TestMixWeightsThatOverflowKeepTheirShares(t *testing.T) {
+	for _, c := range []struct {
+		weights []float64
+		shares  []float64 // of 10,000 evenly spaced draws
+	}{
+		{[]float64{1e308, 1e308}, []float64{0.5, 0.5}},
+		{[]float64{1.5e308, 0.5e308}, []float64{0.75, 0.25}},
+		{[]float64{1e308, 1e308, 1e308, 1e308}, []float64{0.25, 0.25, 0.25, 0.25}},
+		{[]float64{1.7e308, 1.7e308, 1e-300}, []float64{0.5, 0.5, 0}},
+		{[]float64{1, 3}, []float64{0.25, 0.75}},
+	} {
+		reqs := make([]Request, len(c.weights))
+		for i, w := range c.weights {
+			reqs[i] = Request{Method: "GET", Path: "/", Weight: w}
+		}
+		m := NewMix(reqs)
+		const draws = 10_000
+		got := make([]int, len(reqs))
+		for k := range draws {
+			got[m.Pick((float64(k)+0.5)/draws)]++
+		}
+		for i, want := range c.shares {
+			if share := float64(got[i]) / draws; share < want-0.001 || share > want+0.001 {
+				t.Errorf("weights %v: request %d drawn %.4f of the time, want %.2f", c.weights, i, share, want)
+			}
+		}
+	}
+}

@@ -3,9 +3,13 @@ package control
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -389,4 +393,87 @@ func TestStartNamesTheRun(t *testing.T) {
 			t.Errorf("a start without a duration: %d, RunFor told %v; want 0, the scenario's length again", code, runs)
 		}
 	})
+}
+
+// TestAbsoluteFormMustNameItsOwnAddress: an absolute-form request target
+// names the control address itself, not any address a Host header may
+// name: another loopback address than the one it is bound to, another
+// family's loopback, a port of its own but an address of no interface of
+// this machine (a listener on every interface) are refused, as a forward
+// proxy's request for another server is. Over a real socket, through
+// net/http's server.
+func TestAbsoluteFormMustNameItsOwnAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := netip.MustParseAddrPort(ln.Addr().String())
+	p := bound.Port()
+	h := Guard(Access{Bound: bound}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	wire := func(line string, headers ...string) (int, string) {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		msg := line + "\r\n" + strings.Join(headers, "\r\n")
+		if len(headers) > 0 {
+			msg += "\r\n"
+		}
+		if _, err := io.WriteString(c, msg+"Content-Type: application/json\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	host := fmt.Sprintf("Host: localhost:%d", p)
+	for _, c := range []struct {
+		line    string
+		headers []string
+		code    int
+	}{
+		{fmt.Sprintf("POST http://127.0.0.2:%d/control/stop HTTP/1.1", p), []string{host}, 403},
+		{fmt.Sprintf("POST http://127.255.255.254:%d/control/stop HTTP/1.1", p), []string{host}, 403},
+		{fmt.Sprintf("POST http://[::1]:%d/control/stop HTTP/1.1", p), []string{host}, 403},
+		{fmt.Sprintf("POST http://127.0.0.1:%d/control/stop HTTP/1.1", p+1), []string{host}, 403},
+		{fmt.Sprintf("POST http://127.0.0.1:%d/control/stop HTTP/1.1", p), []string{host}, 200},
+		{fmt.Sprintf("POST http://localhost:%d/control/stop HTTP/1.1", p), []string{host}, 200},
+		// A page served at http://localhost:PORT/ calling the API it came from.
+		{"POST /control/stop HTTP/1.1", []string{host, fmt.Sprintf("Origin: http://localhost:%d", p)}, 200},
+		{"POST /control/stop HTTP/1.1", []string{host, fmt.Sprintf("Origin: http://localhost:%d", p), "Sec-Fetch-Site: same-origin", "Sec-Fetch-Mode: cors"}, 200},
+		{"POST /control/stop HTTP/1.1", []string{host, fmt.Sprintf("Origin: http://LOCALHOST:%d", p)}, 200},
+		{"POST /control/stop HTTP/1.1", []string{host, fmt.Sprintf("Origin: http://localhost:%d", p+1)}, 403},
+	} {
+		if code, body := wire(c.line, c.headers...); code != c.code {
+			t.Errorf("%s %q: %d %s; want %d", c.line, c.headers, code, body, c.code)
+		}
+	}
+
+	// A listener on every interface: an absolute target names one of this
+	// machine's addresses, on its port.
+	defer func(f func(netip.Addr) bool) { interfaceIP = f }(interfaceIP)
+	interfaceIP = func(ip netip.Addr) bool { return ip == netip.MustParseAddr("192.168.1.7") || ip.IsLoopback() }
+	everywhere := Access{Bound: netip.MustParseAddrPort("0.0.0.0:8091"), Names: []string{"gameday-box"}}
+	for target, want := range map[string]bool{
+		"http://192.168.1.7:8091/control/status": true,
+		"http://gameday-box:8091/control/status": true,
+		"http://localhost:8091/control/status":   true,
+		"http://10.9.9.9:8091/control/status":    false,
+		"http://8.8.8.8:8091/control/status":     false,
+		"http://192.168.1.7:8092/control/status": false,
+	} {
+		u, _ := url.ParseRequestURI(target)
+		if got := targetAllowed(u, everywhere); got != want {
+			t.Errorf("bound to every interface: %s allowed %v, want %v", target, got, want)
+		}
+	}
 }

@@ -32,8 +32,8 @@ type Access struct {
 //
 //   - an absolute-form request target (POST http://host/control/stop, as
 //     sent to a forward proxy) whose scheme, host or port is not the
-//     control address (403): net/http takes such a target's host as the
-//     request's Host, whatever the Host header says;
+//     control address's own (403): net/http takes such a target's host as
+//     the request's Host, whatever the Host header says;
 //   - a Host that does not name the control address (403): a page whose
 //     own name was made to resolve to this address (DNS rebinding) sends
 //     its own name;
@@ -146,16 +146,54 @@ func absoluteTarget(r *http.Request) (*url.URL, bool) {
 }
 
 // targetAllowed reports whether an absolute-form target names the control
-// address: http, a host hostAllowed accepts, and the listener's own port
-// (80 when the target gives none). Unlike a Host header, which a tunnel or
-// a forwarded port rewrites, the port of an absolute target is compared:
-// nothing between a client and this API writes one.
+// address itself: http, its own host and the listener's own port (80 when
+// the target gives none). Unlike a Host header, which a tunnel or a
+// forwarded port rewrites, nothing between a client and this API writes
+// an absolute target: so its port is compared, and its host must be one
+// the listener is reached at (ownHost), not any address hostAllowed lets
+// a Host header name (another loopback address, any address of a listener
+// on every interface).
 func targetAllowed(u *url.URL, a Access) bool {
-	if u.Scheme != "http" || u.User != nil || u.Host == "" || !hostAllowed(u.Host, a) {
+	if u.Scheme != "http" || u.User != nil || u.Host == "" || !ownHost(u.Host, a) {
 		return false
 	}
 	_, port := splitHostPort(u.Host)
-	return a.Bound.Port() == 0 || port == strconv.Itoa(int(a.Bound.Port()))
+	return a.Bound.Port() != 0 && port == strconv.Itoa(int(a.Bound.Port()))
+}
+
+// ownHost reports whether host (with or without its port) is one the
+// listener is reached at: the IP address it is bound to (for an address on
+// every interface, one of this machine's, interfaceIP), localhost for a
+// loopback or every-interface address, or one of the names.
+func ownHost(host string, a Access) bool {
+	h, _ := splitHostPort(host)
+	if h == "" {
+		return false
+	}
+	bound := a.Bound.Addr().Unmap()
+	if ip, err := netip.ParseAddr(h); err == nil {
+		ip = ip.WithZone("").Unmap()
+		if bound.IsUnspecified() {
+			return interfaceIP(ip)
+		}
+		return ip == bound
+	}
+	return hostAllowed(host, a) // a name: localhost, or one of the names
+}
+
+// interfaceIP reports whether ip is an address of one of this machine's
+// network interfaces (loopback included); a variable for tests.
+var interfaceIP = func(ip netip.Addr) bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return ip.IsLoopback()
+	}
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil && p.Addr().Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // originAllowed reports whether the request's Origin is the control

@@ -103,6 +103,9 @@ func (w *simRunner) run(_ context.Context, p *scenarios.Plan, u unit, keep bool)
 		co.Lateness = l[ci]
 	}
 	res := w.s.Run(co, rec)
+	if w.d.o.afterSim != nil {
+		w.d.o.afterSim(res)
+	}
 	rc := cohortOf(p, p.Strategies[ci].Name, rec, below)
 	run := results.Summarize(rc, window(p))
 	run.WastedWork = res.Target.Wasted

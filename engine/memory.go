@@ -66,7 +66,15 @@ const (
 	// memPerCohortRun is the figures of one cohort run kept until the
 	// end, for repetitions and sweeps.
 	memPerCohortRun = 2 << 10
+	// memRequestHead is what a filled request takes beside its body: the
+	// request line, headers and Content-Length, with room to spare.
+	memRequestHead = 4 << 10
 )
+
+// bodyGrowth is how much more than its bytes a client's buffer of a filled
+// request holds at most: the buffer grows by appending the request's runs
+// and placeholders, and Go grows a large slice by a quarter at a time.
+const bodyGrowth = 1.25
 
 // MemoryEstimate is the memory a run of plans will take at its peak, by
 // part, in bytes. It is an estimate from the run's shape, not a bound:
@@ -78,6 +86,7 @@ type MemoryEstimate struct {
 	Total     uint64
 	Timelines uint64 // 10 ms timelines and latency intervals, and writing them
 	Clients   uint64 // the clients of the cohorts that run at once
+	Bodies    uint64 // of Clients, the request bodies they fill and send (real time over HTTP)
 	Runs      uint64 // the figures of every cohort run, kept for the summary
 }
 
@@ -121,7 +130,13 @@ func EstimateMemory(plans []*scenarios.Plan, o Options) MemoryEstimate {
 				perSecond = memPerWrittenSecond
 			}
 			peakTimelines = max(peakTimelines, add(sat(cohorts, memPerRealCohort), sat(sat(cohorts, secs), perSecond)))
-			peakClients = max(peakClients, realClients(p))
+			if c := realClients(p); c > peakClients {
+				peakClients = c
+				e.Bodies = 0
+				if !p.GRPC {
+					e.Bodies = realBodies(p)
+				}
+			}
 		}
 		e.Timelines, e.Clients = peakTimelines, peakClients
 	}
@@ -149,10 +164,15 @@ func CheckMemory(plans []*scenarios.Plan, o Options, limit uint64, what string) 
 		}
 		clientsText += fmt.Sprintf(" on %s (connections: {shared: K} puts K clients on one)", spoken.Count(chans, "grpc-go channel", "grpc-go channels"))
 	}
+	smaller := ""
+	if e.Bodies > 0 {
+		clientsText += fmt.Sprintf(", of which %s their request bodies (each client fills a request with a placeholder into its own buffer)", size(e.Bodies))
+		smaller = ", smaller request bodies (or bodies without placeholders, prepared once for a cohort)"
+	}
 	return fmt.Errorf("%w: about %s (the process itself %s; timelines %s for %s over %s at %s resolution; clients %s for %s; kept figures %s), above %s. "+
-		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points, "+
+		"Shorten it (--duration), run fewer cohorts (--strategies), clients (--clients), repetitions (--runs) or sweep points%s, "+
 		"or raise --max-memory if this machine has the memory to spare",
-		ErrTooMuchMemory, size(e.Total), size(memBase), size(e.Timelines), spoken.Count(len(p.Strategies), "cohort", "cohorts"), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what)
+		ErrTooMuchMemory, size(e.Total), size(memBase), size(e.Timelines), spoken.Count(len(p.Strategies), "cohort", "cohorts"), p.Duration, "10ms", size(e.Clients), clientsText, size(e.Runs), what, smaller)
 }
 
 // inFlight is how many clients of one cohort of p exist at once: all of
@@ -182,18 +202,53 @@ func inFlight(p *scenarios.Plan) uint64 {
 }
 
 // realClients is what the clients of every cohort of p take at once in
-// real time: over HTTP, a connection per client; over gRPC, a caller per
-// client and the channels they share (grpcChannels).
+// real time: over HTTP, a connection per client and the requests it fills
+// (requestBytes); over gRPC, a caller per client and the channels they
+// share (grpcChannels).
 func realClients(p *scenarios.Plan) uint64 {
 	cohorts := uint64(len(p.Strategies))
 	if !p.GRPC {
-		return sat(sat(cohorts, add(inFlight(p), tierCalls(p))), memPerRealClient)
+		return add(sat(sat(cohorts, add(inFlight(p), tierCalls(p))), memPerRealClient), realBodies(p))
 	}
 	n := sat(sat(cohorts, inFlight(p)), memPerGRPCCaller)
 	for i := range p.Strategies {
 		n = add(n, sat(grpcChannels(p, &p.Strategies[i]), memPerGRPCChannel))
 	}
 	return n
+}
+
+// realBodies is what the requests of every cohort of p take at once in
+// real time over HTTP (requestBytes): a part of realClients.
+func realBodies(p *scenarios.Plan) uint64 {
+	var n uint64
+	for i := range p.Strategies {
+		perClient, perCohort := requestBytes(p.Strategies[i].Requests)
+		n = add(n, add(sat(inFlight(p), perClient), perCohort))
+	}
+	return n
+}
+
+// requestBytes is what the requests of a cohort's mix take in its
+// clients' memory (clients.Swarm): a request with no placeholder is
+// prepared once for the cohort, body included (perCohort); one with a
+// placeholder in its path, headers or body is filled, body included, into
+// each client's own buffer, which keeps the largest (perClient). A mix of
+// large bodies with placeholders is what makes a real run's memory grow
+// with its clients beyond their connections: 300 clients of a 6 MiB body
+// with a {uuid} hold 1.8 GiB.
+func requestBytes(m *clients.Mix) (perClient, perCohort uint64) {
+	if m == nil {
+		return 0, 0
+	}
+	for _, r := range m.Requests {
+		size := uint64(len(r.Body)) + memRequestHead
+		if !r.Templated() {
+			perCohort = add(perCohort, size)
+			continue
+		}
+		perClient = max(perClient, uint64(float64(size)*bodyGrowth))
+	}
+	return perClient, perCohort
 }
 
 // grpcChannels is how many grpc-go channels the cohort of strategy s of p

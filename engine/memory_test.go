@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +174,47 @@ strategies:
 	p := scenariotest.Plan(t, "name: h\nduration: 30s\nworkload: {kind: closed, clients: 100}\nstrategies:\n  - {name: own, backoff: full}\n", scenarios.Overrides{})
 	if e := EstimateMemory([]*scenarios.Plan{p}, Options{}); e.Clients != 100*memPerRealClient {
 		t.Errorf("HTTP: clients %d, want %d", e.Clients, 100*memPerRealClient)
+	}
+}
+
+// TestMemoryEstimateCountsRequestBodies: a request with a placeholder is
+// filled, body included, into each client's own buffer, so 300 clients of
+// a 6 MiB body with a {uuid} need about 1.8 GiB more: refused under a
+// 1 GiB limit, saying the bodies take it, where the estimate once left
+// bodies out and the run died of the out-of-memory killer. The same body
+// without a placeholder is prepared once for the cohort.
+func TestMemoryEstimateCountsRequestBodies(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.json"), bytes.Repeat([]byte("x"), 6<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := func(path string) *scenarios.Plan {
+		t.Helper()
+		file := filepath.Join(dir, "s.yaml")
+		yaml := "name: bodies\nduration: 5s\nworkload: {kind: closed, clients: 300}\nstrategies:\n  - {name: a, backoff: full}\nrequests:\n  - {method: PUT, path: \"" + path + "\", body: \"@big.json\"}\n"
+		if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		op, err := scenarios.Open(file, scenarios.Overrides{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op.Plans[0]
+	}
+	filled := []*scenarios.Plan{open("/items/{uuid}")}
+	e := EstimateMemory(filled, Options{})
+	if min := uint64(300 * 6 << 20); e.Bodies < min || e.Clients < e.Bodies || e.Total < min {
+		t.Errorf("300 clients filling a 6 MiB body: bodies %d MiB, clients %d MiB, total %d MiB; want the bodies at least %d MiB", e.Bodies>>20, e.Clients>>20, e.Total>>20, min>>20)
+	}
+	err := CheckMemory(filled, Options{}, 1<<30, "--max-memory 1.0 GiB")
+	if !errors.Is(err, ErrTooMuchMemory) || !strings.Contains(err.Error(), "their request bodies") || !strings.Contains(err.Error(), "smaller request bodies") {
+		t.Errorf("CheckMemory: %v; want it refused, naming the request bodies", err)
+	}
+	prepared := []*scenarios.Plan{open("/items/1")}
+	if e := EstimateMemory(prepared, Options{}); e.Bodies > 7<<20 || CheckMemory(prepared, Options{}, 1<<30, "1 GiB") != nil {
+		t.Errorf("a 6 MiB body without a placeholder: bodies %d MiB, total %d MiB; want it counted once", e.Bodies>>20, e.Total>>20)
+	}
+	if e := EstimateMemory(filled, Options{Mode: Mode{Sim: true}}); e.Bodies != 0 {
+		t.Errorf("in virtual time the bodies take %d bytes; the simulator sends none", e.Bodies)
 	}
 }

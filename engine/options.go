@@ -13,6 +13,7 @@ import (
 	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	"github.com/herdbench/herdbench/sim"
 	"github.com/herdbench/herdbench/target"
 )
 
@@ -49,6 +50,8 @@ type Options struct {
 	// beforeTask, in tests, is called before each unit the scheduler
 	// starts (schedule.go), with its point, first cohort and repetition.
 	beforeTask func(point, cohort, rep int)
+	// afterSim, in tests, is given what each simulated cohort run did.
+	afterSim func(sim.Result)
 }
 
 // Mode is how the plans run: in which time, how often, what is kept.

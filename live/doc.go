@@ -11,7 +11,11 @@
 // same bytes out to every viewer through a buffered channel per viewer. A
 // viewer whose buffer is full is dropped, never waited for: however many
 // watch, and however slowly, the run's goroutines are not touched, and the
-// sampling costs the same.
+// sampling costs the same. Nor can viewers that stop reading lock others
+// out: at MaxViewers (or an address's MaxViewersPerClient) a new viewer
+// takes the place of one whose write has been blocked for StallAfter, and
+// every stream begins with ReadCheck bytes on a small socket buffer, so a
+// client that reads nothing blocks at once.
 //
 // Every request passes the control API's guard (control.Guard): the Host
 // must name the page's address, an Origin must be the page itself, a POST

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/charts"
+	"github.com/herdbench/herdbench/internal/netguard"
 	"github.com/herdbench/herdbench/results"
 )
 
@@ -24,9 +27,31 @@ const (
 	// History is how many frames a Server keeps for viewers who arrive
 	// late: 10 minutes at Tick. Older frames leave the page.
 	History = 6000
-	// MaxViewers is how many event streams a Server feeds at once; more
-	// are answered 503.
+	// MaxViewers is how many event streams a Server feeds at once. At
+	// that many, a new viewer takes the place of the one stalled longest
+	// (StallAfter); with none stalled it is answered 503.
 	MaxViewers = 24
+	// MaxViewersPerClient is how many of them one address off loopback
+	// may hold (loopback's are all one address: there stalls alone
+	// decide); one more takes the place of its own stalled one, or is
+	// answered 503.
+	MaxViewersPerClient = 8
+	// StallAfter is how long a write to a viewer may be blocked (its
+	// client reads nothing, its socket's buffers full) before the viewer
+	// is stalled: a new viewer at the cap takes its place.
+	StallAfter = 2 * time.Second
+	// StreamBuffer is the socket send buffer of an event stream: small, so
+	// that a client that reads nothing stalls after tens of kilobytes, not
+	// megabytes (minutes of frames); a frame is about a hundred bytes a
+	// cohort.
+	StreamBuffer = 16 << 10
+	// ReadCheck is how many bytes a stream begins with, at least: the
+	// hello and the history, padded with an SSE comment (which a page
+	// ignores) when they are fewer. A client reads them in a moment; one
+	// that reads nothing fills its socket's buffers with them (the
+	// kernel's first receive buffer is 128 KiB) and stalls at once, where
+	// frames of a hundred bytes would take minutes to.
+	ReadCheck = 256 << 10
 	// writeTimeout bounds one write to a viewer, so that a stuck one
 	// ends its handler.
 	writeTimeout = 10 * time.Second
@@ -116,7 +141,41 @@ type entry struct {
 	meta *meta // non-nil when this frame changed the meta
 }
 
-type viewer struct{ ch chan []byte }
+// viewer is one event stream being fed.
+type viewer struct {
+	ch     chan []byte
+	client string // its address, "" on loopback (MaxViewersPerClient)
+	// writing is when the write under way to it began (UnixNano), 0 when
+	// none is: a write blocked for StallAfter makes it stalled.
+	writing atomic.Int64
+	// mu guards kick, which ends a blocked write at once (the stream's
+	// write deadline moved to now), nil once the handler has returned.
+	mu   sync.Mutex
+	kick func()
+	// evicted is set once its place was given to another viewer: nothing
+	// more is written to it.
+	evicted atomic.Bool
+}
+
+// stalledFor is how long the write under way to v has been blocked; 0
+// when none is.
+func (v *viewer) stalledFor(now time.Time) time.Duration {
+	if w := v.writing.Load(); w != 0 {
+		return now.Sub(time.Unix(0, w))
+	}
+	return 0
+}
+
+// evict ends v's blocked write, so that its handler returns; its place
+// is already taken from it.
+func (v *viewer) evict() {
+	v.evicted.Store(true)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.kick != nil {
+		v.kick()
+	}
+}
 
 // New returns a server; Run feeds it.
 func New(o Options) *Server {
@@ -314,12 +373,18 @@ func (s *Server) closeAll() {
 	s.viewers = nil // no more subscriptions
 }
 
-// subscribe registers a viewer and returns its hello and the history so
-// far, taken under the same lock so that no frame is missed or repeated.
-func (s *Server) subscribe() (*viewer, []byte, [][]byte, bool) {
+// subscribe registers a viewer from client (its address, "" on
+// loopback) and returns its hello and the history so far, taken under the
+// same lock so that no frame is missed or repeated. At MaxViewers, or at
+// MaxViewersPerClient of client's, it takes the place of the viewer (of
+// client's, for the latter) stalled longest, if one is.
+func (s *Server) subscribe(client string) (*viewer, []byte, [][]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.viewers == nil || len(s.viewers) >= MaxViewers {
+	if s.viewers == nil {
+		return nil, nil, nil, false
+	}
+	if !s.makeRoom(client, time.Now()) {
 		return nil, nil, nil, false
 	}
 	h := hello{Role: s.o.Role, Title: s.o.Title, TickMS: float64(s.o.Tick) / float64(time.Millisecond), Control: s.o.Control != nil,
@@ -330,9 +395,79 @@ func (s *Server) subscribe() (*viewer, []byte, [][]byte, bool) {
 	for i, e := range s.hist {
 		hist[i] = e.data
 	}
-	v := &viewer{ch: make(chan []byte, Buffer)}
+	v := &viewer{ch: make(chan []byte, Buffer), client: client}
 	s.viewers[v] = struct{}{}
 	return v, hb, hist, true
+}
+
+// makeRoom reports whether a viewer from client may be fed, making room
+// for it at a cap by dropping the viewer stalled longest (of client's
+// own at MaxViewersPerClient) when one is. The caller holds s.mu.
+func (s *Server) makeRoom(client string, now time.Time) bool {
+	for {
+		mine := 0
+		if client != "" {
+			for v := range s.viewers {
+				if v.client == client {
+					mine++
+				}
+			}
+		}
+		full, own := len(s.viewers) >= MaxViewers, mine >= MaxViewersPerClient
+		if !full && !own {
+			return true
+		}
+		var victim *viewer
+		longest := StallAfter - 1
+		for v := range s.viewers {
+			if own && v.client != client {
+				continue
+			}
+			if d := v.stalledFor(now); d > longest {
+				victim, longest = v, d
+			}
+		}
+		if victim == nil {
+			return false
+		}
+		delete(s.viewers, victim)
+		close(victim.ch)
+		s.dropped++
+		victim.evict()
+	}
+}
+
+// clientOf is the IP address a request came from, for
+// MaxViewersPerClient: "" on loopback, where every viewer has the same,
+// and for a connection with no IP address (a pipe in tests).
+func clientOf(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+		return ip.String()
+	}
+	return ""
+}
+
+type connKey struct{}
+
+// ConnContext is, as an http.Server's ConnContext, what lets the event
+// stream reach its socket, to make its send buffer small (StreamBuffer):
+// set it on the server that serves Handler.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// smallBuffer sets the send buffer of the socket r came on to
+// StreamBuffer, when the server has ConnContext and r came on TCP.
+func smallBuffer(r *http.Request) {
+	if c, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+		if tc := netguard.Socket(c); tc != nil {
+			_ = tc.SetWriteBuffer(StreamBuffer)
+		}
+	}
 }
 
 func (s *Server) unsubscribe(v *viewer) {
@@ -379,13 +514,22 @@ func (s *Server) Handler() http.Handler {
 // events is the Server-Sent Events stream: a hello, the history, then a
 // frame per tick until the run ends or the viewer falls behind.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	v, hb, hist, ok := s.subscribe()
+	v, hb, hist, ok := s.subscribe(clientOf(r))
 	if !ok {
-		http.Error(w, "too many viewers of this live page (at most "+itoa(MaxViewers)+"), or the run has ended", http.StatusServiceUnavailable)
+		http.Error(w, "too many viewers of this live page (at most "+itoa(MaxViewers)+", "+itoa(MaxViewersPerClient)+" from one address off loopback), none of them stalled, or the run has ended", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.unsubscribe(v)
 	rc := http.NewResponseController(w)
+	v.mu.Lock()
+	v.kick = func() { _ = rc.SetWriteDeadline(time.Now()) }
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.kick = nil
+		v.mu.Unlock()
+	}()
+	smallBuffer(r)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -398,7 +542,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for _, b := range hist {
 		writeEvent(&buf, b)
 	}
-	if !send(w, rc, &buf) {
+	if pad := ReadCheck - buf.Len(); pad > 0 {
+		buf.WriteString(": ")
+		buf.Write(bytes.Repeat([]byte{' '}, pad))
+		buf.WriteString("\n\n")
+	}
+	if !v.send(w, rc, &buf) {
 		return
 	}
 	for {
@@ -415,7 +564,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				select {
 				case b, ok := <-v.ch:
 					if !ok {
-						_ = send(w, rc, &buf)
+						_ = v.send(w, rc, &buf)
 						return
 					}
 					writeEvent(&buf, b)
@@ -423,7 +572,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					more = false
 				}
 			}
-			if !send(w, rc, &buf) {
+			if !v.send(w, rc, &buf) {
 				return
 			}
 		}
@@ -436,8 +585,15 @@ func writeEvent(buf *bytes.Buffer, b []byte) {
 	buf.WriteString("\n\n")
 }
 
-func send(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
+// send writes buf to v's stream and flushes it, marked as under way
+// (viewer.writing) meanwhile.
+func (v *viewer) send(w http.ResponseWriter, rc *http.ResponseController, buf *bytes.Buffer) bool {
+	if v.evicted.Load() {
+		return false
+	}
 	_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	v.writing.Store(time.Now().UnixNano())
+	defer v.writing.Store(0)
 	_, err := w.Write(buf.Bytes())
 	buf.Reset()
 	if err == nil {

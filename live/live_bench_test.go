@@ -19,7 +19,7 @@ func BenchmarkStep(b *testing.B) {
 	}, Access: local})
 	var vs []*viewer
 	for range 10 {
-		v, _, _, _ := s.subscribe()
+		v, _, _, _ := s.subscribe("")
 		vs = append(vs, v)
 	}
 	b.ReportAllocs()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -234,11 +235,11 @@ func TestStreamAddsUpToTimeline(t *testing.T) {
 func TestSlowViewerDropped(t *testing.T) {
 	var samples atomic.Int64
 	s := New(Options{Source: func() Sample { samples.Add(1); return Sample{Run: 1} }, Access: local})
-	slow, _, _, _ := s.subscribe()
-	fast, _, _, _ := s.subscribe()
+	slow, _, _, _ := s.subscribe("")
+	fast, _, _, _ := s.subscribe("")
 	var viewers []*viewer
 	for range 8 {
-		v, _, _, ok := s.subscribe()
+		v, _, _, ok := s.subscribe("")
 		if !ok {
 			t.Fatal("subscribe refused")
 		}
@@ -281,7 +282,7 @@ func TestHerdOncePerSecond(t *testing.T) {
 	var calls atomic.Int64
 	s := New(Options{Source: func() Sample { return Sample{Run: 1, Cohorts: []Cohort{{Name: "a"}}} }, Access: local,
 		Herd: func() []float64 { calls.Add(1); return []float64{2.5} }})
-	v, _, _, _ := s.subscribe()
+	v, _, _, _ := s.subscribe("")
 	with := 0
 	for range 25 {
 		s.step()
@@ -308,7 +309,7 @@ func TestUnnumberedCohortSaysSo(t *testing.T) {
 	s := New(Options{Source: func() Sample {
 		return Sample{Run: 1, Cohorts: []Cohort{{Name: "numbered", Live: withNumbers}, {Name: "curl", Live: without}}}
 	}, Access: local})
-	v, _, _, _ := s.subscribe()
+	v, _, _, _ := s.subscribe("")
 	s.step()
 	var f frame
 	if err := json.Unmarshal(<-v.ch, &f); err != nil {
@@ -326,7 +327,7 @@ func TestHistoryBounded(t *testing.T) {
 	for range History + History/2 {
 		s.step()
 	}
-	_, hb, hist, _ := s.subscribe()
+	_, hb, hist, _ := s.subscribe("")
 	if len(hist) > History {
 		t.Errorf("%d frames kept, want at most %d", len(hist), History)
 	}
@@ -413,4 +414,121 @@ func TestGuard(t *testing.T) {
 			t.Errorf("start as the page sends it: %d, running %v; want 200 and the plan running", got, ts.Status().PlanRunning)
 		}
 	})
+}
+
+// TestViewersThatNeverReadDoNotLockOthersOut: 24 event streams whose
+// clients never read (over the in-memory network, whose writes block at
+// once) fill the page's places; a viewer who comes once they have
+// stalled (StallAfter) takes the place of one of them and gets its
+// stream, and the stalled one's handler ends. They once locked every
+// other viewer out until their writes timed out (minutes, on sockets
+// whose buffers take a long time to fill).
+func TestViewersThatNeverReadDoNotLockOthersOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := New(Options{Role: "scenario", Title: "t", Source: func() Sample { return Sample{Run: 1, Running: true, Duration: time.Minute} }, Access: local})
+		n := &memnet.Network{}
+		ln, err := n.Listen("tcp", pageAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: srv.Handler(), ConnContext: ConnContext}
+		go func() { _ = hs.Serve(ln) }()
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan struct{})
+		go func() { defer close(ran); srv.Run(ctx) }()
+		var mute []net.Conn
+		for range MaxViewers {
+			c, err := n.Dial(context.Background(), "tcp", pageAddr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.WriteString(c, "GET /live/events HTTP/1.1\r\nHost: "+pageAddr+"\r\n\r\n") }()
+			mute = append(mute, c)
+		}
+		synctest.Wait()
+		if now, _ := srv.Viewers(); now != MaxViewers {
+			t.Fatalf("%d streams fed, want the %d that never read", now, MaxViewers)
+		}
+		client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return n.Dial(ctx, network, addr)
+		}}}
+		get := func() int {
+			resp, err := client.Get("http://" + pageAddr + "/live/events")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+				if line != "event: hello\n" {
+					t.Errorf("the stream begins %q", line)
+				}
+			}
+			return resp.StatusCode
+		}
+		if code := get(); code != http.StatusServiceUnavailable {
+			t.Errorf("a viewer before any stalled: %d, want 503", code)
+		}
+		time.Sleep(StallAfter + 100*time.Millisecond)
+		if code := get(); code != http.StatusOK {
+			t.Errorf("a viewer once the mute ones stalled: %d, want 200", code)
+		}
+		if _, dropped := srv.Viewers(); dropped < 1 {
+			t.Errorf("%d viewers dropped; want a stalled one dropped for the newcomer", dropped)
+		}
+		cancel()
+		<-ran
+		for _, c := range mute {
+			_ = c.Close()
+		}
+		_ = hs.Close()
+	})
+}
+
+// TestViewersPerClientBounded: one address off loopback holds at most
+// MaxViewersPerClient streams; one more takes the place of its own stalled
+// one, never another address's, and other addresses still get theirs.
+func TestViewersPerClientBounded(t *testing.T) {
+	s := New(Options{Source: func() Sample { return Sample{Run: 1} }, Access: local})
+	var mine []*viewer
+	for range MaxViewersPerClient {
+		v, _, _, ok := s.subscribe("10.0.0.7")
+		if !ok {
+			t.Fatal("subscribe refused under the cap")
+		}
+		mine = append(mine, v)
+	}
+	other, _, _, ok := s.subscribe("10.0.0.8")
+	if !ok {
+		t.Fatal("another address refused")
+	}
+	other.writing.Store(time.Now().Add(-time.Minute).UnixNano()) // stalled, but not 10.0.0.7's
+	if _, _, _, ok := s.subscribe("10.0.0.7"); ok {
+		t.Errorf("a viewer beyond %d from one address, none of its own stalled: fed", MaxViewersPerClient)
+	}
+	mine[3].writing.Store(time.Now().Add(-StallAfter - time.Second).UnixNano())
+	if _, _, _, ok := s.subscribe("10.0.0.7"); !ok {
+		t.Errorf("a viewer from an address whose own stream stalled: refused")
+	}
+	if _, open := <-mine[3].ch; open || !mine[3].evicted.Load() {
+		t.Errorf("the stalled stream was not dropped")
+	}
+	if other.evicted.Load() {
+		t.Errorf("another address's stalled stream was dropped for 10.0.0.7's")
+	}
+	if now, _ := s.Viewers(); now != MaxViewersPerClient+1 {
+		t.Errorf("%d viewers; want %d of 10.0.0.7's and 10.0.0.8's one", now, MaxViewersPerClient+1)
+	}
+	for range 4 {
+		if _, _, _, ok := s.subscribe(""); !ok {
+			t.Errorf("a loopback viewer refused under the total cap")
+		}
+	}
+	for _, remote := range []struct{ addr, client string }{{"10.0.0.7:5123", "10.0.0.7"}, {"127.0.0.1:5123", ""}, {"[::1]:80", ""}, {"pipe", ""}, {"[2001:db8::1]:80", "2001:db8::1"}} {
+		r := httptest.NewRequest(http.MethodGet, "/live/events", nil)
+		r.RemoteAddr = remote.addr
+		if got := clientOf(r); got != remote.client {
+			t.Errorf("clientOf(%s) = %q, want %q", remote.addr, got, remote.client)
+		}
+	}
 }

@@ -176,7 +176,7 @@ func (k *Keeper) Finish() (Last, Ending) {
 	if n := k.rec.Late(); n > 0 {
 		k.o.Warnf("%s ended after the results of the window they arrived in were written: they are in no results", spoken.Count(n, "answer", "answers"))
 	}
-	seg, err := k.rec.Snapshot()
+	seg, err := k.rec.End()
 	if errors.Is(err, ErrNothingRecorded) {
 		// k.mu is held only to read written: ending takes it again.
 		k.mu.Lock()

@@ -37,7 +37,8 @@ func (r *Recording) Live() []LiveCohort {
 			ci = r.cohorts.otherIndex()
 		}
 		if cl := s.cells[ci].Load(); cl != nil {
-			out[i].Live = cl.rec.Live()
+			rec, _ := cl.shown()
+			out[i].Live = rec.Live()
 		}
 	}
 	return out
@@ -66,7 +67,8 @@ func (r *Recording) HerdSoFar() []float64 {
 	out := make([]float64, len(idx))
 	for k, i := range idx {
 		if cl := s.cells[i].Load(); cl != nil {
-			out[k] = cl.rec.HerdSoFar(upto)
+			rec, _ := cl.shown()
+			out[k] = rec.HerdSoFar(upto)
 		}
 	}
 	return out

@@ -52,10 +52,15 @@ type Options struct {
 	Done func(Segment)
 }
 
-// Defaults.
+// Defaults and bounds.
 const (
 	DefaultMaxCohorts = 8
-	DefaultWindow     = 15 * time.Minute
+	// MaxCohortsLimit is the most cohorts of their own a recording
+	// takes (--max-cohorts): each costs memory for every bucket of its
+	// window (Footprint), and a report of more is no comparison anyone
+	// reads.
+	MaxCohortsLimit = 1000
+	DefaultWindow   = 15 * time.Minute
 	// MaxWindow is the longest window: a results folder holds at most a
 	// day (herdbench report refuses more).
 	MaxWindow = 24 * time.Hour
@@ -70,6 +75,22 @@ const (
 	// timed out.
 	CutGrace = time.Second
 )
+
+// Footprint is the memory a recording with at most cohorts cohorts, each
+// window long, may hold at its peak, in bytes: every cohort's recorder
+// full, for the window that is being recorded and the one being written
+// (the results of a window are copies of its recorders; at the end the
+// live ones are let go as they are copied), with the process's own
+// 60 MiB. cohorts counts "other" when the keys may overflow into it
+// (MaxCohorts + 1). Most recordings hold far less: a recorder's pages are
+// touched only where traffic came.
+func Footprint(cohorts int, window time.Duration) uint64 {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	per := uint64(results.RecorderBytes(min(window, MaxWindow), 2*runtime.GOMAXPROCS(0)))
+	return 60<<20 + 2*uint64(max(cohorts, 1))*per
+}
 
 // ErrNothingRecorded is returned by Snapshot when no attempt has been
 // recorded since the plan's clock started.
@@ -110,7 +131,12 @@ type segment struct {
 
 // cell is one cohort in one segment.
 type cell struct {
-	rec                    *results.Recorder
+	rec *results.Recorder
+	// apart records, when an attempt header is read, the attempts without
+	// a readable one (a load balancer's health checks): counted apart, so
+	// that the cohort's figures are its numbered attempts' (rec), unless it
+	// has none. Made on first use.
+	apart                  atomic.Pointer[results.Recorder]
 	unnumbered, withoutMax atomic.Int64
 	// unidentified counts the numbered attempts without a request id
 	// (requestIDHeaders): with any, transport_resends is not measured.
@@ -184,7 +210,7 @@ func (r *Recording) retire(s *segment, end time.Time) {
 		time.Sleep(grace)
 		r.prev.CompareAndSwap(s, nil)
 		if r.o.Done != nil && s.recorded() {
-			r.o.Done(r.segmentOf(s, end))
+			r.o.Done(r.segmentOf(s, end, true))
 		}
 	}()
 }
@@ -223,19 +249,24 @@ func (r *Recording) Observe(ob target.Observation) {
 	}
 	i := r.cohorts.index(r.o.CohortBy.key(ob.Request))
 	c := s.cell(i, r.shards)
+	rec := c.rec
+	n, most, ok := r.o.Attempts.Number(ob.Request.Header)
+	switch {
+	case !ok && r.o.Attempts.Name != "":
+		c.unnumbered.Add(1)
+		n, rec = 0, c.apartRec(s.window, r.shards)
+	case !ok:
+		c.unnumbered.Add(1)
+		n = 0
+	}
+	if most == 0 && rec == c.rec {
+		c.withoutMax.Add(1)
+	}
 	// One connection's attempts go to one shard: records of different
 	// connections rarely contend, and a quiet cohort touches few shards
 	// (each shard moves its latencies into the second's slot once a
 	// second it is used).
-	sh := c.rec.Shard(int(maphash.String(shardSeed, ob.Request.RemoteAddr) % uint64(r.shards)))
-	n, most, ok := r.o.Attempts.Number(ob.Request.Header)
-	if !ok {
-		c.unnumbered.Add(1)
-		n = 0
-	}
-	if most == 0 {
-		c.withoutMax.Add(1)
-	}
+	sh := rec.Shard(int(maphash.String(shardSeed, ob.Request.RemoteAddr) % uint64(r.shards)))
 	out := outcomeOf(ob)
 	if out == results.Timeout && r.cutAtEnd(s, ob) {
 		if n == 1 {
@@ -305,10 +336,37 @@ func (s *segment) cell(i, shards int) *cell {
 	return s.cells[i].Load()
 }
 
+// apartRec returns the cell's recorder of unnumbered attempts, making it
+// on first use.
+func (c *cell) apartRec(window time.Duration, shards int) *results.Recorder {
+	if a := c.apart.Load(); a != nil {
+		return a
+	}
+	a := results.NewRecorder(window, shards)
+	if c.apart.CompareAndSwap(nil, a) {
+		return a
+	}
+	return c.apart.Load()
+}
+
+// shown is the recorder of the cohort's figures: its numbered attempts',
+// or, when it has none, its unnumbered ones' (its figures that need a
+// number then null). apart says the unnumbered attempts, if any, are
+// counted apart from them.
+func (c *cell) shown() (rec *results.Recorder, apart bool) {
+	a := c.apart.Load()
+	if a == nil || c.rec.Live().Attempts > 0 {
+		return c.rec, a != nil
+	}
+	return a, false
+}
+
 func (s *segment) recorded() bool {
 	for i := range s.cells {
-		if c := s.cells[i].Load(); c != nil && c.rec.Live().Attempts > 0 {
-			return true
+		if c := s.cells[i].Load(); c != nil {
+			if rec, _ := c.shown(); rec.Live().Attempts > 0 {
+				return true
+			}
 		}
 	}
 	return false

@@ -124,7 +124,7 @@ func TestRecordingFigures(t *testing.T) {
 				}
 			}
 		}
-		r.Observe(obs(t0, 3*time.Second, time.Second, "spread/1", target.AnswerAborted)) // gave up, no header
+		r.Observe(obs(t0, 3*time.Second, time.Second, "spread/1", target.AnswerAborted)) // no header: counted apart
 		time.Sleep(4 * time.Second)
 		seg, err := r.Snapshot()
 		if err != nil {
@@ -147,11 +147,12 @@ func TestRecordingFigures(t *testing.T) {
 		if slices.Contains(waves.Unmeasured, "requests") || slices.Contains(waves.Unmeasured, "failed") || !slices.Contains(waves.Unmeasured, "latency_ms.request") {
 			t.Errorf("waves unmeasured %v: with amz-sdk-request, requests and failed are measured, request latency never", waves.Unmeasured)
 		}
-		if !slices.Contains(spread.Unmeasured, "requests") || !slices.Contains(spread.Unmeasured, "amplification") || spread.Outcomes["timeout"] != 1 {
-			t.Errorf("spread: unmeasured %v, outcomes %v; one attempt without a header makes its requests unknown, and its client gave up (timeout)", spread.Unmeasured, spread.Outcomes)
+		if slices.Contains(spread.Unmeasured, "requests") || spread.Requests != 200 || spread.Attempts != 250 || spread.Outcomes["timeout"] != 0 {
+			t.Errorf("spread: unmeasured %v, requests %d, attempts %d, outcomes %v; its one attempt without a header is counted apart, its figures are its numbered attempts'", spread.Unmeasured, spread.Requests, spread.Attempts, spread.Outcomes)
 		}
 		rec := s.Recorded
-		if rec == nil || rec.By != "proxy" || rec.CohortBy != "user-agent" || rec.AttemptHeader != "Amz-Sdk-Request" || rec.AttemptsUnnumbered != 1 || rec.Segment != 1 {
+		if rec == nil || rec.By != "proxy" || rec.CohortBy != "user-agent" || rec.AttemptHeader != "Amz-Sdk-Request" || rec.AttemptsUnnumbered != 1 || rec.Segment != 1 ||
+			!slices.Equal(rec.UnnumberedApart, []results.KeyCount{{Key: "spread/1", Attempts: 1}}) {
 			t.Errorf("recorded %+v", rec)
 		}
 		if len(s.Faults) != 1 || s.Faults[0].AtS != 1 || s.DurationS != 4 || s.Mode != "recorded" {
@@ -490,4 +491,61 @@ func TestCohortByACredentialHeaderIsRefused(t *testing.T) {
 	if _, err := ParseCohortBy("header:X-Client-Name"); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestOneUnnumberedAttemptKeepsTheCohortsFigures: one request without the
+// attempt header (a load balancer's health check) among a cohort's
+// numbered attempts is counted apart, said so in the summary, and leaves
+// the cohort's requests and amplification those of its numbered attempts;
+// it once made them null for the whole cohort. A cohort whose attempts all
+// lack the header, or a recording that reads none, still has them null.
+func TestOneUnnumberedAttemptKeepsTheCohortsFigures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Now()
+		numbers, _ := ParseAttemptHeader("X-Attempt")
+		by, _ := ParseCohortBy("header:X-Client")
+		for _, header := range []AttemptHeader{numbers, {}} {
+			r := New(Options{By: "target", Scenario: "g", CohortBy: by, Attempts: header})
+			r.PlanStarted(t0)
+			for i := range 100 {
+				at := time.Duration(i) * 10 * time.Millisecond
+				r.Observe(obs(t0, at, time.Millisecond, "curl", target.Answer5xx, "X-Client", "fleet", "X-Attempt", "1"))
+				r.Observe(obs(t0, at+5*time.Millisecond, time.Millisecond, "curl", target.AnswerOK, "X-Client", "fleet", "X-Attempt", "2"))
+				if i%50 == 0 {
+					r.Observe(obs(t0, at, time.Millisecond, "ELB-HealthChecker/2.0", target.AnswerOK, "X-Client", "fleet"))
+					r.Observe(obs(t0, at, time.Millisecond, "ELB-HealthChecker/2.0", target.AnswerOK, "X-Client", "probe"))
+				}
+			}
+			time.Sleep(2 * time.Second)
+			seg, err := r.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := seg.Output.Summary
+			if len(s.Runs) != 2 || s.Runs[0].Strategy != "fleet" || s.Runs[1].Strategy != "probe" {
+				t.Fatalf("cohorts %+v", s.Runs)
+			}
+			fleet, probe := s.Runs[0], s.Runs[1]
+			if header.Name == "" {
+				if !fleet.IsUnmeasured("amplification") || !probe.IsUnmeasured("requests") || fleet.Attempts != 202 || s.Recorded.UnnumberedApart != nil {
+					t.Errorf("no attempt header: fleet unmeasured %v, %d attempts, apart %v; want every figure that needs a number null, every attempt counted", fleet.Unmeasured, fleet.Attempts, s.Recorded.UnnumberedApart)
+				}
+				continue
+			}
+			if fleet.IsUnmeasured("requests") || fleet.IsUnmeasured("amplification") || fleet.Requests != 100 || fleet.Attempts != 200 || fleet.Amplification != 2 || fleet.Outcomes["ok"] != 100 {
+				t.Errorf("fleet: unmeasured %v, requests %d, attempts %d, amplification %g, ok %d; want its 100 requests of 2 numbered attempts, the 2 health checks apart",
+					fleet.Unmeasured, fleet.Requests, fleet.Attempts, fleet.Amplification, fleet.Outcomes["ok"])
+			}
+			if !probe.IsUnmeasured("requests") || !probe.IsUnmeasured("amplification") || probe.Attempts != 2 {
+				t.Errorf("probe: unmeasured %v, %d attempts; a cohort of unnumbered attempts alone keeps them, its requests null", probe.Unmeasured, probe.Attempts)
+			}
+			rec := s.Recorded
+			if rec.AttemptsUnnumbered != 4 || !slices.Equal(rec.UnnumberedApart, []results.KeyCount{{Key: "fleet", Attempts: 2}}) {
+				t.Errorf("recorded: unnumbered %d, apart %v; want 4, and fleet's 2 apart", rec.AttemptsUnnumbered, rec.UnnumberedApart)
+			}
+			if notes := strings.Join(rec.Notes, " "); !strings.Contains(notes, "2 attempts had no readable X-Attempt header") || !strings.Contains(notes, "counted apart (unnumbered_apart: fleet 2)") || !strings.Contains(notes, "all lacked") {
+				t.Errorf("notes: %s", notes)
+			}
+		}
+	})
 }

@@ -2,6 +2,7 @@ package recording
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -55,15 +56,38 @@ func (r *Recording) Snapshot() (Segment, error) {
 	if s == nil || !s.recorded() {
 		return Segment{}, ErrNothingRecorded
 	}
-	return r.segmentOf(s, time.Now()), nil
+	return r.segmentOf(s, time.Now(), false), nil
+}
+
+// End ends the recording (its server has stopped) and returns the
+// results of its current window up to now; ErrNothingRecorded when it has
+// no attempt. Nothing is recorded after it. Each cohort's live recorders
+// are let go as soon as its results are copied from them, so the end
+// holds about one window's worth of recorders at a time, not two.
+func (r *Recording) End() (Segment, error) {
+	r.mu.Lock()
+	s := r.cur.Swap(nil)
+	r.mu.Unlock()
+	if s == nil || !s.recorded() {
+		return Segment{}, ErrNothingRecorded
+	}
+	seg := r.segmentOf(s, time.Now(), true)
+	// The collector paces itself on the heap of its last cycle, when the
+	// live recorders were in it (tens of megabytes a cohort, if mostly
+	// untouched pages): without a cycle now, the garbage of writing the
+	// folder (its compressed logs, its report) could grow to as much
+	// again before the next, in pages that are touched.
+	runtime.GC()
+	return seg, nil
 }
 
 // Unstarted returns the attempts that arrived while no plan had started
 // (with --hold, before POST /control/start): they are in no results.
 func (r *Recording) Unstarted() int64 { return r.unstarted.Load() }
 
-// segmentOf summarizes s up to end.
-func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
+// segmentOf summarizes s up to end; with release, each cohort's live
+// recorders are let go once copied (End).
+func (r *Recording) segmentOf(s *segment, end time.Time, release bool) Segment {
 	span := min(max(end.Sub(s.t0), results.Bucket), s.window)
 	var faults []results.FaultWindow
 	var w results.Window
@@ -95,36 +119,27 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 			continue
 		}
 		cut += c.cut.Load()
-		rec := c.rec.Upto(span)
-		if rec.Live().Attempts == 0 {
+		name := r.cohorts.name(i)
+		run, rec, apart, ok := c.summarize(name, span, w)
+		if release {
+			s.cells[i].Store(nil)
+		}
+		if !ok {
 			continue
 		}
-		name := r.cohorts.name(i)
-		run := results.Summarize(results.Cohort{Strategy: name, Rec: rec}, w)
-		run.Unmeasured = append([]string(nil), unmeasuredAlways...)
-		if c.unnumbered.Load() > 0 {
-			run.Unmeasured = append(run.Unmeasured, unmeasuredUnnumbered...)
-		}
-		if c.unnumbered.Load() > 0 || c.unidentified.Load() > 0 {
-			run.Unmeasured = append(run.Unmeasured, "transport_resends") // which attempt repeats which is not on the wire
-		}
-		failedKnown := c.withoutMax.Load() == 0
-		if !failedKnown {
-			run.Unmeasured = append(run.Unmeasured, "failed")
-			if !run.IsUnmeasured("unfinished") {
-				run.Unmeasured = append(run.Unmeasured, "unfinished")
-			}
-		}
-		if recordedRatio(&run, failedKnown) {
+		if run.Capped {
 			capped = append(capped, name)
 		}
+		if apart > 0 {
+			sum.Recorded.UnnumberedApart = append(sum.Recorded.UnnumberedApart, results.KeyCount{Key: name, Attempts: apart})
+		}
 		unnumbered += c.unnumbered.Load()
-		sum.Runs = append(sum.Runs, run)
+		sum.Runs = append(sum.Runs, run.Run)
 		out.Cohorts = append(out.Cohorts, results.Cohort{Strategy: name, Rec: rec})
 	}
 	sum.Recorded.AttemptsUnnumbered = unnumbered
 	sum.Recorded.CutAtEnd = cut
-	sum.Recorded.Notes = r.notes(unnumbered)
+	sum.Recorded.Notes = r.notes(unnumbered, sum.Recorded.UnnumberedApart)
 	if cut > 0 {
 		sum.Recorded.Notes = append(sum.Recorded.Notes, fmt.Sprintf("%s in flight when the run ended (at %s on the plan's clock) were closed by %s within %s of it: cut short by the run's end, not timed out, so they are in no figure (cut_at_end), as a swarm's own results leave out the attempts its end cuts short.",
 			spoken.Count(cut, "attempt", "attempts"), time.Duration(r.run.Load()), clientsWord(cut), CutGrace))
@@ -137,6 +152,47 @@ func (r *Recording) segmentOf(s *segment, end time.Time) Segment {
 			": their first tries never reached this server (refused, or sent before the recording began), so success_ratio, the successes over the requests seen to start, is capped at 100%.")
 	}
 	return Segment{Output: out}
+}
+
+// cohortRun is a cohort's figures in a recording, and whether its
+// success_ratio was capped (recordedRatio).
+type cohortRun struct {
+	results.Run
+	Capped bool
+}
+
+// summarize returns the figures of the cell's cohort name up to span, and
+// its recorder: its numbered attempts', with apart the unnumbered ones
+// counted apart from them; or, without numbered attempts, the unnumbered
+// ones', with the figures that need a number unmeasured. ok is false for a
+// cohort with no attempt.
+func (c *cell) summarize(name string, span time.Duration, w results.Window) (run cohortRun, rec *results.Recorder, apart int64, ok bool) {
+	shown, hasApart := c.shown()
+	rec = shown.Upto(span)
+	if rec.Live().Attempts == 0 {
+		return cohortRun{}, nil, 0, false
+	}
+	numbered := c.unnumbered.Load() == 0 || hasApart
+	if hasApart {
+		apart = c.unnumbered.Load()
+	}
+	run.Run = results.Summarize(results.Cohort{Strategy: name, Rec: rec}, w)
+	run.Unmeasured = append([]string(nil), unmeasuredAlways...)
+	if !numbered {
+		run.Unmeasured = append(run.Unmeasured, unmeasuredUnnumbered...)
+	}
+	if !numbered || c.unidentified.Load() > 0 {
+		run.Unmeasured = append(run.Unmeasured, "transport_resends") // which attempt repeats which is not on the wire
+	}
+	failedKnown := numbered && c.withoutMax.Load() == 0
+	if !failedKnown {
+		run.Unmeasured = append(run.Unmeasured, "failed")
+		if !run.IsUnmeasured("unfinished") {
+			run.Unmeasured = append(run.Unmeasured, "unfinished")
+		}
+	}
+	run.Capped = recordedRatio(&run.Run, failedKnown)
+	return run, rec, apart, true
 }
 
 // recordedRatio sets a recording's success_ratio (r's figures as
@@ -180,12 +236,27 @@ func (r *Recording) provenance(s *segment) *results.Recorded {
 	}
 }
 
-// notes says in words what the figures cannot tell.
-func (r *Recording) notes(unnumbered int64) []string {
+// notes says in words what the figures cannot tell; apart are the
+// unnumbered attempts counted apart from their cohorts' figures.
+func (r *Recording) notes(unnumbered int64, apart []results.KeyCount) []string {
 	var out []string
+	var counted int64
+	for _, k := range apart {
+		counted += k.Attempts
+	}
 	switch {
 	case r.o.Attempts.Name == "":
 		out = append(out, "No attempt header was read (--attempt-header), so which attempts are retries is unknown: requests, unfinished, amplification and success_ratio are null, and the attempts are in none of the timeline's first/retry columns.")
+	case counted > 0:
+		names := make([]string, len(apart))
+		for i, k := range apart {
+			names[i] = fmt.Sprintf("%s %d", k.Key, k.Attempts)
+		}
+		out = append(out, fmt.Sprintf("%s had no readable %s header (a load balancer's health checks, a client that does not send it): they are counted apart (unnumbered_apart: %s) and are in none of their cohorts' figures, which are those of the numbered attempts.",
+			spoken.Count(counted, "attempt", "attempts"), r.o.Attempts.Name, strings.Join(names, ", ")))
+		if unnumbered > counted {
+			out = append(out, "Cohorts whose attempts all lacked a readable "+r.o.Attempts.Name+" header have null requests, unfinished, amplification and success_ratio, and those attempts are in none of the timeline's first/retry columns.")
+		}
 	case unnumbered > 0:
 		out = append(out, "Some attempts had no readable "+r.o.Attempts.Name+" header: requests, unfinished, amplification and success_ratio are null for their cohorts, and those attempts are in none of the timeline's first/retry columns.")
 	}

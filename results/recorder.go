@@ -180,6 +180,14 @@ func NewRecorder(duration time.Duration, shards int) *Recorder {
 	return r
 }
 
+// RecorderBytes is what NewRecorder(duration, shards) allocates: its 10 ms
+// timeline and each shard's two latency histograms of the current second.
+// The timeline's pages are touched only as buckets are written.
+func RecorderBytes(duration time.Duration, shards int) int64 {
+	n := int64(max(1, int((duration+Bucket-1)/Bucket)))
+	return n*int64(NumSeries)*8 + int64(max(1, shards))*2*int64(newHist().ByteSize())
+}
+
 // WithoutIntervals makes r keep its latencies for the whole run only, not
 // per second: Intervals returns nothing (no .hlog can be written), and
 // recording never moves histograms. The simulator's repetitions whose
@@ -834,7 +842,9 @@ func (r *Recorder) Upto(end time.Duration) *Recorder {
 	c := NewRecorder(max(end, Bucket), 1)
 	n := min(c.buckets, r.buckets)
 	for i := range n * int(NumSeries) {
-		c.counts[i] = atomic.LoadInt64(&r.counts[i])
+		if v := atomic.LoadInt64(&r.counts[i]); v != 0 {
+			c.counts[i] = v // zeros left unwritten: their pages are never touched
+		}
 	}
 	c.touched.Store(int64(n))
 	t := &c.shards[0]

@@ -91,6 +91,11 @@ type Recorded struct {
 	// AttemptsUnnumbered counts the attempts whose attempt number could
 	// not be read (no header, or one that did not parse).
 	AttemptsUnnumbered int64 `json:"attempts_unnumbered"`
+	// UnnumberedApart are, by cohort, the attempts without a readable
+	// number in a cohort that also had numbered ones (a load balancer's
+	// health checks among a client's attempts): counted apart, in none of
+	// the cohort's figures, which are its numbered attempts'.
+	UnnumberedApart []KeyCount `json:"unnumbered_apart,omitempty"`
 	// CutAtEnd counts the attempts in flight when the run ended (the
 	// scenario's duration on the plan's clock) whose clients closed them
 	// at once: cut short by the run's end, as a swarm's are, not timed

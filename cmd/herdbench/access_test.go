@@ -132,6 +132,51 @@ func TestMetricsAddrRefused(t *testing.T) {
 	}
 }
 
+// TestMetricsAddrHasTheControlGuards: the swarm's --metrics-addr is behind
+// the control API's guard: a Host that does not name its address (a
+// DNS-rebinding page) and another site's Origin are refused, a token,
+// when set, is required; and off loopback it needs one, as --ui does,
+// refused before anything runs.
+func TestMetricsAddrHasTheControlGuards(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("# metrics\n")) })
+	bound := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9100}
+	const token = "metrics-token-0123456789abcdef"
+	for _, c := range []struct {
+		token, host, origin, auth string
+		code                      int
+	}{
+		{"", "127.0.0.1:9100", "", "", 200},
+		{"", "localhost:9100", "", "", 200},
+		{"", "evil.example:9100", "", "", 403},
+		{"", "127.0.0.1:9100", "http://evil.example", "", 403},
+		{token, "127.0.0.1:9100", "", "", 401},
+		{token, "127.0.0.1:9100", "", "Bearer wrong", 401},
+		{token, "127.0.0.1:9100", "", "Bearer " + token, 200},
+	} {
+		h := metricsHandler("127.0.0.1:9100", bound, c.token, metrics)
+		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:9100/metrics", nil)
+		req.Host = c.host
+		if c.origin != "" {
+			req.Header.Set("Origin", c.origin)
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.code || c.code == 200 && rec.Body.String() != "# metrics\n" {
+			t.Errorf("token %v, Host %s, Origin %q, Authorization %q: %d %q; want %d", c.token != "", c.host, c.origin, c.auth, rec.Code, rec.Body, c.code)
+		}
+	}
+
+	t.Setenv(tokenEnv, "")
+	scenario := writeScenario(t, "name: m\nduration: 200ms\nworkload:\n  clients: 1\nstrategies:\n  - name: a\n    backoff: full\n")
+	code, _, stderr := runCLI(t, "scenario", scenario, "--metrics-addr", "0.0.0.0:0", "--allow-remote", "--out", t.TempDir(), "-q")
+	if code != exitUsage || !strings.Contains(stderr, "--metrics-addr 0.0.0.0:0 is off loopback") || !strings.Contains(stderr, "--metrics-token-file") {
+		t.Errorf("--metrics-addr off loopback without a token: exit %d, stderr %q; want 2 and a refusal naming --metrics-token-file", code, stderr)
+	}
+}
+
 // TestChaosControlGuarded: --chaos-control has the loopback interlock and
 // follows no redirect (a 307 would re-send the start elsewhere): the run is
 // refused before it starts, naming where the redirect pointed, and nothing

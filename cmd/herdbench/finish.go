@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,15 +55,31 @@ type ending struct {
 	sweep   bool
 	command string // the subcommand that ran it, "scenario" or "merge", for its messages
 	explain bool   // --explain: every table and what the figures mean, after the answer
+	// stop, when set, drops the results folder if it ends before the
+	// folder is published: a merge's interrupt, after which nothing is
+	// written (the shards are still there to merge again). A scenario's
+	// interrupt writes what was recorded instead: nil.
+	stop context.Context
 }
 
+// errStopped is save's error when ending.stop ended first: nothing written.
+var errStopped = errors.New("interrupted; nothing was written")
+
 // finish ends the run of command ("scenario" or "merge") and returns the
-// exit code. dir is set once the results folder is in place.
-func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string) int {
+// exit code. dir is set once the results folder is in place. stop is
+// ending.stop: nil but for a merge.
+func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string, stop ...context.Context) int {
 	e := &ending{points: points, sweep: sweep, command: command, explain: f.explain}
+	if len(stop) > 0 {
+		e.stop = stop[0]
+	}
 	summaries := e.summaries()
 	var werr error
 	*dir, werr = e.save(f)
+	if errors.Is(werr, errStopped) {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", command, werr)
+		return exitSignal
+	}
 	// Every line of the ending goes through one of these: the first write
 	// that fails is kept, and said at the end instead of being lost.
 	errw := &stickyWriter{w: stderr}
@@ -172,7 +189,15 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 		st.Discard()
 		return "", err
 	}
+	if e.stopped() {
+		st.Discard()
+		return "", errStopped
+	}
 	rerr := e.report(st.Dir, f)
+	if e.stopped() {
+		st.Discard()
+		return "", errStopped
+	}
 	dir, err := st.Publish()
 	if err != nil {
 		return "", err
@@ -182,6 +207,9 @@ func (e *ending) save(f *scenarioFlags) (string, error) {
 	}
 	return dir, rerr
 }
+
+// stopped reports whether ending.stop has ended.
+func (e *ending) stopped() bool { return e.stop != nil && e.stop.Err() != nil }
 
 // rescue keeps the figures of a run whose results folder could not be
 // written (a disk that filled up meanwhile): summary.json, or a sweep's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type gameDayFlags struct {
 	target       string
 	allowRemote  bool
 	metricsAddr  string
+	metricsToken string // --metrics-token-file
 	chaosControl string
 	tokenFile    string
 	otlp         otlpFlags
@@ -53,7 +55,8 @@ func (g *gameDayFlags) live() []string {
 func (g *gameDayFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&g.target, "target", "", "send the swarm to this URL instead of embedded targets (overrides target.url); the chaos plan is then not applied by this command")
 	fs.BoolVar(&g.allowRemote, "allow-remote", false, "allow a --target, --chaos-control, --metrics-addr or --otlp off loopback (127.0.0.0/8, ::1), decided from the addresses the host resolves to")
-	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the cohorts at http://ADDR/metrics while the run lasts, e.g. 127.0.0.1:9100")
+	fs.StringVar(&g.metricsAddr, "metrics-addr", "", "serve live Prometheus metrics of the cohorts at http://ADDR/metrics while the run lasts, e.g. 127.0.0.1:9100; off loopback needs --allow-remote and a token (--metrics-token-file)")
+	fs.StringVar(&g.metricsToken, "metrics-token-file", "", "file holding the token --metrics-addr asks for (Authorization: Bearer TOKEN; default: $"+tokenEnv+", if set); required for a --metrics-addr off loopback")
 	fs.StringVar(&g.chaosControl, "chaos-control", "", "control URL of a herdbench proxy or target (its --control-addr, e.g. http://127.0.0.1:8091): its chaos plan is started at the run's t = 0")
 	fs.StringVar(&g.tokenFile, "chaos-control-token-file", "", "file holding the --chaos-control API's token (default: $"+tokenEnv+", if set)")
 	g.otlp.add(fs, "the cohorts' counters and attempt latency")
@@ -167,11 +170,17 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 	if code := g.otlp.check("scenario", g.allowRemote, stderr); code != exitOK {
 		return nil, code
 	}
+	var metricsToken string
 	if g.metricsAddr != "" {
-		if _, err := checkAddr("--metrics-addr", g.metricsAddr, g.allowRemote); err != nil {
+		tok, _, err := loadToken("", g.metricsToken, "", "--metrics-token-file")
+		if err == nil {
+			err = checkServed("--metrics-addr", g.metricsAddr, g.allowRemote, tok, "watch the run's live metrics", "--metrics-token-file FILE", "send \"Authorization: Bearer TOKEN\" (Prometheus: authorization: {credentials_file: FILE})")
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "herdbench scenario: %v\n", err)
 			return nil, exitUsage
 		}
+		metricsToken = tok
 	}
 	if g.metricsAddr != "" || g.otlp.url != "" {
 		exp, code := g.otlp.start(ctx, "scenario", g.allowRemote, stderr)
@@ -193,10 +202,8 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 			fmt.Fprintf(stderr, "herdbench scenario: --metrics-addr: %v\n", err)
 			return nil, exitUsage
 		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", telemetry.Handler(gd.swarm.Collectors()...))
 		limits := netguard.ControlLimits()
-		gd.metrics = limits.Server(mux)
+		gd.metrics = limits.Server(metricsHandler(g.metricsAddr, ln.Addr(), metricsToken, telemetry.Handler(gd.swarm.Collectors()...)))
 		gd.served = make(chan struct{})
 		go func() {
 			defer close(gd.served)
@@ -223,6 +230,16 @@ func (g *gameDayFlags) prepare(ctx context.Context, plan *scenarios.Plan, stderr
 		}
 	}
 	return gd, exitOK
+}
+
+// metricsHandler serves GET /metrics of --metrics-addr, given as addr and
+// bound to bound, behind the control API's guard (control.Guard): a Host
+// that names the address (no DNS rebinding), no other site's Origin, and
+// the token when one is set.
+func metricsHandler(addr string, bound net.Addr, token string, metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	return control.Guard(controlAccess(addr, bound, token), mux)
 }
 
 // started is called once the run has started (before its t = 0): it gives

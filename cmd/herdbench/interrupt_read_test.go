@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/herdbench/herdbench/results/folder"
+	"github.com/herdbench/herdbench/results/report"
 )
 
 // endsAfter is a context that ends at its n-th check (Err): an interrupt
@@ -104,5 +105,43 @@ func TestReportAndMergeStopOnInterrupt(t *testing.T) {
 		if code != exitFailed || !strings.Contains(stderr, "line 60002: ok is not a whole number") {
 			t.Errorf("%s: exit %d, want %d and the damaged line\n%s", args[0], code, exitFailed, stderr)
 		}
+	}
+}
+
+// TestMergeStopsOnInterruptWhileWriting: an interrupt (Ctrl-C or SIGTERM,
+// which cancel the command's context) that arrives once the shards are
+// read, while the merged folder is written or its report drawn, stops the
+// merge: exit 130, nothing written, not even a hidden folder. A merge
+// once finished then and exited 0: its shards are still there to merge
+// again, while a folder the user stopped is one they did not want.
+func TestMergeStopsOnInterruptWhileWriting(t *testing.T) {
+	dir := shardFolders(t, fmt.Sprintf(mergeable, "amplification <= 10"), 2)
+	for _, when := range []string{"writing", "drawing"} {
+		t.Run(when, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			draw := renderReport
+			t.Cleanup(func() { renderReport = draw })
+			renderReport = func(d string, o report.Options) error {
+				if when == "writing" {
+					cancel() // the data is written: the interrupt comes as the report begins
+					return draw(d, o)
+				}
+				err := draw(d, o)
+				cancel() // the report is drawn, the folder not yet published
+				return err
+			}
+			out := t.TempDir()
+			var stdout, stderr strings.Builder
+			if code := run(ctx, []string{"merge", dir, "--out", out, "--no-png", "-q"}, &stdout, &stderr); code != exitSignal || !strings.Contains(stderr.String(), "herdbench merge: interrupted; nothing was written") {
+				t.Errorf("exit %d, want %d\n%s", code, exitSignal, stderr.String())
+			}
+			if e, _ := os.ReadDir(out); len(e) != 0 {
+				t.Errorf("an interrupted merge left %d entries in --out: %v", len(e), e)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("an interrupted merge printed its figures:\n%s", stdout.String())
+			}
+		})
 	}
 }

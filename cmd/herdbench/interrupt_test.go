@@ -73,6 +73,9 @@ func TestSIGTERMStopsSimulatedRun(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	if !strings.Contains(said.String(), "the simulation stopped; writing 2 cohorts' timelines, logs and report, to ") {
+		t.Errorf("stderr does not say what is being written after the interrupt:\n%s", said.String())
+	}
 	s := readSummary(t, out)
 	if !s.Partial || s.EndedS == nil || *s.EndedS >= 7200 || len(s.Runs) != 2 {
 		t.Errorf("summary: partial %v, ended_s %v, %d runs; want partial, cut before 7200 s, both cohorts", s.Partial, s.EndedS, len(s.Runs))

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,13 +22,16 @@ import (
 const memoryChildEnv = "HERDBENCH_MEMORY_CHILD"
 
 // TestMemoryChild is herdbench in a child process: it runs the command
-// given after "--" and exits with its code. It does nothing in a normal
-// test run.
+// given after "--", Ctrl-C and SIGTERM handled as main handles them, and
+// exits with its code. It does nothing in a normal test run.
 func TestMemoryChild(t *testing.T) {
 	if os.Getenv(memoryChildEnv) != "1" {
-		t.Skip("runs only as TestMemoryEstimateIsHonest's child")
+		t.Skip("runs only as the child of the memory tests")
 	}
-	os.Exit(run(context.Background(), flag.Args(), io.Discard, os.Stderr))
+	ctx, release := interruptible(context.Background(), flag.Args(), os.Stderr, os.Exit)
+	code := run(ctx, flag.Args(), io.Discard, os.Stderr)
+	release()
+	os.Exit(code)
 }
 
 // The memory estimate that --max-memory is checked against is honest: for
@@ -132,4 +137,76 @@ func attemptsOf(s results.Summary) int64 {
 		n += r.Attempts
 	}
 	return n
+}
+
+// TestManyCohortsRecordingEndsWithinMemory: a target recording 300
+// cohorts (header:) of a few requests each, over 5-minute windows, stopped
+// with SIGTERM, writes its results folder, all 300 cohorts in it, and
+// peaks under 1 GiB (about 550 MiB here). Its end once copied every
+// cohort's recorder while the live ones were still held, and the
+// collector, pacing itself on them, let the writing's garbage grow as
+// large again: 1.6 to 2.5 GiB here, and with 15-minute windows 6.3 GB and
+// an out-of-memory crash, no folder.
+func TestManyCohortsRecordingEndsWithinMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race multiplies the memory; .ci/run runs this test without it")
+	}
+	if testing.Short() {
+		t.Skip("a child process recording 300 cohorts and writing their report, about 30 s")
+	}
+	const cohorts, bound = 300, 1 << 30
+	out := t.TempDir()
+	args := []string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--out", out, "--no-png",
+		"--cohort-by", "header:X-Client", "--max-cohorts", fmt.Sprint(cohorts), "--record-window", "5m", "--attempt-header", "X-Attempt"}
+	child := exec.Command(os.Args[0], append([]string{"-test.run=^TestMemoryChild$", "--"}, args...)...)
+	child.Env = append(os.Environ(), memoryChildEnv+"=1")
+	stderr, err := child.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+	lines := bufio.NewScanner(stderr)
+	var said strings.Builder
+	traffic := ""
+	for traffic == "" && lines.Scan() {
+		said.WriteString(lines.Text() + "\n")
+		if m := serveAddrRE.FindStringSubmatch(lines.Text()); m != nil {
+			traffic = m[1]
+		}
+	}
+	if traffic == "" {
+		t.Fatalf("the target never said where it serves:\n%s", said.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	for i := range cohorts {
+		for n := 1; n <= 2; n++ {
+			req, _ := http.NewRequest(http.MethodPost, traffic+"/", nil)
+			req.Header.Set("X-Client", fmt.Sprintf("client-%03d", i))
+			req.Header.Set("X-Attempt", fmt.Sprint(n))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+	if err := child.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Wait(); err != nil {
+		t.Fatalf("the target after SIGTERM: %v\n%s", err, said.String())
+	}
+	peak := uint64(child.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KiB on Linux
+	s := readSummary(t, out)
+	t.Logf("%d cohorts recorded, peak %d MiB", len(s.Runs), peak>>20)
+	if len(s.Runs) != cohorts {
+		t.Errorf("%d cohorts in the results, want %d", len(s.Runs), cohorts)
+	}
+	if peak > bound {
+		t.Errorf("peak resident memory %d MiB, above %d MiB", peak>>20, bound>>20)
+	}
 }

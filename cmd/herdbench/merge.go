@@ -100,7 +100,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (cod
 		fmt.Fprintln(stderr)
 	}
 	point := engine.Point{Plan: &scenarios.Plan{Name: s.Scenario, Thresholds: m.Thresholds, GRPC: speaksGRPC(m.Output.Scenario)}, Output: m.Output}
-	return finish(stdout, stderr, "merge", f, []engine.Point{point}, false, &dir)
+	return finish(stdout, stderr, "merge", f, []engine.Point{point}, false, &dir, ctx)
 }
 
 // speaksGRPC reports whether the shards' resolved scenario has a gRPC

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/spoken"
@@ -28,6 +30,7 @@ type recordFlags struct {
 	maxCohorts    int
 	attemptHeader string
 	noPNG         bool
+	maxMemory     string
 
 	run      time.Duration      // the scenario's duration, 0 without one (loadServerPlan)
 	by       recording.CohortBy // parsed by check
@@ -38,10 +41,11 @@ func (f *recordFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noRecord, "no-record", false, "do not record the traffic (only the Prometheus counters); no results folder is written")
 	fs.StringVar(&f.out, "out", "runs", "folder to write the recording's results folders into (POST /control/results, at exit, on Ctrl-C)")
 	fs.StringVar(&f.cohortBy, "cohort-by", "all", "how to tell clients apart, one cohort each: user-agent, source-ip, header:NAME (e.g. header:X-Client-Name), or all (one cohort)")
-	fs.IntVar(&f.maxCohorts, "max-cohorts", recording.DefaultMaxCohorts, "cohorts of their own at most: the first keys to arrive get one, later keys are in the cohort \"other\"")
+	fs.IntVar(&f.maxCohorts, "max-cohorts", recording.DefaultMaxCohorts, fmt.Sprintf("cohorts of their own at most (1 to %d): the first keys to arrive get one, later keys are in the cohort \"other\"", recording.MaxCohortsLimit))
 	fs.StringVar(&f.attemptHeader, "attempt-header", "", "request header with the client's attempt number, for retries and amplification: grpc-previous-rpc-attempts (gRPC), amz-sdk-request (AWS SDKs: attempt=N; max=M), or a header holding the number, 1 for the first try (default: none; the figures that need it are then null)")
-	fs.DurationVar(&f.window, "record-window", recording.DefaultWindow, "the longest a results folder covers: a longer recording is written one window at a time, so memory stays bounded (about 17 MB per cohort per 15 minutes); at most 24h")
+	fs.DurationVar(&f.window, "record-window", recording.DefaultWindow, "the longest a results folder covers: a longer recording is written one window at a time, so memory stays bounded (about 17 MB per cohort per 15 minutes, --max-memory); at most 24h")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html only, without the PNG charts")
+	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a recording whose cohorts (--max-cohorts) and window (--record-window) could hold more memory than this, e.g. 8GiB; 0 for no limit (default: half of this machine's memory, its cgroup's limit or its ulimit -v less 2 GiB, the smallest)")
 }
 
 // check reads the recording's flags; a non-zero code means stop with it.
@@ -62,8 +66,15 @@ func (f *recordFlags) check(role string, stderr io.Writer) int {
 	case f.maxCohorts < 1:
 		fmt.Fprintf(stderr, "herdbench %s: --max-cohorts %d: give at least 1 (the other keys then share the cohort \"other\")\n", role, f.maxCohorts)
 		return exitUsage
+	case f.maxCohorts > recording.MaxCohortsLimit:
+		fmt.Fprintf(stderr, "herdbench %s: --max-cohorts %d: give at most %d (each cohort holds its own recorder, and a report of more compares nothing); the keys beyond share the cohort \"other\", which names its busiest\n", role, f.maxCohorts, recording.MaxCohortsLimit)
+		return exitUsage
 	case f.window < time.Second || f.window > recording.MaxWindow:
 		fmt.Fprintf(stderr, "herdbench %s: --record-window %s: give from 1s to %s (a results folder holds at most a day)\n", role, f.window, recording.MaxWindow)
+		return exitUsage
+	}
+	if err := f.checkFootprint(); err != nil {
+		fmt.Fprintf(stderr, "herdbench %s: %v\n", role, err)
 		return exitUsage
 	}
 	if err := folder.CheckWritable(f.out); err != nil {
@@ -71,6 +82,54 @@ func (f *recordFlags) check(role string, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// checkFootprint refuses, before anything starts, a recording whose
+// cohorts and window could hold more memory than --max-memory (its
+// default: half of this machine's), saying what would fit.
+func (f *recordFlags) checkFootprint() error {
+	limit, what, err := memoryLimit(f.maxMemory)
+	if err != nil {
+		return fmt.Errorf("--max-memory: %w", err)
+	}
+	cells := func(n int) int { return n + 1 } // and "other"
+	if by, _ := recording.ParseCohortBy(f.cohortBy); by.String() == recording.AllCohort {
+		cells = func(int) int { return 1 } // one cohort: nothing tells clients apart
+	}
+	need := recording.Footprint(cells(f.maxCohorts), f.window)
+	if limit == 0 || need <= limit {
+		return nil
+	}
+	fit := 0
+	for fit < f.maxCohorts && recording.Footprint(cells(fit+1), f.window) <= limit {
+		fit++
+	}
+	// The longest window, in whole seconds (minutes above an hour), that fits.
+	lo, hi := time.Duration(0), f.window
+	for hi-lo > time.Second {
+		if mid := (lo + hi) / 2; recording.Footprint(cells(f.maxCohorts), mid) <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	window := lo.Truncate(time.Second)
+	if window > time.Hour {
+		window = window.Truncate(time.Minute)
+	}
+	var fixes []string
+	if fit > 0 {
+		fixes = append(fixes, fmt.Sprintf("fewer cohorts (--max-cohorts %d fits)", fit))
+	}
+	if window >= time.Second {
+		fixes = append(fixes, fmt.Sprintf("a shorter window (--record-window %s fits)", control.TrimDuration(window)))
+	}
+	fix := "give " + strings.Join(fixes, " or ") + ", or raise --max-memory"
+	if len(fixes) == 0 {
+		fix = "raise --max-memory"
+	}
+	return fmt.Errorf("--max-cohorts %d with --record-window %s could hold about %s at once (%s, each a recorder of 10 ms buckets over the window, for the window recorded and the one written), above %s: %s",
+		f.maxCohorts, control.TrimDuration(f.window), humanize.IBytes(need), spoken.Count(cells(f.maxCohorts), "cohort", "cohorts"), what, fix)
 }
 
 // recorder is a target's or proxy's recording of its traffic

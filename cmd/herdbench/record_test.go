@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,8 @@ import (
 	"github.com/herdbench/herdbench/control"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/internal/memnet"
+	"github.com/herdbench/herdbench/recording"
+	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/target/model"
 	"go.uber.org/goleak"
@@ -220,4 +223,58 @@ func TestTargetRecordingOnInterrupt(t *testing.T) {
 		t.Errorf("summary: recorded %+v, runs %+v", s.Recorded, s.Runs)
 	}
 	release()
+}
+
+// TestRecordingCohortsBounded: --max-cohorts is at most 1000, and a
+// recording whose cohorts and window could hold more memory than
+// --max-memory is refused before the server starts (exit 2), saying which
+// fewer cohorts or shorter window would fit, and they do; it once took any
+// number and died at the end of 300.
+func TestRecordingCohortsBounded(t *testing.T) {
+	fits := regexp.MustCompile(`--max-cohorts (\d+) fits\)|--record-window (\S+) fits\)`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-cohorts", "3000"}, "--max-cohorts 3000: give at most 1000"},
+		{[]string{"--max-cohorts", "1001"}, "give at most 1000"},
+		{[]string{"--max-cohorts", "300", "--max-memory", "1GiB"}, "--max-cohorts 300 with --record-window 15m could hold about 10 GiB at once (301 cohorts"},
+		{[]string{"--max-cohorts", "300", "--record-window", "24h", "--max-memory", "8GiB"}, "above --max-memory 8.0 GiB"},
+		{[]string{"--max-cohorts", "300", "--max-memory", "lots"}, "--max-memory"},
+	} {
+		args := append([]string{"target", "--listen", "127.0.0.1:0", "--control-addr", "127.0.0.1:0", "--out", t.TempDir(), "--cohort-by", "header:X-Client"}, c.args...)
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if !strings.Contains(stderr, "could hold") {
+			continue
+		}
+		hints := fits.FindAllStringSubmatch(stderr, -1)
+		if len(hints) != 2 {
+			t.Errorf("%v: %q; want what would fit, fewer cohorts and a shorter window", c.args, stderr)
+		}
+		for _, h := range hints {
+			f := recordFlags{cohortBy: "header:X-Client", maxCohorts: 300, window: 15 * time.Minute, maxMemory: c.args[len(c.args)-1]}
+			if c.args[2] == "--record-window" {
+				f.window = 24 * time.Hour
+			}
+			if h[1] != "" {
+				f.maxCohorts, _ = strconv.Atoi(h[1])
+			} else {
+				f.window, _ = time.ParseDuration(h[2])
+			}
+			if err := f.checkFootprint(); err != nil {
+				t.Errorf("%v: the hint %q does not fit: %v", c.args, h[0], err)
+			}
+		}
+	}
+	// One cohort (nothing tells clients apart) whatever --max-cohorts says.
+	f := recordFlags{cohortBy: "all", maxCohorts: 1000, window: 24 * time.Hour, maxMemory: "4GiB"}
+	if err := f.checkFootprint(); err != nil {
+		t.Errorf("one cohort of a day: %v", err)
+	}
+	if got, want := recording.Footprint(301, 15*time.Minute), uint64(2*301*90000*results.NumSeries*8); got < want || got > want+want/10+64<<20 {
+		t.Errorf("Footprint(301, 15m) = %d MiB, want about %d MiB", got>>20, want>>20)
+	}
 }

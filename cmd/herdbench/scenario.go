@@ -444,7 +444,38 @@ func (sr *scenarioRun) execute(ctx context.Context, gd *gameDay, stderr io.Write
 	if err == nil && f.sim && !f.quiet && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "simulated %s in %s\n", spoken.Count(len(plans)*len(plan.Strategies)*plan.Runs, "cohort run", "cohort runs"), time.Since(began).Round(time.Millisecond))
 	}
+	if err == nil && f.sim && !f.quiet && ctx.Err() != nil {
+		if line := stoppedLine(points); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
 	return points, err
+}
+
+// stoppedLine says, once an interrupt has stopped a simulation, how far it
+// got and that what it simulated is being written: a long simulation's
+// folder (every 10 ms of its timelines, its logs, its report) takes far
+// longer to write than to simulate, so the wait after the interrupt is the
+// writing, and a second interrupt skips it. "" when nothing ran.
+func stoppedLine(points []engine.Point) string {
+	reached, cohorts := 0.0, 0
+	for _, p := range points {
+		s := p.Output.Summary
+		if s.EndedS != nil {
+			reached = max(reached, *s.EndedS)
+		} else {
+			reached = max(reached, s.DurationS)
+		}
+		cohorts += len(p.Output.Cohorts)
+	}
+	if len(points) == 0 {
+		return ""
+	}
+	what := "the figures of the runs that ended"
+	if cohorts > 0 {
+		what = fmt.Sprintf("%s' timelines, logs and report, to %s of virtual time", spoken.Count(cohorts, "cohort", "cohorts"), time.Duration(reached*float64(time.Second)).Round(time.Second))
+	}
+	return "herdbench scenario: the simulation stopped; writing " + what + " (interrupt again to exit at once, saving nothing)"
 }
 
 const exitCodesHelp = `

@@ -20,6 +20,23 @@ const exitLate = 4
 // clockRounds is how many round trips a shard makes to measure its clock.
 const clockRounds = 8
 
+// maxStartAhead is how far ahead --start-at may be: the shards of a run
+// are started for an instant minutes away, not days.
+const maxStartAhead = 24 * time.Hour
+
+// aheadText says a wait in days, hours and minutes: "36 years", "2d3h",
+// "25h0m".
+func aheadText(d time.Duration) string {
+	const day, year = 24 * time.Hour, 365 * 24 * time.Hour
+	switch {
+	case d >= 2*year:
+		return fmt.Sprintf("%d years", d/year)
+	case d >= 2*day:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	return d.Truncate(time.Minute).String()
+}
+
 // shardFlags are the scenario command's flags for one shard of a run
 // split over processes or machines.
 type shardFlags struct {
@@ -32,7 +49,7 @@ type shardFlags struct {
 
 func (s *shardFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&s.shard, "shard", "", "run shard K of N of the scenario (e.g. 0/3): client i of every cohort when i mod N is K, an open workload's arrivals likewise; needs --start-at and --target, and 'herdbench merge' combines the shards' folders (docs/distributed.md)")
-	fs.StringVar(&s.startAt, "start-at", "", "start the run's t = 0 at this UTC instant, RFC 3339 with milliseconds (e.g. 2026-12-01T10:30:00.000Z), the same for every shard; a run that cannot be ready by then sends nothing and exits 4")
+	fs.StringVar(&s.startAt, "start-at", "", "start the run's t = 0 at this UTC instant, RFC 3339 with milliseconds (e.g. 2026-12-01T10:30:00.000Z), the same for every shard, at most a day ahead; a run that cannot be ready by then sends nothing and exits 4")
 }
 
 // check parses and checks the flags against the rest of the command's,
@@ -52,6 +69,9 @@ func (s *shardFlags) check(f *scenarioFlags, fs *pflag.FlagSet) string {
 			return fmt.Sprintf("--start-at %q is not an RFC 3339 time; write the UTC instant with milliseconds, e.g. %s", s.startAt, time.Now().Add(time.Minute).UTC().Truncate(time.Second).Format("2006-01-02T15:04:05.000Z"))
 		case !t.Truncate(time.Millisecond).Equal(t):
 			return fmt.Sprintf("--start-at %s has a fraction of a millisecond; give whole milliseconds (results record t = 0 to the millisecond, and the shards' must agree)", s.startAt)
+		}
+		if ahead := time.Until(t); ahead > maxStartAhead {
+			return fmt.Sprintf("--start-at %s is %s ahead; give an instant at most %s ahead (the run would wait, sending nothing, until then: a mistyped date?)", s.startAt, aheadText(ahead), aheadText(maxStartAhead))
 		}
 		s.t0 = t.UTC()
 	}

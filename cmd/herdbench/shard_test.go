@@ -15,6 +15,7 @@ import (
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
 	"github.com/herdbench/herdbench/scenarios/scenariotest"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,6 +40,35 @@ func TestShardFlagsRefused(t *testing.T) {
 		code, _, stderr := runCLI(t, append([]string{"scenario", "outage"}, c.args...)...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestStartAtMoreThanADayAheadRefused: a --start-at more than a day ahead
+// (a mistyped year) is refused before anything starts, saying how far
+// ahead it is, rather than waiting there silently (TestShardFlagsRefused:
+// the command exits 2 with the message); 23 hours ahead is taken.
+func TestStartAtMoreThanADayAheadRefused(t *testing.T) {
+	at := func(d time.Duration) string {
+		return time.Now().Add(d).UTC().Truncate(time.Second).Format("2006-01-02T15:04:05.000Z")
+	}
+	for _, c := range []struct {
+		ahead time.Duration
+		want  string // in the refusal; "" for none
+	}{
+		{36*365*24*time.Hour + 48*time.Hour, "is 36 years ahead"},
+		{3*24*time.Hour + time.Hour, "is 3 days ahead"},
+		{25 * time.Hour, "is 24h"},
+		{23 * time.Hour, ""},
+		{time.Minute, ""},
+	} {
+		s := shardFlags{shard: "0/3", startAt: at(c.ahead)}
+		msg := s.check(&scenarioFlags{}, pflag.NewFlagSet("scenario", pflag.ContinueOnError))
+		switch {
+		case c.want == "" && (msg != "" || s.t0.IsZero()):
+			t.Errorf("--start-at %s ahead: %q, t0 %s; want it taken", c.ahead, msg, s.t0)
+		case c.want != "" && (!strings.Contains(msg, c.want) || !strings.Contains(msg, "at most 24h0m0s ahead")):
+			t.Errorf("--start-at %s ahead: %q; want a refusal with %q", c.ahead, msg, c.want)
 		}
 	}
 }

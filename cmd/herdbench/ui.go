@@ -49,12 +49,20 @@ type uiConfig struct {
 // checkUI refuses, before anything starts, a --ui off loopback without
 // --allow-remote or without a token: the control API's rules.
 func checkUI(addr string, allowRemote bool, token string) error {
-	remote, err := checkAddr("--ui", addr, allowRemote)
+	return checkServed("--ui", addr, allowRemote, token, "watch the run and, on a target or proxy, stop it or inject faults", "--control-token-file FILE", "open the page as http://HOST:PORT/#token=TOKEN")
+}
+
+// checkServed refuses, before anything starts, an address a command
+// serves on (flag's addr) that is off loopback without --allow-remote or
+// without a token: there anyone who reaches it could do what, so it needs
+// a token from tokenFlag; use says how a client sends it.
+func checkServed(flag, addr string, allowRemote bool, token, what, tokenFlag, use string) error {
+	remote, err := checkAddr(flag, addr, allowRemote)
 	if err != nil {
 		return err
 	}
 	if remote && token == "" {
-		return fmt.Errorf("--ui %s is off loopback, where anyone who reaches it could watch the run and, on a target or proxy, stop it or inject faults: give it a token (--control-token-file FILE or $%s, e.g. openssl rand -hex 16 > token) and open the page as http://HOST:PORT/#token=TOKEN", addr, tokenEnv)
+		return fmt.Errorf("%s %s is off loopback, where anyone who reaches it could %s: give it a token (%s or $%s, e.g. openssl rand -hex 16 > token) and %s", flag, addr, what, tokenFlag, tokenEnv, use)
 	}
 	return nil
 }
@@ -77,6 +85,7 @@ func startUI(c uiConfig, stderr io.Writer) (*uiServer, error) {
 	u := &uiServer{live: live.New(o), addr: ln.Addr(), ran: make(chan struct{}), served: make(chan struct{})}
 	limits := netguard.ControlLimits()
 	u.http = limits.Server(u.live.Handler())
+	u.http.ConnContext = live.ConnContext // an event stream's small send buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	u.cancel = cancel
 	go func() {

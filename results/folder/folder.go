@@ -9,13 +9,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Staged is a results folder being written: its files go into a hidden
-// temporary folder beside the final one (".<name>.partial-*"), and Publish
-// renames it into place. A run killed while writing or drawing its report
-// leaves at most that hidden folder, never a visible results folder with
-// files missing or cut short.
+// temporary folder beside the final one (".<name>.partial-p<pid>-*"), and
+// Publish renames it into place. A run killed while writing or drawing its
+// report leaves at most that hidden folder, never a visible results folder
+// with files missing or cut short; and the next Stage in the same results
+// folder removes it (stale.go).
 type Staged struct {
 	// Dir is the hidden folder to write into.
 	Dir   string
@@ -23,29 +25,41 @@ type Staged struct {
 	// first is the suffix number Stage found free (1: none), the name
 	// the hidden folder carries and Publish tries first.
 	first int
+	// lock holds the hidden folder's flock while it is written (nil on a
+	// file system without locks).
+	lock *os.File
 }
 
 // Stage creates the hidden folder for the results folder dir (and dir's
-// parent if needed). When dir is already taken, it stages the name
-// Publish would give it (dir-2, dir-3, ...), so that the report drawn in
-// the hidden folder names the folder it is published as.
+// parent if needed), after removing the hidden folders that writers gone
+// since (killed while writing) left in dir's parent. When dir is already
+// taken, it stages the name Publish would give it (dir-2, dir-3, ...), so
+// that the report drawn in the hidden folder names the folder it is
+// published as.
 func Stage(dir string) (*Staged, error) {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	removeStale(parent, time.Now())
 	first, err := freeSuffix(dir)
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(suffixed(dir, first))+".partial-*")
+	tmp, err := os.MkdirTemp(parent, partialPattern(filepath.Base(suffixed(dir, first))))
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	lock, err := lockDir(tmp)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	s := &Staged{Dir: tmp, final: dir, first: first, lock: lock}
 	staging.Lock()
-	staging.dirs[tmp] = struct{}{}
+	staging.dirs[tmp] = s
 	staging.Unlock()
-	return &Staged{Dir: tmp, final: dir, first: first}, nil
+	return s, nil
 }
 
 // staging holds the hidden folders this process staged and has neither
@@ -54,8 +68,8 @@ func Stage(dir string) (*Staged, error) {
 // published whole or removed, never renamed half removed.
 var staging = struct {
 	sync.Mutex
-	dirs map[string]struct{}
-}{dirs: map[string]struct{}{}}
+	dirs map[string]*Staged
+}{dirs: map[string]*Staged{}}
 
 // DiscardUnpublished removes every hidden folder this process staged and
 // has not yet published or discarded, and returns how many it removed: a
@@ -65,9 +79,8 @@ func DiscardUnpublished() int {
 	staging.Lock()
 	defer staging.Unlock()
 	n := 0
-	for dir := range staging.dirs {
-		_ = os.RemoveAll(dir)
-		delete(staging.dirs, dir)
+	for _, s := range staging.dirs {
+		s.discard()
 		n++
 	}
 	return n
@@ -96,7 +109,7 @@ func freeSuffix(dir string) (int, error) {
 
 // PublishedName returns the name the results folder dir is known by: its
 // own name, or, for the hidden folder Stage writes into
-// (".<name>.partial-*", where a run draws its report), the <name> it is
+// (".<name>.partial-p<pid>-*", where a run draws its report), the <name> it is
 // published as (with the -2 Stage chose when the name was taken, unless
 // another run took that name meanwhile).
 func PublishedName(dir string) string {
@@ -118,6 +131,15 @@ func (s *Staged) Discard() {
 func (s *Staged) discard() {
 	delete(staging.dirs, s.Dir)
 	_ = os.RemoveAll(s.Dir)
+	s.unlock()
+}
+
+// unlock lets go of the folder's flock.
+func (s *Staged) unlock() {
+	if s.lock != nil {
+		_ = s.lock.Close()
+		s.lock = nil
+	}
 }
 
 // Publish renames the hidden folder to the results folder's name, with a
@@ -146,6 +168,7 @@ func (s *Staged) Publish() (string, error) {
 			return "", fmt.Errorf("results: %w", err)
 		}
 		delete(staging.dirs, s.Dir)
+		s.unlock()
 		return final, nil
 	}
 }

@@ -53,6 +53,16 @@ type TimelineBounds struct {
 	Rows int
 	// DurationS is the run's duration, for the messages.
 	DurationS float64
+	// Bin, a multiple of the rows' 10 ms, sums each key's consecutive rows
+	// into rows of Bin as they are read: a reader that draws a long run at
+	// a coarser step (a report) keeps only those, never every 10 ms row.
+	// Zero keeps every row.
+	Bin time.Duration
+}
+
+// per is how many rows of the file make one row kept.
+func (b TimelineBounds) per() int {
+	return max(1, int(b.Bin/results.Bucket))
 }
 
 // TimelineBuckets is the most rows of 10 ms a cohort's timeline of a run of
@@ -86,39 +96,12 @@ func readTimeline(in io.Reader, b TimelineBounds, key string, sub ...string) (na
 		if _, err := rs.Seek(0, io.SeekStart); err != nil {
 			return nil, nil, err
 		}
+		for k := range sizes {
+			sizes[k] = (sizes[k] + b.per() - 1) / b.per() // the rows kept, binned
+		}
 	}
 	names, timelines, _, err = scanTimeline(in, b, sizes, false, key, sub)
 	return names, timelines, err
-}
-
-// timelineHeader reads a timeline CSV's header: the columns of key, t_s
-// and sub (si: -1 without one), and the column of each series (-1 where
-// absent).
-func timelineHeader(head []string, key string, sub []string) (ci, ti, si int, series []int, err error) {
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	ci, okC := col[key]
-	ti, okT := col["t_s"]
-	if !okC || !okT {
-		return 0, 0, 0, nil, fmt.Errorf("%w: line 1, the header, lacks %s or t_s", ErrTimeline, key)
-	}
-	si = -1
-	for _, k := range sub {
-		var ok bool
-		if si, ok = col[k]; !ok {
-			return 0, 0, 0, nil, fmt.Errorf("%w: line 1, the header, lacks %s", ErrTimeline, k)
-		}
-	}
-	series = make([]int, results.NumSeries)
-	for s := range series {
-		series[s] = -1
-		if i, ok := col[results.Series(s).String()]; ok {
-			series[s] = i
-		}
-	}
-	return ci, ti, si, series, nil
 }
 
 // scanTimeline is one pass of readTimeline over in: with count, only each
@@ -132,9 +115,28 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		return nil, nil, nil, fmt.Errorf("%w: header: %w", ErrTimeline, err)
 	}
 	head = slices.Clone(head) // ReuseRecord: the next Read overwrites it
-	ci, ti, si, series, err := timelineHeader(head, key, sub)
-	if err != nil {
-		return nil, nil, nil, err
+	col := map[string]int{}
+	for i, h := range head {
+		col[h] = i
+	}
+	ci, okC := col[key]
+	ti, okT := col["t_s"]
+	if !okC || !okT {
+		return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s or t_s", ErrTimeline, key)
+	}
+	si := -1
+	for _, k := range sub {
+		var ok bool
+		if si, ok = col[k]; !ok {
+			return nil, nil, nil, fmt.Errorf("%w: line 1, the header, lacks %s", ErrTimeline, k)
+		}
+	}
+	series := make([]int, results.NumSeries) // column of each series, -1 if absent
+	for s := range series {
+		series[s] = -1
+		if i, ok := col[results.Series(s).String()]; ok {
+			series[s] = i
+		}
 	}
 	index := map[string]int{}
 	// The first two start times of each key: the step between them is
@@ -187,30 +189,53 @@ func scanTimeline(in io.Reader, b TimelineBounds, sizes []int, count bool, key s
 		if n < 2 {
 			starts[k][n] = t
 		}
-		var row [results.NumSeries]int64
-		for s, i := range series {
-			if i < 0 {
-				continue
-			}
-			if row[s], err = strconv.ParseInt(rec[i], 10, 64); err != nil {
-				return nil, nil, nil, fmt.Errorf("%w: line %d: %s is not a whole number", ErrTimeline, line, head[i])
-			}
+		if n%b.per() == 0 { // the first row of a bin kept
+			timelines[k].Rows = append(timelines[k].Rows, [results.NumSeries]int64{})
 		}
-		timelines[k].Rows = append(timelines[k].Rows, row)
+		if err := addRow(&timelines[k].Rows[len(timelines[k].Rows)-1], rec, series, head, line); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	if count {
 		return names, nil, counts, nil
 	}
+	if err := setResolutions(timelines, names, counts, starts, b.per()); err != nil {
+		return nil, nil, nil, err
+	}
+	return names, timelines, counts, nil
+}
+
+// addRow adds the counts of record rec (line line of the file, whose
+// header is head) to row: series s from column series[s], if any.
+func addRow(row *[results.NumSeries]int64, rec []string, series []int, head []string, line int) error {
+	for s, i := range series {
+		if i < 0 {
+			continue
+		}
+		v, err := strconv.ParseInt(rec[i], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: %s is not a whole number", ErrTimeline, line, head[i])
+		}
+		row[s] += v
+	}
+	return nil
+}
+
+// setResolutions sets each timeline's resolution: the step between its
+// key's first two rows (starts; counts of them in the file), times per
+// rows summed into each kept.
+func setResolutions(timelines []results.Timeline, names []string, counts []int, starts [][2]float64, per int) error {
 	for k := range timelines {
 		timelines[k].Resolution = results.Bucket
-		if len(timelines[k].Rows) > 1 {
+		if counts[k] > 1 {
 			// t_s has two decimals: round the step to whole milliseconds.
 			st := starts[k]
 			timelines[k].Resolution = time.Duration(math.Round((st[1]-st[0])*1000)) * time.Millisecond
 		}
+		timelines[k].Resolution *= time.Duration(per)
 		if timelines[k].Resolution <= 0 {
-			return nil, nil, nil, fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
+			return fmt.Errorf("%w: cohort %s: rows do not advance in time", ErrTimeline, names[k])
 		}
 	}
-	return names, timelines, counts, nil
+	return nil
 }

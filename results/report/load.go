@@ -29,6 +29,33 @@ type Run struct {
 	// Notes are problems that did not stop the report, e.g. a missing
 	// histogram log; the report shows them.
 	Notes []string
+	// bin is the step the timelines are read at (timelineBin).
+	bin time.Duration
+}
+
+// rowBudget is the most rows of every cohort's timeline (and of every
+// tier's) a report keeps, about 184 MiB: a run longer than that many 10 ms
+// buckets over its cohorts is read at a coarser step (timelineBin), its
+// rows summed as they are read, so a day-long or many-cohort timeline of
+// hundreds of megabytes is never held whole.
+const rowBudget = 1 << 20
+
+// bins are the steps a report may read a timeline at: 10 ms, or steps that
+// divide a second, so that its 1 s charts are of 1 s bins.
+var bins = []time.Duration{results.Bucket, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+	200 * time.Millisecond, 500 * time.Millisecond, time.Second}
+
+// timelineBin is the step a report reads the timelines of a run of
+// durationS seconds at, keys of them (cohorts, or cohort and tier pairs):
+// the finest of bins that keeps at most rowBudget rows of them all.
+func timelineBin(durationS float64, keys int) time.Duration {
+	rows := folder.TimelineBuckets(durationS) * max(1, keys)
+	for _, b := range bins {
+		if rows/int(b/results.Bucket) <= rowBudget {
+			return b
+		}
+	}
+	return bins[len(bins)-1]
 }
 
 // Cohort is one cohort's saved data.
@@ -144,7 +171,8 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	if r.Doc, err = parseDocument(raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	bounds := folder.TimelineBounds{Keys: len(r.Summary.Runs), Rows: folder.TimelineBuckets(r.Summary.DurationS), DurationS: r.Summary.DurationS}
+	r.bin = timelineBin(r.Summary.DurationS, max(len(r.Summary.Runs), tierKeys(r.Summary)))
+	bounds := folder.TimelineBounds{Keys: len(r.Summary.Runs), Rows: folder.TimelineBuckets(r.Summary.DurationS), DurationS: r.Summary.DurationS, Bin: r.bin}
 	path := filepath.Join(dir, "timeline.csv")
 	csv, err := folder.OpenBounded(ctx, path, maxTimelineBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -156,7 +184,7 @@ func LoadContext(ctx context.Context, dir string) (*Run, error) {
 	names, timelines, err := folder.ReadTimeline(csv, bounds)
 	csv.Close()
 	if err == nil {
-		err = checkTimelines(names, timelines, r.Summary)
+		err = checkTimelines(names, timelines, r.Summary, r.bin)
 	}
 	if err != nil {
 		return nil, wrapRead(ctx, path, err)
@@ -254,17 +282,28 @@ func (c *Cohort) readLog(ctx context.Context, path string, start time.Time, dura
 	return nil
 }
 
-// checkTimelines refuses timelines that are not the run's 10 ms ones: rows
-// apart by another step, or more rows than the run has buckets.
-func checkTimelines(names []string, timelines []results.Timeline, s *results.Summary) error {
+// checkTimelines refuses timelines that are not the run's 10 ms ones, read
+// at bin: rows apart by another step, or more rows than the run has
+// buckets.
+func checkTimelines(names []string, timelines []results.Timeline, s *results.Summary, bin time.Duration) error {
+	per := int(bin / results.Bucket)
 	buckets := folder.TimelineBuckets(s.DurationS)
 	for i, t := range timelines {
-		if t.Resolution != results.Bucket {
-			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", folder.ErrTimeline, names[i], t.Resolution, results.Bucket)
+		if t.Resolution != bin {
+			return fmt.Errorf("%w: cohort %s: rows %s apart; timeline.csv has one row per %s", folder.ErrTimeline, names[i], t.Resolution/time.Duration(per), results.Bucket)
 		}
-		if len(t.Rows) > buckets {
-			return fmt.Errorf("%w: cohort %s: %d rows, more than the %d of a %g s run", folder.ErrTimeline, names[i], len(t.Rows), buckets, s.DurationS)
+		if len(t.Rows) > (buckets+per-1)/per {
+			return fmt.Errorf("%w: cohort %s: %d rows, more than the %d of a %g s run", folder.ErrTimeline, names[i], len(t.Rows)*per, buckets, s.DurationS)
 		}
 	}
 	return nil
+}
+
+// tierKeys is how many cohort and tier pairs a run's tiers timeline has.
+func tierKeys(s *results.Summary) int {
+	n := 0
+	for _, run := range s.Runs {
+		n += len(run.Tiers)
+	}
+	return n
 }

@@ -34,11 +34,7 @@ func (r *Run) readTiers(ctx context.Context) error {
 	}
 	defer f.Close()
 	s := r.Summary
-	keys := 0 // a cohort and tier pair each
-	for _, run := range s.Runs {
-		keys += len(run.Tiers)
-	}
-	bounds := folder.TimelineBounds{Keys: keys, Rows: folder.TimelineBuckets(s.DurationS), DurationS: s.DurationS}
+	bounds := folder.TimelineBounds{Keys: tierKeys(s), Rows: folder.TimelineBuckets(s.DurationS), DurationS: s.DurationS, Bin: r.bin}
 	cohorts, tiers, timelines, err := folder.ReadTierTimeline(f, bounds)
 	if err != nil {
 		return wrapRead(ctx, path, err)
@@ -49,7 +45,7 @@ func (r *Run) readTiers(ctx context.Context) error {
 				continue
 			}
 			for j, tl := range timelines[i] {
-				if err := checkTimelines([]string{name}, []results.Timeline{tl}, r.Summary); err != nil {
+				if err := checkTimelines([]string{name}, []results.Timeline{tl}, r.Summary, r.bin); err != nil {
 					return fmt.Errorf("%s: %w", filepath.Join(r.Dir, folder.TierTimelineName), err)
 				}
 				r.Cohorts[k].Tiers = append(r.Cohorts[k].Tiers, Tier{Name: tiers[i][j], Timeline: tl})
