@@ -39,8 +39,8 @@ func Read(dir string) ([]Record, error) {
 }
 
 // Section renders the current figures of recs as one table: a row per
-// generated file, its title linking it (relative to a page in docs/), when
-// it was measured, at what load, and the command that measures it again.
+// generated file, linked (relative to a page in docs/), its title, when it
+// was measured and at what load; the file names the command.
 // The figures themselves are in the files: a page that repeated them would
 // be as long again.
 func Section(recs []Record) []byte {
@@ -48,10 +48,10 @@ func Section(recs []Record) []byte {
 	b.WriteString(Begin + "\n\n")
 	rows := make([][]string, 0, len(recs))
 	for _, r := range recs {
-		rows = append(rows, []string{fmt.Sprintf("[%s](measured/%s.md)", r.Title, r.Name),
-			r.Date.UTC().Format("2006-01-02 15:04") + " UTC", fmt.Sprintf("%.1f to %.1f", r.LoadBefore, r.LoadAfter), "`" + r.Command + "`"})
+		rows = append(rows, []string{fmt.Sprintf("[%s](measured/%s.md)", r.Name, r.Name), r.Title,
+			r.Date.UTC().Format("2006-01-02 15:04") + " UTC", fmt.Sprintf("%.1f to %.1f", r.LoadBefore, r.LoadAfter)})
 	}
-	table(&b, []string{"figures", "measured", "load", "command"}, rows)
+	table(&b, []string{"file", "figures", "measured", "load"}, rows)
 	b.WriteString("\n" + End + "\n")
 	return b.Bytes()
 }
