@@ -29,7 +29,7 @@ func packages(t *testing.T) map[string][]string {
 		if !d.IsDir() {
 			return nil
 		}
-		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
 			return filepath.SkipDir
 		}
 		p, err := build.ImportDir(path, 0)
