@@ -55,7 +55,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		d, mode = sd, "sim"
 	}
 	got, err := schedule(ctx, d, plans, o, func(rep int) bool { return rep == 0 && o.Timelines })
-	var refs []*results.Summary
+	var refs []*simulated
 	var lates []*opinion
 	if !o.Sim && !o.NoSimReference && ctx.Err() == nil && err == nil {
 		refs = simReference(ctx, plans, got, o)
@@ -66,7 +66,7 @@ func Execute(ctx context.Context, plans []*scenarios.Plan, o Options) ([]Point, 
 		if pi > 0 && !got[pi].ran() {
 			continue // interrupted before this point began: nothing to keep
 		}
-		var ref *results.Summary
+		var ref *simulated
 		var late *opinion
 		if refs != nil {
 			ref = refs[pi]
@@ -108,7 +108,7 @@ func checkAcrossPoints(points []Point) {
 // there is none). An external target has no model to simulate, and a
 // point cut short has no whole figures to compare: neither gets one. A
 // bug in the simulator leaves every point without a reference.
-func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*results.Summary {
+func simReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, o Options) []*simulated {
 	var at []int
 	for i, p := range plans {
 		if p.TargetURL == "" && got[i].ran() && !got[i].partial() {

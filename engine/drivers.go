@@ -100,7 +100,7 @@ func (w *simRunner) run(_ context.Context, p *scenarios.Plan, u unit, keep bool)
 	co := simCohort(p, ci, seeds.Rep(p.Seed, u.rep), below)
 	co.Part, co.Stop = w.d.o.Part, w.d.stop
 	if l := w.d.o.lateness[p]; l != nil {
-		co.Lateness = l[ci]
+		co.Lateness, co.SendLag = l[ci].crash, l[ci].send
 	}
 	res := w.s.Run(co, rec)
 	if w.d.o.afterSim != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -11,15 +12,16 @@ import (
 )
 
 // The model's second opinion: a real run's self-check measures how late
-// its harness was (send lag, and how far apart the clients learned of each
-// crash), and judges that against a limit drawn from the scenario's
-// timescales (results.Limit). Some scenarios' figures hang on less: a wave
-// that meets a service whose requests take 5 ms gets more of itself
-// served when it arrives over 2 ms instead of at once. So a real run with
-// a simulator reference also asks the model what its figures would be if
-// the clients had learned of their failures as late as this run's did
-// (sim.Cohort.Lateness, drawn from the run's own measures), and the
-// self-check says so when a headline figure moves (results.JudgeModel).
+// its harness was (how far apart the clients learned of each crash, and
+// how late they sent what they had scheduled). A real run with a
+// simulator reference also asks the model what its figures would be with
+// that lateness (sim.Cohort's Lateness at the crashes and SendLag on
+// every send, drawn from the run's own measures), and how many times less
+// late a harness must be for the model to hold them: the verdict weighs
+// both (results.Decide). A harness is that late at a crash alone, where
+// every client learns of it at once; a model that drew every failure's
+// lateness from the crash's spread smeared the waves into a recovering
+// service and had it recover in a second where real runs took four.
 
 // latenessQuantiles is how many values a cohort's lateness table holds:
 // its measured lateness at as many evenly spaced quantiles.
@@ -30,11 +32,21 @@ const latenessQuantiles = 64
 // never late) gets no second opinion.
 const minLateness = 100 * time.Microsecond
 
-// latenessOf returns each cohort of the point's lateness table (nil for a
-// cohort with none worth a look): how long after each crash its clients
-// learned of it, over every repetition, or where no attempt was in flight
-// at a crash, its send lag.
-func latenessOf(sc *scheduled, cohorts int) [][]time.Duration {
+// lateTables is a cohort's lateness as the model takes it: how late its
+// clients learned of a crash (sim.Cohort.Lateness) and how late they sent
+// (sim.Cohort.SendLag); either nil when never late enough to matter.
+type lateTables struct{ crash, send []time.Duration }
+
+// none reports whether t holds no lateness at all.
+func (t lateTables) none() bool { return t.crash == nil && t.send == nil }
+
+// scaled returns t with every value divided by f.
+func (t lateTables) scaled(f int) lateTables { return lateTables{scale(t.crash, f), scale(t.send, f)} }
+
+// latenessOf returns each cohort of the point's lateness tables, over
+// every repetition: its spread after the crashes and its send lag (nil
+// when no cohort has any worth a look).
+func latenessOf(sc *scheduled, cohorts int) []lateTables {
 	spread := make([]*hdrhistogram.Histogram, cohorts)
 	lag := make([]*hdrhistogram.Histogram, cohorts)
 	for rep, units := range sc.units {
@@ -58,18 +70,14 @@ func latenessOf(sc *scheduled, cohorts int) [][]time.Duration {
 			}
 		}
 	}
-	out := make([][]time.Duration, cohorts)
+	out := make([]lateTables, cohorts)
 	any := false
 	for ci := range out {
-		h := spread[ci]
-		if h == nil {
+		if spread[ci] == nil {
 			continue
 		}
-		if h.TotalCount() == 0 {
-			h = lag[ci]
-		}
-		out[ci] = latenessTable(h)
-		any = any || out[ci] != nil
+		out[ci] = lateTables{crash: latenessTable(spread[ci]), send: latenessTable(lag[ci])}
+		any = any || !out[ci].none()
 	}
 	if !any {
 		return nil
@@ -92,23 +100,45 @@ func latenessTable(h *hdrhistogram.Histogram) []time.Duration {
 	return t
 }
 
+// simulated is a point simulated: its summary, and each cohort's herd factor
+// at every resolution (results.Resolutions) in its first repetition, by
+// strategy.
+type simulated struct {
+	sum  *results.Summary
+	herd map[string]results.HerdFactors
+}
+
+// reading returns the strategy name's reading of m, nil if m has none.
+func (m *simulated) reading(name string) *results.Reading {
+	if m == nil {
+		return nil
+	}
+	r := refRun(m.sum, name)
+	if r == nil {
+		return nil
+	}
+	return &results.Reading{Figures: results.SimFigures(*r), Herd: m.herd[name]}
+}
+
 // opinion is the model's second opinion of a real point: its plan
-// simulated with each cohort's own lateness, and per cohort (by strategy)
-// the factor of less lateness at which the model's figures hold
-// (results.Run.LatenessNeeds).
+// simulated with each cohort's own lateness, what that predicts of the
+// run (results.Predict), and the factors of less lateness at which the
+// model's figures hold: exact (every figure, the waves at 10 ms; 0 when
+// none up to results.MaxLatenessNeeds does) and within their bands at
+// some resolution (hold; 1 when this run's lateness does).
 type opinion struct {
-	late  *results.Summary
-	needs map[string]int
+	late        *simulated
+	predicted   results.Judgement
+	exact, hold int
 }
 
 // lateReference returns the model's second opinion of each real point
 // with a reference (refs): nil where the point has none, or its harness
-// was never late enough to ask. For each cohort whose headline figures
-// move (results.ModelMoved), it runs the model again with the cohort's
-// lateness 2, 4, ... results.MaxLatenessNeeds times smaller until they
-// hold.
-func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*results.Summary, o Options) []*opinion {
-	tables := map[*scenarios.Plan][][]time.Duration{}
+// was never late enough to ask. Until the model predicts exact figures it
+// runs it again with every cohort's lateness 2, 4, ...
+// results.MaxLatenessNeeds times smaller.
+func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled, refs []*simulated, o Options) []*opinion {
+	tables := map[*scenarios.Plan][]lateTables{}
 	var at []int
 	for i, p := range plans {
 		if refs == nil || refs[i] == nil {
@@ -122,84 +152,104 @@ func lateReference(ctx context.Context, plans []*scenarios.Plan, got []scheduled
 	if len(at) == 0 {
 		return nil
 	}
-	out := make([]*opinion, len(plans))
+	return opinions(ctx, plans, at, tables, refs, o)
+}
+
+// opinions returns the model's second opinion of the points at of plans,
+// each cohort of a plan late by its tables, against their references.
+func opinions(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, refs []*simulated, o Options) []*opinion {
 	first := simulateLate(ctx, plans, at, tables, o)
 	if first == nil {
 		return nil
 	}
-	// moving[i] names the cohorts of point i whose figures the lateness
-	// moved, by strategy, with their index.
-	moving := map[int]map[string]int{}
+	out := make([]*opinion, len(plans))
+	pending := map[int]bool{}
 	for _, i := range at {
-		out[i] = &opinion{late: first[i], needs: map[string]int{}}
-		for ci, r := range first[i].Runs {
-			if ref := refRun(refs[i], r.Strategy); ref != nil && len(results.ModelMoved(results.SimFigures(*ref), results.SimFigures(r))) > 0 {
-				if moving[i] == nil {
-					moving[i] = map[string]int{}
-				}
-				moving[i][r.Strategy] = ci
-			}
+		op := &opinion{late: first[i]}
+		op.predicted = predict(plans[i], refs[i], first[i])
+		switch op.predicted {
+		case results.Exact:
+			op.exact, op.hold = 1, 1
+		case results.Holds:
+			op.hold = 1
+			pending[i] = true
+		default:
+			pending[i] = true
 		}
+		out[i] = op
 	}
-	for f := 2; f <= results.MaxLatenessNeeds && len(moving) > 0 && ctx.Err() == nil; f *= 2 {
-		scaled := map[*scenarios.Plan][][]time.Duration{}
+	for f := 2; f <= results.MaxLatenessNeeds && len(pending) > 0 && ctx.Err() == nil; f *= 2 {
+		scaled := map[*scenarios.Plan][]lateTables{}
 		var which []int
-		for i, cohorts := range moving {
-			p := plans[i]
-			t := make([][]time.Duration, len(p.Strategies))
-			for _, ci := range cohorts {
-				t[ci] = scale(tables[p][ci], f)
+		for i := range pending {
+			t := make([]lateTables, len(tables[plans[i]]))
+			for ci, l := range tables[plans[i]] {
+				t[ci] = l.scaled(f)
 			}
-			scaled[p] = t
+			scaled[plans[i]] = t
 			which = append(which, i)
 		}
+		slices.Sort(which)
 		again := simulateLate(ctx, plans, which, scaled, o)
 		if again == nil {
 			break
 		}
 		for _, i := range which {
-			for name := range moving[i] {
-				r, ref := refRun(again[i], name), refRun(refs[i], name)
-				if r != nil && ref != nil && len(results.ModelMoved(results.SimFigures(*ref), results.SimFigures(*r))) == 0 {
-					out[i].needs[name] = f
-					delete(moving[i], name)
-				}
+			j := predict(plans[i], refs[i], again[i])
+			if j != results.NotTrustworthy && out[i].hold == 0 {
+				out[i].hold = f
 			}
-			if len(moving[i]) == 0 {
-				delete(moving, i)
+			if j == results.Exact {
+				out[i].exact = f
+				delete(pending, i)
 			}
 		}
 	}
 	return out
 }
 
+// predict returns what the verdict says of a run of p whose figures are
+// late's, against ref's.
+func predict(p *scenarios.Plan, ref, late *simulated) results.Judgement {
+	j, _ := results.Predict(evidenceOf(p, ref, late), hasFaults(p))
+	return j
+}
+
+// hasFaults reports whether p's chaos plan has a fault.
+func hasFaults(p *scenarios.Plan) bool { return p.Chaos != nil && len(p.Chaos.Faults()) > 0 }
+
 // simulate runs the points at of plans in virtual time, each cohort with
-// its lateness table in tables (none, or a nil map: as the model has it),
-// with o's repetitions and workers, and returns their summaries by point
-// (a point the end of ctx cut is partial); nil if the simulator failed.
-func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][][]time.Duration, o Options) []*results.Summary {
+// its lateness tables in tables (none, or a nil map: as the model has
+// it), with o's repetitions and workers, and returns them by point (a
+// point the end of ctx cut is partial); nil if the simulator failed.
+func simulate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*simulated {
 	ps := make([]*scenarios.Plan, len(at))
 	for k, i := range at {
 		ps[k] = plans[i]
 	}
-	ro := Options{lateness: tables, Mode: Mode{Sim: true, Runs: o.Runs, Workers: o.Workers}}
+	ro := Options{lateness: tables, Mode: Mode{Sim: true, Timelines: true, Runs: o.Runs, Workers: o.Workers}}
 	d, release := newSimDriver(ctx, ro)
 	defer release()
 	started := time.Now()
-	sg, err := schedule(ctx, d, ps, ro, func(int) bool { return false })
+	sg, err := schedule(ctx, d, ps, ro, func(rep int) bool { return rep == 0 })
 	if err != nil {
 		return nil
 	}
-	out := make([]*results.Summary, len(plans))
+	out := make([]*simulated, len(plans))
 	for k, i := range at {
-		out[i] = assemble(ps[k], ro, "sim", started, &sg[k], nil, nil).Output.Summary
+		pt := assemble(ps[k], ro, "sim", started, &sg[k], nil, nil)
+		m := &simulated{sum: pt.Output.Summary, herd: map[string]results.HerdFactors{}}
+		for _, c := range pt.Output.Cohorts {
+			m.herd[c.Strategy] = results.HerdFactorsOf(c, window(ps[k]))
+		}
+		out[i] = m
 	}
 	return out
 }
 
 // simulateLate is simulate for the second opinion: nil as well when ctx
 // ended, since a cut point's figures would read as moved or held.
-func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][][]time.Duration, o Options) []*results.Summary {
+func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables map[*scenarios.Plan][]lateTables, o Options) []*simulated {
 	out := simulate(ctx, plans, at, tables, o)
 	if ctx.Err() != nil {
 		return nil
@@ -207,8 +257,11 @@ func simulateLate(ctx context.Context, plans []*scenarios.Plan, at []int, tables
 	return out
 }
 
-// scale returns t's values divided by f.
+// scale returns t's values divided by f (nil for nil).
 func scale(t []time.Duration, f int) []time.Duration {
+	if t == nil {
+		return nil
+	}
 	out := make([]time.Duration, len(t))
 	for i, v := range t {
 		out[i] = v / time.Duration(f)

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,10 +42,12 @@ func lagHist(vs ...time.Duration) *hdrhistogram.Histogram {
 
 // The model's second opinion is given each cohort's own lateness: the
 // spread after the crash of the first cohort (its clients learned of it
-// over 0 to 8 ms), none for the second (never late enough to ask). Its
-// figures are the simulator's with that table for the first cohort, and
-// the reference's, unchanged, for the second; assembled, the first
-// cohort's run carries both opinions and the self-check's verdict on them.
+// over 0 to 8 ms) and its send lag (1 ms), none for the second (never
+// late enough to ask). Its figures are the simulator's with those tables
+// for the first cohort, and the reference's, unchanged, for the second;
+// the factors of less lateness at which the model holds are the least
+// that do; assembled, the runs carry both opinions and the verdict on
+// them.
 func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	p := scenariotest.Plan(t, lateCrash, scenarios.Overrides{})
 	var spread []time.Duration
@@ -68,50 +68,55 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	o := Options{Mode: Mode{Runs: 1}}
 	ctx := context.Background()
 	plans := []*scenarios.Plan{p}
-	got, err := schedule(ctx, d, plans, o, func(int) bool { return false })
+	got, err := schedule(ctx, d, plans, o, func(int) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
 	tables := latenessOf(&got[0], 2)
-	if len(tables) != 2 || len(tables[0]) != latenessQuantiles || tables[1] != nil {
-		t.Fatalf("lateness tables %v: want %d values for the first cohort, none for the second", tables, latenessQuantiles)
+	if len(tables) != 2 || len(tables[0].crash) != latenessQuantiles || len(tables[0].send) != latenessQuantiles || !tables[1].none() {
+		t.Fatalf("lateness tables %v: want %d values of each for the first cohort, none for the second", tables, latenessQuantiles)
 	}
-	if lo, hi := tables[0][0], tables[0][latenessQuantiles-1]; lo > 200*time.Microsecond || hi < 7800*time.Microsecond || hi > 8100*time.Microsecond {
-		t.Errorf("the first cohort's table runs from %v to %v, want about 0 to 8 ms", lo, hi)
+	if lo, hi := tables[0].crash[0], tables[0].crash[latenessQuantiles-1]; lo > 200*time.Microsecond || hi < 7800*time.Microsecond || hi > 8100*time.Microsecond {
+		t.Errorf("the first cohort's crash table runs from %v to %v, want about 0 to 8 ms", lo, hi)
+	}
+	if lo, hi := tables[0].send[0], tables[0].send[latenessQuantiles-1]; lo < 990*time.Microsecond || hi > 1010*time.Microsecond {
+		t.Errorf("the first cohort's send table runs from %v to %v, want 1 ms throughout", lo, hi)
 	}
 	refs := simReference(ctx, plans, got, o)
 	lates := lateReference(ctx, plans, got, refs, o)
 	if refs == nil || lates == nil || lates[0] == nil {
 		t.Fatalf("references %v, with lateness %v", refs, lates)
 	}
-	needs := lates[0].needs["none"]
-	if needs < 2 || lates[0].needs["full"] != 0 {
-		t.Errorf("the second opinion needs %v: want a factor for the first cohort, none for the second (never late)", lates[0].needs)
+	op := lates[0]
+	if op.predicted == results.Exact || op.exact < 2 || op.hold < 1 || op.hold > op.exact {
+		t.Fatalf("the second opinion predicts %s, exact at %d, holds at %d: want the lateness to move the figures, and factors that hold them", op.predicted, op.exact, op.hold)
 	}
 	// The factor is the least that holds: the model with the lateness that
-	// many times smaller agrees with the reference, and with half as much
+	// many times smaller predicts exact figures, and with half as much
 	// less, it does not.
 	for _, c := range []struct {
-		f    int
-		hold bool
-	}{{needs, true}, {needs / 2, false}} {
-		again := simulateLate(ctx, plans, []int{0}, map[*scenarios.Plan][][]time.Duration{p: {scale(tables[0], c.f), nil}}, o)
-		moved := results.ModelMoved(results.SimFigures(refs[0].Runs[0]), results.SimFigures(again[0].Runs[0]))
-		if (len(moved) == 0) != c.hold {
-			t.Errorf("the lateness %d times smaller moves %q: want it to hold %v", c.f, moved, c.hold)
+		f     int
+		exact bool
+	}{{op.exact, true}, {op.exact / 2, false}} {
+		again := simulateLate(ctx, plans, []int{0}, map[*scenarios.Plan][]lateTables{p: {tables[0].scaled(c.f), {}}}, o)
+		if j := predict(p, refs[0], again[0]); (j == results.Exact) != c.exact {
+			t.Errorf("the lateness %d times smaller predicts %s: want exact %v", c.f, j, c.exact)
 		}
 	}
-	// The first cohort, by hand: the simulator with its table.
+	// The first cohort, by hand: the simulator with its tables.
 	co := simCohort(p, 0, seeds.Rep(p.Seed, 0), nil)
-	co.Lateness = tables[0]
+	co.Lateness, co.SendLag = tables[0].crash, tables[0].send
 	rec := results.NewRecorder(p.Duration, 1).Unshared()
 	splitAtFault(p, rec)
 	sim.New().Run(co, rec)
 	want := results.Summarize(cohortOf(p, "none", rec, nil), window(p))
-	late, ref := lates[0].late.Runs, refs[0].Runs
+	late, ref := op.late.sum.Runs, refs[0].sum.Runs
 	if late[0].Attempts != want.Attempts || late[0].FailedAfterFault != want.FailedAfterFault || late[0].HerdFactor != want.HerdFactor {
 		t.Errorf("with lateness, the first cohort: %d attempts, %d failed after fault, herd %.2f; by hand %d, %d, %.2f",
 			late[0].Attempts, late[0].FailedAfterFault, late[0].HerdFactor, want.Attempts, want.FailedAfterFault, want.HerdFactor)
+	}
+	if got, want := op.late.herd["none"], results.HerdFactorsOf(cohortOf(p, "none", rec, nil), window(p)); got != want {
+		t.Errorf("with lateness, the first cohort's herd factors %v; by hand %v", got, want)
 	}
 	if late[0].Attempts == ref[0].Attempts && late[0].HerdFactor == ref[0].HerdFactor {
 		t.Errorf("the first cohort's lateness moved nothing (%d attempts, herd %.2f): the test shows nothing", ref[0].Attempts, ref[0].HerdFactor)
@@ -119,24 +124,19 @@ func TestLateReferenceGivesTheModelEachCohortsLateness(t *testing.T) {
 	if late[1].Attempts != ref[1].Attempts || late[1].HerdFactor != ref[1].HerdFactor || late[1].FailedAfterFault != ref[1].FailedAfterFault {
 		t.Errorf("the second cohort, never late, moved: %+v against %+v", late[1], ref[1])
 	}
-	pt := assemble(p, o, "real", time.Now(), &got[0], refs[0], lates[0])
+	pt := assemble(p, o, "real", time.Now(), &got[0], refs[0], op)
 	s := pt.Output.Summary
-	if s.Runs[0].LatenessNeeds != needs {
-		t.Errorf("the first cohort's run needs %d, the opinion %d", s.Runs[0].LatenessNeeds, needs)
-	}
 	if s.Runs[0].SimLate == nil || s.Runs[1].SimLate == nil {
 		t.Fatalf("assembled runs without the second opinion: %v, %v", s.Runs[0].SimLate, s.Runs[1].SimLate)
+	}
+	if len(results.ModelMoved(s.Runs[0].Sim, s.Runs[0].SimLate)) > 0 && s.Runs[0].LatenessNeeds != op.exact {
+		t.Errorf("the first cohort's run needs %d, the opinion %d", s.Runs[0].LatenessNeeds, op.exact)
 	}
 	if h, _ := s.Runs[0].SimLate.Get("herd_factor"); h != results.SimFigures(late[0])["herd_factor"] {
 		t.Errorf("the first cohort's second opinion has herd %v, the late reference %v", h, late[0].HerdFactor)
 	}
-	model := false
-	for _, w := range s.Harness.Warnings {
-		model = model || strings.HasPrefix(w, "none: the model with this run's own lateness") && strings.Contains(w, fmt.Sprintf("hold with a harness %d times less late", needs))
-	}
-	if s.Harness.Trustworthy || !model {
-		t.Errorf("self-check trustworthy %v, warnings %q: want the model's second opinion among them (herd %.1f against %.1f)",
-			s.Harness.Trustworthy, s.Harness.Warnings, late[0].HerdFactor, ref[0].HerdFactor)
+	if s.Verdict == nil || s.Harness.Trustworthy != s.Verdict.Trusted() || len(s.Verdict.Figures) == 0 {
+		t.Errorf("verdict %+v, self-check trustworthy %v: want a verdict on the figures, the self-check's the same", s.Verdict, s.Harness.Trustworthy)
 	}
 }
 

@@ -44,9 +44,9 @@ type Options struct {
 	BeforeSend func()
 
 	// lateness is, for the simulator, each plan's cohorts' lateness tables
-	// (sim.Cohort.Lateness; lateness.go): the model with a real run's own
-	// lateness. Nil for every other run.
-	lateness map[*scenarios.Plan][][]time.Duration
+	// (sim.Cohort's Lateness and SendLag; lateness.go): the model with a
+	// real run's own lateness. Nil for every other run.
+	lateness map[*scenarios.Plan][]lateTables
 	// beforeTask, in tests, is called before each unit the scheduler
 	// starts (schedule.go), with its point, first cohort and repetition.
 	beforeTask func(point, cohort, rep int)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/internal/secret"
+	"github.com/herdbench/herdbench/internal/slowmo"
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/results/folder"
 	"github.com/herdbench/herdbench/scenarios"
@@ -187,7 +188,7 @@ func schedule(ctx context.Context, d driver, plans []*scenarios.Plan, o Options,
 // each cohort's own (nil: none), with the model's second opinion, late
 // (lateness.go; nil: none). started is the time a simulated point
 // began; a real-time point's is its first unit's t = 0.
-func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *results.Summary, late *opinion) Point {
+func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *scheduled, ref *simulated, late *opinion) Point {
 	reps := len(sc.got)
 	cohortRuns := make([][]results.Run, len(p.Strategies))
 	first := make([]*results.Cohort, len(p.Strategies)) // the first repetition's recorders
@@ -272,7 +273,10 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 		out.Cohorts = nil
 	}
 	simBeside(s, ref, late)
-	s.Verdict = results.Decide(s)
+	if s.Harness != nil {
+		s.Verdict = results.Decide(s, evidence(p, s, first, ref, late), remedy(p, o, s, late))
+		s.Harness.Trustworthy = s.Verdict.Trusted()
+	}
 	pt := Point{Plan: p, Output: out, Repetitions: repetitions(cohortRuns, reps)}
 	if s.Shard == nil { // a shard's figures are its share: the merge checks them (Shard.Thresholds)
 		s.Thresholds = results.CheckThresholds(s, p.Thresholds, pt.Repetitions)
@@ -280,27 +284,85 @@ func assemble(p *scenarios.Plan, o Options, mode string, started time.Time, sc *
 	return pt
 }
 
+// evidence is what the verdict of a real point weighs (results.Decide):
+// for each cohort, its figures and herd factor at every resolution (of
+// its first repetition's recorders, first), the simulator's (ref) and
+// the simulator's with the run's own lateness (late); none without a
+// whole reference.
+func evidence(p *scenarios.Plan, s *results.Summary, first []*results.Cohort, ref *simulated, late *opinion) []results.Evidence {
+	if ref == nil || ref.sum.Partial {
+		return nil
+	}
+	var lm *simulated
+	if late != nil && !late.late.sum.Partial {
+		lm = late.late
+	}
+	var ev []results.Evidence
+	for i := range s.Runs {
+		name := s.Runs[i].Strategy
+		sim := ref.reading(name)
+		if sim == nil {
+			continue
+		}
+		e := results.Evidence{Cohort: name, Real: results.Reading{Figures: results.SimFigures(s.Runs[i])}, Sim: *sim, Late: lm.reading(name)}
+		for _, c := range first {
+			if c != nil && c.Rec != nil && c.Strategy == name {
+				e.Real.Herd = results.HerdFactorsOf(*c, window(p))
+			}
+		}
+		ev = append(ev, e)
+	}
+	return ev
+}
+
+// remedy is what a real point that is not trustworthy could do instead
+// (results.Remedy): run again in slow motion, where slow motion can slow
+// it, by the factor at which the model given its lateness holds its
+// figures (twice the run's own when the model was not asked or held them
+// already), unless none up to results.MaxLatenessNeeds did.
+func remedy(p *scenarios.Plan, o Options, s *results.Summary, late *opinion) results.Remedy {
+	// What the run took, at real speed: a one-shot workload ends before
+	// its plan's duration.
+	r := results.Remedy{Wall: time.Duration(s.Harness.CPU.WallS * float64(time.Second) / float64(max(1, s.SlowMotion))).Round(time.Second)}
+	r.Slowable = CheckSlowMotion(p, Options{Mode: Mode{SlowMotion: 2}, Drive: o.Drive}) == nil
+	r.Together = !s.CohortsApart && len(p.Strategies) > 1 && o.Drive == nil && ApartByDefault(p)
+	if !r.Slowable {
+		return r
+	}
+	need := 2
+	if late != nil {
+		need = max(need, late.hold)
+		if late.hold == 0 {
+			return r // no slow motion up to the most the model tries holds them
+		}
+	}
+	if k := max(1, int(o.SlowMotion)) * need; k <= slowmo.Max {
+		r.SlowMotion = k
+	}
+	return r
+}
+
 // simBeside puts the simulator's figures of the same plans and seeds
 // beside a real run's own (runs[].sim), and the model's second opinion
 // with the run's own lateness (lateness.go), when they ran whole.
-func simBeside(s *results.Summary, ref *results.Summary, late *opinion) {
-	if ref == nil || ref.Partial {
+func simBeside(s *results.Summary, ref *simulated, late *opinion) {
+	if ref == nil || ref.sum.Partial {
 		return
 	}
 	for i := range s.Runs {
-		for _, r := range ref.Runs {
-			if r.Strategy == s.Runs[i].Strategy {
-				s.Runs[i].Sim = results.SimFigures(r)
-			}
+		if r := refRun(ref.sum, s.Runs[i].Strategy); r != nil {
+			s.Runs[i].Sim = results.SimFigures(*r)
 		}
 	}
-	if late != nil && !late.late.Partial && s.Harness != nil {
-		for i := range s.Runs {
-			if r := refRun(late.late, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
-				s.Runs[i].SimLate = results.SimFigures(*r)
-				s.Runs[i].LatenessNeeds = late.needs[r.Strategy]
+	if late == nil || late.late.sum.Partial || s.Harness == nil {
+		return
+	}
+	for i := range s.Runs {
+		if r := refRun(late.late.sum, s.Runs[i].Strategy); r != nil && s.Runs[i].Sim != nil {
+			s.Runs[i].SimLate = results.SimFigures(*r)
+			if len(results.ModelMoved(s.Runs[i].Sim, s.Runs[i].SimLate)) > 0 {
+				s.Runs[i].LatenessNeeds = late.exact
 			}
 		}
-		results.JudgeModel(s.Harness, s.Runs)
 	}
 }

@@ -139,10 +139,14 @@ func (c *selfCheck) apply(s *results.Summary) {
 
 // timescales are what p's figures depend on (results.Limit): what its
 // headline rests on (scenarios.HeadlineFigures; waves for a scenario
-// without one), its strategies' backoff bases, its target's queue timeout
-// and its network's mean hop.
+// without one, counts for one without faults, which has no waves to
+// smear), its strategies' backoff bases, its target's queue timeout and
+// its network's mean hop.
 func timescales(p *scenarios.Plan) results.Timescales {
 	ts := results.Timescales{Figures: scenarios.HeadlineFigures(p.Name), QueueTimeout: p.Target.QueueTimeout}
+	if !hasFaults(p) {
+		ts.Figures = results.Counts
+	}
 	for _, st := range p.Strategies {
 		ts.Bases = append(ts.Bases, st.Backoff.Base)
 	}

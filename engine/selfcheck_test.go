@@ -54,7 +54,11 @@ func executeInBubble(t *testing.T, ps []*scenarios.Plan, o Options) []Point {
 // A harness that is late on purpose is caught: every client pauses 5 ms
 // between waking and sending (what a busy machine's scheduler does), in
 // virtual time, so every attempt goes out exactly 5 ms late. The same run
-// without the pause is on time to the nanosecond.
+// without the pause is on time to the nanosecond. Without a model to
+// compare with, the limits decide the verdict: not trustworthy. With one,
+// the consequences do: these figures do not hang on 5 ms, so the verdict
+// stands where the simulator's figures are, and the self-check's
+// warnings still say how late the harness was.
 func TestLateHarnessIsFlagged(t *testing.T) {
 	p := scenariotest.Plan(t, selfCheckScenario, scenarios.Overrides{})
 	on := executeInBubble(t, []*scenarios.Plan{p}, Options{})[0].Output.Summary
@@ -62,16 +66,27 @@ func TestLateHarnessIsFlagged(t *testing.T) {
 	if h == nil || !h.Trustworthy || len(h.Warnings) != 0 || h.LimitMS != 2 {
 		t.Fatalf("on time: harness %+v, want trustworthy with a 2 ms limit", h)
 	}
+	if v := on.Verdict; v == nil || v.Outcome != results.Exact {
+		t.Errorf("on time: verdict %+v, want exact", v)
+	}
+	pause := func() { time.Sleep(5 * time.Millisecond) }
+	modelled := executeInBubble(t, []*scenarios.Plan{p}, Options{BeforeSend: pause})[0].Output.Summary
+	if v, h := modelled.Verdict, modelled.Harness; v == nil || !v.Trusted() || len(v.Figures) == 0 || !h.Trustworthy || len(h.Warnings) != 2 {
+		t.Errorf("5 ms late, with the model: verdict %+v, harness %+v; want the figures judged and trusted, the lateness still warned of", v, h)
+	}
 	for _, r := range on.Runs {
 		if r.SendLagMS == nil || r.SendLagMS.Max != 0 || r.TargetDriftMS == nil || r.TargetDriftMS.Max != 0 {
 			t.Errorf("%s on time: send lag %+v, target drift %+v; want both 0", r.Strategy, r.SendLagMS, r.TargetDriftMS)
 		}
 	}
 
-	late := executeInBubble(t, []*scenarios.Plan{p}, Options{BeforeSend: func() { time.Sleep(5 * time.Millisecond) }})[0].Output.Summary
+	late := executeInBubble(t, []*scenarios.Plan{p}, Options{BeforeSend: pause, Mode: Mode{NoSimReference: true}})[0].Output.Summary
 	h = late.Harness
 	if h == nil || h.Trustworthy || len(h.Warnings) != 2 {
 		t.Fatalf("5 ms late: harness %+v, want untrustworthy with one warning per cohort", h)
+	}
+	if v := late.Verdict; v == nil || v.Outcome != results.NotTrustworthy || !strings.HasPrefix(v.Sentence, "NOT TRUSTWORTHY: exp: attempts were sent late") {
+		t.Errorf("5 ms late, without a model: verdict %+v, want not trustworthy by the limits", v)
 	}
 	// The lag histograms keep 2 significant figures: 5 ms reads as up to
 	// 1% more.

@@ -158,6 +158,11 @@ type Options struct {
 	// still, in wall time, while the run is unfinished, before herdtest
 	// stops the test (a wait outside the bubble); 30 s when 0.
 	Stall time.Duration
+	// FailUntrustworthy fails the test when a real-time run's verdict is
+	// not trustworthy (results.Verdict: the harness was later than the
+	// scenario's timescales allow, so its figures may be the machine's);
+	// without it the verdict is logged, as in every real-time test.
+	FailUntrustworthy bool
 }
 
 // ErrUnsupported is wrapped by the errors of what herdtest cannot run.

@@ -374,3 +374,56 @@ func TestHelperSendsElsewhere(t *testing.T) {
 		Cohort{Name: "fine", New: retrying(fullJitter)},
 		Cohort{Name: "nothing", New: func(c *Client) RequestFunc { return nil }})
 }
+
+// Every real-time run logs its verdict: the run over loopback, in a test
+// of its own, says it in its log.
+func TestRealTimeRunLogsItsVerdict(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3 s real-time run")
+	}
+	out := runHelper(t, "TestRealTimeOverLoopback")
+	if !strings.Contains(out, "herdtest: verdict: ") {
+		t.Errorf("a real-time run's log without its verdict:\n%s", out)
+	}
+}
+
+// A verdict that is not trustworthy is logged with what the self-check
+// saw, and fails the test with Options.FailUntrustworthy, saying why;
+// without it the test passes.
+func TestUntrustworthyVerdictFailsWhenAsked(t *testing.T) {
+	msgs := runFailing(t, "TestHelperUntrustworthy")
+	for _, want := range []string{
+		"herdtest: verdict: NOT TRUSTWORTHY: late: the clients learned of the crash",
+		"herdtest:   - late: the clients learned of the crash",
+		"herdtest: NOT TRUSTWORTHY: late: the clients learned of the crash at 1.00s over p99 40ms; run it on a quieter machine (Options.FailUntrustworthy)",
+	} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("the helper's output lacks %q:\n%s", want, msgs)
+		}
+	}
+	if strings.Count(msgs, "(Options.FailUntrustworthy)") != 1 {
+		t.Errorf("want one failure, with the option set, none without:\n%s", msgs)
+	}
+}
+
+func TestHelperUntrustworthy(t *testing.T) {
+	if os.Getenv("HERDTEST_HELPER") == "" {
+		t.Skip("run by TestUntrustworthyVerdictFailsWhenAsked")
+	}
+	w := "late: the clients learned of the crash at 1.00s over p99 40ms"
+	s := &results.Summary{Harness: &results.Harness{Warnings: []string{w}},
+		Verdict: &results.Verdict{Outcome: results.NotTrustworthy, Sentence: "NOT TRUSTWORTHY: " + w + "; run it on a quieter machine"}}
+	judge(t, Options{Mode: Real}, s)
+	judge(t, Options{Mode: Real, FailUntrustworthy: true}, s)
+}
+
+// runHelper runs the test name in a process of its own and returns its
+// output, failing t when it failed.
+func runHelper(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command(os.Args[0], "-test.run", "^"+name+"$", "-test.v").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	return string(out)
+}

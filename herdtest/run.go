@@ -24,8 +24,10 @@ import (
 )
 
 // Run runs the cohorts against the scenario's target and chaos plan and
-// returns the run's figures. It fails t (Errorf) when a threshold fails
-// and when a cohort's code panicked or did not return; when it fails, the
+// returns the run's figures. It fails t (Errorf) when a threshold fails,
+// when a cohort's code panicked or did not return, and, with
+// Options.FailUntrustworthy, when a real-time run's verdict is not
+// trustworthy (every real-time run logs its verdict); when it fails, the
 // results folder and its report are written and their path logged. It
 // stops t at once (Fatalf) when the run cannot start: a bad scenario, one
 // herdtest cannot run (an external target, a chain of tiers, a sweep),
@@ -52,8 +54,10 @@ func Run(t *testing.T, o Options, cohorts ...Cohort) *results.Summary {
 // cohorts and returns the figures with every threshold checked (in
 // Summary.Thresholds, pass or not), for a test that asserts on them
 // itself. A panic in a cohort's code, or a request that did not return,
-// still fails t. When a threshold failed or t did, the results folder
-// and report are written and their path logged.
+// still fails t, and so does a real-time run's verdict that is not
+// trustworthy with Options.FailUntrustworthy. When a threshold failed or
+// t did, the results folder and report are written and their path
+// logged.
 func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, error) {
 	t.Helper()
 	p, err := plan(o, cohorts)
@@ -121,6 +125,7 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 	for _, msg := range d.probs.list() {
 		t.Error("herdtest: " + msg)
 	}
+	judge(t, o, s)
 	if results.ThresholdsFailed(s.Thresholds) > 0 || t.Failed() {
 		dir, err := write(t, o, out)
 		if err != nil {
@@ -131,6 +136,29 @@ func Measure(t *testing.T, o Options, cohorts ...Cohort) (*results.Summary, erro
 		}
 	}
 	return s, nil
+}
+
+// judge logs a real-time run's verdict, with the self-check's line and
+// warnings when it is not trustworthy, and fails t then with
+// Options.FailUntrustworthy. A run in virtual time is never late: nothing
+// to say.
+func judge(t testing.TB, o Options, s *results.Summary) {
+	t.Helper()
+	v := s.Verdict
+	if o.Mode != Real || v == nil {
+		return
+	}
+	t.Logf("herdtest: verdict: %s", v.Sentence)
+	if v.Trusted() {
+		return
+	}
+	t.Logf("herdtest: %s", results.SelfCheckLine(s))
+	for _, w := range s.Harness.Warnings {
+		t.Logf("herdtest:   - %s", w)
+	}
+	if o.FailUntrustworthy {
+		t.Errorf("herdtest: %s (Options.FailUntrustworthy)", v.Sentence)
+	}
 }
 
 // write writes a run's results folder and its report into o.Out (or the

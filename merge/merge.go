@@ -352,7 +352,7 @@ func combine(ctx context.Context, shards []*Shard) (*Merged, error) {
 		out.Cohorts = append(out.Cohorts, c)
 	}
 	judgeHarness(&sum, shards)
-	sum.Verdict = results.Decide(&sum)
+	sum.Verdict = mergeVerdict(&sum, shards)
 	sum.Merged = mergedInfo(shards)
 	m := &Merged{Output: out, Shards: shards}
 	for _, d := range f.Shard.Thresholds {
@@ -573,4 +573,24 @@ func mergedInfo(shards []*Shard) *results.Merged {
 		m.StartSpreadMS = &spread
 	}
 	return m
+}
+
+// mergeVerdict returns a merged run's verdict: the worst of its shards'
+// (results.MergeVerdicts), or, when a shard has none, the self-check's
+// limits on the merged figures (results.Decide without a model).
+func mergeVerdict(sum *results.Summary, shards []*Shard) *results.Verdict {
+	if sum.Harness == nil {
+		return nil
+	}
+	vs := make([]*results.Verdict, len(shards))
+	index := make([]int, len(shards))
+	for i, s := range shards {
+		vs[i], index[i] = s.Summary.Verdict, s.Info().Index
+	}
+	v := results.MergeVerdicts(vs, index)
+	if v == nil {
+		v = results.Decide(sum, nil, results.Remedy{})
+	}
+	sum.Harness.Trustworthy = v.Trusted()
+	return v
 }

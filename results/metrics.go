@@ -21,9 +21,16 @@ const RecoveryRatio = 0.95
 // window's attempts. About 1 for independent (Poisson) arrivals, far above 1
 // for synchronized waves, 0 when there were no attempts.
 func HerdFactor(attempts []int64, from int) float64 {
+	return dispersion(attempts[min(max(from, 0), len(attempts)):], WindowBuckets)
+}
+
+// dispersion is HerdFactor's arithmetic over buckets of any width: the
+// index of dispersion of the counts inside each whole window of per
+// buckets, weighted by each window's count.
+func dispersion(counts []int64, per int) float64 {
 	var weighted, total float64
-	for w := max(from, 0); w+WindowBuckets <= len(attempts); w += WindowBuckets {
-		win := attempts[w : w+WindowBuckets]
+	for w := 0; w+per <= len(counts); w += per {
+		win := counts[w : w+per]
 		var sum float64
 		for _, c := range win {
 			sum += float64(c)

@@ -86,11 +86,12 @@ type CPU struct {
 // what it cost, and whether its figures can be trusted. Absent in virtual
 // time, which is never late.
 type Harness struct {
-	// Trustworthy is false when the harness was too late for the
-	// scenario's timescales (Limit): some cohort's send lag, spread or
-	// embedded target drift exceeded LimitMS, at the percentile the
-	// scenario's figures depend on (Judge). Warnings say which and by how
-	// much.
+	// Trustworthy is the run's verdict (Verdict.Trusted): false when it
+	// is not trustworthy. Warnings say where the harness was later than
+	// the scenario's timescales allow (Limit, at the percentile the
+	// scenario's figures depend on: Judge), and by how much: what a run
+	// without a model to compare with is judged by, and what moved the
+	// figures of one with a model.
 	Trustworthy bool     `json:"trustworthy"`
 	Warnings    []string `json:"warnings,omitempty"`
 	// Figures is what the scenario's headline rests on, "waves" or
@@ -276,48 +277,25 @@ func Judge(h *Harness, runs []Run) {
 	}
 }
 
-// ModelCheck is one headline figure JudgeModel compares, and how far it
-// may move: by more than Rel of the model's value and more than Abs.
+// ModelCheck is one headline figure compared with the model's, and how
+// far it may move: by more than Rel of the model's value and more than
+// Abs (a Band's first part).
 type ModelCheck struct {
 	Name     string // the metric's name
 	Rel, Abs float64
 }
 
-// ModelChecks are the figures JudgeModel compares and their tolerances,
-// those within which a real run is said to agree with the simulator
-// (docs/results.md): the herd factor within 25% (a peak of 10 ms
-// buckets, it moves most), the failures after the fault within 20% (and
-// 10 attempts), the recovery within 25% (and half a second).
-var ModelChecks = []ModelCheck{
-	{"herd_factor", 0.25, 0.5},
-	{"failed_after_fault", 0.20, 10},
-	{"recovery_s", 0.25, 0.5},
-}
-
-// JudgeModel adds to h the model's second opinion of each run that has
-// one (Run.SimLate): where a figure of ModelChecks moves beyond its
-// tolerance between the simulator's figures (Run.Sim) and the
-// simulator's with this run's own lateness (ModelMoved), the scenario's
-// figures hang on a harness tighter than this one, whatever the limit
-// says: the run is not trustworthy, and a warning says which figures, by
-// how much, and how many times less late a run must be for the model's
-// figures to hold (Run.LatenessNeeds).
-func JudgeModel(h *Harness, runs []Run) {
-	for _, r := range runs {
-		moved := ModelMoved(r.Sim, r.SimLate)
-		if len(moved) == 0 {
-			continue
+// ModelChecks are the figures of what follows a fault among Bands, and
+// their tolerances: those ModelMoved compares.
+var ModelChecks = func() []ModelCheck {
+	var out []ModelCheck
+	for _, b := range Bands {
+		if b.Faults {
+			out = append(out, b.ModelCheck)
 		}
-		needs := fmt.Sprintf("no harness up to %d times less late holds them in the model", MaxLatenessNeeds)
-		if k := r.LatenessNeeds; k > 0 {
-			needs = fmt.Sprintf("in the model they hold with a harness %d times less late (slow motion %d times slower than this run's, or about %d times the cores)", k, k, k)
-		}
-		h.Trustworthy = false
-		h.Warnings = append(h.Warnings, fmt.Sprintf(
-			"%s: the model with this run's own lateness (%s) gives %s: this scenario's figures hang on a harness tighter than this one; %s",
-			r.Strategy, lateness(r), strings.Join(moved, ", "), needs))
 	}
-}
+	return out
+}()
 
 // MaxLatenessNeeds is the largest factor of less lateness the model's
 // second opinion tries (2, 4, ... up to it) before it says none holds.
@@ -367,17 +345,6 @@ func figureText(name string, v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
-}
-
-// lateness says which of r's measures gave the model its lateness.
-func lateness(r Run) string {
-	if l := r.SpreadMS; l != nil {
-		return "its clients learned of " + crashes(r.SpreadEvents) + " over p99 " + lagText(l.P99)
-	}
-	if l := r.SendLagMS; l != nil {
-		return "its attempts were sent late by p99 " + lagText(l.P99)
-	}
-	return "as measured"
 }
 
 func smeared(f Figures) string {

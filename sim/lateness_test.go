@@ -73,3 +73,82 @@ strategies: [{name: c, backoff: constant, base: 100ms, max_attempts: 2, timeout:
 		}
 	}
 }
+
+// Cohort.Lateness is a crash's alone: a real harness learns late of the
+// failures a crash hands every client at once, and of any other failure
+// on its own schedule. A model that delayed every failure by the crash's
+// spread smeared the waves into a recovering service and had it recover
+// in a second where real runs took four (a regression test named after
+// what that broke): here the retries the crash's lateness delays fail
+// again during the outage, and their clients learn of that at once, so
+// each next request starts its think time after the retry, not a draw
+// later.
+func TestLatenessDelaysTheCrashAloneNotTheRecoveryWaves(t *testing.T) {
+	const src = `
+name: t
+duration: 4s
+chaos:
+  - {kind: blip, mode: blackhole, at: 500ms, for: 500ms}
+  - {kind: outage, mode: reset, at: 1s, for: 2s}
+target: {service_time: 0s}
+workload: {kind: closed, clients: 100, think: 400ms}
+strategies: [{name: c, backoff: constant, base: 100ms, max_attempts: 2, timeout: 3s}]
+`
+	p := scenariotest.Plan(t, src, scenarios.Overrides{})
+	const ms = time.Millisecond
+	co := cohortOf(p, "c", p.Seed)
+	co.Lateness = []time.Duration{20 * ms}
+	rec := results.NewRecorder(p.Duration, 1)
+	sim.New().Run(co, rec)
+	tl := rec.Timeline(results.Bucket)
+	// The crash at 1 s, learned at 1.02 s; the retry at 1.12 s fails at
+	// once (the outage resets it) and ends the request; the next one
+	// starts 400 ms later, at 1.52 s: not at 1.54 s.
+	next := int(1520 * ms / results.Bucket)
+	if got := tl.Rows[next][results.SeriesFirst]; got != 100 {
+		first := map[int]int64{}
+		for b := next - 5; b < next+5; b++ {
+			if n := tl.Rows[b][results.SeriesFirst]; n > 0 {
+				first[b-next] = n
+			}
+		}
+		t.Errorf("first tries by bucket around 1.52 s: %v, want all 100 at +0", first)
+	}
+}
+
+// With Cohort.SendLag, every attempt goes out a draw after the instant its
+// client scheduled it for: with one value, 30 ms, the clients' first
+// requests (after a think time of 1 s) are the model's, 30 ms later.
+func TestSendLagDelaysEverySend(t *testing.T) {
+	const src = `
+name: t
+duration: 3s
+target: {service_time: 0s}
+workload: {kind: closed, clients: 50, think: 1s}
+strategies: [{name: c, backoff: constant, base: 100ms, max_attempts: 2, timeout: 3s}]
+`
+	p := scenariotest.Plan(t, src, scenarios.Overrides{})
+	first := func(lag []time.Duration) []int64 {
+		co := cohortOf(p, "c", p.Seed)
+		co.SendLag = lag
+		rec := results.NewRecorder(p.Duration, 1)
+		sim.New().Run(co, rec)
+		tl := rec.Timeline(results.Bucket)
+		var out []int64
+		for b := range 150 {
+			out = append(out, tl.Rows[b][results.OK])
+		}
+		return out
+	}
+	model, late := first(nil), first([]time.Duration{30 * time.Millisecond})
+	var sum int64
+	for b := range 147 {
+		sum += model[b]
+		if late[b+3] != model[b] {
+			t.Fatalf("first tries by 10 ms bucket, the model's %v, with a send lag of 30 ms %v: want the model's 3 buckets later", model, late)
+		}
+	}
+	if sum == 0 || late[100] != 0 || late[103] == 0 {
+		t.Errorf("first tries by 10 ms bucket, the model's %v, with a send lag of 30 ms %v: want some, at 1.03 s and not at 1 s", model, late)
+	}
+}

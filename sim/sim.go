@@ -45,14 +45,23 @@ type Cohort struct {
 	// Shared is, for a gRPC target, how many clients share one grpc-go
 	// channel (connections.shared; channel.go); 0 or 1: each its own.
 	Shared int
-	// Lateness, if set, is a real harness's lateness, for asking the model
-	// what a real run's figures are when its clients learn of failures
-	// late (engine's check of a real run against the model with its own
-	// lateness): each attempt of the cohort's clients that does not
-	// succeed is learned of (its latency recorded, its retry scheduled)
-	// a draw of these values later, each equally likely. Empty: at once,
-	// as the model has it.
+	// Lateness and SendLag, if set, are a real harness's lateness, for
+	// asking the model what a real run's figures are with it (engine's
+	// check of a real run against the model with its own lateness). Each
+	// is drawn from, each value equally likely, by a hash of the seed,
+	// the client and its attempt, so no random stream moves. Empty: at
+	// once, as the model has it.
+	//
+	// Lateness is how late the clients learn of a crash: each attempt a
+	// crash ends (every one in flight at the plan's instant) is learned
+	// of (its latency recorded, its retry scheduled) a draw later. A real
+	// harness is that late at a crash alone, where every client learns at
+	// once; it learns of any other failure on its own schedule.
 	Lateness []time.Duration
+	// SendLag is how late the clients send what they scheduled: each
+	// attempt goes out a draw after the instant its client scheduled it
+	// for.
+	SendLag []time.Duration
 	// OnRequest, if set, is told of every logical request of the
 	// workload's clients as it ends, beside the recorder: the cliff
 	// search's success of the requests that began during a fault.
@@ -207,6 +216,7 @@ type Sim struct {
 	freeJobs []int32
 	inflight []int32
 	scratch  []int32
+	crashing bool // a crash is ending the attempts in flight (evCrash)
 
 	lv       []level // one per tier; one for a single target
 	co       *Cohort
@@ -522,6 +532,7 @@ func (s *Sim) crash(t uint32, now time.Duration) {
 		s.pooled = false // a re-send below takes a new connection
 	}
 	s.scratch = append(s.scratch[:0], s.inflight...)
+	s.crashing = true
 	for _, ci := range s.scratch {
 		// An attempt scheduled straight to its arrival is in the list
 		// before it is sent; one sent at this very instant goes after
@@ -532,6 +543,7 @@ func (s *Sim) crash(t uint32, now time.Duration) {
 			s.reset(ci, now)
 		}
 	}
+	s.crashing = false
 	if t == 0 && s.co.Strategy.Transport != clients.RawTransport {
 		// The crash closed every connection, idle ones too: the next
 		// attempts dial new ones (a re-send just made is on one).
@@ -650,6 +662,7 @@ func (s *Sim) schedule(ci int32, a clients.Action, now time.Duration) {
 	}
 	lv := &s.lv[c.tier]
 	if a.Op == clients.Send {
+		a.At += s.sendLag(ci, a.At)
 		// A pick on a shared channel is made in its turn (evSend), as
 		// other clients' picks before it move the channel.
 		if (s.perChan <= 1 || c.has(callFlag)) && s.listening(ci, lv.m, a.At) {
@@ -990,25 +1003,51 @@ func (s *Sim) learn(ci int32, now time.Duration) {
 }
 
 // late returns how much later than now client ci learns that its attempt,
-// which ended at now with c.out, failed: a draw from Cohort.Lateness for
-// a failure of one of the cohort's own clients that leaves time to act
-// before the run's end, else 0. The draw is a hash of the seed, the
-// client and its attempt generation, so no random stream moves.
+// which a crash ended at now, failed: a draw from Cohort.Lateness for an
+// attempt of one of the cohort's own clients that leaves time to act
+// before the run's end, else 0.
 func (s *Sim) late(ci int32, now time.Duration) time.Duration {
 	c := s.cl(ci)
-	n := len(s.co.Lateness)
-	if n == 0 || c.out == results.OK || c.has(callFlag) {
+	if !s.crashing || c.has(callFlag) {
 		return 0
 	}
-	h := s.co.Seed ^ uint64(s.owner(ci).ID)<<32 ^ uint64(c.gen)
-	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
-	h = (h ^ h>>27) * 0x94d049bb133111eb
-	h ^= h >> 31
-	d := s.co.Lateness[h%uint64(n)]
+	d := draw(s.co.Lateness, s.co.Seed, s.owner(ci).ID, c.gen)
 	if now+d >= s.co.Duration {
 		return 0
 	}
 	return d
+}
+
+// sendLag returns how much later than at client ci sends the attempt it
+// scheduled for at: a draw from Cohort.SendLag for one of the cohort's
+// own clients, else 0.
+func (s *Sim) sendLag(ci int32, at time.Duration) time.Duration {
+	c := s.cl(ci)
+	if len(s.co.SendLag) == 0 || c.has(callFlag) {
+		return 0
+	}
+	// A salt apart from late's, so that a client's two draws for one
+	// attempt are not the same quantile.
+	d := draw(s.co.SendLag, s.co.Seed^0x9e3779b97f4a7c15, s.owner(ci).ID, c.gen)
+	if at+d >= s.co.Duration {
+		return 0
+	}
+	return d
+}
+
+// draw returns one of t's values, each equally likely, by a hash of the
+// seed, the client and its attempt generation, so no random stream moves;
+// 0 when t is empty.
+func draw(t []time.Duration, seed uint64, id int, gen uint32) time.Duration {
+	n := len(t)
+	if n == 0 {
+		return 0
+	}
+	h := seed ^ uint64(id)<<32 ^ uint64(gen)
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9 // splitmix64's finalizer
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	h ^= h >> 31
+	return t[h%uint64(n)]
 }
 
 // reset ends client ci's attempt at now with a reset that came before any

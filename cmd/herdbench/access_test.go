@@ -122,7 +122,7 @@ func TestMetricsAddrRefused(t *testing.T) {
 	scenario := writeScenario(t, "name: m\nduration: 200ms\nworkload:\n  clients: 1\nstrategies:\n  - name: a\n    backoff: full\n")
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "127.1:0"} {
 		out := t.TempDir()
-		code, _, stderr := runCLI(t, "scenario", scenario, "--metrics-addr", addr, "--out", out, "-q")
+		code, _, stderr := runCLI(t, "scenario", scenario, "--metrics-addr", addr, "--out", out, "-q", "--allow-untrustworthy")
 		if code != exitUsage || !strings.Contains(stderr, "--metrics-addr") || !(strings.Contains(stderr, "--allow-remote") || strings.Contains(stderr, "ends in a number")) {
 			t.Errorf("--metrics-addr %s: exit code %d, stderr:\n%s", addr, code, stderr)
 		}
@@ -206,7 +206,7 @@ func TestChaosControlGuarded(t *testing.T) {
 		{"http://user:pw@127.0.0.1:" + port, "without user"},
 	} {
 		out := t.TempDir()
-		code, _, stderr := runCLI(t, "scenario", scenario, "--target", other.URL+"/", "--chaos-control", c.url, "--out", out, "-q")
+		code, _, stderr := runCLI(t, "scenario", scenario, "--target", other.URL+"/", "--chaos-control", c.url, "--out", out, "-q", "--allow-untrustworthy")
 		if code != exitUsage || !strings.Contains(stderr, "--chaos-control") || !strings.Contains(stderr, c.want) {
 			t.Errorf("--chaos-control %s: exit code %d, stderr:\n%s\nwant 2 and %q", c.url, code, stderr, c.want)
 		}
@@ -275,7 +275,7 @@ func TestChaosControlSendsToken(t *testing.T) {
 		t.Fatalf("after the refused run: %d %v, want the plan still held", code, st)
 	}
 	t.Setenv(tokenEnv, token)
-	code, _, stderr = runCLI(t, "scenario", scenario, "--target", traffic+"/", "--chaos-control", control, "--out", out, "-q", "--no-png")
+	code, _, stderr = runCLI(t, "scenario", scenario, "--target", traffic+"/", "--chaos-control", control, "--out", out, "-q", "--no-png", "--allow-untrustworthy")
 	if code != exitOK {
 		t.Fatalf("--chaos-control with %s: exit code %d, stderr:\n%s", tokenEnv, code, stderr)
 	}
@@ -283,7 +283,7 @@ func TestChaosControlSendsToken(t *testing.T) {
 		t.Errorf("after the run: %d %v, want the plan started by --chaos-control", code, st)
 	}
 	t.Setenv(tokenEnv, "")
-	code, _, stderr = runCLI(t, "scenario", scenario, "--target", traffic+"/", "--chaos-control", control, "--chaos-control-token-file", file, "--out", out, "-q", "--no-png")
+	code, _, stderr = runCLI(t, "scenario", scenario, "--target", traffic+"/", "--chaos-control", control, "--chaos-control-token-file", file, "--out", out, "-q", "--no-png", "--allow-untrustworthy")
 	if code != exitOK {
 		t.Errorf("--chaos-control-token-file: exit code %d, stderr:\n%s", code, stderr)
 	}

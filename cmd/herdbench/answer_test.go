@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -24,24 +25,41 @@ import (
 )
 
 // executeInBubble makes the scenario command run the real engine (its
-// swarm, targets and self-check, and the simulator beside them) in a
-// synctest bubble over an in-memory network, late by late before each
-// send; it restores the real execute when t ends.
-func executeInBubble(t *testing.T, late time.Duration) {
+// swarm, targets and self-check, and the simulator beside them), and the
+// calibration of --slow-motion auto, in a synctest bubble over an
+// in-memory network, late before each send by what late returns (nil:
+// on time); it restores the real ones when t ends.
+func executeInBubble(t *testing.T, late func() time.Duration) {
 	t.Helper()
-	was := execute
-	t.Cleanup(func() { execute = was })
-	execute = func(ctx context.Context, ps []*scenarios.Plan, o engine.Options) (points []engine.Point, err error) {
+	was, wasCal := execute, calibrate
+	t.Cleanup(func() { execute, calibrate = was, wasCal })
+	bubble := func(o engine.Options, f func(engine.Options)) {
 		synctest.Test(t, func(t *testing.T) {
 			n := &memnet.Network{}
 			o.Listen, o.Dial = n.Listen, n.Dial
-			if late > 0 {
-				o.BeforeSend = func() { time.Sleep(late) }
+			if late != nil {
+				o.BeforeSend = func() { time.Sleep(late()) }
 			}
-			points, err = engine.Execute(ctx, ps, o)
+			f(o)
 		})
+	}
+	execute = func(ctx context.Context, ps []*scenarios.Plan, o engine.Options) (points []engine.Point, err error) {
+		bubble(o, func(o engine.Options) { points, err = engine.Execute(ctx, ps, o) })
 		return points, err
 	}
+	calibrate = func(ctx context.Context, p *scenarios.Plan, o engine.Options) (cal *engine.Calibration, err error) {
+		bubble(o, func(o engine.Options) { cal, err = engine.Calibrate(ctx, p, o) })
+		return cal, err
+	}
+}
+
+// lateBy returns a lateness for executeInBubble that cycles through 0,
+// step, 2 step, ... (n-1) step, one send after another: a harness whose
+// sends come apart, as a busy machine's do (a constant lateness moves
+// every wave whole and changes none of its figures).
+func lateBy(step time.Duration, n int) func() time.Duration {
+	var i atomic.Int64
+	return func() time.Duration { return time.Duration(i.Add(1)%int64(n)) * step }
 }
 
 // progressLine is a line of the progress printed while a run goes on
@@ -65,10 +83,11 @@ func endingOf(out string) []string {
 // verdict, the comparison in brief with the simulator's figures beside
 // the run's, the sparklines and the results folder. It once ended in 57
 // lines, 23 of them wider than 160 columns, its verdict last. The real
-// engine runs it in virtual time (a synctest bubble), on time and 25 ms
-// late before every send (the harness of a busy machine: not
-// trustworthy, the model's second opinion asked, the longest answer);
-// --explain then prints what the answer left out.
+// engine runs it in virtual time (a synctest bubble), --slow-motion auto
+// calibrating in the bubble too, on time and with sends late by 0 to
+// 300 ms (the harness of a very busy machine: not trustworthy, exit 5,
+// the model's second opinion asked, the longest answer); --explain then
+// prints what the answer left out.
 func TestMainJobEndsInTwentyLines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the main job in the real engine, in virtual time")
@@ -78,11 +97,12 @@ func TestMainJobEndsInTwentyLines(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		late time.Duration
+		late func() time.Duration
+		code int
 		want []string
 	}{
-		{"on time", 0, []string{"The figures hold", "strategy (sim)", " (135.7) "}},
-		{"25ms late", 25 * time.Millisecond, []string{"NOT TRUSTWORTHY", "strategy (sim)"}},
+		{"on time", nil, exitOK, []string{"Exact: every headline figure agrees", "strategy (sim)", " (135.7) "}},
+		{"late by 0 to 300ms", lateBy(20*time.Millisecond, 16), exitUntrustworthy, []string{"NOT TRUSTWORTHY", "strategy (sim)", "on figures not trustworthy: exit code 5"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			executeInBubble(t, c.late)
@@ -90,8 +110,11 @@ func TestMainJobEndsInTwentyLines(t *testing.T) {
 			t.Chdir(t.TempDir()) // no outage.yaml here: the built-in runs
 			var b syncBuffer
 			code := run(context.Background(), []string{"scenario", "outage.yaml", "--out", out, "--no-png"}, &b, &b)
-			if code != exitOK {
+			if code != c.code {
 				t.Fatalf("exit %d:\n%s", code, b.String())
+			}
+			if c.late == nil && !strings.Contains(b.String(), "slow motion auto: with the cohorts together, ") {
+				t.Errorf("on time, --slow-motion auto does not take the cohorts together (as exact as apart, and sooner):\n%s", b.String())
 			}
 			end := endingOf(b.String())
 			text := strings.Join(end, "\n")
@@ -114,13 +137,13 @@ func TestMainJobEndsInTwentyLines(t *testing.T) {
 					t.Errorf("the ending has %q, which belongs behind --explain", not)
 				}
 			}
-			if c.late == 0 {
+			if c.late == nil {
 				return
 			}
 			// --explain: the same answer, then everything else. The run
 			// itself is the simulator's, with the same figures.
 			b = syncBuffer{}
-			if code := run(context.Background(), []string{"scenario", "outage.yaml", "--out", out, "--no-png", "--explain"}, &b, &b); code != exitOK {
+			if code := run(context.Background(), []string{"scenario", "outage.yaml", "--out", out, "--no-png", "--explain"}, &b, &b); code != c.code {
 				t.Fatalf("--explain: exit %d:\n%s", code, b.String())
 			}
 			all := strings.Join(endingOf(b.String()), "\n")
@@ -203,13 +226,13 @@ func TestEndingWriteErrorsAreSaid(t *testing.T) {
 		{"amplification <= 100", []string{"--explain"}},    // the thresholds, in full
 		{"- amplification:", []string{"--explain"}},        // what the figures mean
 		{"self-check:", []string{"--explain", "--real"}},   // the self-check
-		{"The figures hold", []string{"--real"}},           // the verdict
+		{"Exact: ", []string{"--real"}},                    // the verdict
 		{"results:", nil},                                  // the results folder
 	} {
 		t.Run(c.text, func(t *testing.T) {
 			args := []string{"scenario", file, "--out", t.TempDir(), "--no-png", "-q", "--sim"}
 			if slices.Contains(c.args, "--real") {
-				executeInBubble(t, 0)
+				executeInBubble(t, nil)
 				args = []string{"scenario", realFile, "--out", t.TempDir(), "--no-png", "-q"}
 			}
 			args = append(args, slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return a == "--real" })...)

@@ -152,12 +152,12 @@ func TestZshCompletionLoads(t *testing.T) {
 // parsers.
 func TestCompletionChoicesAreAccepted(t *testing.T) {
 	for _, v := range flagChoices["cohorts"] {
-		f := &scenarioFlags{cohorts: v, runs: 1, slow: 1}
+		f := &scenarioFlags{cohorts: v, runs: 1, slow: slowMotionFlag{k: 1}}
 		if msg := f.check(pflag.NewFlagSet("scenario", pflag.ContinueOnError)); msg != "" {
 			t.Errorf("--cohorts %s: %s", v, msg)
 		}
 	}
-	if msg := (&scenarioFlags{cohorts: "sideways", runs: 1, slow: 1}).check(pflag.NewFlagSet("scenario", pflag.ContinueOnError)); msg == "" {
+	if msg := (&scenarioFlags{cohorts: "sideways", runs: 1, slow: slowMotionFlag{k: 1}}).check(pflag.NewFlagSet("scenario", pflag.ContinueOnError)); msg == "" {
 		t.Error("--cohorts sideways accepted")
 	}
 	for _, v := range flagChoices["cohort-by"] {

@@ -268,7 +268,7 @@ strategies:
 	var stderr syncBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(context.Background(), []string{"scenario", swarm, "--out", t.TempDir(), "-q", "--no-png", "--metrics-addr", "127.0.0.1:0"}, io.Discard, &stderr)
+		done <- run(context.Background(), []string{"scenario", swarm, "--out", t.TempDir(), "-q", "--no-png", "--metrics-addr", "127.0.0.1:0", "--allow-untrustworthy"}, io.Discard, &stderr)
 	}()
 	metrics := stderr.waitFor(t, metricsAddrRE)
 	deadline := time.Now().Add(20 * time.Second)

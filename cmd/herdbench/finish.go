@@ -55,6 +55,9 @@ type ending struct {
 	sweep   bool
 	command string // the subcommand that ran it, "scenario" or "merge", for its messages
 	explain bool   // --explain: every table and what the figures mean, after the answer
+	// allow is --allow-untrustworthy: a verdict not trustworthy sets no
+	// exit code.
+	allow bool
 	// stop, when set, drops the results folder if it ends before the
 	// folder is published: a merge's interrupt, after which nothing is
 	// written (the shards are still there to merge again). A scenario's
@@ -69,7 +72,7 @@ var errStopped = errors.New("interrupted; nothing was written")
 // exit code. dir is set once the results folder is in place. stop is
 // ending.stop: nil but for a merge.
 func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points []engine.Point, sweep bool, dir *string, stop ...context.Context) int {
-	e := &ending{points: points, sweep: sweep, command: command, explain: f.explain}
+	e := &ending{points: points, sweep: sweep, command: command, explain: f.explain, allow: f.allowUntrustworthy}
 	if len(stop) > 0 {
 		e.stop = stop[0]
 	}
@@ -114,7 +117,7 @@ func finish(stdout, stderr io.Writer, command string, f *scenarioFlags, points [
 	if (werr != nil || oerr != nil || terr != nil) && !summaries[0].Partial {
 		return exitFailed
 	}
-	return exitCodeOf(summaries, errw)
+	return exitCodeOf(summaries, f.allowUntrustworthy, e.saysExit5(), errw)
 }
 
 // stickyWriter writes to w until a write fails, then writes nothing more
@@ -302,8 +305,11 @@ func (e *ending) show(w io.Writer) error {
 		return err
 	}
 	render := terminal.RenderThresholdsBrief
-	if e.explain {
+	switch {
+	case e.explain:
 		render = terminal.RenderThresholds
+	case e.saysExit5():
+		render = untrustedThresholds
 	}
 	// The points' checks a blank line apart, the results folder's line
 	// right under the last (the answer holds to 20 lines).
@@ -321,6 +327,28 @@ func (e *ending) show(w io.Writer) error {
 		sep = "\n"
 	}
 	return nil
+}
+
+// saysExit5 reports whether the answer's thresholds line says that the
+// run exits 5 (untrustedThresholds): a single run's, not trustworthy,
+// with thresholds, without --allow-untrustworthy or --explain.
+func (e *ending) saysExit5() bool {
+	s := e.summaries()[0]
+	return !e.sweep && !e.explain && !e.allow && !s.Verdict.Trusted() && len(s.Thresholds) > 0
+}
+
+// untrustedThresholds is the answer's thresholds line of a run whose
+// verdict is not trustworthy: one line, with the exit code, since
+// figures that cannot be taken at their word judge no threshold
+// (--explain lists them).
+func untrustedThresholds(w io.Writer, rs []results.ThresholdResult) error {
+	what := fmt.Sprintf("all %d passed", len(rs))
+	if n := results.ThresholdsFailed(rs); n > 0 {
+		what = fmt.Sprintf("%d of %d FAILED", n, len(rs))
+	}
+	_, err := fmt.Fprintf(w, "thresholds: %s, on figures not trustworthy: exit code %d (--allow-untrustworthy: %d)\n",
+		what, exitUntrustworthy, cmp.Or(min(results.ThresholdsFailed(rs), 1)*exitThresholds, exitOK))
+	return err
 }
 
 // showVerdicts prints each point's verdict (a real run's), a sweep's with
@@ -401,22 +429,35 @@ func interruptedLine(command string) string {
 	return "herdbench " + command + ": interrupted; the results cover what was recorded and are marked partial"
 }
 
-// exitCodeOf maps a finished run to the exit code: interrupted beats
-// failed thresholds.
-func exitCodeOf(summaries []*results.Summary, stderr io.Writer) int {
-	failed, checked := 0, 0
+// exitCodeOf maps a finished run to the exit code: interrupted beats a
+// verdict not trustworthy (unless allowed: --allow-untrustworthy), which
+// beats failed thresholds: a threshold read on figures that cannot be
+// taken at their word says nothing of the strategy. The exit's line is
+// left out where the answer said it (said: untrustedThresholds).
+func exitCodeOf(summaries []*results.Summary, allow, said bool, stderr io.Writer) int {
+	failed, checked, untrusted := 0, 0, 0
 	for _, s := range summaries {
 		if s.Partial {
 			return exitSignal
 		}
 		failed += results.ThresholdsFailed(s.Thresholds)
 		checked += len(s.Thresholds)
-	}
-	if failed > 0 {
-		where := ""
-		if len(summaries) > 1 {
-			where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
+		if !s.Verdict.Trusted() {
+			untrusted++
 		}
+	}
+	where, verdict := "", "the verdict is not trustworthy"
+	if len(summaries) > 1 {
+		where = fmt.Sprintf(" over the %d points of the sweep", len(summaries))
+		verdict = fmt.Sprintf("the verdict of %d of the %d points of the sweep is not trustworthy", untrusted, len(summaries))
+	}
+	switch {
+	case untrusted > 0 && !allow:
+		if !said {
+			fmt.Fprintf(stderr, "herdbench: %s (exit code %d; --allow-untrustworthy: %d)\n", verdict, exitUntrustworthy, cmp.Or(min(failed, 1)*exitThresholds, exitOK))
+		}
+		return exitUntrustworthy
+	case failed > 0:
 		fmt.Fprintf(stderr, "herdbench: %d of %d threshold checks failed%s (exit code %d)\n", failed, checked, where, exitThresholds)
 		return exitThresholds
 	}

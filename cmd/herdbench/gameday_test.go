@@ -213,7 +213,7 @@ thresholds:
 `)
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
-	code := run(context.Background(), []string{"scenario", scenario, "--out", out, "-q", "--no-png"}, &stdout, &stderr)
+	code := run(context.Background(), []string{"scenario", scenario, "--out", out, "-q", "--no-png", "--allow-untrustworthy"}, &stdout, &stderr)
 	if code != exitThresholds || exitThresholds != 3 {
 		t.Fatalf("exit code %d, want 3\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -226,7 +226,7 @@ thresholds:
 		t.Errorf("stderr does not name the exit code:\n%s", stderr.String())
 	}
 	stdout, stderr = syncBuffer{}, syncBuffer{}
-	if code := run(context.Background(), []string{"scenario", scenario, "--out", t.TempDir(), "-q", "--no-png", "--explain"}, &stdout, &stderr); code != exitThresholds {
+	if code := run(context.Background(), []string{"scenario", scenario, "--out", t.TempDir(), "-q", "--no-png", "--explain", "--allow-untrustworthy"}, &stdout, &stderr); code != exitThresholds {
 		t.Fatalf("--explain: exit code %d, want 3\nstderr:\n%s", code, stderr.String())
 	}
 	table := regexp.MustCompile(`(?m)^thresholds: 1 of 2 FAILED\n\s+cohort\s+threshold\s+value\s+result\n\s+plain\s+attempts >= 1\s+\d+\s+pass\n\s+plain\s+requests < 1\s+\d+\s+FAIL$`)
@@ -286,8 +286,8 @@ func TestRemoteTargetRefused(t *testing.T) {
 	scenario := writeScenario(t, "name: remote\nduration: 2s\nworkload:\n  clients: 3\nstrategies:\n  - name: a\n    backoff: full\n")
 	out := t.TempDir()
 	for _, args := range [][]string{
-		{"scenario", scenario, "--target", url, "--out", out, "-q"},
-		{"scenario", writeScenario(t, "name: remote\nduration: 2s\ntarget:\n  url: "+url+"\nstrategies:\n  - name: a\n    backoff: full\n"), "--out", out, "-q"},
+		{"scenario", scenario, "--target", url, "--out", out, "-q", "--allow-untrustworthy"},
+		{"scenario", writeScenario(t, "name: remote\nduration: 2s\ntarget:\n  url: "+url+"\nstrategies:\n  - name: a\n    backoff: full\n"), "--out", out, "-q", "--allow-untrustworthy"},
 	} {
 		var stderr syncBuffer
 		code := run(context.Background(), args, io.Discard, &stderr)
@@ -309,8 +309,8 @@ func TestRemoteTargetRefused(t *testing.T) {
 		{"http://127.0.0.1.:9/", "ends in a number"},
 	} {
 		for _, args := range [][]string{
-			{"scenario", scenario, "--target", c.url, "--out", out, "-q"},
-			{"scenario", writeScenario(t, "name: remote\nduration: 2s\ntarget:\n  url: "+c.url+"\nstrategies:\n  - name: a\n    backoff: full\n"), "--out", out, "-q"},
+			{"scenario", scenario, "--target", c.url, "--out", out, "-q", "--allow-untrustworthy"},
+			{"scenario", writeScenario(t, "name: remote\nduration: 2s\ntarget:\n  url: "+c.url+"\nstrategies:\n  - name: a\n    backoff: full\n"), "--out", out, "-q", "--allow-untrustworthy"},
 		} {
 			var stderr syncBuffer
 			code := run(context.Background(), args, io.Discard, &stderr)
@@ -373,7 +373,7 @@ strategies:
 	defer release()
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"scenario", scenario, "--out", out, "-q", "--metrics-addr", "127.0.0.1:0", "--otlp", recv.srv.URL, "--otlp-interval", "1m"}, &stdout, &stderr)
+		done <- run(ctx, []string{"scenario", scenario, "--out", out, "-q", "--metrics-addr", "127.0.0.1:0", "--otlp", recv.srv.URL, "--otlp-interval", "1m", "--allow-untrustworthy"}, &stdout, &stderr)
 	}()
 	metrics := stderr.waitFor(t, metricsAddrRE)
 	var families []string

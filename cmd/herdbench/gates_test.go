@@ -312,7 +312,7 @@ func TestInterruptedSweepKeepsFinishedPoints(t *testing.T) {
 	out := t.TempDir()
 	stderr := &cancelOn{line: "run 2 of 3", cancel: cancel} // the second point has begun
 	var stdout strings.Builder
-	code := run(ctx, []string{"scenario", file, "--set", "workload.clients=2,3,4", "--no-sim-reference", "--no-png", "--out", out}, &stdout, stderr)
+	code := run(ctx, []string{"scenario", file, "--set", "workload.clients=2,3,4", "--no-sim-reference", "--no-png", "--out", out, "--allow-untrustworthy"}, &stdout, stderr)
 	if code != exitSignal {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitSignal, stderr.b.String())
 	}

@@ -12,8 +12,11 @@ import (
 // A JUnit XML report of a run's thresholds, the file CI systems read
 // (Jenkins, GitLab, GitHub's test reporters): a test suite per point of
 // the run (one, or one per point of a sweep), a test case per threshold
-// per cohort, a failure for each that failed with the value measured, and
-// a "run completed" case, in error when the run was interrupted (its
+// per cohort, a failure for each that failed with the value measured, for
+// a real run a "verdict" case (failed when the verdict is not
+// trustworthy, skipped instead with --allow-untrustworthy; its sentence
+// and the figures that decided it in the failure or the case's output),
+// and a "run completed" case, in error when the run was interrupted (its
 // figures are partial).
 // docs/results.md describes the file.
 
@@ -50,6 +53,8 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -63,8 +68,9 @@ type junitProblem struct {
 func junitSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
 
 // encodeJUnit returns the JUnit XML report of the points' summaries;
-// label names a point ("" for a single run).
-func encodeJUnit(summaries []*results.Summary, label func(*results.Summary) string) ([]byte, error) {
+// label names a point ("" for a single run); allow is
+// --allow-untrustworthy.
+func encodeJUnit(summaries []*results.Summary, label func(*results.Summary) string, allow bool) ([]byte, error) {
 	all := junitSuites{Name: "herdbench"}
 	var total float64
 	for _, s := range summaries {
@@ -96,6 +102,17 @@ func encodeJUnit(summaries []*results.Summary, label func(*results.Summary) stri
 				c.Failure = &junitProblem{Message: msg, Type: "threshold", Text: msg}
 				suite.Failures++
 			}
+			suite.Cases = append(suite.Cases, c)
+		}
+		if v := s.Verdict; v != nil {
+			c := verdictCase(v, "herdbench."+s.Scenario, allow)
+			switch {
+			case c.Failure != nil:
+				suite.Failures++
+			case c.Skipped != nil:
+				suite.Skipped++
+			}
+			suite.Properties = append(suite.Properties, junitProperty{"verdict", string(v.Outcome)})
 			suite.Cases = append(suite.Cases, c)
 		}
 		// Every run has a "run completed" case: an interrupted run is in
@@ -153,6 +170,59 @@ func thresholdFailure(th results.ThresholdResult) string {
 	}
 	if th.Repetitions > 0 {
 		fmt.Fprintf(&b, " (failed in %d of %d repetitions)", th.FailedRepetitions, th.Repetitions)
+	}
+	return b.String()
+}
+
+// verdictCase is a real run's verdict as a test case named "verdict": a
+// failure of type not_trustworthy when the verdict is (skipped instead
+// when allowed), its message the verdict's sentence and its text the
+// figures that decided it; passing otherwise, with the same in its
+// output.
+func verdictCase(v *results.Verdict, class string, allow bool) junitCase {
+	c := junitCase{Name: "verdict", ClassName: class, Time: junitSeconds(0)}
+	text := v.Sentence + "\n" + verdictFigures(v)
+	switch {
+	case v.Trusted():
+		c.SystemOut = text
+	case allow:
+		c.Skipped = &junitProblem{Message: v.Sentence + " (--allow-untrustworthy)", Type: string(v.Outcome), Text: text}
+	default:
+		c.Failure = &junitProblem{Message: v.Sentence, Type: string(v.Outcome), Text: text}
+	}
+	return c
+}
+
+// verdictFigures writes the figures a verdict compared, one a line:
+// "no-jitter herd_factor at 50 ms: 115.7, the simulator's 127.8, with
+// this run's lateness 110.2: agrees" (within its band, and nearer the
+// simulator's than the harness's lateness could make it).
+func verdictFigures(v *results.Verdict) string {
+	num := func(p *float64) string {
+		if p == nil {
+			return "null"
+		}
+		return strconv.FormatFloat(*p, 'g', 6, 64)
+	}
+	var b strings.Builder
+	for _, f := range v.Figures {
+		fmt.Fprintf(&b, "%s %s", f.Cohort, f.Name)
+		if f.ResolutionMS > 0 {
+			fmt.Fprintf(&b, " at %g ms", f.ResolutionMS)
+		}
+		fmt.Fprintf(&b, ": %s, the simulator's %s", num(f.Real), num(f.Sim))
+		if f.Late != nil {
+			fmt.Fprintf(&b, ", with this run's lateness %s", num(f.Late))
+		}
+		switch {
+		case f.Within:
+			b.WriteString(": agrees")
+		case f.Finer:
+			b.WriteString(": disagrees, read coarser")
+		default:
+			b.WriteString(": DISAGREES")
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -32,6 +32,13 @@ const (
 	// exitThresholds: the run completed, its results are written, and at
 	// least one of the scenario's thresholds failed.
 	exitThresholds = 3
+	// exitUntrustworthy: the run completed, its results are written, and
+	// its verdict is not trustworthy: a headline figure left its band of
+	// the simulator's, or could have (results.Verdict). It beats
+	// exitThresholds: a threshold read on such figures says nothing.
+	// --allow-untrustworthy opts out. (4 is a shard's late start,
+	// exitLate.)
+	exitUntrustworthy = 5
 	// exitSignal: interrupted (Ctrl-C or SIGTERM); the results written are
 	// marked partial. Also a second interrupt's immediate exit.
 	exitSignal = 130

@@ -75,7 +75,7 @@ strategies:
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"scenario"}, c.args...)
-			args = append(args, "--out", dir, "-q", "--no-png")
+			args = append(args, "--out", dir, "-q", "--no-png", "--allow-untrustworthy")
 			estimate := estimateOf(t, args)
 			cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMemoryChild$", "--"}, args...)...)
 			cmd.Env = append(os.Environ(), memoryChildEnv+"=1")

@@ -144,7 +144,7 @@ strategies:
 	out := t.TempDir()
 	var stdout, stderr syncBuffer
 	code := run(context.Background(), []string{"scenario", scenario, "--out", out, "-q", "--no-png", "--cohorts", "together",
-		"--otlp", recv.srv.URL, "--otlp-interval", "200ms"}, &stdout, &stderr)
+		"--otlp", recv.srv.URL, "--otlp-interval", "200ms", "--allow-untrustworthy"}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit code %d\nstderr:\n%s", code, stderr.String())
 	}

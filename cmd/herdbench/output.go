@@ -20,6 +20,7 @@ func addOutputFlags(fs *pflag.FlagSet, f *scenarioFlags) {
 	fs.StringVar(&f.junit, "junit", "", "also write the thresholds as a JUnit XML report to this file, for CI systems: a test case per threshold per cohort, failures with the value measured")
 	fs.BoolVar(&f.json, "json", false, "print summary.json on stdout (the tables and messages go to stderr); for a sweep, a JSON array of every point's summary")
 	fs.BoolVar(&f.explain, "explain", false, "after the answer (the verdict, the comparison in brief, the sparklines, the results folder), print everything else: every table in full with the simulator's figures given this run's lateness (sim, late), the policies, what each figure means and what moved it, and the self-check with its advice")
+	fs.BoolVar(&f.allowUntrustworthy, "allow-untrustworthy", false, fmt.Sprintf("a real run whose verdict is not trustworthy exits %d, and is a failed test case in --junit's report; with this flag it exits as if trustworthy (0, or 3 for a failed threshold) and the case is skipped", exitUntrustworthy))
 }
 
 // checkJUnitPath checks, before the run, that --junit's file can be
@@ -48,7 +49,7 @@ func writeOutputs(f *scenarioFlags, e *ending, stdout io.Writer) error {
 	summaries := e.summaries()
 	var errs []error
 	if f.junit != "" {
-		data, err := encodeJUnit(summaries, e.label)
+		data, err := encodeJUnit(summaries, e.label, f.allowUntrustworthy)
 		if err == nil {
 			err = folder.WriteFileAtomic(f.junit, data)
 		}

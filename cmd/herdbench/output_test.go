@@ -14,6 +14,7 @@ import (
 
 	"github.com/herdbench/herdbench/results"
 	"github.com/herdbench/herdbench/scenarios"
+	junit "github.com/joshdk/go-junit"
 )
 
 // validateJUnit checks data against the JUnit report schema CI systems
@@ -53,7 +54,7 @@ func TestJUnitReport(t *testing.T) {
 		}}
 	interrupted := &results.Summary{Scenario: "outage", Mode: "sim", Seed: 7, DurationS: 15, EndedS: &ended, Partial: true,
 		Started: s.Started, Point: []results.Setting{{Field: "workload.clients", Value: "100"}}}
-	data, err := encodeJUnit([]*results.Summary{s, interrupted}, func(x *results.Summary) string { return results.PointLabel(x.Point) })
+	data, err := encodeJUnit([]*results.Summary{s, interrupted}, func(x *results.Summary) string { return results.PointLabel(x.Point) }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +88,79 @@ func TestJUnitReport(t *testing.T) {
 	if second.Name != "herdbench scenario outage [workload.clients=100]" || second.Errors != 1 || second.Time != "2.500" ||
 		len(second.Cases) != 1 || second.Cases[0].Error == nil || second.Cases[0].Error.Type != "interrupted" {
 		t.Errorf("an interrupted point's suite: %+v", second)
+	}
+}
+
+// A real run's verdict is a test case of its own, "verdict", as a real
+// JUnit reader (github.com/joshdk/go-junit, which CI dashboards' readers
+// resemble) reads it: failed when not trustworthy, its message the
+// verdict's sentence and its body the figures that decided it; skipped
+// with --allow-untrustworthy; passed with the same in its output when
+// trustworthy. The suite's properties say the outcome.
+func TestJUnitVerdictAsAJUnitReaderReadsIt(t *testing.T) {
+	started := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	untrusted := &results.Summary{Scenario: "outage", Mode: "real", Seed: 1, DurationS: 15, Started: started,
+		Verdict: &results.Verdict{Outcome: results.NotTrustworthy, SlowMotion: 4,
+			Sentence: "NOT TRUSTWORTHY: no-jitter's failed after fault is 257 against the simulator's 443, outside its band; run it with --slow-motion 4 (about 4m0s).",
+			Figures: []results.VerdictFigure{
+				{Cohort: "no-jitter", Name: "failed_after_fault", Real: ptr(257), Sim: ptr(443), Late: ptr(280)},
+				{Cohort: "no-jitter", Name: "herd_factor", Real: ptr(54.2), Sim: ptr(122.9), ResolutionMS: 100},
+			}}}
+	holds := &results.Summary{Scenario: "outage", Mode: "real", Seed: 1, DurationS: 15, Started: started,
+		Verdict: &results.Verdict{Outcome: results.Holds, ResolutionMS: 50, Sentence: "Holds at 50 ms: every headline figure is within its band of the simulator's.",
+			Figures: []results.VerdictFigure{{Cohort: "no-jitter", Name: "herd_factor", Real: ptr(115.7), Sim: ptr(127.8), Within: true, ResolutionMS: 50}}}}
+	for _, c := range []struct {
+		name   string
+		s      *results.Summary
+		allow  bool
+		status junit.Status
+	}{
+		{"not trustworthy", untrusted, false, junit.StatusFailed},
+		{"not trustworthy, allowed", untrusted, true, junit.StatusSkipped},
+		{"holds", holds, false, junit.StatusPassed},
+	} {
+		data, err := encodeJUnit([]*results.Summary{c.s}, func(*results.Summary) string { return "" }, c.allow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		validateJUnit(t, data)
+		suites, err := junit.Ingest(data)
+		if err != nil {
+			t.Fatalf("%s: the JUnit reader refuses the report: %v\n%s", c.name, err, data)
+		}
+		if len(suites) != 1 || suites[0].Properties["verdict"] != string(c.s.Verdict.Outcome) {
+			t.Fatalf("%s: suites %+v, want one whose properties say the verdict", c.name, suites)
+		}
+		var v *junit.Test
+		for i := range suites[0].Tests {
+			if suites[0].Tests[i].Name == "verdict" {
+				v = &suites[0].Tests[i]
+			}
+		}
+		if v == nil || v.Status != c.status || v.Classname != "herdbench.outage" {
+			t.Fatalf("%s: the verdict's case %+v, want status %s", c.name, v, c.status)
+		}
+		suites[0].Aggregate()
+		if want := map[junit.Status]int{junit.StatusFailed: 1}[c.status]; suites[0].Totals.Failed != want {
+			t.Errorf("%s: %d failed, want %d", c.name, suites[0].Totals.Failed, want)
+		}
+		switch c.status {
+		case junit.StatusFailed:
+			e, _ := v.Error.(junit.Error)
+			if e.Message != c.s.Verdict.Sentence || e.Type != "not_trustworthy" ||
+				!strings.Contains(e.Body, "no-jitter failed_after_fault: 257, the simulator's 443, with this run's lateness 280: DISAGREES") ||
+				!strings.Contains(e.Body, "no-jitter herd_factor at 100 ms: 54.2, the simulator's 122.9: DISAGREES") {
+				t.Errorf("%s: the failure %+v, want the sentence and every figure that decided it", c.name, v.Error)
+			}
+		case junit.StatusSkipped:
+			if !strings.Contains(v.Message, "--allow-untrustworthy") {
+				t.Errorf("%s: skipped with %q, want it to say why", c.name, v.Message)
+			}
+		case junit.StatusPassed:
+			if !strings.Contains(v.SystemOut, "Holds at 50 ms") || !strings.Contains(v.SystemOut, "herd_factor at 50 ms: 115.7, the simulator's 127.8: agrees") {
+				t.Errorf("%s: the case's output %q, want the sentence and the figures", c.name, v.SystemOut)
+			}
+		}
 	}
 }
 

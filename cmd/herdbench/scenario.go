@@ -49,13 +49,20 @@ report.html (charts and the comparison; open it in a browser, no network
 needed) and PNG copies of its charts. See docs/results.md; 'herdbench
 report DIR' re-renders the report.
 
-A real run checks itself: how late each attempt was sent (send time minus
-scheduled time), how late the embedded target ended the waits its model set,
-and the CPU it used. When the harness was too late for the scenario's
-timescales (a tenth of its smallest backoff base, 2 to 10 ms) it warns and
-marks the run "trustworthy": false in summary.json. It also runs the same plan
-in virtual time (well under a second) and prints the simulator's figures for
-the same seed in brackets beside each cohort's (--no-sim-reference: not).
+A real run judges its own figures. It runs the same plan in virtual time
+(well under a second) and prints the simulator's figures for the same seed
+in brackets beside each cohort's (--no-sim-reference: not); --explain adds
+them again with the lateness its harness measured (how late attempts were
+sent, how far apart the clients learned of a crash) on a "(sim, late)" row.
+Its verdict, in one sentence and in summary.json: exact (every headline
+figure agrees with the simulator's), holds (they agree, the herd factor
+read over buckets wider than 10 ms, where this machine smeared the waves)
+or not trustworthy (a figure left its band, or could have: exit code 5).
+By default (--slow-motion auto) a calibration of about 2 s first measures
+how late this machine's harness is at a crash, and the model picks the
+slow motion the scenario needs (and, where the cohorts would run apart,
+whether together in more slow motion is better); the choice and the
+expected wall time are said before the run.
 
 Thresholds in the scenario (e.g. "amplification <= 1.5", "recovery_s <= 5s",
 "latency.request.p99 < 2s", "success_ratio >= 99%"; top-level for every
@@ -139,7 +146,7 @@ type scenarioFlags struct {
 	set        []string
 	maxMemory  string
 	cohorts    string
-	slow       int // --slow-motion
+	slow       slowMotionFlag
 	noSimRef   bool
 	junit      string // --junit: the thresholds as a JUnit XML report
 	json       bool   // --json: summary.json on stdout, the tables on stderr
@@ -147,12 +154,18 @@ type scenarioFlags struct {
 	print      bool   // --print: the scenario's YAML on stdout, nothing run
 	game       gameDayFlags
 	sh         shardFlags
+
+	// allowUntrustworthy is --allow-untrustworthy: a verdict not
+	// trustworthy sets no exit code and fails no JUnit case.
+	allowUntrustworthy bool
 }
 
-// execute runs the plans and renderReport draws a results folder's
-// report; tests replace them.
+// execute runs the plans, calibrate measures this machine's harness for
+// --slow-motion auto and renderReport draws a results folder's report;
+// tests replace them.
 var (
 	execute      = engine.Execute
+	calibrate    = engine.Calibrate
 	renderReport = report.RenderDir
 )
 
@@ -165,6 +178,8 @@ type scenarioRun struct {
 	opts      engine.Options
 	limit     uint64 // --max-memory, or its default; 0 for none
 	limitText string // how to name the limit in messages
+	// wall is how long the runs last at real speed (wallAtRealSpeed).
+	wall time.Duration
 }
 
 // planScenario reads the scenario command's flags and compiles its
@@ -186,7 +201,8 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	fs.IntSliceVar(&f.clients, "clients", nil, "clients per cohort, instead of the scenario's; several (10,20,50) sweep them: the same as --set workload.clients=10,20,50")
 	fs.StringVar(&f.maxMemory, "max-memory", "", "refuse a run estimated to need more memory than this, e.g. 8GiB or 500MB; 0 for no limit (default: half of this machine's memory, its cgroup's limit or its ulimit -v less 2 GiB, the smallest)")
 	fs.StringVar(&f.cohorts, "cohorts", "auto", "in real time, run the cohorts together (at once) or apart (one after the other, each alone on the machine); auto: apart when closed-loop or one-shot cohorts, or cohorts calling a chain of tiers, outnumber the cores")
-	fs.IntVar(&f.slow, "slow-motion", 1, fmt.Sprintf("in real time, live every duration of the scenario K times longer on the wall clock (1 to %d): the harness's own lateness, which does not slow down, is then K times smaller in the scenario's time, and a crash's waves as tight as the model's on few cores; the run takes K times longer. Its own clients, target and tiers only (not gRPC or an external service)", slowmo.Max))
+	f.slow = slowMotionFlag{auto: true, k: 1}
+	fs.Var(&f.slow, "slow-motion", slowMotionHelp)
 	fs.BoolVar(&f.noSimRef, "no-sim-reference", false, "in real time, do not also run the plan in virtual time to show the simulator's figures beside the real ones")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress output; print only the results")
 	fs.BoolVar(&f.noPNG, "no-png", false, "write report.html without PNG copies of its charts (faster; 'herdbench report DIR' can add them later)")
@@ -221,7 +237,7 @@ func planScenario(args []string, stdout, stderr io.Writer) (sr *scenarioRun, cod
 	}
 	cohorts, _ := engine.ParseCohorts(f.cohorts) // checked with the flags
 	sr.opts = engine.Options{Version: herdbenchVersion(), MaxMemory: sr.limit,
-		Mode:   engine.Mode{Sim: f.sim, NoSimReference: f.noSimRef, SlowMotion: slowmo.Factor(f.slow), Cohorts: cohorts},
+		Mode:   engine.Mode{Sim: f.sim, NoSimReference: f.noSimRef, SlowMotion: slowmo.Factor(f.slow.k), Cohorts: cohorts},
 		Shard:  engine.Shard{Part: f.sh.part, StartAt: f.sh.t0},
 		Beside: engine.Beside{ChaosControl: f.game.chaosControl != "", Live: f.game.live()},
 	}
@@ -294,7 +310,11 @@ func runScenario(ctx context.Context, args []string, stdout, stderr io.Writer) (
 	if sr.f.sh.part.Of > 0 {
 		gd.measureClock(ctx, stderr)
 	}
-	sr.announce(stderr)
+	if err := sr.chooseSlowMotion(ctx, stderr); err != nil {
+		fmt.Fprintln(stderr, "herdbench: interrupted before the run; nothing was written")
+		return exitSignal
+	}
+	sr.announce(ctx, stderr)
 	points, err := sr.execute(ctx, gd, stderr)
 	var internal *engine.PanicError
 	switch {
@@ -361,7 +381,7 @@ func (sr *scenarioRun) strategyNames() []string {
 }
 
 // announce says on stderr what is about to run.
-func (sr *scenarioRun) announce(stderr io.Writer) {
+func (sr *scenarioRun) announce(ctx context.Context, stderr io.Writer) {
 	plan, names := sr.plans[0], sr.strategyNames()
 	externalNote(stderr, plan, &sr.f.game)
 	if sr.f.quiet {
@@ -385,10 +405,34 @@ func (sr *scenarioRun) announce(stderr io.Writer) {
 		fmt.Fprintf(stderr, ", t = 0 at %s (in %s).\n", sh.t0.Format("2006-01-02T15:04:05.000Z"), time.Until(sh.t0).Round(time.Millisecond))
 	}
 	if sr.opts.Apart(plan) {
-		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once): up to %s in all.\n",
-			runtime.GOMAXPROCS(0), len(names), sr.opts.SlowMotion.Wall(time.Duration(len(names)*len(sr.plans)*plan.Runs)*plan.Duration))
+		fmt.Fprintf(stderr, "The cohorts run one after the other, each alone on the machine (%d cores for %d cohorts; --cohorts together runs them at once).\n",
+			runtime.GOMAXPROCS(0), len(names))
+	}
+	if !sr.f.sim {
+		fmt.Fprintf(stderr, "Expected wall time: about %s.\n", roundWall(sr.expectedWall(ctx)))
 	}
 }
+
+// expectedWall is about how long a real run of sr lasts on the wall
+// clock: every unit's runs in slow motion, and each one's lead; then the
+// simulator's reference, its second opinion and the report, a few
+// seconds at most (afterRun).
+func (sr *scenarioRun) expectedWall(ctx context.Context) time.Duration {
+	wall := sr.opts.SlowMotion.Wall(sr.wallAtRealSpeed(ctx))
+	for _, p := range sr.plans {
+		units := max(1, p.Runs)
+		if sr.opts.Apart(p) {
+			units *= len(p.Strategies)
+		}
+		wall += time.Duration(units) * engine.Lead(p, sr.opts)
+	}
+	return wall + afterRun
+}
+
+// afterRun is about what a real run takes after its last unit: the
+// simulator's reference and second opinion, the results folder and the
+// report with its PNGs (measured on 2 cores for the outage: 4 to 9 s).
+const afterRun = 5 * time.Second
 
 // notStartedError is execute's error when a real run was stopped before
 // its t = 0 because what had to happen then (--chaos-control's start)
@@ -482,9 +526,12 @@ const exitCodesHelp = `
 Exit codes: 0 ok; 1 the run failed, or an internal error (a bug: its report
 is on stderr); 2 bad usage, an invalid scenario or a refused run (nothing
 ran); 3 a threshold failed (results written); 4 too late: --start-at had
-passed, or was too near to be ready (nothing sent); 130 interrupted
-(results written, marked partial). Killed by SIGABRT (134 in a shell): the
-Go runtime itself failed, e.g. out of memory beyond the estimate.
+passed, or was too near to be ready (nothing sent); 5 the run's verdict is
+not trustworthy: a headline figure left, or could have left, its band of
+the simulator's (results written; before 3, whose thresholds such figures
+cannot judge; --allow-untrustworthy: 0 or 3); 130 interrupted (results
+written, marked partial). Killed by SIGABRT (134 in a shell): the Go
+runtime itself failed, e.g. out of memory beyond the estimate.
 `
 
 // check checks the flags that need no scenario, and returns what is wrong,
@@ -524,8 +571,8 @@ func (f *scenarioFlags) check(fs *pflag.FlagSet) string {
 	if f.cohorts != "auto" && f.cohorts != "together" && f.cohorts != "apart" {
 		return fmt.Sprintf("--cohorts %q: write together (every cohort at once), apart (one after the other) or auto", f.cohorts)
 	}
-	if f.slow < 1 || f.slow > slowmo.Max {
-		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower", f.slow, slowmo.Max)
+	if f.slow.k < 1 || f.slow.k > slowmo.Max {
+		return fmt.Sprintf("--slow-motion %d: live the scenario from 1 (real speed) to %d times slower, or auto", f.slow.k, slowmo.Max)
 	}
 	return ""
 }

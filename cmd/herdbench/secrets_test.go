@@ -108,7 +108,7 @@ func TestNoOutputHoldsASecret(t *testing.T) {
 			page := stderr.waitFor(t, livePageRE)
 			streams = append(streams, watchEvents(t, page), watchEvents(t, tgtPage))
 		}
-		if code := <-done; code != exitOK && code != exitThresholds {
+		if code := <-done; code != exitOK && code != exitThresholds && code != exitUntrustworthy { // the verdict: the machine
 			t.Fatalf("run %d: exit code %d\nstdout:\n%s\nstderr:\n%s", i+1, code, stdout.String(), stderr.String())
 		}
 		if i == 1 && !strings.Contains(stdout.String(), "jitter") {

@@ -29,7 +29,7 @@ func TestHeaderFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	code, _, stderr := runCLI(t, "scenario", scenario, "--target", srv.URL+"/base/", "--header", "Authorization: Bearer s3cret-token", "--header-file", headerFile, "--out", out, "-q", "--no-png")
+	code, _, stderr := runCLI(t, "scenario", scenario, "--target", srv.URL+"/base/", "--header", "Authorization: Bearer s3cret-token", "--header-file", headerFile, "--out", out, "-q", "--no-png", "--allow-untrustworthy")
 	if code != exitOK || authed.Load() != 1 {
 		t.Fatalf("exit %d, %d requests with the headers (want 1); stderr:\n%s", code, authed.Load(), stderr)
 	}
@@ -51,7 +51,7 @@ func TestHeaderFlags(t *testing.T) {
 	}
 	before := hits.Load()
 	for _, h := range []string{"X-A: ok\r\nX-Injected: s3cret", "Host: elsewhere", "no colon"} {
-		code, _, stderr := runCLI(t, "scenario", scenario, "--target", srv.URL+"/", "--header", h, "--out", out, "-q")
+		code, _, stderr := runCLI(t, "scenario", scenario, "--target", srv.URL+"/", "--header", h, "--out", out, "-q", "--allow-untrustworthy")
 		if code != exitUsage || !strings.Contains(stderr, "--header") || strings.Contains(stderr, "s3cret") {
 			t.Errorf("--header %q: exit %d, stderr:\n%s\nwant 2, naming --header, never the value", h, code, stderr)
 		}

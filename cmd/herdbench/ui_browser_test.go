@@ -99,7 +99,7 @@ chaos:
 		var stderr syncBuffer
 		done := make(chan int, 1)
 		go func() {
-			done <- run(context.Background(), []string{"scenario", scenario, "--ui", "127.0.0.1:0", "--out", t.TempDir(), "--seed", "1"}, io.Discard, &stderr)
+			done <- run(context.Background(), []string{"scenario", scenario, "--ui", "127.0.0.1:0", "--out", t.TempDir(), "--seed", "1", "--allow-untrustworthy"}, io.Discard, &stderr)
 		}()
 		page := stderr.waitFor(t, livePageRE)
 		if err := chromedp.Do(bctx, chromedp.EmulateViewport(1280, 1400), chromedp.Navigate(page)); err != nil {

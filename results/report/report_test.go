@@ -404,7 +404,7 @@ func TestReportShowsSelfCheckAndSimulator(t *testing.T) {
 		s.Runs[1].SpreadEvents = []results.Event{{AtS: 6, Attempts: 500, Lag: *s.Runs[1].SpreadMS}}
 		s.Harness = &results.Harness{LimitMS: 10, SendLagMS: &results.Lag{P50: 0.2, P99: 12, Max: 80}, SpreadMS: &results.Lag{P50: 14, P99: 31, Max: 38}, CPU: results.CPU{Cores: 2, Utilization: 0.5}}
 		results.Judge(s.Harness, s.Runs)
-		s.Verdict = results.Decide(s)
+		s.Verdict = results.Decide(s, nil, results.Remedy{})
 		rec := 0.25
 		s.Runs[0].Sim = results.Values{"requests": 1234, "succeeded": 0, "failed": 0, "unfinished": 0, "attempts": 0, "amplification": 0,
 			"peak_attempts_per_s": 0, "herd_factor": 98.5, "failed_after_fault": 0, "recovery_s": rec}

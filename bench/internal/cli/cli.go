@@ -74,3 +74,26 @@ func Serve(args ...string) (addr string, pid int, stop func(), err error) {
 	}
 	return strings.TrimSpace(string(line[:n])), child.Process.Pid, stop, nil
 }
+
+// Hogs starts n CPU hogs, `yes` with its output to /dev/null, each
+// spinning on a core until stop kills it (by its PID), or until this
+// command dies.
+func Hogs(n int) (stop func(), err error) {
+	var hogs []*exec.Cmd
+	stop = func() {
+		for _, h := range hogs {
+			_ = h.Process.Kill()
+			_ = h.Wait()
+		}
+	}
+	for range n {
+		h := exec.Command("yes") // its output goes to /dev/null: a nil Stdout
+		dieWithParent(h)
+		if err := h.Start(); err != nil {
+			stop()
+			return nil, fmt.Errorf("starting a CPU hog (yes): %w", err)
+		}
+		hogs = append(hogs, h)
+	}
+	return stop, nil
+}
