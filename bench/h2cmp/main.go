@@ -15,6 +15,11 @@
 //
 // Every run must have had (almost) every request answered 2xx, by its own
 // count against the target's, or the comparison fails.
+//
+// Its closing table is also written to docs/measured/h2cmp.json and
+// h2cmp.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
@@ -32,6 +37,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/clients"
 	"github.com/herdbench/herdbench/clients/swarm"
@@ -47,6 +53,7 @@ func main() {
 	conns := flag.Int("conns", 8, "HTTP/2 connections")
 	streams := flag.Int("streams", 8, "concurrent streams per connection")
 	profile := flag.String("cpuprofile", "", "with -swarm: write the swarm's CPU profile to this file")
+	rec := measured.Flag()
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -64,7 +71,7 @@ func main() {
 	case *swarm != "":
 		err = runSwarm(*swarm, *conns, *streams, *duration, os.Stdout)
 	default:
-		err = compare(*rounds, *duration, *conns, *streams)
+		err = compare(*rounds, *duration, *conns, *streams, rec)
 	}
 	if err != nil {
 		pprof.StopCPUProfile()
@@ -118,7 +125,7 @@ func (m measure) cpuPerReq() float64 {
 	return float64(m.cpu.Nanoseconds()) / 1e3 / float64(max(1, m.requests))
 }
 
-func compare(rounds int, d time.Duration, conns, streams int) error {
+func compare(rounds int, d time.Duration, conns, streams int, rec *measured.Recorder) error {
 	if _, err := exec.LookPath("h2load"); err != nil {
 		return fmt.Errorf("h2load is not installed (Debian: apt-get install nghttp2-client)")
 	}
@@ -149,9 +156,17 @@ func compare(rounds int, d time.Duration, conns, streams int) error {
 		}
 	}
 	hb, h2 := stats.Median(per["herdbench"]), stats.Median(per["h2load"])
-	fmt.Printf("client CPU per request over h2c, %d connections × %d streams, %s runs, medians of %d rounds:\n", conns, streams, d, rounds)
-	fmt.Printf("  herdbench %.2f µs   h2load %.2f µs   ratio %.2f × h2load (goal ≤ 1.5)\n", hb, h2, hb/h2)
-	return nil
+	t := measured.Table{Name: "h2cmp", Title: "Client cost over h2c against h2load: client CPU per request at saturation on 127.0.0.1",
+		Columns: []string{"tool", "client CPU µs/request", "ratio to h2load"},
+		Rows: [][]string{
+			{"herdbench", fmt.Sprintf("%.2f", hb), fmt.Sprintf("%.2f", hb/h2)},
+			{"h2load", fmt.Sprintf("%.2f", h2), "1.00"},
+		},
+		Notes: []string{
+			fmt.Sprintf("%d connections × %d streams, %s runs, medians of %d rounds, the first tool alternating.", conns, streams, d, rounds),
+			"The goal: herdbench at most 1.5 times h2load's client CPU per request.",
+		}}
+	return rec.Finish("h2cmp", t, os.Stdout)
 }
 
 var h2loadOK = regexp.MustCompile(`status codes: (\d+) 2xx`)

@@ -30,13 +30,17 @@
 // Tools that are not installed are skipped with a note: wrk is the Debian
 // package wrk; hey is go install github.com/rakyll/hey@v0.1.5; vegeta is
 // go install github.com/tsenart/vegeta/v12@v12.13.0.
+//
+// Its closing table is also written to docs/measured/loadcmp.json and
+// loadcmp.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,10 +49,10 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 )
 
@@ -64,6 +68,7 @@ func main() {
 	shaped := flag.Bool("shaped", false, "internal: with -swarm, send a mix of four requests with placeholders (the tool herdbench-shaped)")
 	floor := flag.String("floor", "", "internal: run a floor client (floor.go) against this host:port")
 	floorKind := flag.String("floor-kind", "goroutines", "internal: with -floor, which floor: goroutines or epoll")
+	rec := measured.Flag()
 	flag.Parse()
 	baselineBin = *baseline
 	switch {
@@ -94,7 +99,7 @@ func main() {
 			os.Exit(1)
 		}
 	default:
-		if err := compare(*rounds, *duration, *conns, strings.Split(*tools, ",")); err != nil {
+		if err := compare(*rounds, *duration, *conns, strings.Split(*tools, ","), rec); err != nil {
 			fmt.Fprintln(os.Stderr, "loadcmp:", err)
 			os.Exit(1)
 		}
@@ -139,7 +144,7 @@ func (m measure) serverCPUPerReq() float64 {
 // baselineBin is the -baseline build, if any.
 var baselineBin string
 
-func compare(rounds int, d time.Duration, conns int, tools []string) error {
+func compare(rounds int, d time.Duration, conns int, tools []string, rec *measured.Recorder) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -185,7 +190,7 @@ func compare(rounds int, d time.Duration, conns int, tools []string) error {
 			results[tool] = append(results[tool], m)
 		}
 	}
-	return report(os.Stdout, avail, results, d, conns, rounds)
+	return rec.Finish("loadcmp", report(avail, results, d, conns, rounds), os.Stdout)
 }
 
 // procCPU returns a process's CPU time so far (user + system), from
@@ -353,7 +358,9 @@ func p99(tool, out string) (time.Duration, error) {
 	return 0, fmt.Errorf("no p99 in %s's output:\n%s", tool, out)
 }
 
-func report(w io.Writer, tools []string, res map[string][]measure, d time.Duration, conns, rounds int) error {
+// report is the closing table: each tool's medians over the rounds and
+// herdbench's ratios to it.
+func report(tools []string, res map[string][]measure, d time.Duration, conns, rounds int) measured.Table {
 	type row struct{ cpu, rps, p99, rss, srv float64 }
 	rows := map[string]row{}
 	for _, t := range tools {
@@ -367,19 +374,25 @@ func report(w io.Writer, tools []string, res map[string][]measure, d time.Durati
 		}
 		rows[t] = row{stats.Median(cpu), stats.Median(rps), stats.Median(p), stats.Median(rss), stats.Median(srv)}
 	}
-	fmt.Fprintf(w, "\n%d rounds, %s each, %d connections, medians; ratios are herdbench / tool\n\n", rounds, d, conns)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tool\tclient CPU µs/request\treq/s\tp99 ms\tclient RSS MiB\ttarget CPU µs/request\tCPU ratio\treq/s ratio\tp99 ratio\t")
+	t := measured.Table{Name: "loadcmp",
+		Title:   "Client cost against wrk, hey and vegeta: HTTP/1.1 at saturation on 127.0.0.1, one trivial target",
+		Columns: []string{"tool", "client CPU µs/request", "req/s", "p99 ms", "client RSS MiB", "target CPU µs/request", "CPU ratio", "req/s ratio", "p99 ratio"},
+		Notes: []string{
+			fmt.Sprintf("%d rounds, %s each, %d connections; medians over the rounds, the tools' order rotating from round to round.", rounds, d, conns),
+			"A ratio is herdbench's median over the tool's (below 1: herdbench spends less CPU per request, or has the lower p99).",
+			"Client CPU per request is the stable figure on a shared machine; requests per second is a ceiling set by client and target together.",
+		}}
 	h := rows["herdbench"]
-	for _, t := range tools {
-		r := rows[t]
-		ratio := func(a, b float64) string {
-			if b == 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.2f", a/b)
+	ratio := func(a, b float64) string {
+		if b == 0 || a == 0 {
+			return "-"
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.2f\t%.0f\t%.1f\t%s\t%s\t%s\t\n", t, r.cpu, r.rps, r.p99, r.rss, r.srv, ratio(h.cpu, r.cpu), ratio(h.rps, r.rps), ratio(h.p99, r.p99))
+		return fmt.Sprintf("%.2f", a/b)
 	}
-	return tw.Flush()
+	for _, tool := range tools {
+		r := rows[tool]
+		t.Rows = append(t.Rows, []string{tool, fmt.Sprintf("%.1f", r.cpu), fmt.Sprintf("%.0f", r.rps), fmt.Sprintf("%.2f", r.p99),
+			fmt.Sprintf("%.0f", r.rss), fmt.Sprintf("%.1f", r.srv), ratio(h.cpu, r.cpu), ratio(h.rps, r.rps), ratio(h.p99, r.p99)})
+	}
+	return t
 }

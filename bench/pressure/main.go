@@ -12,6 +12,11 @@
 // from this tree unless -herdbench names a binary, each in its own
 // process. All load goes to 127.0.0.1, every request is sent once with a
 // timeout, and every process started is stopped by its PID at the end.
+//
+// Its closing table is also written to docs/measured/pressure.json and
+// pressure.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
@@ -32,6 +37,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 )
 
 func main() {
@@ -39,14 +45,15 @@ func main() {
 	body := flag.Int("body", 16<<10, "bytes in each request's body through the proxy")
 	hold := flag.Duration("hold", 3*time.Second, "how long the upstream holds each request")
 	hb := flag.String("herdbench", "", "the herdbench binary (default: built from this tree into a temporary folder)")
+	rec := measured.Flag()
 	flag.Parse()
-	if err := run(*hb, *n, *body, *hold); err != nil {
+	if err := run(*hb, *n, *body, *hold, rec); err != nil {
 		fmt.Fprintln(os.Stderr, "pressure:", err)
 		os.Exit(1)
 	}
 }
 
-func run(hb string, n, body int, hold time.Duration) error {
+func run(hb string, n, body int, hold time.Duration, rec *measured.Recorder) error {
 	dir, hb, remove, err := cli.Workdir("herdbench-pressure-", hb)
 	if err != nil {
 		return err
@@ -64,8 +71,15 @@ func run(hb string, n, body int, hold time.Duration) error {
 	})
 	peak := tgt.peak()
 	tgt.stop()
-	fmt.Printf("%d concurrent GET /metrics on herdbench target: %s in %s; target RSS %.0f MiB before, peak %.0f MiB\n",
-		n, answers, took.Round(time.Millisecond), mib(before), mib(peak))
+	t := measured.Table{Name: "pressure", Title: "Hostile concurrency against the game-day servers: answers and peak memory",
+		Columns: []string{"test", "requests at once", "answers", "took s", "RSS before MiB", "peak RSS MiB"},
+		Notes: []string{fmt.Sprintf("Each request on its own connection, all released at once; through the proxy, %d-byte bodies to an upstream holding each %s.", body, hold),
+			"Peak RSS is the process's VmHWM; herdbench target and herdbench proxy are the real CLI, each in a process of its own."}}
+	row := func(test, answers string, took time.Duration, before, peak int64) {
+		t.Rows = append(t.Rows, []string{test, fmt.Sprint(n), answers, fmt.Sprintf("%.2f", took.Seconds()), fmt.Sprintf("%.0f", mib(before)), fmt.Sprintf("%.0f", mib(peak))})
+		fmt.Fprintf(os.Stderr, "pressure: %s: %s in %s; RSS %.0f MiB before, peak %.0f MiB\n", test, answers, took.Round(time.Millisecond), mib(before), mib(peak))
+	}
+	row("GET /metrics on herdbench target", answers, took, before, peak)
 
 	// 2. Requests through a proxy to an upstream that holds each.
 	scenario := filepath.Join(dir, "upstream.yaml")
@@ -88,9 +102,8 @@ func run(hb string, n, body int, hold time.Duration) error {
 	})
 	peak = px.peak()
 	px.stop()
-	fmt.Printf("%d concurrent POST (%d-byte bodies) through herdbench proxy, upstream holding each %s: %s in %s; proxy RSS %.0f MiB before, peak %.0f MiB\n",
-		n, body, hold, answers, took.Round(time.Millisecond), mib(before), mib(peak))
-	return nil
+	row("POST through herdbench proxy", answers, took, before, peak)
+	return rec.Finish("pressure", t, os.Stdout)
 }
 
 // storm sends n requests at once, each on its own connection, and counts

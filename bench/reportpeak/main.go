@@ -12,7 +12,10 @@
 // Each round runs every build once, the builds' order alternating from
 // round to round. herdbench is built from this tree (run from the
 // repository's root) or -herdbench PATH. Nothing goes over the network;
-// every run stops by itself.
+// every run stops by itself. Its closing table is also written to
+// docs/measured/reportpeak.json and .md, with the date, machine, load and
+// command (-record "" writes none), and docs/performance.md's current
+// figures are synced from them; run it from the repository's root.
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 )
 
@@ -36,14 +40,15 @@ func main() {
 	baseline := flag.String("baseline", "", "another herdbench binary to measure beside it, interleaved")
 	duration := flag.Duration("duration", 13*time.Hour+30*time.Minute, "the simulated run whose results folder is drawn (at most 24h)")
 	rounds := flag.Int("rounds", 3, "rounds: each draws the report with every build once")
+	rec := measured.Flag()
 	flag.Parse()
-	if err := run(*herdbench, *baseline, *duration, *rounds); err != nil {
+	if err := run(*herdbench, *baseline, *duration, *rounds, rec); err != nil {
 		fmt.Fprintln(os.Stderr, "reportpeak:", err)
 		os.Exit(2)
 	}
 }
 
-func run(herdbench, baseline string, duration time.Duration, rounds int) error {
+func run(herdbench, baseline string, duration time.Duration, rounds int, rec *measured.Recorder) error {
 	if rounds < 1 || duration <= 0 || duration > 24*time.Hour {
 		return fmt.Errorf("give -rounds of at least 1 and a -duration up to 24h")
 	}
@@ -85,13 +90,17 @@ func run(herdbench, baseline string, duration time.Duration, rounds int) error {
 				r+1, names[b], s.wall, s.cpu, s.rss, load)
 		}
 	}
-	fmt.Println()
+	t := measured.Table{Name: "reportpeak", Title: "What herdbench report costs on a long run's results folder: peak RSS, wall and CPU time",
+		Columns: []string{"build", "rounds", "wall s", "CPU s", "peak RSS MiB"},
+		Notes: []string{fmt.Sprintf("The folder of herdbench scenario outage --sim --duration %s --strategies no-jitter --seed 7: timeline.csv %.0f MB.", duration, float64(st.Size())/1e6),
+			"herdbench report DIR --no-png; medians over the rounds, the builds' order alternating; the kernel's accounting of the child."}}
 	for _, b := range builds {
 		v := got[names[b]]
-		fmt.Printf("median of %d  %-8s  wall %6.2f s  CPU %6.2f s  peak RSS %7.0f MiB\n", len(v), names[b],
-			med(v, func(s sample) float64 { return s.wall }), med(v, func(s sample) float64 { return s.cpu }), med(v, func(s sample) float64 { return s.rss }))
+		t.Rows = append(t.Rows, []string{names[b], fmt.Sprint(len(v)),
+			fmt.Sprintf("%.2f", med(v, func(s sample) float64 { return s.wall })), fmt.Sprintf("%.2f", med(v, func(s sample) float64 { return s.cpu })),
+			fmt.Sprintf("%.0f", med(v, func(s sample) float64 { return s.rss }))})
 	}
-	return nil
+	return rec.Finish("reportpeak", t, os.Stdout)
 }
 
 // makeFolder writes the results folder of the simulated run in dir and

@@ -17,6 +17,11 @@
 // A process may hold 20,000 open files here: the swarm needs one per
 // client, and so does the target, which is why they are two processes.
 // All load goes to 127.0.0.1 and both processes stop by themselves.
+//
+// Its closing table is also written to docs/measured/scale.json and
+// scale.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
@@ -36,6 +41,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/target"
 	"github.com/herdbench/herdbench/target/model"
 )
@@ -63,6 +69,7 @@ func main() {
 	duration := flag.Duration("duration", 60*time.Second, "how long the fleet runs")
 	think := flag.Duration("think", time.Second, "mean think time between a client's requests")
 	hb := flag.String("herdbench", "", "the herdbench binary (default: built from this tree into a temporary folder)")
+	rec := measured.Flag()
 	flag.Parse()
 	if *serve != "" {
 		if err := runTarget(*serve); err != nil {
@@ -71,7 +78,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*hb, *clients, *duration, *think); err != nil {
+	if err := run(*hb, *clients, *duration, *think, rec); err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
@@ -141,7 +148,7 @@ func runTarget(addr string) error {
 	}
 }
 
-func run(hb string, n int, d, think time.Duration) error {
+func run(hb string, n int, d, think time.Duration, rec *measured.Recorder) error {
 	dir, hb, remove, err := cli.Workdir("herdbench-scale-", hb)
 	if err != nil {
 		return err
@@ -227,12 +234,16 @@ func run(hb string, n int, d, think time.Duration) error {
 		}
 		maxOpen = max(maxOpen, s.open)
 	}
-	fmt.Printf("\n%d clients for %s (wall %s, mean think %s)\n", n, d, wall.Round(time.Millisecond), think)
-	fmt.Printf("connections the target accepted: %d; open during the run: min %d, max %d\n", accepted, minOpen, maxOpen)
-	fmt.Printf("swarm peak RSS: %.0f MiB; swarm CPU: %s\n", float64(rss)/1024, cpu.Round(time.Millisecond))
-	fmt.Printf("\nherdbench's table:\n%s", out)
+	fmt.Printf("herdbench's table:\n%s", out)
+	t := measured.Table{Name: "scale", Title: "A large fleet held in real time: every client on its own connection for the whole run",
+		Columns: []string{"clients", "run s", "wall s", "connections accepted", "open min", "open max", "swarm peak RSS MiB", "swarm CPU s"},
+		Rows: [][]string{{fmt.Sprint(n), fmt.Sprintf("%.0f", d.Seconds()), fmt.Sprintf("%.1f", wall.Seconds()), fmt.Sprint(accepted), fmt.Sprint(minOpen), fmt.Sprint(maxOpen),
+			fmt.Sprintf("%.0f", float64(rss)/1024), fmt.Sprintf("%.1f", cpu.Seconds())}},
+		Notes: []string{fmt.Sprintf("Closed-loop clients, mean think %s, against herdbench's target in a second process; open connections sampled every second from 1 s into the run to 1 s before its end.", think),
+			"The swarm is the real CLI (herdbench scenario FILE --target URL), results folder included."}}
 	if accepted != int64(n) || minOpen != int64(n) {
+		_ = t.Print(os.Stdout)
 		return fmt.Errorf("not every client held its own connection throughout: %d accepted, %d to %d open, want %d", accepted, minOpen, maxOpen, n)
 	}
-	return nil
+	return rec.Finish("scale", t, os.Stdout)
 }

@@ -13,6 +13,11 @@
 // Each round starts a fresh target and fresh shard processes, for a T0
 // -lead after the processes are launched. All load goes to 127.0.0.1 and
 // each process stops by itself.
+//
+// Its closing table is also written to docs/measured/shardstart.json and
+// shardstart.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
@@ -32,6 +37,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/results"
 )
@@ -57,14 +63,15 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds, each with a fresh target and shards")
 	lead := flag.Duration("lead", 3*time.Second, "T0 is this long after the shards are launched")
 	bin := flag.String("herdbench", "", "the herdbench binary to measure (default: build ./cmd/herdbench)")
+	rec := measured.Flag()
 	flag.Parse()
-	if err := run(*shards, *clients, *rounds, *lead, *bin); err != nil {
+	if err := run(*shards, *clients, *rounds, *lead, *bin, rec); err != nil {
 		fmt.Fprintln(os.Stderr, "shardstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, clients, rounds int, lead time.Duration, bin string) error {
+func run(n, clients, rounds int, lead time.Duration, bin string, rec *measured.Recorder) error {
 	if n < 1 || clients < n || rounds < 1 {
 		return errors.New("need -shards >= 1, -clients >= -shards and -rounds >= 1")
 	}
@@ -93,9 +100,13 @@ func run(n, clients, rounds int, lead time.Duration, bin string) error {
 		}
 		fmt.Printf("%5d  %-45s  %6.2f  %6.2f  %.3f\n", r+1, fmt.Sprintf("%.2f", first), hi, hi-lo, offset)
 	}
-	fmt.Printf("every shard's first send within 5 ms of T0 in %d of %d rounds; latest first send: median %.2f ms, worst %.2f ms; spread: median %.2f ms, worst %.2f ms\n",
-		within, rounds, stats.Median(latest), slices.Max(latest), stats.Median(spreads), slices.Max(spreads))
-	return nil
+	t := measured.Table{Name: "shardstart", Title: "How closely the shards of a split run start together: first sends after T0",
+		Columns: []string{"shards", "clients", "rounds", "all within 5 ms of T0", "latest first send median ms", "worst ms", "spread median ms", "worst ms"},
+		Rows: [][]string{{fmt.Sprint(n), fmt.Sprint(clients), fmt.Sprint(rounds), fmt.Sprintf("%d of %d", within, rounds),
+			fmt.Sprintf("%.2f", stats.Median(latest)), fmt.Sprintf("%.2f", slices.Max(latest)), fmt.Sprintf("%.2f", stats.Median(spreads)), fmt.Sprintf("%.2f", slices.Max(spreads))}},
+		Notes: []string{fmt.Sprintf("Each round: a fresh herdbench target and %d herdbench scenario --shard processes started for one T0 %s after launch, a oneshot workload (every client's request at t = 0).", n, lead),
+			"The spread is the latest shard's first send minus the earliest's; the goal is every shard's first send within 5 ms of T0."}}
+	return rec.Finish("shardstart", t, os.Stdout)
 }
 
 // round runs one target and n shards for one T0 and returns each shard's

@@ -28,9 +28,9 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/scenarios"
@@ -336,7 +336,7 @@ func cpuWindow(crash time.Time) func() time.Duration {
 // runCrash runs rounds of the crash round with n clients: the swarm and
 // both floors, interleaved, against one target process, and prints the
 // table and the verdict.
-func runCrash(n, rounds int) error {
+func runCrash(n, rounds int, rec *measured.Recorder) error {
 	kinds := []string{"swarm", "floor, own schedule", "floor, one instant", "floor clients, herdbench target"}
 	res := map[string][]wave{}
 	for r := 0; r < rounds; r++ {
@@ -368,10 +368,9 @@ func runCrash(n, rounds int) error {
 			res[k] = append(res[k], w)
 		}
 	}
-	fmt.Printf("\ncrash then retry: %d clients, target in a second process, crash at %s, one retry %s after each client learns of it on a new connection; %d rounds, medians; load %s\n\n",
-		n, crashAt, backoff, rounds, loadAverage())
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tlearned over ms\tp99\tretry dials over ms\tretry writes over ms\tp99\tworst round\tCPU µs per client\tin the crash's window\t")
+	t := measured.Table{Name: "stampede-crash", Title: "Crash then retry: how wide the first-retry wave is on the wire, the swarm beside a minimal floor",
+		Columns: []string{"client", "learned over ms", "p99", "retry dials over ms", "retry writes over ms", "p99", "worst round", "CPU µs per client", "in the crash's window"},
+		Notes:   []string{fmt.Sprintf("%d clients, target in a second process, crash at %s, one retry %s after each client learns of it on a new connection; %d rounds, medians.", n, crashAt, backoff, rounds)}}
 	med := map[string]float64{}
 	cpu := map[string]float64{}
 	react := map[string]float64{}
@@ -389,15 +388,14 @@ func runCrash(n, rounds int) error {
 			worst[k] = max(worst[k], ms(width(w.writes, 1)))
 		}
 		med[k], cpu[k], react[k] = stats.Median(ww), stats.Median(cp), stats.Median(rp)
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t\n", k, stats.Median(lw), stats.Median(lp), stats.Median(dw), med[k], stats.Median(wp), worst[k], cpu[k], react[k])
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		f2 := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+		t.Rows = append(t.Rows, []string{k, f2(stats.Median(lw)), f2(stats.Median(lp)), f2(stats.Median(dw)), f2(med[k]), f2(stats.Median(wp)), f2(worst[k]),
+			fmt.Sprintf("%.1f", cpu[k]), fmt.Sprintf("%.1f", react[k])})
 	}
 	floor := med["floor, own schedule"]
 	ratio := med["swarm"] / max(floor, 0.001)
-	fmt.Printf("\nswarm / floor (own schedule): retry wave width %.2f×, CPU per client %.2f× over the round (the steadier figure on a busy machine), %.2f× in the crash's window (%s before it to %s after: the reaction alone, without the round's setup)\n",
-		ratio, cpu["swarm"]/max(cpu["floor, own schedule"], 0.001), react["swarm"]/max(react["floor, own schedule"], 0.001), windowBefore, windowAfter)
+	t.Notes = append(t.Notes, fmt.Sprintf("swarm / floor (own schedule): retry wave width %.2f×, CPU per client %.2f× over the round (the steadier figure on a busy machine), %.2f× in the crash's window (%s before it to %s after: the reaction alone).",
+		ratio, cpu["swarm"]/max(cpu["floor, own schedule"], 0.001), react["swarm"]/max(react["floor, own schedule"], 0.001), windowBefore, windowAfter))
 	within, bucket := 0, 0
 	for r := range res["swarm"] {
 		sw := ms(width(res["swarm"][r].writes, 1))
@@ -408,16 +406,16 @@ func runCrash(n, rounds int) error {
 			bucket++
 		}
 	}
-	fmt.Printf("rounds whose swarm wave was within 1.2× of the same round's floor: %d of %d; within 10 ms: %d of %d\n", within, rounds, bucket, rounds)
+	t.Notes = append(t.Notes, fmt.Sprintf("Rounds whose swarm wave was within 1.2× of the same round's floor: %d of %d; within 10 ms: %d of %d.", within, rounds, bucket, rounds))
 	switch {
 	case worst["swarm"] <= 10:
-		fmt.Printf("verdict: every round's first-retry wave within 10 ms (one bucket): as tight as the model's\n")
+		t.Notes = append(t.Notes, "Verdict: every round's first-retry wave within 10 ms (one bucket): as tight as the model's.")
 	case ratio <= 1.2:
-		fmt.Printf("verdict: the swarm's wave is within 1.2× of the floor, which is %.1f ms wide on this machine: this machine cannot put %d reconnects on the wire within one 10 ms bucket; a tighter wave needs more cores, a quieter machine, or fewer clients per process (shards)\n", floor, n)
+		t.Notes = append(t.Notes, fmt.Sprintf("Verdict: the swarm's wave is within 1.2× of the floor, which is %.1f ms wide on this machine: this machine cannot put %d reconnects on the wire within one 10 ms bucket; a tighter wave needs more cores, a quieter machine, or fewer clients per process (shards).", floor, n))
 	default:
-		fmt.Printf("verdict: the swarm's wave is %.2f× the floor's (more than 1.2×): the swarm's reaction to the crash costs more than the sockets do\n", ratio)
+		t.Notes = append(t.Notes, fmt.Sprintf("Verdict: the swarm's wave is %.2f× the floor's (more than 1.2×): the swarm's reaction to the crash costs more than the sockets do.", ratio))
 	}
-	return nil
+	return rec.Finish("stampede", t, os.Stdout)
 }
 
 func first(ds []time.Duration) time.Duration {

@@ -25,13 +25,18 @@
 //	go run ./bench/stampede -clients '' -crash 1000 -rounds 5
 //
 // All load goes to 127.0.0.1 and each run stops by itself.
+//
+// Its closing tables are also written to docs/measured/stampede.json
+// and .md (the stampedes) and stampede-crash.json and .md (the crash
+// round), with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/herdbench/herdbench/bench/internal/stats"
 	"io"
 	"net"
 	"os"
@@ -41,9 +46,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
+	"github.com/herdbench/herdbench/bench/internal/measured"
+	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/engine"
 	"github.com/herdbench/herdbench/internal/dist"
 	"github.com/herdbench/herdbench/results"
@@ -79,6 +85,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs every client count and target placement once")
 	where := flag.String("target", "both", "where the target runs: embedded, process or both")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the whole measurement to this file")
+	rec := measured.Flag()
 	flag.Parse()
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -137,14 +144,14 @@ func main() {
 		os.Exit(2)
 	}
 	if len(ns) > 0 {
-		if err := run(ns, modes, *rounds); err != nil {
+		if err := run(ns, modes, *rounds, rec); err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "stampede:", err)
 			os.Exit(1)
 		}
 	}
 	if *crash > 0 {
-		if err := runCrash(*crash, *rounds); err != nil {
+		if err := runCrash(*crash, *rounds, rec); err != nil {
 			pprof.StopCPUProfile()
 			fmt.Fprintln(os.Stderr, "stampede:", err)
 			os.Exit(1)
@@ -188,7 +195,7 @@ func (m measure) wireAt(q float64) time.Duration {
 	return m.wire[min(len(m.wire)-1, int(q*float64(len(m.wire))))]
 }
 
-func run(ns []int, modes []string, rounds int) error {
+func run(ns []int, modes []string, rounds int, rec *measured.Recorder) error {
 	sc, err := scenarios.Parse("stampede.yaml", []byte(scenario))
 	if err != nil {
 		return err
@@ -228,25 +235,26 @@ func run(ns []int, modes []string, rounds int) error {
 			}
 		}
 	}
-	fmt.Printf("\n%d rounds, medians; target answers at once; each client one request on its own connection\n\n", rounds)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tclients\tall sent within (10 ms timeline)\tworst round\twire p50 ms\twire p99 ms\twire last ms\t")
+	t := measured.Table{Name: "stampede", Title: "How precisely the real-time swarm puts a synchronized wave on the wire",
+		Columns: []string{"target", "clients", "all sent within (10 ms timeline) ms", "worst round ms", "wire p50 ms", "wire p99 ms", "wire last ms"},
+		Notes: []string{fmt.Sprintf("%d rounds, medians; a oneshot workload (every client's one request scheduled for one instant, each on its own connection), no retries; the target answers at once.", rounds),
+			"The timeline's figure: every attempt was in the 10 ms buckets up to this one. The wire's: when each request's bytes went to the kernel, after the scheduled instant."}}
 	for _, mode := range modes {
 		for _, n := range ns {
-			rounds := res[key(mode, n)]
 			var spread, p50, p99, last []float64
 			worst := time.Duration(0)
-			for _, m := range rounds {
+			for _, m := range res[key(mode, n)] {
 				spread = append(spread, float64(m.spread().Milliseconds()))
 				worst = max(worst, m.spread())
 				p50 = append(p50, ms(m.wireAt(0.5)))
 				p99 = append(p99, ms(m.wireAt(0.99)))
 				last = append(last, ms(m.wireAt(1)))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.0f ms\t%d ms\t%.2f\t%.2f\t%.2f\t\n", mode, n, stats.Median(spread), worst.Milliseconds(), stats.Median(p50), stats.Median(p99), stats.Median(last))
+			t.Rows = append(t.Rows, []string{mode, fmt.Sprint(n), fmt.Sprintf("%.0f", stats.Median(spread)), fmt.Sprint(worst.Milliseconds()),
+				fmt.Sprintf("%.2f", stats.Median(p50)), fmt.Sprintf("%.2f", stats.Median(p99)), fmt.Sprintf("%.2f", stats.Median(last))})
 		}
 	}
-	return tw.Flush()
+	return rec.Finish("stampede", t, os.Stdout)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

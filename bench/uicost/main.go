@@ -7,6 +7,11 @@
 // itself.
 //
 //	go run ./bench/uicost -rounds 3 -scenario outage
+//
+// Its closing table is also written to docs/measured/uicost.json and
+// uicost.md, with the date, machine, load and command (-record "" writes
+// none), and docs/performance.md's current figures are synced from them;
+// run it from the repository's root.
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"time"
 
 	"github.com/herdbench/herdbench/bench/internal/cli"
+	"github.com/herdbench/herdbench/bench/internal/measured"
 	"github.com/herdbench/herdbench/bench/internal/stats"
 	"github.com/herdbench/herdbench/results"
 )
@@ -36,12 +42,13 @@ func main() {
 	scenario := flag.String("scenario", "outage", "scenario file or built-in name to run")
 	viewers := flag.Int("viewers", 10, "event-stream viewers of the --ui side")
 	bin := flag.String("herdbench", "", "herdbench binary to measure (default: build ./cmd/herdbench)")
+	rec := measured.Flag()
 	flag.Parse()
 	if *rounds < 1 || *rounds > 20 || *viewers < 1 || *viewers > 20 {
 		fmt.Fprintln(os.Stderr, "uicost: give 1-20 rounds and 1-20 viewers")
 		os.Exit(2)
 	}
-	if err := run(*rounds, *scenario, *viewers, *bin); err != nil {
+	if err := run(*rounds, *scenario, *viewers, *bin, rec); err != nil {
 		fmt.Fprintln(os.Stderr, "uicost:", err)
 		os.Exit(1)
 	}
@@ -54,7 +61,7 @@ type result struct {
 	frames, dropped int64 // the viewers' frames in all, and viewers dropped
 }
 
-func run(rounds int, scenario string, viewers int, bin string) error {
+func run(rounds int, scenario string, viewers int, bin string, rec *measured.Recorder) error {
 	tmp, hb, remove, err := cli.Workdir("uicost", bin)
 	if err != nil {
 		return err
@@ -92,16 +99,20 @@ func run(rounds int, scenario string, viewers int, bin string) error {
 		}
 		return stats.Median(v)
 	}
+	t := measured.Table{Name: "uicost", Title: "What the live page (--ui) costs a real run: the harness's send lag without and with viewers",
+		Columns: []string{"side", "runs", "send lag p50 ms", "p99 ms", "max ms", "CPU %", "load 1m"},
+		Notes: []string{fmt.Sprintf("herdbench scenario %s, run by the CLI; medians over the runs, the first side alternating from round to round.", scenario),
+			"Send lag is summary.json's harness.send_lag_ms: how late the swarm sent against its schedule."}}
 	for _, s := range []struct {
 		name string
 		rs   []result
-	}{{"median, no --ui", off}, {fmt.Sprintf("median, --ui, %d viewers", viewers), on}} {
-		fmt.Printf("%-28s %7.3fms %7.3fms %7.3fms %5.0f%% %8.2f\n", s.name,
-			med(s.rs, func(r result) float64 { return r.lag.P50 }), med(s.rs, func(r result) float64 { return r.lag.P99 }),
-			med(s.rs, func(r result) float64 { return r.lag.Max }), 100*med(s.rs, func(r result) float64 { return r.cpu }),
-			med(s.rs, func(r result) float64 { return r.load }))
+	}{{"no --ui", off}, {fmt.Sprintf("--ui, %d viewers", viewers), on}} {
+		t.Rows = append(t.Rows, []string{s.name, fmt.Sprint(len(s.rs)),
+			fmt.Sprintf("%.3f", med(s.rs, func(r result) float64 { return r.lag.P50 })), fmt.Sprintf("%.3f", med(s.rs, func(r result) float64 { return r.lag.P99 })),
+			fmt.Sprintf("%.3f", med(s.rs, func(r result) float64 { return r.lag.Max })), fmt.Sprintf("%.0f", 100*med(s.rs, func(r result) float64 { return r.cpu })),
+			fmt.Sprintf("%.2f", med(s.rs, func(r result) float64 { return r.load }))})
 	}
-	return nil
+	return rec.Finish("uicost", t, os.Stdout)
 }
 
 // once runs the scenario, with --ui and viewers event-stream readers when

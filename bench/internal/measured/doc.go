@@ -4,5 +4,6 @@
 // machine, the load average before and after, the commit and the exact
 // command, so prose links to a figure instead of restating it and a
 // re-run replaces it whole. docs/performance.md's current table is
-// rendered from those files (Render), and a test keeps it equal to them.
+// rendered from those files (Section, Sync), and TestPerformancePageIsCurrent
+// keeps it equal to them.
 package measured

@@ -2,12 +2,15 @@ package measured
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+var syncPage = flag.Bool("sync", false, "TestPerformancePageIsCurrent: rewrite docs/performance.md's generated section from docs/measured first")
 
 func sample(name string) Record {
 	return Record{
@@ -43,7 +46,8 @@ func TestWriteRecordIsReadBack(t *testing.T) {
 }
 
 // TestSyncReplacesOnlyTheGeneratedPart: the page's prose around the
-// markers stays; between them, every record's table; a second sync
+// markers stays; between them, a row per record linking its file (its
+// figures are the file's, not repeated); a second sync
 // changes nothing; a page without markers is refused.
 func TestSyncReplacesOnlyTheGeneratedPart(t *testing.T) {
 	dir := t.TempDir()
@@ -62,7 +66,7 @@ func TestSyncReplacesOnlyTheGeneratedPart(t *testing.T) {
 	b, _ := os.ReadFile(page)
 	s := string(b)
 	if !strings.HasPrefix(s, "# Method\n\nprose\n\n") || !strings.HasSuffix(s, End+"\n\nafter\n") || strings.Contains(s, "stale") ||
-		strings.Index(s, "What loadcmp costs") > strings.Index(s, "What simcost costs") || !strings.Contains(s, "[measured/simcost.md](measured/simcost.md)") {
+		strings.Index(s, "What loadcmp costs") > strings.Index(s, "What simcost costs") || !strings.Contains(s, "| [simcost](measured/simcost.md) | What simcost costs | 2026-12-07 12:00 UTC | 1.2 to 2.0 |") || strings.Contains(s, "1.5") {
 		t.Errorf("synced page:\n%s", s)
 	}
 	if changed, err := Sync(page, measured); err != nil || changed {
@@ -81,5 +85,50 @@ func TestCommandQuotesWhatAShellWouldSplit(t *testing.T) {
 	want := `go run ./bench/robustness -args '--cohorts together' -runs 5 -x 'it'\''s'`
 	if got != want {
 		t.Errorf("command = %s, want %s", got, want)
+	}
+}
+
+// TestPrintAlignsTheRecordedTable: a bench's closing summary is the table
+// it records, every cell of it, with its title and notes.
+func TestPrintAlignsTheRecordedTable(t *testing.T) {
+	var b bytes.Buffer
+	tb := Table{Name: "x", Title: "What x costs", Columns: []string{"tool", "µs/request"},
+		Rows: [][]string{{"herdbench", "13.1"}, {"wrk", "12.20"}}, Notes: []string{"Medians of 3."}}
+	if err := tb.Print(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "\nWhat x costs\n\n       tool  µs/request\n  herdbench        13.1\n        wrk       12.20\n\n- Medians of 3.\n"
+	if b.String() != want {
+		t.Errorf("printed:\n%q\nwant:\n%q", b.String(), want)
+	}
+}
+
+// TestPerformancePageIsCurrent: docs/performance.md's generated section is
+// Section of the files under docs/measured, so a bench run whose files
+// were written but not synced (or a hand edit between the markers) fails
+// here. Run the bench again, or sync by hand: go test -run
+// TestPerformancePageIsCurrent ./bench/internal/measured -sync.
+func TestPerformancePageIsCurrent(t *testing.T) {
+	docs := filepath.Join("..", "..", "..", "docs")
+	page := filepath.Join(docs, "performance.md")
+	if *syncPage {
+		if _, err := Sync(page, filepath.Join(docs, "measured")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Read(filepath.Join(docs, "measured"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Splice(old, Section(recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(old, want) {
+		t.Errorf("docs/performance.md's generated section is not what docs/measured holds (%d records): run the bench again, or go test -run TestPerformancePageIsCurrent ./bench/internal/measured -sync", len(recs))
 	}
 }

@@ -38,18 +38,20 @@ func Read(dir string) ([]Record, error) {
 	return recs, nil
 }
 
-// Section renders the current figures of recs: each table under its
-// title, with its date, load and command, linking its generated file
-// (relative to a page in docs/).
+// Section renders the current figures of recs as one table: a row per
+// generated file, linked (relative to a page in docs/), its title, when it
+// was measured and at what load; the file names the command.
+// The figures themselves are in the files: a page that repeated them would
+// be as long again.
 func Section(recs []Record) []byte {
 	var b bytes.Buffer
-	b.WriteString(Begin + "\n")
+	b.WriteString(Begin + "\n\n")
+	rows := make([][]string, 0, len(recs))
 	for _, r := range recs {
-		fmt.Fprintf(&b, "\n### %s\n\n", r.Title)
-		fmt.Fprintf(&b, "[measured/%s.md](measured/%s.md), %s UTC, load %.1f to %.1f: `%s`\n\n",
-			r.Name, r.Name, r.Date.UTC().Format("2006-01-02 15:04"), r.LoadBefore, r.LoadAfter, r.Command)
-		table(&b, r.Columns, r.Rows)
+		rows = append(rows, []string{fmt.Sprintf("[%s](measured/%s.md)", r.Name, r.Name), r.Title,
+			r.Date.UTC().Format("2006-01-02 15:04") + " UTC", fmt.Sprintf("%.1f to %.1f", r.LoadBefore, r.LoadAfter)})
 	}
+	table(&b, []string{"file", "figures", "measured", "load"}, rows)
 	b.WriteString("\n" + End + "\n")
 	return b.Bytes()
 }
