@@ -77,7 +77,7 @@ func TestPageCountsTheConfusion(t *testing.T) {
 		"Within their bands, flagged: 1 of 3 (33%). Outside, marked exact or holds: 0 of 1 (0%).",
 		"| (none: the default) | as the machine is | 1 | 1 | 0 | 0 | 1 | 130 / 130 / 130 s | 126 / 126 / 126 s | 2× |",
 		"load average (1 min) before the runs: 0.0 to 3.0",
-		"| metastable | 0 |",
+		"## Every run\n\nEvery run's scenario, conditions, load, wall time, exit code, verdict and sentence",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)

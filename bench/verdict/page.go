@@ -56,7 +56,7 @@ func writePage(path, data string, cp *corpus) error {
 	model(&b, all)
 	mainJob(&b, cp.Main)
 	conditionsTable(&b, cp.Runs)
-	everyRun(&b, all)
+	fmt.Fprintf(&b, "## Every run\n\nEvery run's scenario, conditions, load, wall time, exit code, verdict and sentence, and what of it a run judged again had only approximately, are in the measurements, [%s](%s).\n", filepath.Base(data), filepath.Base(data))
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
@@ -190,47 +190,6 @@ func conditionsTable(b *strings.Builder, recs []record) {
 	b.WriteString("\n")
 }
 
-// everyRun writes a line per run.
-func everyRun(b *strings.Builder, recs []record) {
-	b.WriteString("## Every run\n\nEach run's sentence is in the measurements (JSON). *approximate*: what a run judged again had of its verdict only approximately: *lateness*, the model's lateness beyond its p50, p99 and max; *waves*, a sweep point's herd factors beyond 10 ms and the resolution its verdict read (a sweep keeps no timeline).\n\n| scenario | hogs | slow motion | load | wall | exit | verdict | before | at | within bands | limits flagged | headline | approximate |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range recs {
-		name := r.Scenario + pointText(r.Point)
-		if r.Err != "" {
-			fmt.Fprintf(b, "| %s | %d | %s | %.1f | %.0f s | | error: %s | | | | | | |\n", name, r.Hogs, r.Slow, r.Load[0], r.WallS, cell(r.Err))
-			continue
-		}
-		at := ""
-		if r.ResolutionMS > 0 {
-			at = fmt.Sprintf("%g ms", r.ResolutionMS)
-		}
-		headline := "–"
-		if r.Headline != nil {
-			headline = yes(*r.Headline)
-		}
-		fmt.Fprintf(b, "| %s | %d | %d× (%s) | %.1f | %.0f s | %d | %s | %s | %s | %s | %s | %s | %s |\n", name, r.Hogs, r.SlowMotion, r.Slow, r.Load[0], r.WallS, r.Exit,
-			r.Outcome, r.Before, at, yes(r.InBand), yes(r.Limits), headline, approxShort(r))
-	}
-}
-
-// approxShort names what of r's verdict is approximate in a word each
-// (the page's legend), or why it was not judged again.
-func approxShort(r record) string {
-	if why, failed := strings.CutPrefix(r.Rejudged, "failed: "); failed {
-		return cell("not judged again: " + why)
-	}
-	var w []string
-	if strings.Contains(r.Approx, "lateness") {
-		w = append(w, "lateness")
-	}
-	if strings.Contains(r.Approx, "waves") {
-		w = append(w, "waves")
-	}
-	return strings.Join(w, ", ")
-}
-
-// cell escapes a table cell's pipes.
-func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-
 // share writes k of n with its percentage.
 func share(k, n int) string {
 	if n == 0 {
@@ -263,11 +222,4 @@ func loadText(recs []record) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f to %.1f", lo, hi)
-}
-
-func yes(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
 }
