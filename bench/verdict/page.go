@@ -17,7 +17,11 @@ func writePages(o options, cp *corpus) error {
 	if err := writePage(o.out, o.data, cp); err != nil {
 		return err
 	}
-	md, err := o.rec.Write("verdict", summaryTable(cp, o.out))
+	write := o.rec.Write
+	if o.render { // drawn again: the table keeps the stamp of the command that measured it
+		write = o.rec.Redraw
+	}
+	md, err := write("verdict", summaryTable(cp, o.out))
 	if err != nil && md != "" {
 		// The table is written; the page of current figures it is also
 		// rendered into (performance.md) could not take it.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,11 +77,16 @@ func (r *Recorder) Write(bench string, t Table) (string, error) {
 	}
 	rec := Record{Table: t, Command: command(bench, r.args), Date: r.start.UTC().Truncate(time.Second),
 		Machine: machine(), LoadBefore: r.load, LoadAfter: Load(), Commit: commit()}
+	return r.publish(rec)
+}
+
+// publish writes rec into the record folder and syncs the page of current
+// figures beside the folder, if there is one.
+func (r *Recorder) publish(rec Record) (string, error) {
 	md, err := WriteRecord(*r.dir, rec)
 	if err != nil {
 		return "", err
 	}
-	// The page of current figures beside the folder, if there is one.
 	page := filepath.Join(*r.dir, "..", "performance.md")
 	if _, err := os.Stat(page); err == nil {
 		if _, err := Sync(page, *r.dir); err != nil {
@@ -88,6 +94,30 @@ func (r *Recorder) Write(bench string, t Table) (string, error) {
 		}
 	}
 	return md, nil
+}
+
+// Redraw writes t as the bench's generated files like Write, but keeps the
+// stamp (command, date, machine, loads, commit) of the record already
+// there: a table drawn again from kept measurements (a bench's -render)
+// was measured by the command that measured them, not by the redrawing.
+// Without a record there it is Write.
+func (r *Recorder) Redraw(bench string, t Table) (string, error) {
+	if r == nil || *r.dir == "" {
+		return "", nil
+	}
+	old, err := os.ReadFile(filepath.Join(*r.dir, t.Name+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return r.Write(bench, t)
+	}
+	if err != nil {
+		return "", err
+	}
+	var rec Record
+	if err := json.Unmarshal(old, &rec); err != nil {
+		return "", fmt.Errorf("measured: %s.json: %w", t.Name, err)
+	}
+	rec.Table = t
+	return r.publish(rec)
 }
 
 // WriteRecord writes rec as DIR/NAME.json and DIR/NAME.md, each through

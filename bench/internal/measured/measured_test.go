@@ -132,3 +132,37 @@ func TestPerformancePageIsCurrent(t *testing.T) {
 		t.Errorf("docs/performance.md's generated section is not what docs/measured holds (%d records): run the bench again, or go test -run TestPerformancePageIsCurrent ./bench/internal/measured -sync", len(recs))
 	}
 }
+
+// A table drawn again from kept measurements (a bench's -render) was
+// stamped with the redrawing's command, date and load, as if measured
+// then: Redraw keeps the stamp of the record it replaces.
+func TestRedrawKeepsTheStampOfTheMeasuring(t *testing.T) {
+	dir := t.TempDir()
+	measured := sample("verdict")
+	if _, err := WriteRecord(dir, measured); err != nil {
+		t.Fatal(err)
+	}
+	r := &Recorder{dir: &dir, start: time.Now(), load: 9, args: []string{"-render"}}
+	redrawn := measured.Table
+	redrawn.Rows = [][]string{{"b", "2"}}
+	if _, err := r.Redraw("verdict", redrawn); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Read(dir)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("read back %+v, %v", recs, err)
+	}
+	got := recs[0]
+	if got.Rows[0][0] != "b" || got.Command != measured.Command || !got.Date.Equal(measured.Date) || got.LoadBefore != measured.LoadBefore {
+		t.Errorf("redrawn: rows %v, command %q, date %v, load %g; want the new rows under the measuring's stamp (%q, %v, %g)",
+			got.Rows, got.Command, got.Date, got.LoadBefore, measured.Command, measured.Date, measured.LoadBefore)
+	}
+	other := t.TempDir()
+	r.dir = &other
+	if _, err := r.Redraw("fresh", Table{Name: "fresh", Title: "Fresh"}); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ := Read(other); len(recs) != 1 || !strings.Contains(recs[0].Command, "-render") {
+		t.Errorf("without a record, Redraw writes one as Write does: %+v", recs)
+	}
+}
