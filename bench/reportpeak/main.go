@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -80,13 +79,13 @@ func run(herdbench, baseline string, duration time.Duration, rounds int, rec *me
 			order = []string{builds[1], builds[0]}
 		}
 		for _, b := range order {
-			load := loadAvg()
+			load := measured.Load()
 			s, err := measure(b, folder)
 			if err != nil {
 				return fmt.Errorf("%s: %w", names[b], err)
 			}
 			got[names[b]] = append(got[names[b]], s)
-			fmt.Printf("round %d  %-8s  herdbench report --no-png  wall %6.2f s  CPU %6.2f s  peak RSS %7.0f MiB  load %s\n",
+			fmt.Printf("round %d  %-8s  herdbench report --no-png  wall %6.2f s  CPU %6.2f s  peak RSS %7.0f MiB  load %.2f\n",
 				r+1, names[b], s.wall, s.cpu, s.rss, load)
 		}
 	}
@@ -141,13 +140,4 @@ func med(v []sample, f func(sample) float64) float64 {
 		x[i] = f(s)
 	}
 	return stats.Median(x)
-}
-
-// loadAvg is the machine's 1-minute load average, or "?".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
 }

@@ -83,14 +83,14 @@ func run(herdbench, baseline string, which []string, rounds int, rec *measured.R
 		}
 		for _, w := range which {
 			for _, b := range order {
-				load := loadAvg()
+				load := measured.Load()
 				s, err := measure(b, runs[w], dir)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", names[b], w, err)
 				}
 				key := w + " " + names[b]
 				got[key] = append(got[key], s)
-				fmt.Printf("round %d  %-11s %-8s  wall %6.2f s  CPU %6.2f s  peak RSS %7.0f MiB  load %s\n",
+				fmt.Printf("round %d  %-11s %-8s  wall %6.2f s  CPU %6.2f s  peak RSS %7.0f MiB  load %.2f\n",
 					r+1, w, names[b], s.wall, s.cpu, s.rss, load)
 			}
 		}
@@ -152,13 +152,4 @@ func med(v []sample, f func(sample) float64) float64 {
 		x[i] = f(s)
 	}
 	return stats.Median(x)
-}
-
-// loadAvg is the machine's 1-minute load average, or "?".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
 }
