@@ -1,6 +1,7 @@
 package cliff
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -172,4 +173,43 @@ func PhaseOf(collapsed, runs int) Phase {
 		return Collapsed
 	}
 	return Uncertain
+}
+
+// BoundaryTexts are a boundary in words, on axis x: the median edge ("none:
+// recovers" or "none: collapses" when it is not Found), its 95% interval
+// ("below"/"above" the grid's end where open), the values every seed
+// recovers up to and collapses from with their ≤ or ≥ ("" when none in
+// the range), and the seeds. The terminal and the report draw them.
+type BoundaryTexts struct {
+	Median, Interval, Recovers, Collapses, Seeds string
+}
+
+// Texts returns b in words on axis x.
+func (b Boundary) Texts(x Axis) BoundaryTexts {
+	t := BoundaryTexts{Median: x.Format(b.Median), Seeds: fmt.Sprint(b.Seeds)}
+	switch {
+	case !b.Found && b.Beyond == Recovered:
+		t.Median = "none: recovers"
+	case !b.Found:
+		t.Median = "none: collapses"
+	}
+	lo, hi := x.Format(b.Low), x.Format(b.High)
+	if b.LowOpen {
+		lo = "below " + x.Format(x.Lo)
+	}
+	if b.HighOpen {
+		hi = "above " + x.Format(x.Hi)
+	}
+	t.Interval = lo + " – " + hi
+	recovers, collapses := "≤ ", "≥ "
+	if b.Down {
+		recovers, collapses = collapses, recovers
+	}
+	if b.Safe != nil {
+		t.Recovers = recovers + x.Format(*b.Safe)
+	}
+	if b.Doomed != nil {
+		t.Collapses = collapses + x.Format(*b.Doomed)
+	}
+	return t
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -170,36 +171,20 @@ func boundaryTable(s *cliff.Summary) table {
 	return t
 }
 
+// boundaryTexts are a line's boundary, interval, band edges and seeds.
 func boundaryTexts(x cliff.Axis, l cliff.Line) []string {
 	if !l.Complete {
 		return []string{"unfinished", "", "", "", fmt.Sprint(l.Seeds)}
 	}
-	opt := func(prefix string, v *float64) string {
-		if v == nil {
-			return "no value in the range"
-		}
-		return prefix + x.Format(*v)
+	t := l.Texts(x)
+	if !l.Found {
+		t.Median += " over the range"
 	}
-	le, ge := "≤ ", "≥ "
-	if l.Down {
-		le, ge = ge, le
-	}
-	median := x.Format(l.Median)
-	switch {
-	case !l.Found && l.Beyond == cliff.Recovered:
-		median = "none: recovers over the range"
-	case !l.Found:
-		median = "none: collapses over the range"
-	}
-	lo, hi := x.Format(l.Low), x.Format(l.High)
-	if l.LowOpen {
-		lo = "below " + x.Format(x.Lo)
-	}
-	if l.HighOpen {
-		hi = "above " + x.Format(x.Hi)
-	}
-	return []string{median, lo + " – " + hi, opt(le, l.Safe), opt(ge, l.Doomed), fmt.Sprint(l.Seeds)}
+	return []string{t.Median, t.Interval, cmp.Or(t.Recovers, noValue), cmp.Or(t.Collapses, noValue), t.Seeds}
 }
+
+// noValue is a band edge the range does not hold.
+const noValue = "no value in the range"
 
 func costText(x cliff.Axis, c *cliff.Cost) string {
 	if c == nil {

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -83,31 +84,8 @@ func boundaryCells(x cliff.Axis, l cliff.Line) []string {
 	if !l.Complete {
 		return []string{"unfinished", "", "", "", fmt.Sprint(l.Seeds)}
 	}
-	recovers, collapses := "≤ ", "≥ "
-	if l.Down {
-		recovers, collapses = "≥ ", "≤ "
-	}
-	opt := func(prefix string, v *float64, none string) string {
-		if v == nil {
-			return none
-		}
-		return prefix + x.Format(*v)
-	}
-	median := x.Format(l.Median)
-	switch {
-	case !l.Found && l.Beyond == cliff.Recovered:
-		median = "none: recovers"
-	case !l.Found:
-		median = "none: collapses"
-	}
-	lo, hi := x.Format(l.Low), x.Format(l.High)
-	if l.LowOpen {
-		lo = "below " + x.Format(x.Lo)
-	}
-	if l.HighOpen {
-		hi = "above " + x.Format(x.Hi)
-	}
-	return []string{median, lo + " – " + hi, opt(recovers, l.Safe, "no value"), opt(collapses, l.Doomed, "no value"), fmt.Sprint(l.Seeds)}
+	t := l.Texts(x)
+	return []string{t.Median, t.Interval, cmp.Or(t.Recovers, "no value"), cmp.Or(t.Collapses, "no value"), t.Seeds}
 }
 
 func costCell(x cliff.Axis, c *cliff.Cost) string {
