@@ -17,6 +17,12 @@ const module = "github.com/herdbench/herdbench/"
 // root is the module's folder, from this package's.
 var root = filepath.Join("..", "..")
 
+// ignored says the go tool ignores a folder of this name in ./...: a
+// hidden one, one beginning with _, testdata.
+func ignored(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata"
+}
+
 // packages returns every package of the module (by its path inside the
 // module) with the module's packages its non-test files import.
 func packages(t *testing.T) map[string][]string {
@@ -29,7 +35,7 @@ func packages(t *testing.T) map[string][]string {
 		if !d.IsDir() {
 			return nil
 		}
-		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+		if path != root && ignored(d.Name()) {
 			return filepath.SkipDir
 		}
 		p, err := build.ImportDir(path, 0)

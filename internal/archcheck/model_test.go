@@ -59,7 +59,7 @@ func importsOf(t *testing.T) map[string][]string {
 		if !d.IsDir() {
 			return nil
 		}
-		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+		if path != root && ignored(d.Name()) {
 			return filepath.SkipDir
 		}
 		p, err := build.ImportDir(path, 0)
