@@ -96,6 +96,17 @@ func (b *Log) Check(t testing.TB, allowed func(url string) bool, why string) {
 	}
 }
 
+// shortTempDir is a folder of t's own, removed when t ends, with a short
+// path: os.TempDir's, then a few letters.
+func shortTempDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("", "cr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
 // Start starts headless Chromium bin for at most 90 s, its tab's events
 // going to seen, and returns the tab's context and what stops the browser.
 func Start(t testing.TB, bin string, seen *Log) (context.Context, context.CancelFunc) {
@@ -105,8 +116,10 @@ func Start(t testing.TB, bin string, seen *Log) (context.Context, context.Cancel
 		chromedp.NoSandbox, // CI containers run as root, where Chromium's sandbox cannot start
 		chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()),
-		// Its singleton sockets go to the test's folder, not the shared $TMPDIR.
-		chromedp.Env("TMPDIR="+t.TempDir()),
+		// Its singleton sockets go to a folder of the test's own, not the
+		// shared $TMPDIR; a short one: a socket's path holds at most 107
+		// bytes, which t.TempDir's (it names the test) overran.
+		chromedp.Env("TMPDIR="+shortTempDir(t)),
 		chromedp.Flag("disable-component-update", true),
 	)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
